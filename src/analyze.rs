@@ -1,0 +1,90 @@
+//! The analysis stage: normalized requests in, [`Report`] out. No I/O, no environment.
+
+use crate::attribute;
+use crate::http::retry_after;
+use crate::ingest::Ingested;
+use crate::model::Request;
+use crate::report::{HostCount, InputSummary, RateLimited, Report, Summary, SCHEMA_VERSION};
+use std::collections::{BTreeMap, HashMap};
+
+/// Knobs of the analysis (typed, validated; the core never sees clap).
+#[derive(Debug, Clone, Default)]
+pub struct AnalyzeOptions {
+    /// A known limit (`--limit 120/min`).
+    pub limit: Option<crate::units::Rate>,
+}
+
+/// All requests of all inputs, in time order (records without a time keep input order, last).
+pub fn merge_inputs(inputs: Vec<Ingested>) -> (Vec<InputSummary>, Vec<Request>) {
+    let mut summaries = Vec::with_capacity(inputs.len());
+    let mut all = Vec::new();
+    for i in inputs {
+        summaries.push(i.summary);
+        all.extend(i.requests);
+    }
+    // Stable sort: ties keep input order, so output never depends on thread count.
+    all.sort_by(|a, b| match (a.started, b.started) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    (summaries, all)
+}
+
+pub fn summarize(requests: &[Request], rate_limited: &[usize]) -> Summary {
+    let mut by_status = BTreeMap::new();
+    let mut hosts: HashMap<String, (usize, usize)> = HashMap::new();
+    for r in requests {
+        *by_status.entry(r.status.to_string()).or_insert(0) += 1;
+        hosts.entry(r.host()).or_insert((0, 0)).0 += 1;
+    }
+    for &i in rate_limited {
+        hosts.entry(requests[i].host()).or_insert((0, 0)).1 += 1;
+    }
+    let mut hosts: Vec<HostCount> = hosts
+        .into_iter()
+        .map(|(host, (requests, rate_limited))| HostCount { host, requests, rate_limited })
+        .collect();
+    hosts.sort_by(|a, b| b.rate_limited.cmp(&a.rate_limited).then(b.requests.cmp(&a.requests)).then(a.host.cmp(&b.host)));
+    Summary {
+        requests: requests.len(),
+        by_status,
+        rate_limited: rate_limited.len(),
+        first: requests.iter().filter_map(|r| r.started).min(),
+        last: requests.iter().filter_map(|r| r.started).max(),
+        hosts,
+    }
+}
+
+/// Run every analysis over the merged requests.
+pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], _opts: &AnalyzeOptions) -> Report {
+    let targets: Vec<usize> = (0..requests.len()).filter(|&i| attribute::is_rate_limited(&requests[i])).collect();
+    let verdicts = attribute::attribute(requests, &targets);
+    let rate_limited = targets
+        .iter()
+        .zip(verdicts)
+        .map(|(&i, attribution)| {
+            let r = &requests[i];
+            RateLimited {
+                request_index: i,
+                source: r.location.source.clone(),
+                position: r.location.position,
+                time: r.started,
+                method: r.method.clone(),
+                url: r.url.clone(),
+                status: r.status,
+                retry_after: retry_after::from_headers(&r.response_headers, r.started),
+                attribution,
+            }
+        })
+        .collect();
+    Report {
+        schema_version: SCHEMA_VERSION,
+        generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
+        summary: summarize(requests, &targets),
+        inputs,
+        rate_limited,
+        findings: Vec::new(),
+    }
+}

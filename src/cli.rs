@@ -1,0 +1,111 @@
+//! Command-line syntax (clap derive). Doc comments here are the help text; `cmd::*` turns these
+//! raw arguments into typed options, so analysis code never sees clap.
+
+use crate::ingest::Format as InputFormat;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "toomany",
+    version,
+    about = "Diagnose HTTP 429 incidents from HAR files and request logs",
+    long_about = "Diagnose HTTP 429 (Too Many Requests) incidents from HAR files and request logs: \
+which layer sent each 429 (API, proxy/gateway, CDN), what the clients did wrong, and what client \
+configuration stops it. Secrets are redacted on ingestion, before anything is analysed or printed.",
+    after_long_help = "Examples:\n  toomany analyze capture.har\n  toomany analyze app.jsonl.gz --format json -o report.json\n  toomany redact capture.har -o capture.redacted.har\n  toomany check capture.har\n\nExit status: 0 success; 1 `check` found deviations; 2 error (bad usage, or nothing could be read)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Analyze HAR files and JSON-lines logs: every 429, who sent it, and what to change.
+    Analyze(AnalyzeArgs),
+    /// Write a sanitized copy of a HAR or JSON-lines file that is safe to attach to a ticket.
+    Redact(RedactArgs),
+    /// Validate a HAR strictly against the HAR 1.2/1.3 spec, entry by entry.
+    Check(CheckArgs),
+}
+
+/// Options shared by every command that reads inputs.
+#[derive(Debug, Args, Clone)]
+pub struct InputArgs {
+    /// Input format; sniffed from content when not given.
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
+    /// Map a JSON-lines field to a canonical one: `--map time=meta.ts` (repeatable). Canonical
+    /// fields: time, method, url, host, path, status, duration_ms, request_headers,
+    /// response_headers, response_body, client, request_id, client_ip, user_agent, retry_after.
+    #[arg(long = "map", value_name = "CANONICAL=PATH")]
+    pub maps: Vec<String>,
+    /// Key file for stable redaction fingerprints across runs (default: a random key per run).
+    #[arg(long, value_name = "FILE")]
+    pub fingerprint_key_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+#[command(after_long_help = "Examples:\n  toomany analyze samples/cdn-burst.har\n  toomany analyze logs/*.jsonl --limit 120/min --format json\n  cat app.jsonl | toomany analyze -")]
+pub struct AnalyzeArgs {
+    /// HAR files or JSON-lines logs (`-` for stdin; `.gz` is read transparently).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum)]
+    pub format: Option<OutputFormat>,
+    /// Write the report to FILE (atomically) instead of stdout; the format follows the
+    /// extension (.json) unless --format is given.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.
+    #[arg(long, value_name = "RATE")]
+    pub limit: Option<String>,
+    /// When to use colour: auto is off when stdout is not a terminal or NO_COLOR is set.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Args)]
+pub struct RedactArgs {
+    /// The HAR or JSON-lines file to sanitize (`-` for stdin).
+    #[arg(value_name = "IN")]
+    pub input: String,
+    /// Where to write the sanitized copy (`-` for stdout). Gzipped when it ends in .gz.
+    #[arg(long, short = 'o', value_name = "OUT")]
+    pub output: String,
+    /// Replace OUT if it exists.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub input_args: InputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The HAR file to validate (`-` for stdin; `.gz` is read transparently).
+    #[arg(value_name = "IN")]
+    pub input: String,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: OutputFormat,
+    /// Most deviations listed (all are counted).
+    #[arg(long, default_value_t = 200)]
+    pub max_issues: usize,
+}

@@ -1,0 +1,75 @@
+//! `toomany analyze FILES…`: read, redact, analyze, render.
+
+use super::{ingest_options, Error, Outcome};
+use crate::analyze::{analyze, merge_inputs, AnalyzeOptions};
+use crate::cli::{AnalyzeArgs, OutputFormat};
+use crate::ingest;
+use crate::output;
+use crate::render::{self, Style};
+use crate::units::Rate;
+
+pub fn run(args: AnalyzeArgs) -> Outcome {
+    let opts = ingest_options(&args.input)?;
+    let limit = match &args.limit {
+        Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
+        None => None,
+    };
+    let format = args.format.unwrap_or_else(|| match &args.output {
+        Some(p) if p.extension().map(|e| e.eq_ignore_ascii_case("json")).unwrap_or(false) => OutputFormat::Json,
+        _ => OutputFormat::Table,
+    });
+    if let Some(out) = &args.output {
+        for f in &args.files {
+            if output::same_file(std::path::Path::new(f), out) {
+                return Err(Error::fatal(format!("-o {}: refusing to write over the input {f}", out.display())));
+            }
+        }
+    }
+
+    let inputs = ingest::read_inputs(&args.files, &opts);
+    report_input_problems(&inputs);
+    let read_any = inputs.iter().any(|i| i.summary.records > 0);
+    let (summaries, requests) = merge_inputs(inputs);
+    if !read_any {
+        return Err(Error::fatal("nothing could be read from the inputs (see the messages above)"));
+    }
+    let report = analyze(summaries, &requests, &AnalyzeOptions { limit });
+
+    let bytes = match format {
+        OutputFormat::Json => render::json::render(&report),
+        OutputFormat::Table => {
+            let color = args.output.is_none() && output::use_color(args.color);
+            render::table::render(&report, Style { color, width: None })
+        }
+    };
+    match &args.output {
+        Some(p) => output::atomic_write(p, &bytes).map_err(|e| Error::fatal(format!("cannot write {}: {e}", p.display())))?,
+        None => output::to_stdout(&bytes).map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
+    }
+    Ok(0)
+}
+
+/// Input errors and warnings go to stderr, once, each with its file and entry/line.
+pub fn report_input_problems(inputs: &[ingest::Ingested]) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    for i in inputs {
+        let s = &i.summary;
+        if let Some(e) = &s.error {
+            let _ = writeln!(err, "toomany: {}: {e}", s.source);
+        }
+        const SHOWN: usize = 5;
+        for w in s.warnings.iter().take(SHOWN) {
+            let _ = writeln!(err, "toomany: warning: {w}");
+        }
+        if s.warning_count > SHOWN {
+            let _ = writeln!(
+                err,
+                "toomany: warning: {}: {} more warnings (the JSON report lists the first {})",
+                s.source,
+                s.warning_count - SHOWN,
+                ingest::KEPT_WARNINGS
+            );
+        }
+    }
+}

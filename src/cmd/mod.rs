@@ -1,0 +1,74 @@
+//! One file per subcommand: each turns raw CLI arguments into typed options, runs the library,
+//! and hands bytes to `output`.
+
+pub mod analyze;
+pub mod check;
+pub mod redact;
+
+use crate::cli::{Command, InputArgs};
+use crate::ingest;
+use crate::redact::Redactor;
+use std::fmt;
+
+/// A failure with the exit status it maps to.
+#[derive(Debug)]
+pub struct Error {
+    pub message: String,
+    pub code: i32,
+}
+
+impl Error {
+    /// Bad usage or nothing could be read: exit 2.
+    pub fn fatal(message: impl Into<String>) -> Error {
+        Error { message: message.into(), code: 2 }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What a command tells `main`: the exit status when it did not fail outright.
+pub type Outcome = Result<i32, Error>;
+
+pub fn run(command: Command) -> Outcome {
+    match command {
+        Command::Analyze(a) => analyze::run(a),
+        Command::Redact(a) => redact::run(a),
+        Command::Check(a) => check::run(a),
+    }
+}
+
+/// Typed ingestion options from the shared input flags.
+pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
+    let mut field_map = Vec::new();
+    for m in &args.maps {
+        match m.split_once('=') {
+            Some((canon, path)) if !canon.trim().is_empty() && !path.trim().is_empty() => {
+                field_map.push((canon.trim().to_string(), path.trim().to_string()))
+            }
+            _ => {
+                return Err(Error::fatal(format!(
+                    "--map {m:?}: expected CANONICAL=PATH, e.g. --map time=meta.ts"
+                )))
+            }
+        }
+    }
+    let redactor = match &args.fingerprint_key_file {
+        Some(p) => {
+            let bytes = std::fs::read(p)
+                .map_err(|e| Error::fatal(format!("--fingerprint-key-file {}: {e}", p.display())))?;
+            if bytes.len() < 16 {
+                return Err(Error::fatal(format!(
+                    "--fingerprint-key-file {}: the key must be at least 16 bytes (e.g. `head -c 32 /dev/urandom > key`)",
+                    p.display()
+                )));
+            }
+            Redactor::from_key_material(&bytes)
+        }
+        None => Redactor::random(),
+    };
+    Ok(ingest::Options { format: args.input_format, field_map, redactor })
+}

@@ -1,0 +1,6 @@
+//! HTTP helpers shared by ingestion and analysis: URL pieces, HTTP dates, Retry-After.
+
+pub mod date;
+pub mod ratelimit;
+pub mod retry_after;
+pub mod url;

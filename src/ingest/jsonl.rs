@@ -1,0 +1,425 @@
+//! JSON-lines request logs: one object per line, canonical field names or common aliases, and
+//! `--map canonical=dotted.path` for anything else. Lines are read with a length cap (a single
+//! 1 GB line is skipped with a warning, not loaded) and parsed in parallel chunks.
+
+use super::{warn, Options, ReadOutcome, Warnings};
+use crate::http::date::{epoch_to_datetime, parse_timestamp};
+use crate::model::{Headers, Location, Position, Request, Warning};
+use crate::redact::Redactor;
+use rayon::prelude::*;
+use serde_json::Value;
+use std::io::BufRead;
+use std::sync::Arc;
+
+/// Longest line we parse; longer lines are skipped with a warning.
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+/// Text handed to the thread pool at once.
+const CHUNK_BYTES: usize = 8 * 1024 * 1024;
+
+/// Canonical fields and the paths tried for each, in order. `--map` entries go first.
+const ALIASES: &[(&str, &[&str])] = &[
+    ("time", &["time", "timestamp", "@timestamp", "ts", "start_time", "startTime", "datetime", "date"]),
+    ("method", &["method", "request_method", "http_method", "verb", "request.method", "http.method", "http.request.method"]),
+    ("url", &["url", "request_url", "uri", "request_uri", "request.url", "http.url", "url.full"]),
+    ("host", &["host", "hostname", "server_name", "request.host", "http.host", "url.domain"]),
+    ("path", &["path", "request_path", "url.path"]),
+    ("status", &["status", "status_code", "response_code", "statusCode", "response_status", "response.status", "http.status_code", "http.response.status_code"]),
+    ("duration_ms", &["duration_ms", "latency_ms", "elapsed_ms", "response_time_ms", "duration", "response_time", "latency", "elapsed", "request_time"]),
+    ("request_headers", &["request_headers", "req_headers", "request.headers", "http.request.headers"]),
+    ("response_headers", &["response_headers", "resp_headers", "headers", "response.headers", "http.response.headers"]),
+    ("response_body", &["response_body", "body", "response.body", "http.response.body.content"]),
+    ("client", &["client", "client_id", "caller", "service", "worker"]),
+    ("request_id", &["request_id", "requestId", "req_id", "trace_id"]),
+    ("client_ip", &["client_ip", "remote_addr", "ip", "clientip", "source.ip"]),
+    ("user_agent", &["user_agent", "http_user_agent", "userAgent", "user_agent.original"]),
+    ("retry_after", &["retry_after", "sent_http_retry_after"]),
+];
+
+/// Durations written in seconds by convention (nginx `$request_time`).
+const SECONDS_FIELDS: &[&str] = &["request_time", "elapsed"];
+
+fn lookup<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
+    // An exact key wins ("@timestamp", "url.full" written flat); else walk the dots.
+    if let Some(x) = v.get(path) {
+        return Some(x);
+    }
+    let mut cur = v;
+    for part in path.split('.') {
+        cur = cur.get(part)?;
+    }
+    Some(cur)
+}
+
+fn find<'v>(v: &'v Value, field: &str, map: &[(String, String)]) -> Option<(&'v Value, String)> {
+    for (canon, path) in map {
+        if canon == field {
+            if let Some(x) = lookup(v, path).filter(|x| !x.is_null()) {
+                return Some((x, path.clone()));
+            }
+        }
+    }
+    let (_, paths) = ALIASES.iter().find(|(c, _)| *c == field)?;
+    paths
+        .iter()
+        .find_map(|p| lookup(v, p).filter(|x| !x.is_null()).map(|x| (x, p.to_string())))
+}
+
+fn as_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn headers_of(v: &Value, redactor: &Redactor, raw: &mut Vec<(String, String)>, warns: &mut Vec<String>, field: &str) -> Headers {
+    let mut h = Headers::new();
+    let mut push = |name: &str, value: &Value| {
+        let values: Vec<String> = match value {
+            Value::Array(items) => items.iter().filter_map(as_text).collect(),
+            other => as_text(other).into_iter().collect(),
+        };
+        for val in values {
+            raw.push((name.to_string(), val.clone()));
+            h.push(name, redactor.header(name, &val));
+        }
+    };
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m {
+                push(k, val);
+            }
+        }
+        Value::Array(items) => {
+            for it in items {
+                match (it.get("name").and_then(Value::as_str), it.get("value")) {
+                    (Some(n), Some(val)) => push(n, val),
+                    _ => warns.push(format!("{field}: an item without name/value; skipped")),
+                }
+            }
+        }
+        _ => warns.push(format!("{field} is neither an object nor a list of {{name, value}}; ignored")),
+    }
+    h
+}
+
+fn parse_time(v: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
+    match v {
+        Value::Number(n) => n.as_f64().and_then(epoch_to_datetime),
+        Value::String(s) => parse_timestamp(s),
+        _ => None,
+    }
+}
+
+fn parse_duration(v: &Value, field: &str) -> Option<f64> {
+    let scale = if SECONDS_FIELDS.contains(&field) { 1000.0 } else { 1.0 };
+    match v {
+        Value::Number(n) => n.as_f64().map(|x| x * scale),
+        Value::String(s) => {
+            let t = s.trim();
+            t.parse::<f64>()
+                .ok()
+                .map(|x| x * scale)
+                .or_else(|| crate::units::parse_duration_ms(t).ok())
+        }
+        _ => None,
+    }
+}
+
+/// Normalize one parsed line.
+fn normalize(line: usize, v: &Value, source: &Arc<str>, opts: &Options) -> Result<(Request, Vec<Warning>), Warning> {
+    let pos = Position::Line(line);
+    if !v.is_object() {
+        return Err(warn(source, Some(pos), "line is JSON but not an object; skipped"));
+    }
+    let red = &opts.redactor;
+    let map = &opts.field_map;
+    let mut warns = Vec::new();
+    let mut r = Request::at(Location { source: source.clone(), position: pos });
+
+    match find(v, "time", map) {
+        Some((t, f)) => match parse_time(t) {
+            Some(ts) => r.started = Some(ts),
+            None => warns.push(format!("{f} is not a time ({t}); the record has no time")),
+        },
+        None => warns.push("no time field (time, timestamp, @timestamp, ts; or --map time=PATH)".into()),
+    }
+    r.method = find(v, "method", map).and_then(|(m, _)| as_text(m)).unwrap_or_default().to_ascii_uppercase();
+
+    let raw_url = match find(v, "url", map).and_then(|(u, _)| as_text(u)) {
+        Some(u) if u.contains("://") || u.starts_with("//") => u,
+        other => {
+            let host = find(v, "host", map).and_then(|(h, _)| as_text(h));
+            let path = other.or_else(|| find(v, "path", map).and_then(|(p, _)| as_text(p)));
+            match (host, path) {
+                (Some(h), Some(p)) => format!("//{h}{}{p}", if p.starts_with('/') { "" } else { "/" }),
+                (Some(h), None) => format!("//{h}/"),
+                (None, Some(p)) => p,
+                (None, None) => {
+                    warns.push("no url field (url, uri, path + host; or --map url=PATH)".into());
+                    String::new()
+                }
+            }
+        }
+    };
+    r.url = red.url(&raw_url);
+
+    match find(v, "status", map) {
+        Some((Value::Number(n), _)) => r.status = n.as_f64().filter(|s| (0.0..1000.0).contains(s)).unwrap_or(0.0) as u16,
+        Some((Value::String(s), f)) => match s.trim().parse::<u16>() {
+            Ok(x) if x < 1000 => r.status = x,
+            _ => warns.push(format!("{f} {s:?} is not a status code; read as 0")),
+        },
+        Some((_, f)) => warns.push(format!("{f} is not a status code; read as 0")),
+        None => warns.push("no status field (status, status_code, response_code, statusCode); read as 0".into()),
+    }
+    if let Some((d, f)) = find(v, "duration_ms", map) {
+        match parse_duration(d, &f) {
+            Some(ms) if ms >= 0.0 && ms.is_finite() => r.duration_ms = Some(ms),
+            _ => warns.push(format!("{f} is not a duration; ignored")),
+        }
+    }
+    let mut raw_req = Vec::new();
+    if let Some((h, f)) = find(v, "request_headers", map) {
+        r.request_headers = headers_of(h, red, &mut raw_req, &mut warns, &f);
+    }
+    let mut raw_resp = Vec::new();
+    if let Some((h, f)) = find(v, "response_headers", map) {
+        r.response_headers = headers_of(h, red, &mut raw_resp, &mut warns, &f);
+    }
+    if !r.response_headers.contains("retry-after") {
+        if let Some(ra) = find(v, "retry_after", map).and_then(|(x, _)| as_text(x)) {
+            if !ra.is_empty() && ra != "-" {
+                r.response_headers.push("Retry-After", red.header("retry-after", &ra));
+            }
+        }
+    }
+    r.response_mime = r.response_headers.get("content-type").map(str::to_string);
+    if !(200..400).contains(&r.status) {
+        if let Some(b) = find(v, "response_body", map).map(|(b, _)| b) {
+            let text = match b {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            if !text.is_empty() {
+                r.body_excerpt = Some(red.excerpt(&text, super::har::BODY_EXCERPT));
+            }
+        }
+    }
+    if let Some(body) = v.get("request_body").and_then(as_text).filter(|b| !b.is_empty()) {
+        r.request_body_fingerprint = Some(red.fingerprint(&body));
+    }
+
+    r.client = super::har::client_hints(&r, None);
+    if let Some(c) = find(v, "client", map).and_then(|(c, _)| as_text(c)) {
+        r.client.client = Some(red.text(&c));
+    }
+    if let Some(ip) = find(v, "client_ip", map).and_then(|(c, _)| as_text(c)) {
+        r.client.client_ip = Some(ip);
+    }
+    if r.client.user_agent.is_none() {
+        r.client.user_agent = find(v, "user_agent", map).and_then(|(c, _)| as_text(c)).map(|u| red.text(&u));
+    }
+    r.credential = red.credential(raw_req.iter().map(|(n, v)| (n.as_str(), v.as_str())), &raw_url);
+    if r.credential.is_none() {
+        // Logs often record the caller's key id as a field of its own.
+        for key in ["api_key", "api_key_id", "key_id", "credential"] {
+            if let Some(k) = v.get(key).and_then(as_text).filter(|k| !k.is_empty()) {
+                r.credential = Some(red.fingerprint(&k));
+                break;
+            }
+        }
+    }
+    let ws = warns.into_iter().map(|m| warn(source, Some(pos), m)).collect();
+    Ok((r, ws))
+}
+
+enum Line {
+    Text(usize, String),
+    TooLong(usize, usize),
+    NotUtf8(usize),
+}
+
+/// Read one line of at most [`MAX_LINE`] bytes; longer lines are consumed and reported.
+fn next_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<(bool, usize)>> {
+    buf.clear();
+    let mut total = 0usize;
+    let mut too_long = false;
+    loop {
+        let avail = reader.fill_buf()?;
+        if avail.is_empty() {
+            return Ok(if total == 0 { None } else { Some((too_long, total)) });
+        }
+        let (chunk, done) = match memchr(avail) {
+            Some(i) => (&avail[..i], Some(i + 1)),
+            None => (avail, None),
+        };
+        total += chunk.len();
+        if !too_long {
+            if buf.len() + chunk.len() > MAX_LINE {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        let used = done.unwrap_or(avail.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(Some((too_long, total)));
+        }
+    }
+}
+
+fn memchr(b: &[u8]) -> Option<usize> {
+    b.iter().position(|&c| c == b'\n')
+}
+
+/// Read a JSON-lines log.
+pub fn read(mut reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Options) -> ReadOutcome {
+    let mut out = Vec::new();
+    let mut warnings = Warnings::default();
+    let mut skipped = 0usize;
+    let mut error = None;
+    let mut line_no = 0usize;
+    let mut buf = Vec::new();
+    let mut chunk: Vec<Line> = Vec::new();
+    let mut chunk_bytes = 0usize;
+
+    let process = |chunk: &mut Vec<Line>, out: &mut Vec<Request>, warnings: &mut Warnings, skipped: &mut usize| {
+        let lines = std::mem::take(chunk);
+        let results: Vec<Result<(Request, Vec<Warning>), Warning>> = lines
+            .into_par_iter()
+            .map(|l| match l {
+                Line::Text(n, s) => match serde_json::from_str::<Value>(&s) {
+                    Ok(v) => normalize(n, &v, source, opts),
+                    Err(e) => Err(warn(source, Some(Position::Line(n)), format!("not valid JSON: {e}; skipped"))),
+                },
+                Line::TooLong(n, len) => Err(warn(
+                    source,
+                    Some(Position::Line(n)),
+                    format!("line is {len} bytes, longer than the {} MiB limit; skipped", MAX_LINE / (1024 * 1024)),
+                )),
+                Line::NotUtf8(n) => Err(warn(source, Some(Position::Line(n)), "line is not UTF-8 text; skipped")),
+            })
+            .collect();
+        for res in results {
+            match res {
+                Ok((r, ws)) => {
+                    out.push(r);
+                    for w in ws {
+                        warnings.push(w);
+                    }
+                }
+                Err(w) => {
+                    *skipped += 1;
+                    warnings.push(w);
+                }
+            }
+        }
+    };
+
+    loop {
+        match next_line(&mut reader, &mut buf) {
+            Ok(None) => break,
+            Ok(Some((too_long, len))) => {
+                line_no += 1;
+                if too_long {
+                    chunk.push(Line::TooLong(line_no, len));
+                    continue;
+                }
+                let text = match std::str::from_utf8(&buf) {
+                    Ok(t) => t,
+                    Err(_) => {
+                        chunk.push(Line::NotUtf8(line_no));
+                        continue;
+                    }
+                };
+                let text = text.trim_start_matches('\u{FEFF}').trim();
+                if text.is_empty() {
+                    continue;
+                }
+                chunk_bytes += text.len();
+                chunk.push(Line::Text(line_no, text.to_string()));
+                if chunk_bytes >= CHUNK_BYTES {
+                    process(&mut chunk, &mut out, &mut warnings, &mut skipped);
+                    chunk_bytes = 0;
+                }
+            }
+            Err(e) => {
+                error = Some(format!("read error after line {line_no}: {e}"));
+                break;
+            }
+        }
+    }
+    process(&mut chunk, &mut out, &mut warnings, &mut skipped);
+    if out.is_empty() && skipped > 0 && error.is_none() {
+        error = Some(format!("none of the {skipped} non-blank lines could be read as a request record"));
+    } else if out.is_empty() && skipped == 0 && error.is_none() {
+        error = Some("no records: the file has only blank lines".into());
+    }
+    ReadOutcome { requests: out, skipped, warnings, creator: None, error }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn opts(map: Vec<(String, String)>) -> Options {
+        Options { format: None, field_map: map, redactor: Redactor::from_key_material(b"k") }
+    }
+
+    fn read_str(s: &str, o: &Options) -> ReadOutcome {
+        let src: Arc<str> = Arc::from("t.jsonl");
+        read(Box::new(Cursor::new(s.as_bytes().to_vec())), &src, o)
+    }
+
+    #[test]
+    fn canonical_and_aliases() {
+        let log = concat!(
+            r#"{"time":"2024-01-01T00:00:00Z","method":"get","url":"https://a.com/x","status":429,"duration_ms":12,"response_headers":{"Retry-After":"3"},"client":"svc-a"}"#,
+            "\n\n",
+            r#"{"@timestamp":1704067200123,"request_method":"POST","path":"/v1/pay","host":"a.com","status_code":"503","latency_ms":5,"headers":[{"name":"Retry-After","value":"1"}]}"#,
+            "\n",
+            "not json\n",
+            r#"[1,2]"#,
+            "\n"
+        );
+        let o = read_str(log, &opts(vec![]));
+        assert_eq!(o.requests.len(), 2);
+        assert_eq!(o.skipped, 2);
+        let a = &o.requests[0];
+        assert_eq!((a.method.as_str(), a.status), ("GET", 429));
+        assert_eq!(a.client.client.as_deref(), Some("svc-a"));
+        assert_eq!(a.response_headers.get("retry-after"), Some("3"));
+        let b = &o.requests[1];
+        assert_eq!(b.url, "//a.com/v1/pay");
+        assert_eq!(b.status, 503);
+        assert_eq!(b.location.position, Position::Line(3));
+        assert!(o.warnings.kept.iter().any(|w| w.position == Some(Position::Line(4))));
+    }
+
+    #[test]
+    fn field_map() {
+        let log = r#"{"meta":{"when":"2024-01-01T00:00:00Z"},"req":{"m":"GET","u":"https://x/y"},"res":{"code":429}}"#;
+        let map = vec![
+            ("time".into(), "meta.when".into()),
+            ("method".into(), "req.m".into()),
+            ("url".into(), "req.u".into()),
+            ("status".into(), "res.code".into()),
+        ];
+        let o = read_str(log, &opts(map));
+        assert_eq!(o.requests[0].status, 429);
+        assert!(o.requests[0].started.is_some());
+    }
+
+    #[test]
+    fn overlong_line_is_skipped_not_loaded() {
+        let long = format!("{{\"x\":\"{}\"}}\n{{\"status\":200,\"url\":\"u\",\"time\":1}}\n", "a".repeat(MAX_LINE + 10));
+        let o = read_str(&long, &opts(vec![]));
+        assert_eq!(o.requests.len(), 1);
+        assert!(o.warnings.kept[0].message.contains("longer than"));
+    }
+}

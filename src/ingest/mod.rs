@@ -1,0 +1,147 @@
+//! Ingestion: bytes from files or stdin → normalized, redacted [`Request`]s.
+//!
+//! Each input is sniffed (HAR or JSON lines, gzip or not), read in a streaming way, and every
+//! record is redacted before it leaves this module. Problems with single entries or lines are
+//! counted warnings with their location; only an unreadable input becomes an error, and even
+//! then the records read before the problem are kept.
+
+pub mod har;
+pub mod jsonl;
+pub mod loose;
+pub mod source;
+
+use crate::model::{Position, Request, Warning};
+use crate::redact::Redactor;
+use crate::report::InputSummary;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Input formats we can read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Har,
+    Jsonl,
+}
+
+impl Format {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Format::Har => "har",
+            Format::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// How to read inputs.
+#[derive(Clone)]
+pub struct Options {
+    /// Force a format instead of sniffing.
+    pub format: Option<Format>,
+    /// `--map canonical=dotted.path` field mappings for JSON lines.
+    pub field_map: Vec<(String, String)>,
+    pub redactor: Redactor,
+}
+
+/// How many warnings of one input are kept with their text (all are counted).
+pub const KEPT_WARNINGS: usize = 50;
+
+/// Counted warnings of one input, the first few kept verbatim.
+#[derive(Debug, Default)]
+pub struct Warnings {
+    pub count: usize,
+    pub kept: Vec<Warning>,
+}
+
+impl Warnings {
+    pub fn push(&mut self, w: Warning) {
+        self.count += 1;
+        if self.kept.len() < KEPT_WARNINGS {
+            self.kept.push(w);
+        }
+    }
+
+    pub fn merge(&mut self, other: Warnings) {
+        self.count += other.count;
+        for w in other.kept {
+            if self.kept.len() < KEPT_WARNINGS {
+                self.kept.push(w);
+            }
+        }
+    }
+}
+
+/// Everything read from one input.
+pub struct Ingested {
+    pub summary: InputSummary,
+    pub requests: Vec<Request>,
+}
+
+/// What a format reader hands back.
+pub struct ReadOutcome {
+    pub requests: Vec<Request>,
+    pub skipped: usize,
+    pub warnings: Warnings,
+    pub creator: Option<String>,
+    /// Set when reading stopped early; records before it are kept.
+    pub error: Option<String>,
+}
+
+pub(crate) fn warn(source: &Arc<str>, pos: Option<Position>, msg: impl Into<String>) -> Warning {
+    Warning { source: source.clone(), position: pos, message: msg.into() }
+}
+
+/// Read one input (a path, or `-` for stdin).
+pub fn read_input(path: &str, opts: &Options) -> Ingested {
+    let source: Arc<str> = Arc::from(path);
+    let failed = |format: Option<Format>, msg: String| Ingested {
+        summary: InputSummary {
+            source: source.clone(),
+            format: format.map(|f| f.as_str().to_string()),
+            creator: None,
+            records: 0,
+            skipped: 0,
+            warning_count: 0,
+            warnings: Vec::new(),
+            error: Some(msg),
+        },
+        requests: Vec::new(),
+    };
+    let opened = match source::open(path) {
+        Ok(o) => o,
+        Err(e) => return failed(None, e),
+    };
+    let sniffed = source::sniff(&opened.prefix, path);
+    let (format, jsonp) = match (opts.format, sniffed) {
+        (Some(f), Ok(s)) => (f, s.jsonp && f == Format::Har),
+        (Some(f), Err(_)) => (f, false),
+        (None, Ok(s)) => (s.format, s.jsonp),
+        (None, Err(e)) => return failed(None, e),
+    };
+    let reader = opened.into_reader();
+    let outcome = match format {
+        Format::Har => har::read(reader, &source, opts, jsonp),
+        Format::Jsonl => jsonl::read(reader, &source, opts),
+    };
+    let error = outcome.error.or_else(|| {
+        (outcome.requests.is_empty() && outcome.skipped == 0 && format == Format::Har)
+            .then(|| "the HAR has no entries (log.entries is empty or missing)".to_string())
+    });
+    Ingested {
+        summary: InputSummary {
+            source: source.clone(),
+            format: Some(format.as_str().to_string()),
+            creator: outcome.creator,
+            records: outcome.requests.len(),
+            skipped: outcome.skipped,
+            warning_count: outcome.warnings.count,
+            warnings: outcome.warnings.kept,
+            error,
+        },
+        requests: outcome.requests,
+    }
+}
+
+/// Read many inputs in parallel; results keep the order of `paths`.
+pub fn read_inputs(paths: &[String], opts: &Options) -> Vec<Ingested> {
+    paths.par_iter().map(|p| read_input(p, opts)).collect()
+}

@@ -1,0 +1,148 @@
+//! Opening inputs (path or `-`), gzip by magic bytes, BOM skipping and format sniffing.
+
+use super::Format;
+use flate2::read::MultiGzDecoder;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Cursor, Read};
+
+/// How many bytes are read up front to decide the format.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// An opened input with its first bytes already read (decompressed, BOM removed).
+pub struct Opened {
+    pub prefix: Vec<u8>,
+    rest: Box<dyn Read + Send>,
+}
+
+impl Opened {
+    /// A reader over the whole (decompressed) content, prefix included.
+    pub fn into_reader(self) -> Box<dyn BufRead + Send> {
+        Box::new(BufReader::with_capacity(256 * 1024, Cursor::new(self.prefix).chain(self.rest)))
+    }
+}
+
+fn read_prefix(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(n.min(SNIFF_BYTES));
+    r.take(n as u64).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// Open `path` (`-` = stdin), transparently gunzipping, and read the sniffing prefix.
+pub fn open(path: &str) -> Result<Opened, String> {
+    let raw: Box<dyn Read + Send> = if path == "-" {
+        Box::new(io::stdin())
+    } else {
+        match File::open(path) {
+            Ok(f) => {
+                if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+                    return Err("is a directory, not a file".into());
+                }
+                Box::new(f)
+            }
+            Err(e) => return Err(format!("cannot open: {e}")),
+        }
+    };
+    let mut raw = raw;
+    let magic = read_prefix(&mut raw, 2).map_err(|e| format!("cannot read: {e}"))?;
+    let mut reader: Box<dyn Read + Send> = if magic == [0x1f, 0x8b] {
+        Box::new(MultiGzDecoder::new(Cursor::new(magic).chain(raw)))
+    } else {
+        Box::new(Cursor::new(magic).chain(raw))
+    };
+    let mut prefix = read_prefix(&mut reader, SNIFF_BYTES)
+        .map_err(|e| format!("cannot read (corrupt gzip?): {e}"))?;
+    if prefix.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        prefix.drain(..3);
+    }
+    Ok(Opened { prefix, rest: reader })
+}
+
+/// What sniffing decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sniffed {
+    pub format: Format,
+    /// The HAR is wrapped in a JSONP/HARP callback: `onInputData({...});`.
+    pub jsonp: bool,
+}
+
+/// Decide the format from content first, the file extension only as a tie-breaker.
+pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
+    let text = String::from_utf8_lossy(prefix);
+    let trimmed = text.trim_start();
+    if trimmed.is_empty() {
+        return Err("empty file: no HAR document or log lines".into());
+    }
+    let lower_path = path.to_ascii_lowercase();
+    let ext_jsonl = [".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".log", ".log.gz"]
+        .iter()
+        .any(|e| lower_path.ends_with(e));
+    let binary = prefix.iter().take(4096).filter(|&&b| b == 0).count() > 0
+        || (std::str::from_utf8(&prefix[..prefix.len().min(4096)]).is_err()
+            && text.chars().take(4096).filter(|&c| c == '\u{FFFD}').count() > 8);
+    if binary {
+        return Err("binary data: not a HAR file or JSON-lines log (and not gzip)".into());
+    }
+    match trimmed.as_bytes()[0] {
+        b'{' => {
+            let after = trimmed[1..].trim_start();
+            if after.starts_with("\"log\"") {
+                return Ok(Sniffed { format: Format::Har, jsonp: false });
+            }
+            let first_line = trimmed.lines().next().unwrap_or("");
+            let one_line_object = serde_json::from_str::<serde_json::Value>(first_line)
+                .map(|v| v.is_object())
+                .unwrap_or(false);
+            if one_line_object {
+                // A one-line HAR (minified export) is still a HAR.
+                let looks_har = first_line.contains("\"entries\"") && first_line.contains("\"log\"");
+                let format = if looks_har { Format::Har } else { Format::Jsonl };
+                return Ok(Sniffed { format, jsonp: false });
+            }
+            if ext_jsonl {
+                return Ok(Sniffed { format: Format::Jsonl, jsonp: false });
+            }
+            Ok(Sniffed { format: Format::Har, jsonp: false })
+        }
+        b'[' => Err(
+            "a JSON array: toomany reads HAR files and JSON lines (one object per line); convert an array of records with `jq -c '.[]'`"
+                .into(),
+        ),
+        c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
+            // JSONP / HARP: `onInputData({...});`
+            let ident_end = trimmed
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '$' || ch == '.'))
+                .unwrap_or(trimmed.len());
+            if trimmed[ident_end..].trim_start().starts_with('(') {
+                return Ok(Sniffed { format: Format::Har, jsonp: true });
+            }
+            Err(not_ours(trimmed))
+        }
+        _ => Err(not_ours(trimmed)),
+    }
+}
+
+fn not_ours(trimmed: &str) -> String {
+    let first: String = trimmed.lines().next().unwrap_or("").chars().take(60).collect();
+    format!(
+        "not a HAR file or JSON-lines log (first line starts {:?}); use --input-format to force one",
+        first
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs() {
+        assert_eq!(sniff(br#"{"log":{"entries":[]}}"#, "x").unwrap().format, Format::Har);
+        assert_eq!(sniff(b"{\n  \"log\": {", "x").unwrap().format, Format::Har);
+        assert_eq!(sniff(b"{\"time\":1,\"status\":429}\n{\"time\":2}", "x.har").unwrap().format, Format::Jsonl);
+        assert!(sniff(b"onInputData({\"log\":{}});", "x").unwrap().jsonp);
+        assert!(sniff(b"", "x").unwrap_err().contains("empty"));
+        assert!(sniff(b"   \n", "x").unwrap_err().contains("empty"));
+        assert!(sniff(b"\x00\x01\x02junk", "x").unwrap_err().contains("binary"));
+        assert!(sniff(b"[{\"a\":1}]", "x").unwrap_err().contains("array"));
+        assert!(sniff(b"127.0.0.1 - - [10/Oct/2000", "x").unwrap_err().contains("not a HAR"));
+    }
+}

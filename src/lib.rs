@@ -1,0 +1,19 @@
+//! toomany: diagnose HTTP 429 incidents from HAR files and request logs.
+//!
+//! The pipeline, one module per stage:
+//! bytes --[`ingest`]--> raw entry --[`redact`] + normalize--> [`model::Request`]
+//! --[`analyze`] ([`attribute`], [`detect`])--> [`report::Report`] --[`render`]--> bytes.
+
+pub mod analyze;
+pub mod attribute;
+pub mod cli;
+pub mod cmd;
+pub mod detect;
+pub mod http;
+pub mod ingest;
+pub mod model;
+pub mod output;
+pub mod redact;
+pub mod render;
+pub mod report;
+pub mod units;

@@ -1,0 +1,12 @@
+//! Renderers: pure functions from a finished [`Report`](crate::report::Report) to bytes.
+
+pub mod json;
+pub mod table;
+
+/// Rendering choices that are not part of the report.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    pub color: bool,
+    /// Terminal width for tables (None = no limit).
+    pub width: Option<u16>,
+}

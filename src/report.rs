@@ -1,0 +1,87 @@
+//! The Report: the contract between analysis and rendering. Renderers see only this; the JSON
+//! form is a public API (`schema_version` first, documented in docs/report-schema.md).
+
+use crate::attribute::Attribution;
+use crate::detect::Finding;
+use crate::http::retry_after::RetryAfter;
+use crate::model::{Position, Warning};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    /// `toomany <version>`.
+    pub generated_by: String,
+    pub inputs: Vec<InputSummary>,
+    pub summary: Summary,
+    /// Every 429, and every 503/403 carrying rate-limit evidence, in time order.
+    pub rate_limited: Vec<RateLimited>,
+    pub findings: Vec<Finding>,
+}
+
+/// What was read from one input.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    pub source: Arc<str>,
+    /// `har` or `jsonl`; `null` when the format could not be told.
+    pub format: Option<String>,
+    /// HAR `log.creator` name and version, when present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creator: Option<String>,
+    /// Records read into the analysis.
+    pub records: usize,
+    /// Entries or lines that could not be used at all.
+    pub skipped: usize,
+    /// Count of warnings (odd or missing fields that became defaults, skipped lines...).
+    pub warning_count: usize,
+    /// The first warnings, each with its entry/line (bounded so a broken file cannot flood).
+    pub warnings: Vec<Warning>,
+    /// Set when reading stopped early (truncated or unreadable file): what and where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub requests: usize,
+    /// Count per status code, as strings ("0" = no response).
+    pub by_status: BTreeMap<String, usize>,
+    pub rate_limited: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first: Option<DateTime<Utc>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<DateTime<Utc>>,
+    /// Requests per host, busiest first.
+    pub hosts: Vec<HostCount>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HostCount {
+    pub host: String,
+    pub requests: usize,
+    pub rate_limited: usize,
+}
+
+/// One rate-limited response.
+#[derive(Debug, Clone, Serialize)]
+pub struct RateLimited {
+    /// Index of the record in the analysed request list (not serialized).
+    #[serde(skip)]
+    pub request_index: usize,
+    pub source: Arc<str>,
+    #[serde(flatten)]
+    pub position: Position,
+    pub time: Option<DateTime<Utc>>,
+    pub method: String,
+    /// Redacted URL.
+    pub url: String,
+    pub status: u16,
+    pub retry_after: RetryAfter,
+    #[serde(flatten)]
+    pub attribution: Attribution,
+}
