@@ -17,17 +17,27 @@ pub struct AnalyzeOptions {
 /// All requests of all inputs, in time order (records without a time keep input order, last).
 pub fn merge_inputs(inputs: Vec<Ingested>) -> (Vec<InputSummary>, Vec<Request>) {
     let mut summaries = Vec::with_capacity(inputs.len());
-    let mut all = Vec::new();
+    let total: usize = inputs.iter().map(|i| i.requests.len()).sum();
+    let mut all: Vec<Request> = Vec::new();
     for i in inputs {
         summaries.push(i.summary);
-        all.extend(i.requests);
+        if all.is_empty() && i.requests.len() == total {
+            all = i.requests; // one input: no copy
+        } else {
+            all.reserve_exact(total - all.len());
+            all.extend(i.requests);
+        }
     }
-    // Stable sort: ties keep input order, so output never depends on thread count.
-    all.sort_by(|a, b| match (a.started, b.started) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
+    // Unstable sort on a total key (time, source, entry/line): deterministic whatever the
+    // thread count, and unlike a stable sort it needs no buffer of half the records.
+    all.sort_unstable_by(|a, b| {
+        let by_time = match (a.started, b.started) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        };
+        by_time.then_with(|| a.location.cmp(&b.location))
     });
     (summaries, all)
 }
@@ -44,9 +54,18 @@ pub fn summarize(requests: &[Request], rate_limited: &[usize]) -> Summary {
     }
     let mut hosts: Vec<HostCount> = hosts
         .into_iter()
-        .map(|(host, (requests, rate_limited))| HostCount { host, requests, rate_limited })
+        .map(|(host, (requests, rate_limited))| HostCount {
+            host,
+            requests,
+            rate_limited,
+        })
         .collect();
-    hosts.sort_by(|a, b| b.rate_limited.cmp(&a.rate_limited).then(b.requests.cmp(&a.requests)).then(a.host.cmp(&b.host)));
+    hosts.sort_by(|a, b| {
+        b.rate_limited
+            .cmp(&a.rate_limited)
+            .then(b.requests.cmp(&a.requests))
+            .then(a.host.cmp(&b.host))
+    });
     Summary {
         requests: requests.len(),
         by_status,
@@ -59,7 +78,9 @@ pub fn summarize(requests: &[Request], rate_limited: &[usize]) -> Summary {
 
 /// Run every analysis over the merged requests.
 pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], _opts: &AnalyzeOptions) -> Report {
-    let targets: Vec<usize> = (0..requests.len()).filter(|&i| attribute::is_rate_limited(&requests[i])).collect();
+    let targets: Vec<usize> = (0..requests.len())
+        .filter(|&i| attribute::is_rate_limited(&requests[i]))
+        .collect();
     let verdicts = attribute::attribute(requests, &targets);
     let rate_limited = targets
         .iter()

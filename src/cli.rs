@@ -60,7 +60,9 @@ pub enum ColorChoice {
 }
 
 #[derive(Debug, Args)]
-#[command(after_long_help = "Examples:\n  toomany analyze samples/cdn-burst.har\n  toomany analyze logs/*.jsonl --limit 120/min --format json\n  cat app.jsonl | toomany analyze -")]
+#[command(
+    after_long_help = "Examples:\n  toomany analyze samples/cdn-burst.har\n  toomany analyze logs/*.jsonl --limit 120/min --format json\n  cat app.jsonl | toomany analyze -"
+)]
 pub struct AnalyzeArgs {
     /// HAR files or JSON-lines logs (`-` for stdin; `.gz` is read transparently).
     #[arg(required = true, value_name = "FILE")]

@@ -35,48 +35,103 @@ impl fmt::Display for Location {
 }
 
 /// HTTP header fields in their original order, duplicates kept; names compared case-insensitively.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Headers(pub Vec<(String, String)>);
+///
+/// Stored compactly (one text buffer plus spans) because a large capture holds millions of
+/// header fields: a `Vec<(String, String)>` costs two allocations per field.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Headers {
+    text: String,
+    /// `[name_start, value_start, value_end]` into `text`; the name ends where the value starts.
+    spans: Vec<[u32; 3]>,
+}
 
 impl Headers {
     pub fn new() -> Self {
-        Headers(Vec::new())
+        Headers::default()
     }
 
-    pub fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        self.0.push((name.into(), value.into()));
+    /// Build from `(name, value)` pairs.
+    pub fn from_pairs<N: AsRef<str>, V: AsRef<str>>(
+        pairs: impl IntoIterator<Item = (N, V)>,
+    ) -> Self {
+        let mut h = Headers::new();
+        for (n, v) in pairs {
+            h.push(n.as_ref(), v.as_ref());
+        }
+        h
+    }
+
+    pub fn push(&mut self, name: impl AsRef<str>, value: impl AsRef<str>) {
+        let (name, value) = (name.as_ref(), value.as_ref());
+        // Fields beyond 4 GiB of header text in one record are dropped rather than wrapped.
+        if self.text.len() + name.len() + value.len() > u32::MAX as usize {
+            return;
+        }
+        let start = self.text.len() as u32;
+        self.text.push_str(name);
+        let mid = self.text.len() as u32;
+        self.text.push_str(value);
+        self.spans.push([start, mid, self.text.len() as u32]);
+    }
+
+    fn pair(&self, s: &[u32; 3]) -> (&str, &str) {
+        (
+            &self.text[s[0] as usize..s[1] as usize],
+            &self.text[s[1] as usize..s[2] as usize],
+        )
     }
 
     /// The first value of `name` (case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
+        self.iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v)
     }
 
     /// Every value of `name`, in order.
     pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.0
-            .iter()
+        self.iter()
             .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v)
     }
 
     pub fn contains(&self, name: &str) -> bool {
         self.get(name).is_some()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.0.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.spans.iter().map(move |s| self.pair(s))
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.spans.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.spans.is_empty()
+    }
+
+    /// Release spare capacity once a record is complete.
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.spans.shrink_to_fit();
+    }
+}
+
+impl fmt::Debug for Headers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for Headers {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for (n, v) in self.iter() {
+            seq.serialize_element(&[n, v])?;
+        }
+        seq.end()
     }
 }
 
@@ -172,6 +227,14 @@ impl Request {
     pub fn is_rate_limit_status(&self) -> bool {
         self.status == 429
     }
+
+    /// Release spare capacity once the record is complete: a capture holds millions of them.
+    pub fn shrink_to_fit(&mut self) {
+        self.method.shrink_to_fit();
+        self.url.shrink_to_fit();
+        self.request_headers.shrink_to_fit();
+        self.response_headers.shrink_to_fit();
+    }
 }
 
 /// A problem with one part of the input that did not stop the rest from being read.
@@ -190,5 +253,27 @@ impl fmt::Display for Warning {
             Some(Position::Line(n)) => write!(f, "{}:{}: {}", self.source, n, self.message),
             None => write!(f, "{}: {}", self.source, self.message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_keep_order_and_duplicates() {
+        let h = Headers::from_pairs([("Set-Cookie", "a"), ("X", "1"), ("set-cookie", "b")]);
+        assert_eq!(h.get("SET-COOKIE"), Some("a"));
+        assert_eq!(h.get_all("set-cookie").collect::<Vec<_>>(), vec!["a", "b"]);
+        assert_eq!(
+            h.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            vec!["Set-Cookie", "X", "set-cookie"]
+        );
+        assert_eq!(h.len(), 3);
+        assert!(!h.contains("y"));
+        assert_eq!(
+            serde_json::to_string(&h).unwrap(),
+            r#"[["Set-Cookie","a"],["X","1"],["set-cookie","b"]]"#
+        );
     }
 }

@@ -19,12 +19,18 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Atomic write with a streaming producer.
-pub fn atomic_write_with(path: &Path, produce: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+pub fn atomic_write_with(
+    path: &Path,
+    produce: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new().prefix(".toomany-").suffix(".tmp").tempfile_in(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".toomany-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
     {
         let mut w = io::BufWriter::new(tmp.as_file_mut());
         produce(&mut w)?;
@@ -50,6 +56,11 @@ pub fn use_color(choice: crate::cli::ColorChoice) -> bool {
     match choice {
         Always => true,
         Never => false,
-        Auto => std::env::var_os("NO_COLOR").map(|v| v.is_empty()).unwrap_or(true) && io::stdout().is_terminal(),
+        Auto => {
+            std::env::var_os("NO_COLOR")
+                .map(|v| v.is_empty())
+                .unwrap_or(true)
+                && io::stdout().is_terminal()
+        }
     }
 }

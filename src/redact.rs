@@ -42,8 +42,19 @@ const SECRET_WORDS: &[&str] = &[
 
 /// Field names that are secret on their own although they contain none of the words above.
 const SECRET_NAMES: &[&str] = &[
-    "sig", "code", "pwd", "pass", "jwt", "otp", "assertion", "samlresponse", "samlrequest",
-    "ticket", "sid", "ssid", "pin",
+    "sig",
+    "code",
+    "pwd",
+    "pass",
+    "jwt",
+    "otp",
+    "assertion",
+    "samlresponse",
+    "samlrequest",
+    "ticket",
+    "sid",
+    "ssid",
+    "pin",
 ];
 
 /// Header names that carry what the analysis needs and never a secret, although their names
@@ -88,7 +99,7 @@ fn percent_decode(s: &str) -> Cow<'_, str> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'%' if i + 2 < b.len() + 0 && i + 2 <= b.len() - 1 => {
+            b'%' if i + 2 < b.len() => {
                 let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
                 match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
                     Some(v) => {
@@ -172,7 +183,9 @@ impl Redactor {
 
     /// A redactor keyed from file contents, for fingerprints stable across runs.
     pub fn from_key_material(material: &[u8]) -> Redactor {
-        Redactor { key: Sha256::digest(material).into() }
+        Redactor {
+            key: Sha256::digest(material).into(),
+        }
     }
 
     /// The 8-hex-digit keyed fingerprint of a secret.
@@ -206,7 +219,10 @@ impl Redactor {
         if is_secret_header(&lower) {
             return self.token(value);
         }
-        if matches!(lower.as_str(), ":path" | "referer" | "location" | "content-location" | "link" | "origin") {
+        if matches!(
+            lower.as_str(),
+            ":path" | "referer" | "location" | "content-location" | "link" | "origin"
+        ) {
             return self.url(value);
         }
         self.text(value)
@@ -216,7 +232,12 @@ impl Redactor {
     fn authorization(&self, value: &str) -> String {
         let v = value.trim();
         match v.split_once(char::is_whitespace) {
-            Some((scheme, cred)) if !cred.trim().is_empty() && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') => {
+            Some((scheme, cred))
+                if !cred.trim().is_empty()
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-') =>
+            {
                 format!("{} {}", scheme, self.token(cred.trim()))
             }
             _ => self.token(v),
@@ -284,7 +305,9 @@ impl Redactor {
         if out.contains('@') {
             out = Cow::Owned(
                 p.userinfo
-                    .replace_all(&out, |c: &Captures| format!("{}{}@", &c[1], self.token(&c[2])))
+                    .replace_all(&out, |c: &Captures| {
+                        format!("{}{}@", &c[1], self.token(&c[2]))
+                    })
                     .into_owned(),
             );
         }
@@ -307,7 +330,10 @@ impl Redactor {
                     .replace_all(&out, |c: &Captures| {
                         let val = &c[3];
                         if is_secret_field(&c[1]) {
-                            let inner = val.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(val);
+                            let inner = val
+                                .strip_prefix('"')
+                                .and_then(|v| v.strip_suffix('"'))
+                                .unwrap_or(val);
                             if inner.is_empty() || p.already.is_match(inner) {
                                 return c[0].to_string();
                             }
@@ -320,7 +346,11 @@ impl Redactor {
             );
         }
         if out.contains("eyJ") {
-            out = Cow::Owned(p.jwt.replace_all(&out, |c: &Captures| self.token(&c[0])).into_owned());
+            out = Cow::Owned(
+                p.jwt
+                    .replace_all(&out, |c: &Captures| self.token(&c[0]))
+                    .into_owned(),
+            );
         }
         out = Cow::Owned(
             p.bearer
@@ -332,7 +362,11 @@ impl Redactor {
                 })
                 .into_owned(),
         );
-        out = Cow::Owned(p.vendor_key.replace_all(&out, |c: &Captures| self.token(&c[0])).into_owned());
+        out = Cow::Owned(
+            p.vendor_key
+                .replace_all(&out, |c: &Captures| self.token(&c[0]))
+                .into_owned(),
+        );
         out.into_owned()
     }
 
@@ -365,9 +399,14 @@ impl Redactor {
         url: &str,
     ) -> Option<String> {
         for (n, v) in headers.clone() {
-            if n.eq_ignore_ascii_case("authorization") || n.eq_ignore_ascii_case("proxy-authorization") {
+            if n.eq_ignore_ascii_case("authorization")
+                || n.eq_ignore_ascii_case("proxy-authorization")
+            {
                 let v = v.trim();
-                let cred = v.split_once(char::is_whitespace).map(|(_, c)| c.trim()).unwrap_or(v);
+                let cred = v
+                    .split_once(char::is_whitespace)
+                    .map(|(_, c)| c.trim())
+                    .unwrap_or(v);
                 if !cred.is_empty() {
                     return Some(self.fingerprint(cred));
                 }
@@ -378,15 +417,29 @@ impl Redactor {
             if lower == "cookie" || lower == "set-cookie" || lower.starts_with(':') {
                 continue;
             }
-            if (lower.contains("key") || lower.contains("token")) && is_secret_header(&lower) && !v.trim().is_empty() {
+            if (lower.contains("key") || lower.contains("token"))
+                && is_secret_header(&lower)
+                && !v.trim().is_empty()
+            {
                 return Some(self.fingerprint(v.trim()));
             }
         }
         let parts = crate::http::url::split(url);
         for (n, v) in crate::http::url::query_pairs(parts.query) {
             let lower = percent_decode(n).to_ascii_lowercase();
-            if matches!(lower.as_str(), "key" | "api_key" | "apikey" | "api-key" | "access_token" | "token" | "auth" | "app_key" | "appid" | "app_id")
-                && !v.is_empty()
+            if matches!(
+                lower.as_str(),
+                "key"
+                    | "api_key"
+                    | "apikey"
+                    | "api-key"
+                    | "access_token"
+                    | "token"
+                    | "auth"
+                    | "app_key"
+                    | "appid"
+                    | "app_id"
+            ) && !v.is_empty()
             {
                 return Some(self.fingerprint(v));
             }
@@ -421,22 +474,34 @@ mod tests {
         assert_ne!(r.token("abc"), r.token("abd"));
         assert!(r.token("abc").starts_with("<redacted:"));
         // Different key, different fingerprint.
-        assert_ne!(r.fingerprint("abc"), Redactor::from_key_material(b"other").fingerprint("abc"));
+        assert_ne!(
+            r.fingerprint("abc"),
+            Redactor::from_key_material(b"other").fingerprint("abc")
+        );
     }
 
     #[test]
     fn headers() {
         let r = r();
-        assert!(!r.header("Authorization", "Bearer SECRET1").contains("SECRET1"));
-        assert!(r.header("Authorization", "Bearer SECRET1").starts_with("Bearer <redacted:"));
+        assert!(!r
+            .header("Authorization", "Bearer SECRET1")
+            .contains("SECRET1"));
+        assert!(r
+            .header("Authorization", "Bearer SECRET1")
+            .starts_with("Bearer <redacted:"));
         assert!(!r.header("X-Api-Key", "SECRET2").contains("SECRET2"));
-        assert!(!r.header("X-Custom-Session-Id", "SECRET3").contains("SECRET3"));
+        assert!(!r
+            .header("X-Custom-Session-Id", "SECRET3")
+            .contains("SECRET3"));
         let c = r.header("Cookie", "a=SECRET4; b=SECRET5");
         assert!(c.starts_with("a=<redacted:") && !c.contains("SECRET"));
         let sc = r.header("Set-Cookie", "sid=SECRET6; Path=/; HttpOnly");
         assert!(sc.contains("Path=/") && !sc.contains("SECRET6"));
         // Rate-limit headers stay readable.
-        assert_eq!(r.header("anthropic-ratelimit-tokens-remaining", "100"), "100");
+        assert_eq!(
+            r.header("anthropic-ratelimit-tokens-remaining", "100"),
+            "100"
+        );
         assert_eq!(r.header("X-RateLimit-Remaining", "0"), "0");
         assert_eq!(r.header("Retry-After", "12"), "12");
         assert_eq!(r.header(":authority", "api.example.com"), "api.example.com");
@@ -445,7 +510,9 @@ mod tests {
     #[test]
     fn urls() {
         let r = r();
-        let u = r.url("https://user:PASSW0RD@h.com/x?api_key=SECRET7&page=2&sig=SECRET8#access_token=SECRET9");
+        let u = r.url(
+            "https://user:PASSW0RD@h.com/x?api_key=SECRET7&page=2&sig=SECRET8#access_token=SECRET9",
+        );
         assert!(!u.contains("PASSW0RD") && !u.contains("SECRET"), "{u}");
         assert!(u.contains("page=2"));
         assert!(u.contains("h.com/x"));
@@ -454,7 +521,9 @@ mod tests {
     #[test]
     fn bodies() {
         let r = r();
-        let b = r.text(r#"{"password":"SECRET10","user":"bob","nested":{"client_secret":"SECRET11"},"n":1}"#);
+        let b = r.text(
+            r#"{"password":"SECRET10","user":"bob","nested":{"client_secret":"SECRET11"},"n":1}"#,
+        );
         assert!(!b.contains("SECRET"), "{b}");
         assert!(b.contains("\"user\":\"bob\""));
         let f = r.text("grant_type=refresh&refresh_token=SECRET12&code=SECRET13");
@@ -462,7 +531,9 @@ mod tests {
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl";
         assert!(!r.text(&format!("token is {jwt} ok")).contains(jwt));
         assert!(!r.text("auth: Bearer abcdefSECRET14").contains("SECRET14"));
-        assert!(!r.text("key sk-ant-api03-SECRETSECRETSECRET15 used").contains("SECRET15"));
+        assert!(!r
+            .text("key sk-ant-api03-SECRETSECRETSECRET15 used")
+            .contains("SECRET15"));
     }
 
     #[test]
@@ -486,10 +557,19 @@ mod tests {
     fn credential_priority() {
         let r = r();
         let h = [("Authorization", "Bearer K1"), ("X-Api-Key", "K2")];
-        assert_eq!(r.credential(h.iter().copied(), "https://h/?key=K3"), Some(r.fingerprint("K1")));
+        assert_eq!(
+            r.credential(h.iter().copied(), "https://h/?key=K3"),
+            Some(r.fingerprint("K1"))
+        );
         let h2 = [("X-Api-Key", "K2")];
-        assert_eq!(r.credential(h2.iter().copied(), ""), Some(r.fingerprint("K2")));
+        assert_eq!(
+            r.credential(h2.iter().copied(), ""),
+            Some(r.fingerprint("K2"))
+        );
         let none: [(&str, &str); 0] = [];
-        assert_eq!(r.credential(none.iter().copied(), "https://h/?key=K3"), Some(r.fingerprint("K3")));
+        assert_eq!(
+            r.credential(none.iter().copied(), "https://h/?key=K3"),
+            Some(r.fingerprint("K3"))
+        );
     }
 }

@@ -41,7 +41,10 @@ fn window_of(unit: &str) -> Option<f64> {
 
 impl Rate {
     pub fn new(count: f64, window_s: f64) -> Rate {
-        Rate { per_second: count / window_s, window_s }
+        Rate {
+            per_second: count / window_s,
+            window_s,
+        }
     }
 
     pub fn per_minute(&self) -> f64 {
@@ -62,11 +65,26 @@ impl Rate {
         let s = input.trim().to_ascii_lowercase().replace(' ', "");
         let bad = || UnitError(format!("cannot read rate {input:?}: {RATE_FORMS}"));
         let (num, window) = if let Some((n, u)) = s.split_once('/') {
-            (n.trim_end_matches("req").trim_end_matches("requests").to_string(), window_of(u).ok_or_else(bad)?)
+            (
+                n.trim_end_matches("req")
+                    .trim_end_matches("requests")
+                    .to_string(),
+                window_of(u).ok_or_else(bad)?,
+            )
         } else if let Some((n, u)) = s.split_once("per") {
-            (n.trim_end_matches("req").trim_end_matches("requests").to_string(), window_of(u).ok_or_else(bad)?)
+            (
+                n.trim_end_matches("req")
+                    .trim_end_matches("requests")
+                    .to_string(),
+                window_of(u).ok_or_else(bad)?,
+            )
         } else {
-            let suffixes = [("rps", 1.0), ("rpm", 60.0), ("rph", 3600.0), ("rpd", 86400.0)];
+            let suffixes = [
+                ("rps", 1.0),
+                ("rpm", 60.0),
+                ("rph", 3600.0),
+                ("rpd", 86400.0),
+            ];
             let (n, w) = suffixes
                 .iter()
                 .find_map(|(suf, w)| s.strip_suffix(suf).map(|n| (n.to_string(), *w)))
@@ -75,7 +93,9 @@ impl Rate {
         };
         let count: f64 = num.parse().map_err(|_| bad())?;
         if !count.is_finite() || count <= 0.0 {
-            return Err(UnitError(format!("rate {input:?} must be a positive number of requests; {RATE_FORMS}")));
+            return Err(UnitError(format!(
+                "rate {input:?} must be a positive number of requests; {RATE_FORMS}"
+            )));
         }
         Ok(Rate::new(count, window))
     }
@@ -119,7 +139,9 @@ pub fn parse_duration_ms(input: &str) -> Result<f64, UnitError> {
         }
         let n: f64 = rest[..num_end].parse().map_err(|_| bad())?;
         rest = &rest[num_end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
         let factor = match &rest[..unit_end] {
             "us" | "µs" => 0.001,
             "ms" => 1.0,

@@ -131,7 +131,9 @@ pub fn is_rate_limited(r: &Request) -> bool {
             h.contains("retry-after")
                 || h.iter().any(|(n, _)| {
                     let n = n.to_ascii_lowercase();
-                    n.starts_with("x-ratelimit") || n.starts_with("ratelimit") || n.starts_with("x-rate-limit")
+                    n.starts_with("x-ratelimit")
+                        || n.starts_with("ratelimit")
+                        || n.starts_with("x-rate-limit")
                 })
         }
         _ => false,

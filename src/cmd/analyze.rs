@@ -15,13 +15,22 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         None => None,
     };
     let format = args.format.unwrap_or_else(|| match &args.output {
-        Some(p) if p.extension().map(|e| e.eq_ignore_ascii_case("json")).unwrap_or(false) => OutputFormat::Json,
+        Some(p)
+            if p.extension()
+                .map(|e| e.eq_ignore_ascii_case("json"))
+                .unwrap_or(false) =>
+        {
+            OutputFormat::Json
+        }
         _ => OutputFormat::Table,
     });
     if let Some(out) = &args.output {
         for f in &args.files {
             if output::same_file(std::path::Path::new(f), out) {
-                return Err(Error::fatal(format!("-o {}: refusing to write over the input {f}", out.display())));
+                return Err(Error::fatal(format!(
+                    "-o {}: refusing to write over the input {f}",
+                    out.display()
+                )));
             }
         }
     }
@@ -31,7 +40,9 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     let read_any = inputs.iter().any(|i| i.summary.records > 0);
     let (summaries, requests) = merge_inputs(inputs);
     if !read_any {
-        return Err(Error::fatal("nothing could be read from the inputs (see the messages above)"));
+        return Err(Error::fatal(
+            "nothing could be read from the inputs (see the messages above)",
+        ));
     }
     let report = analyze(summaries, &requests, &AnalyzeOptions { limit });
 
@@ -43,8 +54,10 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         }
     };
     match &args.output {
-        Some(p) => output::atomic_write(p, &bytes).map_err(|e| Error::fatal(format!("cannot write {}: {e}", p.display())))?,
-        None => output::to_stdout(&bytes).map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
+        Some(p) => output::atomic_write(p, &bytes)
+            .map_err(|e| Error::fatal(format!("cannot write {}: {e}", p.display())))?,
+        None => output::to_stdout(&bytes)
+            .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(0)
 }

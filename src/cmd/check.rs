@@ -46,8 +46,10 @@ fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), (String, Strin
 }
 
 pub fn run(args: CheckArgs) -> Outcome {
-    let opened = source::open(&args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
-    let sniffed = source::sniff(&opened.prefix, &args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
+    let opened =
+        source::open(&args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
+    let sniffed = source::sniff(&opened.prefix, &args.input)
+        .map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
     let mut text = String::new();
     opened
         .into_reader()
@@ -67,9 +69,17 @@ pub fn run(args: CheckArgs) -> Outcome {
     } else {
         text.as_str()
     };
-    let doc: Value = serde_json::from_str(body).map_err(|e| Error::fatal(format!("{}: not valid JSON: {e}", args.input)))?;
+    let doc: Value = serde_json::from_str(body)
+        .map_err(|e| Error::fatal(format!("{}: not valid JSON: {e}", args.input)))?;
     let report = check_document(&doc, &args.input, devs);
-    let shown = CheckReport { deviations: report.deviations.into_iter().take(args.max_issues).collect(), ..report };
+    let shown = CheckReport {
+        deviations: report
+            .deviations
+            .into_iter()
+            .take(args.max_issues)
+            .collect(),
+        ..report
+    };
     let bytes = match args.format {
         OutputFormat::Json => {
             let mut b = serde_json::to_vec_pretty(&shown).expect("serializes");
@@ -85,10 +95,20 @@ pub fn run(args: CheckArgs) -> Outcome {
 /// Check a parsed HAR document. `devs` may hold deviations found before parsing.
 pub fn check_document(doc: &Value, source: &str, mut devs: Vec<Deviation>) -> CheckReport {
     let mut push = |at: String, entry: Option<usize>, field: String, problem: String| {
-        devs.push(Deviation { at, entry, field, problem })
+        devs.push(Deviation {
+            at,
+            entry,
+            field,
+            problem,
+        })
     };
     let Some(log) = doc.get("log") else {
-        push("document".into(), None, "log".into(), "missing the top-level \"log\" object".into());
+        push(
+            "document".into(),
+            None,
+            "log".into(),
+            "missing the top-level \"log\" object".into(),
+        );
         let n = devs.len();
         return CheckReport {
             schema_version: 1,
@@ -101,25 +121,51 @@ pub fn check_document(doc: &Value, source: &str, mut devs: Vec<Deviation>) -> Ch
             deviations: devs,
         };
     };
-    let version = log.get("version").and_then(Value::as_str).map(str::to_string);
+    let version = log
+        .get("version")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let v13 = version.as_deref() == Some("1.3");
     match version.as_deref() {
         Some("1.2") | Some("1.3") => {}
-        Some(v) => push("log".into(), None, "version".into(), format!("version {v:?} is not 1.2 or 1.3; checked against 1.2")),
-        None => push("log".into(), None, "version".into(), "missing (required; \"1.2\" or \"1.3\")".into()),
+        Some(v) => push(
+            "log".into(),
+            None,
+            "version".into(),
+            format!("version {v:?} is not 1.2 or 1.3; checked against 1.2"),
+        ),
+        None => push(
+            "log".into(),
+            None,
+            "version".into(),
+            "missing (required; \"1.2\" or \"1.3\")".into(),
+        ),
     }
     let against = if v13 { "1.3" } else { "1.2" };
     match log.get("creator") {
         Some(c) => {
-            let res = if v13 { typed::<har::v1_3::Creator>(c) } else { typed::<har::v1_2::Creator>(c) };
+            let res = if v13 {
+                typed::<har::v1_3::Creator>(c)
+            } else {
+                typed::<har::v1_2::Creator>(c)
+            };
             if let Err((f, p)) = res {
                 push("log.creator".into(), None, f, p);
             }
         }
-        None => push("log".into(), None, "creator".into(), "missing (required)".into()),
+        None => push(
+            "log".into(),
+            None,
+            "creator".into(),
+            "missing (required)".into(),
+        ),
     }
     if let Some(b) = log.get("browser") {
-        let res = if v13 { typed::<har::v1_3::Creator>(b) } else { typed::<har::v1_2::Creator>(b) };
+        let res = if v13 {
+            typed::<har::v1_3::Creator>(b)
+        } else {
+            typed::<har::v1_2::Creator>(b)
+        };
         if let Err((f, p)) = res {
             push("log.browser".into(), None, f, p);
         }
@@ -128,13 +174,22 @@ pub fn check_document(doc: &Value, source: &str, mut devs: Vec<Deviation>) -> Ch
         match pages.as_array() {
             Some(ps) => {
                 for (i, p) in ps.iter().enumerate() {
-                    let res = if v13 { typed::<har::v1_3::Pages>(p) } else { typed::<har::v1_2::Pages>(p) };
+                    let res = if v13 {
+                        typed::<har::v1_3::Pages>(p)
+                    } else {
+                        typed::<har::v1_2::Pages>(p)
+                    };
                     if let Err((f, pr)) = res {
                         push(format!("log.pages[{i}]"), None, f, pr);
                     }
                     if let Some(s) = p.get("startedDateTime").and_then(Value::as_str) {
                         if chrono::DateTime::parse_from_rfc3339(s).is_err() {
-                            push(format!("log.pages[{i}]"), None, "startedDateTime".into(), format!("{s:?} is not ISO 8601"));
+                            push(
+                                format!("log.pages[{i}]"),
+                                None,
+                                "startedDateTime".into(),
+                                format!("{s:?} is not ISO 8601"),
+                            );
                         }
                     }
                 }
@@ -150,9 +205,18 @@ pub fn check_document(doc: &Value, source: &str, mut devs: Vec<Deviation>) -> Ch
                 entries += 1;
                 let before = devs.len();
                 let at = format!("log.entries[{i}]");
-                let res = if v13 { typed::<har::v1_3::Entries>(e) } else { typed::<har::v1_2::Entries>(e) };
+                let res = if v13 {
+                    typed::<har::v1_3::Entries>(e)
+                } else {
+                    typed::<har::v1_2::Entries>(e)
+                };
                 if let Err((f, p)) = res {
-                    devs.push(Deviation { at: at.clone(), entry: Some(i), field: f, problem: p });
+                    devs.push(Deviation {
+                        at: at.clone(),
+                        entry: Some(i),
+                        field: f,
+                        problem: p,
+                    });
                 }
                 value_rules(e, i, &at, &mut devs);
                 if devs.len() > before {
@@ -183,11 +247,19 @@ pub fn check_document(doc: &Value, source: &str, mut devs: Vec<Deviation>) -> Ch
 /// Spec rules on values that typed deserialization cannot see.
 fn value_rules(e: &Value, i: usize, at: &str, devs: &mut Vec<Deviation>) {
     let mut push = |field: &str, problem: String| {
-        devs.push(Deviation { at: at.to_string(), entry: Some(i), field: field.to_string(), problem })
+        devs.push(Deviation {
+            at: at.to_string(),
+            entry: Some(i),
+            field: field.to_string(),
+            problem,
+        })
     };
     if let Some(s) = e.get("startedDateTime").and_then(Value::as_str) {
         if chrono::DateTime::parse_from_rfc3339(s).is_err() {
-            push("startedDateTime", format!("{s:?} is not an ISO 8601 date with time zone"));
+            push(
+                "startedDateTime",
+                format!("{s:?} is not an ISO 8601 date with time zone"),
+            );
         }
     }
     if let Some(t) = e.get("time").and_then(Value::as_f64) {
@@ -199,7 +271,10 @@ fn value_rules(e: &Value, i: usize, at: &str, devs: &mut Vec<Deviation>) {
         for f in ["send", "wait", "receive"] {
             if let Some(x) = t.get(f).and_then(Value::as_f64) {
                 if x < 0.0 {
-                    push(&format!("timings.{f}"), format!("{x} is negative (required non-negative)"));
+                    push(
+                        &format!("timings.{f}"),
+                        format!("{x} is negative (required non-negative)"),
+                    );
                 }
             }
         }
@@ -213,7 +288,10 @@ fn value_rules(e: &Value, i: usize, at: &str, devs: &mut Vec<Deviation>) {
     }
     if let Some(s) = e.pointer("/response/status").and_then(Value::as_i64) {
         if !(100..=999).contains(&s) && s != 0 {
-            push("response.status", format!("{s} is not an HTTP status (0 = no response)"));
+            push(
+                "response.status",
+                format!("{s} is not an HTTP status (0 = no response)"),
+            );
         }
     }
 }
@@ -239,10 +317,17 @@ fn render_table(r: &CheckReport) -> String {
         r.entries,
         r.entries_with_deviations,
         r.deviation_count,
-        if r.deviation_count > r.deviations.len() { format!(" ({} shown)", r.deviations.len()) } else { String::new() }
+        if r.deviation_count > r.deviations.len() {
+            format!(" ({} shown)", r.deviations.len())
+        } else {
+            String::new()
+        }
     );
     if r.deviation_count > 0 {
-        let _ = writeln!(out, "toomany analyze reads this file anyway; other tools may reject it.");
+        let _ = writeln!(
+            out,
+            "toomany analyze reads this file anyway; other tools may reject it."
+        );
     }
     out
 }

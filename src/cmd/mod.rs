@@ -20,7 +20,10 @@ pub struct Error {
 impl Error {
     /// Bad usage or nothing could be read: exit 2.
     pub fn fatal(message: impl Into<String>) -> Error {
-        Error { message: message.into(), code: 2 }
+        Error {
+            message: message.into(),
+            code: 2,
+        }
     }
 }
 
@@ -58,8 +61,9 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
     }
     let redactor = match &args.fingerprint_key_file {
         Some(p) => {
-            let bytes = std::fs::read(p)
-                .map_err(|e| Error::fatal(format!("--fingerprint-key-file {}: {e}", p.display())))?;
+            let bytes = std::fs::read(p).map_err(|e| {
+                Error::fatal(format!("--fingerprint-key-file {}: {e}", p.display()))
+            })?;
             if bytes.len() < 16 {
                 return Err(Error::fatal(format!(
                     "--fingerprint-key-file {}: the key must be at least 16 bytes (e.g. `head -c 32 /dev/urandom > key`)",
@@ -70,5 +74,9 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
         }
         None => Redactor::random(),
     };
-    Ok(ingest::Options { format: args.input_format, field_map, redactor })
+    Ok(ingest::Options {
+        format: args.input_format,
+        field_map,
+        redactor,
+    })
 }

@@ -15,14 +15,23 @@ pub fn run(args: RedactArgs) -> Outcome {
     let opts = ingest_options(&args.input_args)?;
     let out_path = Path::new(&args.output);
     if args.output != "-" {
-        if args.input != "-" && (output::same_file(Path::new(&args.input), out_path) || args.input == args.output) {
-            return Err(Error::fatal(format!("-o {}: refusing to overwrite the input", args.output)));
+        if args.input != "-"
+            && (output::same_file(Path::new(&args.input), out_path) || args.input == args.output)
+        {
+            return Err(Error::fatal(format!(
+                "-o {}: refusing to overwrite the input",
+                args.output
+            )));
         }
         if out_path.exists() && !args.force {
-            return Err(Error::fatal(format!("{} exists; pass --force to replace it", args.output)));
+            return Err(Error::fatal(format!(
+                "{} exists; pass --force to replace it",
+                args.output
+            )));
         }
     }
-    let opened = source::open(&args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
+    let opened =
+        source::open(&args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
     let sniffed = source::sniff(&opened.prefix, &args.input);
     let (format, jsonp) = match (opts.format, sniffed) {
         (Some(f), Ok(s)) => (f, s.jsonp),
@@ -37,28 +46,43 @@ pub fn run(args: RedactArgs) -> Outcome {
     let (bytes, warnings) = match format {
         Format::Har => {
             let mut text = String::new();
-            reader
-                .read_to_string(&mut text)
-                .map_err(|e| Error::fatal(format!("{}: cannot read as UTF-8 text: {e}", args.input)))?;
-            let body = if jsonp { strip_jsonp(&text) } else { text.as_str() };
+            reader.read_to_string(&mut text).map_err(|e| {
+                Error::fatal(format!("{}: cannot read as UTF-8 text: {e}", args.input))
+            })?;
+            let body = if jsonp {
+                strip_jsonp(&text)
+            } else {
+                text.as_str()
+            };
             let mut doc: Value = serde_json::from_str(body).map_err(|e| {
-                Error::fatal(format!("{}: not a complete JSON document ({e}); nothing written", args.input))
+                Error::fatal(format!(
+                    "{}: not a complete JSON document ({e}); nothing written",
+                    args.input
+                ))
             })?;
             redact_value(&mut doc, r, None);
-            let mut out = serde_json::to_vec_pretty(&doc).map_err(|e| Error::fatal(e.to_string()))?;
+            let mut out =
+                serde_json::to_vec_pretty(&doc).map_err(|e| Error::fatal(e.to_string()))?;
             out.push(b'\n');
             (out, Vec::new())
         }
-        Format::Jsonl => redact_lines(&mut reader, r).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?,
+        Format::Jsonl => redact_lines(&mut reader, r)
+            .map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?,
     };
     for w in &warnings {
         eprintln!("toomany: warning: {}:{w}", args.input);
     }
-    let bytes = if gzip_out { gzip(&bytes).map_err(|e| Error::fatal(e.to_string()))? } else { bytes };
-    if args.output == "-" {
-        output::to_stdout(&bytes).map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?;
+    let bytes = if gzip_out {
+        gzip(&bytes).map_err(|e| Error::fatal(e.to_string()))?
     } else {
-        output::atomic_write(out_path, &bytes).map_err(|e| Error::fatal(format!("cannot write {}: {e}", args.output)))?;
+        bytes
+    };
+    if args.output == "-" {
+        output::to_stdout(&bytes)
+            .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?;
+    } else {
+        output::atomic_write(out_path, &bytes)
+            .map_err(|e| Error::fatal(format!("cannot write {}: {e}", args.output)))?;
         eprintln!("toomany: wrote {} ({} bytes)", args.output, bytes.len());
     }
     Ok(0)
@@ -129,7 +153,11 @@ pub fn redact_value(v: &mut Value, r: &Redactor, key: Option<&str>) {
     match v {
         Value::String(s) => {
             let red = match key {
-                Some(k) if k.eq_ignore_ascii_case("url") || k.eq_ignore_ascii_case("redirecturl") => r.url(s),
+                Some(k)
+                    if k.eq_ignore_ascii_case("url") || k.eq_ignore_ascii_case("redirecturl") =>
+                {
+                    r.url(s)
+                }
                 Some(k) if is_secret_field(k) || is_secret_header(k) => r.token(s),
                 _ => r.text(s),
             };
@@ -147,7 +175,11 @@ pub fn redact_value(v: &mut Value, r: &Redactor, key: Option<&str>) {
             for it in items.iter_mut() {
                 match (kind, it) {
                     (Some(kind), Value::Object(m)) if m.contains_key("name") => {
-                        let name = m.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+                        let name = m
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string();
                         if let Some(Value::String(val)) = m.get_mut("value") {
                             *val = match kind {
                                 Pairs::Headers => r.header(&name, val),
@@ -167,7 +199,11 @@ pub fn redact_value(v: &mut Value, r: &Redactor, key: Option<&str>) {
         }
         Value::Object(m) => {
             // A HAR content object with a base64 body: decode, redact, re-encode when it is text.
-            let is_b64 = m.get("encoding").and_then(Value::as_str).map(|e| e.eq_ignore_ascii_case("base64")).unwrap_or(false);
+            let is_b64 = m
+                .get("encoding")
+                .and_then(Value::as_str)
+                .map(|e| e.eq_ignore_ascii_case("base64"))
+                .unwrap_or(false);
             if is_b64 {
                 if let Some(Value::String(t)) = m.get_mut("text") {
                     let engine = base64::engine::general_purpose::STANDARD;
@@ -182,7 +218,9 @@ pub fn redact_value(v: &mut Value, r: &Redactor, key: Option<&str>) {
                 }
             }
             // A map of header name → value (JSON-lines logs).
-            let header_map = key.map(|k| k.to_ascii_lowercase().contains("headers")).unwrap_or(false);
+            let header_map = key
+                .map(|k| k.to_ascii_lowercase().contains("headers"))
+                .unwrap_or(false);
             for (k, val) in m.iter_mut() {
                 if is_b64 && k == "text" {
                     continue;
@@ -215,12 +253,24 @@ mod tests {
         redact_value(&mut v, &r, None);
         let s = v.to_string();
         for c in ["S1", "S2", "S3", "S4", "S5", "S7"] {
-            assert!(!s.contains(&format!("\"{c}\"")) && !s.contains(&format!("={c}")) && !s.contains(&format!(" {c}")), "{c} in {s}");
+            assert!(
+                !s.contains(&format!("\"{c}\""))
+                    && !s.contains(&format!("={c}"))
+                    && !s.contains(&format!(" {c}")),
+                "{c} in {s}"
+            );
         }
         assert!(s.contains("\"*/*\""));
         assert!(s.contains("_custom"));
-        let b64 = v["log"]["entries"][0]["response"]["content"]["text"].as_str().unwrap();
-        let dec = String::from_utf8(base64::engine::general_purpose::STANDARD.decode(b64).unwrap()).unwrap();
+        let b64 = v["log"]["entries"][0]["response"]["content"]["text"]
+            .as_str()
+            .unwrap();
+        let dec = String::from_utf8(
+            base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .unwrap(),
+        )
+        .unwrap();
         assert!(!dec.contains("S6"), "{dec}");
     }
 }

@@ -49,12 +49,20 @@ pub fn parse_timestamp(s: &str) -> Option<DateTime<Utc>> {
     }
     // ISO 8601 variants real exporters write: space separator, no offset (taken as UTC),
     // offset without colon.
-    for fmt in ["%Y-%m-%dT%H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f%z", "%Y-%m-%d %H:%M:%S%.f %z"] {
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f%z",
+        "%Y-%m-%d %H:%M:%S%.f%z",
+        "%Y-%m-%d %H:%M:%S%.f %z",
+    ] {
         if let Ok(d) = DateTime::parse_from_str(t, fmt) {
             return Some(d.with_timezone(&Utc));
         }
     }
-    for fmt in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.fZ"] {
+    for fmt in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M:%S%.fZ",
+    ] {
         if let Ok(d) = NaiveDateTime::parse_from_str(t, fmt) {
             return Some(Utc.from_utc_datetime(&d));
         }

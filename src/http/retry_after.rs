@@ -41,7 +41,13 @@ pub struct RetryAfter {
 
 impl RetryAfter {
     pub fn absent() -> Self {
-        RetryAfter { raw: None, seconds: None, kind: Kind::Absent, header: None, note: None }
+        RetryAfter {
+            raw: None,
+            seconds: None,
+            kind: Kind::Absent,
+            header: None,
+            note: None,
+        }
     }
 
     fn invalid(raw: &str, why: &str) -> Self {
@@ -87,7 +93,9 @@ pub fn parse(raw: &str, now: Option<DateTime<Utc>>) -> RetryAfter {
                 seconds: Some(s),
                 kind: Kind::Delta,
                 header: None,
-                note: Some("decimal seconds (RFC 9110 allows only integers); read as seconds".into()),
+                note: Some(
+                    "decimal seconds (RFC 9110 allows only integers); read as seconds".into(),
+                ),
             };
         }
         return RetryAfter::invalid(raw, "negative or non-finite number");

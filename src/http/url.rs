@@ -83,10 +83,13 @@ pub fn origin(url: &str) -> Option<String> {
 
 /// Query pairs `(name, value)` in order, not percent-decoded.
 pub fn query_pairs(query: &str) -> impl Iterator<Item = (&str, &str)> {
-    query.split('&').filter(|s| !s.is_empty()).map(|pair| match pair.find('=') {
-        Some(i) => (&pair[..i], &pair[i + 1..]),
-        None => (pair, ""),
-    })
+    query
+        .split('&')
+        .filter(|s| !s.is_empty())
+        .map(|pair| match pair.find('=') {
+            Some(i) => (&pair[..i], &pair[i + 1..]),
+            None => (pair, ""),
+        })
 }
 
 /// A URL reduced to what identifies "the same call": scheme, host and path, with numeric and
@@ -123,7 +126,10 @@ mod tests {
         assert_eq!(p.path, "/v1/x");
         assert_eq!(p.query, "a=1&b=2");
         assert_eq!(p.fragment, "frag");
-        assert_eq!(host("https://u:p@api.example.com:8443/v1/x"), "api.example.com");
+        assert_eq!(
+            host("https://u:p@api.example.com:8443/v1/x"),
+            "api.example.com"
+        );
     }
 
     #[test]

@@ -95,6 +95,8 @@ struct RawCreator {
 struct State<'a> {
     source: &'a Arc<str>,
     redactor: &'a Redactor,
+    /// Normalized records. Growing by doubling is cheap in resident memory: large
+    /// reallocations are remapped by the allocator, not copied (measured: docs/decisions.md).
     out: Vec<Request>,
     batch: Vec<(usize, RawEntry)>,
     warnings: Warnings,
@@ -118,15 +120,17 @@ impl State<'_> {
             .into_par_iter()
             .map(|(i, e)| normalize(i, e, source, redactor))
             .collect();
+        let mut kept = Vec::with_capacity(results.len());
         for (req, ws) in results {
             for w in ws {
                 self.warnings.push(w);
             }
             match req {
-                Some(r) => self.out.push(r),
+                Some(r) => kept.push(r),
                 None => self.skipped += 1,
             }
         }
+        self.out.extend(kept);
     }
 }
 
@@ -135,7 +139,10 @@ struct RootSeed<'s, 'a>(&'s mut State<'a>);
 impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(LogVisitor { st: self.0, root: true })
+        d.deserialize_map(LogVisitor {
+            st: self.0,
+            root: true,
+        })
     }
 }
 
@@ -144,7 +151,10 @@ struct LogSeed<'s, 'a>(&'s mut State<'a>);
 impl<'de> DeserializeSeed<'de> for LogSeed<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(LogVisitor { st: self.0, root: false })
+        d.deserialize_any(LogVisitor {
+            st: self.0,
+            root: false,
+        })
     }
 }
 
@@ -158,7 +168,11 @@ struct LogVisitor<'s, 'a> {
 impl<'de> Visitor<'de> for LogVisitor<'_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(if self.root { "a HAR document (a JSON object with \"log\")" } else { "the HAR log object" })
+        f.write_str(if self.root {
+            "a HAR document (a JSON object with \"log\")"
+        } else {
+            "the HAR log object"
+        })
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<String>()? {
@@ -247,7 +261,11 @@ impl<'de> Visitor<'de> for EntriesVisitor<'_, '_> {
                         _ => "not an object",
                     };
                     st.skipped += 1;
-                    let w = warn(st.source, Some(Position::Entry(index)), format!("entry is {what}, not an object; skipped"));
+                    let w = warn(
+                        st.source,
+                        Some(Position::Entry(index)),
+                        format!("entry is {what}, not an object; skipped"),
+                    );
                     st.warnings.push(w);
                 }
             }
@@ -262,7 +280,11 @@ impl<'de> Visitor<'de> for EntriesVisitor<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         self.0.saw_entries = true;
-        let w = warn(self.0.source, None, "log.entries is an object, not an array; no entries read");
+        let w = warn(
+            self.0.source,
+            None,
+            "log.entries is an object, not an array; no entries read",
+        );
         self.0.warnings.push(w);
         Ok(())
     }
@@ -272,7 +294,12 @@ impl<'de> Visitor<'de> for EntriesVisitor<'_, '_> {
 }
 
 /// Read a HAR from `reader`. `jsonp`: skip a `callback(` prefix (HARP files).
-pub fn read(mut reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Options, jsonp: bool) -> ReadOutcome {
+pub fn read(
+    mut reader: Box<dyn BufRead + Send>,
+    source: &Arc<str>,
+    opts: &Options,
+    jsonp: bool,
+) -> ReadOutcome {
     if jsonp {
         let mut skipped = Vec::new();
         if let Err(e) = reader.read_until(b'(', &mut skipped) {
@@ -299,21 +326,38 @@ pub fn read(mut reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Optio
         saw_entries: false,
     };
     if jsonp {
-        st.warnings.push(warn(source, None, "JSONP/HARP wrapper (callback(...)) around the HAR; read the HAR inside"));
+        st.warnings.push(warn(
+            source,
+            None,
+            "JSONP/HARP wrapper (callback(...)) around the HAR; read the HAR inside",
+        ));
     }
     let mut de = serde_json::Deserializer::from_reader(reader);
     let result = RootSeed(&mut st).deserialize(&mut de);
     let in_entries = st.in_entries;
     let at_entry = st.next_entry;
     st.flush();
-    let error = result.err().map(|e| describe_error(&e, in_entries, at_entry, st.out.len()));
+    let requests = std::mem::take(&mut st.out);
+    let error = result
+        .err()
+        .map(|e| describe_error(&e, in_entries, at_entry, requests.len()));
     if let Some(v) = &st.version {
         if !matches!(v.trim(), "1.1" | "1.2" | "1.3") {
-            let w = warn(source, None, format!("log.version is {v:?} (expected 1.1, 1.2 or 1.3); read anyway"));
+            let w = warn(
+                source,
+                None,
+                format!("log.version is {v:?} (expected 1.1, 1.2 or 1.3); read anyway"),
+            );
             st.warnings.push(w);
         }
     }
-    ReadOutcome { requests: st.out, skipped: st.skipped, warnings: st.warnings, creator: st.creator, error }
+    ReadOutcome {
+        requests,
+        skipped: st.skipped,
+        warnings: st.warnings,
+        creator: st.creator,
+        error,
+    }
 }
 
 fn describe_error(e: &serde_json::Error, in_entries: bool, entry: usize, kept: usize) -> String {
@@ -351,12 +395,17 @@ fn headers_from(
         warns.push(odd_note(field, o.describe()));
     }
     if list.odd_items > 0 {
-        warns.push(format!("{field}: {} item(s) not objects; skipped", list.odd_items));
+        warns.push(format!(
+            "{field}: {} item(s) not objects; skipped",
+            list.odd_items
+        ));
     }
     let mut h = Headers::new();
     let mut null_values = 0;
     for item in &list.items {
-        let Some(name) = item.name.as_str() else { continue };
+        let Some(name) = item.name.as_str() else {
+            continue;
+        };
         let value = match &item.value {
             LStr::Str(s) | LStr::Coerced(s) => s.as_str(),
             _ => {
@@ -368,7 +417,9 @@ fn headers_from(
         h.push(name, redactor.header(name, value));
     }
     if null_values > 0 {
-        warns.push(format!("{field}: {null_values} header value(s) null or not text; read as empty"));
+        warns.push(format!(
+            "{field}: {null_values} header value(s) null or not text; read as empty"
+        ));
     }
     h
 }
@@ -389,14 +440,26 @@ fn num_field(n: &LNum, field: &str, warns: &mut Vec<String>) -> Option<f64> {
 }
 
 /// Turn one raw entry into a redacted [`Request`] plus its warnings.
-fn normalize(index: usize, e: RawEntry, source: &Arc<str>, redactor: &Redactor) -> (Option<Request>, Vec<Warning>) {
+fn normalize(
+    index: usize,
+    e: RawEntry,
+    source: &Arc<str>,
+    redactor: &Redactor,
+) -> (Option<Request>, Vec<Warning>) {
     let pos = Position::Entry(index);
     let mut warns: Vec<String> = Vec::new();
-    let mut r = Request::at(Location { source: source.clone(), position: pos });
+    let mut r = Request::at(Location {
+        source: source.clone(),
+        position: pos,
+    });
 
     let (req, resp) = (e.request.get(), e.response.get());
     if req.is_none() && resp.is_none() {
-        let w = warn(source, Some(pos), "entry has neither request nor response; skipped");
+        let w = warn(
+            source,
+            Some(pos),
+            "entry has neither request nor response; skipped",
+        );
         return (None, vec![w]);
     }
     if let LObj::Odd(o) = &e.request {
@@ -409,16 +472,25 @@ fn normalize(index: usize, e: RawEntry, source: &Arc<str>, redactor: &Redactor) 
     match &e.started {
         LStr::Str(s) | LStr::Coerced(s) => match crate::http::date::parse_timestamp(s) {
             Some(t) => r.started = Some(t),
-            None => warns.push(format!("startedDateTime {s:?} is not a date; the record has no time")),
+            None => warns.push(format!(
+                "startedDateTime {s:?} is not a date; the record has no time"
+            )),
         },
-        LStr::Missing | LStr::Null => warns.push("no startedDateTime; the record has no time".into()),
+        LStr::Missing | LStr::Null => {
+            warns.push("no startedDateTime; the record has no time".into())
+        }
         LStr::Odd(o) => warns.push(odd_note("startedDateTime", o.describe())),
     }
 
     let mut raw_req_headers = Vec::new();
     let mut raw_url = String::new();
     if let Some(req) = req {
-        r.method = req.method.as_str().unwrap_or("").trim().to_ascii_uppercase();
+        r.method = req
+            .method
+            .as_str()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_uppercase();
         if r.method.is_empty() {
             warns.push("request.method is empty or missing".into());
         }
@@ -427,7 +499,13 @@ fn normalize(index: usize, e: RawEntry, source: &Arc<str>, redactor: &Redactor) 
             warns.push("request.url is empty or missing".into());
         }
         r.url = redactor.url(&raw_url);
-        r.request_headers = headers_from(&req.headers, "request.headers", redactor, &mut raw_req_headers, &mut warns);
+        r.request_headers = headers_from(
+            &req.headers,
+            "request.headers",
+            redactor,
+            &mut raw_req_headers,
+            &mut warns,
+        );
         if let Some(pd) = req.post_data.get() {
             if let Some(d) = pd.text.digest {
                 if pd.text.len > 0 {
@@ -444,27 +522,50 @@ fn normalize(index: usize, e: RawEntry, source: &Arc<str>, redactor: &Redactor) 
             Some(s) if (100.0..1000.0).contains(&s) => r.status = s as u16,
             Some(s) if s <= 0.0 => r.status = 0, // -1 (Playwright, Charles) and 0: no response
             Some(s) if (1.0..100.0).contains(&s) => {
-                warns.push(format!("response.status {s} is not an HTTP status; kept as is"));
+                warns.push(format!(
+                    "response.status {s} is not an HTTP status; kept as is"
+                ));
                 r.status = s as u16;
             }
             Some(s) => {
-                warns.push(format!("response.status {s} is out of range; read as 0 (no response)"));
+                warns.push(format!(
+                    "response.status {s} is out of range; read as 0 (no response)"
+                ));
             }
             None => {}
         }
-        r.response_headers = headers_from(&resp.headers, "response.headers", redactor, &mut raw_resp_headers, &mut warns);
+        r.response_headers = headers_from(
+            &resp.headers,
+            "response.headers",
+            redactor,
+            &mut raw_resp_headers,
+            &mut warns,
+        );
         if let Some(c) = resp.content.get() {
             let mime = r
                 .response_headers
                 .get("content-type")
                 .map(str::to_string)
-                .or_else(|| c.mime.as_str().filter(|m| !m.is_empty()).map(str::to_string));
+                .or_else(|| {
+                    c.mime
+                        .as_str()
+                        .filter(|m| !m.is_empty())
+                        .map(str::to_string)
+                });
             r.response_mime = mime;
             let keep_body = !(200..400).contains(&r.status);
             if keep_body {
                 if let Some(head) = &c.text.head {
-                    let base64 = c.encoding.as_str().map(|s| s.eq_ignore_ascii_case("base64")).unwrap_or(false);
-                    let text = if base64 { decode_base64_head(head) } else { Some(head.clone()) };
+                    let base64 = c
+                        .encoding
+                        .as_str()
+                        .map(|s| s.eq_ignore_ascii_case("base64"))
+                        .unwrap_or(false);
+                    let text = if base64 {
+                        decode_base64_head(head)
+                    } else {
+                        Some(head.clone())
+                    };
                     if let Some(t) = text.filter(|t| !t.is_empty()) {
                         r.body_excerpt = Some(redactor.excerpt(&t, BODY_EXCERPT));
                     }
@@ -487,7 +588,11 @@ fn normalize(index: usize, e: RawEntry, source: &Arc<str>, redactor: &Redactor) 
             r.wait_ms = wait.filter(|w| *w >= 0.0);
             if r.duration_ms.is_none() {
                 let parts = [&t.blocked, &t.dns, &t.connect, &t.send, &t.wait, &t.receive];
-                let sum: f64 = parts.iter().filter_map(|n| n.value()).filter(|v| *v > 0.0).sum();
+                let sum: f64 = parts
+                    .iter()
+                    .filter_map(|n| n.value())
+                    .filter(|v| *v > 0.0)
+                    .sum();
                 if sum > 0.0 {
                     r.duration_ms = Some(sum);
                 }
@@ -498,10 +603,19 @@ fn normalize(index: usize, e: RawEntry, source: &Arc<str>, redactor: &Redactor) 
     }
 
     r.client = client_hints(&r, e.pageref.as_str());
-    r.credential = redactor.credential(raw_req_headers.iter().map(|(n, v)| (n.as_str(), v.as_str())), &raw_url);
+    r.credential = redactor.credential(
+        raw_req_headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str())),
+        &raw_url,
+    );
     let _ = raw_resp_headers;
 
-    let ws = warns.into_iter().map(|m| warn(source, Some(pos), m)).collect();
+    r.shrink_to_fit();
+    let ws = warns
+        .into_iter()
+        .map(|m| warn(source, Some(pos), m))
+        .collect();
     (Some(r), ws)
 }
 
@@ -509,10 +623,15 @@ fn normalize(index: usize, e: RawEntry, source: &Arc<str>, redactor: &Redactor) 
 fn decode_base64_head(head: &str) -> Option<String> {
     let clean: String = head.chars().filter(|c| !c.is_whitespace()).collect();
     let cut = clean.len() - clean.len() % 4;
-    let bytes = base64::engine::general_purpose::STANDARD.decode(&clean[..cut]).ok()?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&clean[..cut])
+        .ok()?;
     let text = String::from_utf8_lossy(&bytes);
     // Binary bodies (images, TLS bytes) are not worth an excerpt.
-    let control = text.chars().filter(|c| c.is_control() && !c.is_whitespace()).count();
+    let control = text
+        .chars()
+        .filter(|c| c.is_control() && !c.is_whitespace())
+        .count();
     if control * 10 > text.chars().count().max(1) {
         return None;
     }
@@ -550,12 +669,21 @@ mod tests {
     use std::io::Cursor;
 
     fn opts() -> Options {
-        Options { format: None, field_map: Vec::new(), redactor: Redactor::from_key_material(b"k") }
+        Options {
+            format: None,
+            field_map: Vec::new(),
+            redactor: Redactor::from_key_material(b"k"),
+        }
     }
 
     fn read_str(s: &str) -> ReadOutcome {
         let src: Arc<str> = Arc::from("t.har");
-        read(Box::new(Cursor::new(s.as_bytes().to_vec())), &src, &opts(), false)
+        read(
+            Box::new(Cursor::new(s.as_bytes().to_vec())),
+            &src,
+            &opts(),
+            false,
+        )
     }
 
     #[test]
@@ -592,7 +720,11 @@ mod tests {
         assert_eq!(o.skipped, 1);
         assert_eq!(o.requests[0].status, 429);
         assert!(o.warnings.count >= 3);
-        assert!(o.warnings.kept.iter().any(|w| w.position == Some(Position::Entry(1))));
+        assert!(o
+            .warnings
+            .kept
+            .iter()
+            .any(|w| w.position == Some(Position::Entry(1))));
     }
 
     #[test]

@@ -18,20 +18,131 @@ const CHUNK_BYTES: usize = 8 * 1024 * 1024;
 
 /// Canonical fields and the paths tried for each, in order. `--map` entries go first.
 const ALIASES: &[(&str, &[&str])] = &[
-    ("time", &["time", "timestamp", "@timestamp", "ts", "start_time", "startTime", "datetime", "date"]),
-    ("method", &["method", "request_method", "http_method", "verb", "request.method", "http.method", "http.request.method"]),
-    ("url", &["url", "request_url", "uri", "request_uri", "request.url", "http.url", "url.full"]),
-    ("host", &["host", "hostname", "server_name", "request.host", "http.host", "url.domain"]),
+    (
+        "time",
+        &[
+            "time",
+            "timestamp",
+            "@timestamp",
+            "ts",
+            "start_time",
+            "startTime",
+            "datetime",
+            "date",
+        ],
+    ),
+    (
+        "method",
+        &[
+            "method",
+            "request_method",
+            "http_method",
+            "verb",
+            "request.method",
+            "http.method",
+            "http.request.method",
+        ],
+    ),
+    (
+        "url",
+        &[
+            "url",
+            "request_url",
+            "uri",
+            "request_uri",
+            "request.url",
+            "http.url",
+            "url.full",
+        ],
+    ),
+    (
+        "host",
+        &[
+            "host",
+            "hostname",
+            "server_name",
+            "request.host",
+            "http.host",
+            "url.domain",
+        ],
+    ),
     ("path", &["path", "request_path", "url.path"]),
-    ("status", &["status", "status_code", "response_code", "statusCode", "response_status", "response.status", "http.status_code", "http.response.status_code"]),
-    ("duration_ms", &["duration_ms", "latency_ms", "elapsed_ms", "response_time_ms", "duration", "response_time", "latency", "elapsed", "request_time"]),
-    ("request_headers", &["request_headers", "req_headers", "request.headers", "http.request.headers"]),
-    ("response_headers", &["response_headers", "resp_headers", "headers", "response.headers", "http.response.headers"]),
-    ("response_body", &["response_body", "body", "response.body", "http.response.body.content"]),
-    ("client", &["client", "client_id", "caller", "service", "worker"]),
-    ("request_id", &["request_id", "requestId", "req_id", "trace_id"]),
-    ("client_ip", &["client_ip", "remote_addr", "ip", "clientip", "source.ip"]),
-    ("user_agent", &["user_agent", "http_user_agent", "userAgent", "user_agent.original"]),
+    (
+        "status",
+        &[
+            "status",
+            "status_code",
+            "response_code",
+            "statusCode",
+            "response_status",
+            "response.status",
+            "http.status_code",
+            "http.response.status_code",
+        ],
+    ),
+    (
+        "duration_ms",
+        &[
+            "duration_ms",
+            "latency_ms",
+            "elapsed_ms",
+            "response_time_ms",
+            "duration",
+            "response_time",
+            "latency",
+            "elapsed",
+            "request_time",
+        ],
+    ),
+    (
+        "request_headers",
+        &[
+            "request_headers",
+            "req_headers",
+            "request.headers",
+            "http.request.headers",
+        ],
+    ),
+    (
+        "response_headers",
+        &[
+            "response_headers",
+            "resp_headers",
+            "headers",
+            "response.headers",
+            "http.response.headers",
+        ],
+    ),
+    (
+        "response_body",
+        &[
+            "response_body",
+            "body",
+            "response.body",
+            "http.response.body.content",
+        ],
+    ),
+    (
+        "client",
+        &["client", "client_id", "caller", "service", "worker"],
+    ),
+    (
+        "request_id",
+        &["request_id", "requestId", "req_id", "trace_id"],
+    ),
+    (
+        "client_ip",
+        &["client_ip", "remote_addr", "ip", "clientip", "source.ip"],
+    ),
+    (
+        "user_agent",
+        &[
+            "user_agent",
+            "http_user_agent",
+            "userAgent",
+            "user_agent.original",
+        ],
+    ),
     ("retry_after", &["retry_after", "sent_http_retry_after"]),
 ];
 
@@ -59,9 +170,11 @@ fn find<'v>(v: &'v Value, field: &str, map: &[(String, String)]) -> Option<(&'v 
         }
     }
     let (_, paths) = ALIASES.iter().find(|(c, _)| *c == field)?;
-    paths
-        .iter()
-        .find_map(|p| lookup(v, p).filter(|x| !x.is_null()).map(|x| (x, p.to_string())))
+    paths.iter().find_map(|p| {
+        lookup(v, p)
+            .filter(|x| !x.is_null())
+            .map(|x| (x, p.to_string()))
+    })
 }
 
 fn as_text(v: &Value) -> Option<String> {
@@ -73,7 +186,13 @@ fn as_text(v: &Value) -> Option<String> {
     }
 }
 
-fn headers_of(v: &Value, redactor: &Redactor, raw: &mut Vec<(String, String)>, warns: &mut Vec<String>, field: &str) -> Headers {
+fn headers_of(
+    v: &Value,
+    redactor: &Redactor,
+    raw: &mut Vec<(String, String)>,
+    warns: &mut Vec<String>,
+    field: &str,
+) -> Headers {
     let mut h = Headers::new();
     let mut push = |name: &str, value: &Value| {
         let values: Vec<String> = match value {
@@ -99,7 +218,9 @@ fn headers_of(v: &Value, redactor: &Redactor, raw: &mut Vec<(String, String)>, w
                 }
             }
         }
-        _ => warns.push(format!("{field} is neither an object nor a list of {{name, value}}; ignored")),
+        _ => warns.push(format!(
+            "{field} is neither an object nor a list of {{name, value}}; ignored"
+        )),
     }
     h
 }
@@ -113,7 +234,11 @@ fn parse_time(v: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
 }
 
 fn parse_duration(v: &Value, field: &str) -> Option<f64> {
-    let scale = if SECONDS_FIELDS.contains(&field) { 1000.0 } else { 1.0 };
+    let scale = if SECONDS_FIELDS.contains(&field) {
+        1000.0
+    } else {
+        1.0
+    };
     match v {
         Value::Number(n) => n.as_f64().map(|x| x * scale),
         Value::String(s) => {
@@ -128,24 +253,41 @@ fn parse_duration(v: &Value, field: &str) -> Option<f64> {
 }
 
 /// Normalize one parsed line.
-fn normalize(line: usize, v: &Value, source: &Arc<str>, opts: &Options) -> Result<(Request, Vec<Warning>), Warning> {
+fn normalize(
+    line: usize,
+    v: &Value,
+    source: &Arc<str>,
+    opts: &Options,
+) -> Result<(Request, Vec<Warning>), Warning> {
     let pos = Position::Line(line);
     if !v.is_object() {
-        return Err(warn(source, Some(pos), "line is JSON but not an object; skipped"));
+        return Err(warn(
+            source,
+            Some(pos),
+            "line is JSON but not an object; skipped",
+        ));
     }
     let red = &opts.redactor;
     let map = &opts.field_map;
     let mut warns = Vec::new();
-    let mut r = Request::at(Location { source: source.clone(), position: pos });
+    let mut r = Request::at(Location {
+        source: source.clone(),
+        position: pos,
+    });
 
     match find(v, "time", map) {
         Some((t, f)) => match parse_time(t) {
             Some(ts) => r.started = Some(ts),
             None => warns.push(format!("{f} is not a time ({t}); the record has no time")),
         },
-        None => warns.push("no time field (time, timestamp, @timestamp, ts; or --map time=PATH)".into()),
+        None => {
+            warns.push("no time field (time, timestamp, @timestamp, ts; or --map time=PATH)".into())
+        }
     }
-    r.method = find(v, "method", map).and_then(|(m, _)| as_text(m)).unwrap_or_default().to_ascii_uppercase();
+    r.method = find(v, "method", map)
+        .and_then(|(m, _)| as_text(m))
+        .unwrap_or_default()
+        .to_ascii_uppercase();
 
     let raw_url = match find(v, "url", map).and_then(|(u, _)| as_text(u)) {
         Some(u) if u.contains("://") || u.starts_with("//") => u,
@@ -153,7 +295,9 @@ fn normalize(line: usize, v: &Value, source: &Arc<str>, opts: &Options) -> Resul
             let host = find(v, "host", map).and_then(|(h, _)| as_text(h));
             let path = other.or_else(|| find(v, "path", map).and_then(|(p, _)| as_text(p)));
             match (host, path) {
-                (Some(h), Some(p)) => format!("//{h}{}{p}", if p.starts_with('/') { "" } else { "/" }),
+                (Some(h), Some(p)) => {
+                    format!("//{h}{}{p}", if p.starts_with('/') { "" } else { "/" })
+                }
                 (Some(h), None) => format!("//{h}/"),
                 (None, Some(p)) => p,
                 (None, None) => {
@@ -166,13 +310,20 @@ fn normalize(line: usize, v: &Value, source: &Arc<str>, opts: &Options) -> Resul
     r.url = red.url(&raw_url);
 
     match find(v, "status", map) {
-        Some((Value::Number(n), _)) => r.status = n.as_f64().filter(|s| (0.0..1000.0).contains(s)).unwrap_or(0.0) as u16,
+        Some((Value::Number(n), _)) => {
+            r.status = n
+                .as_f64()
+                .filter(|s| (0.0..1000.0).contains(s))
+                .unwrap_or(0.0) as u16
+        }
         Some((Value::String(s), f)) => match s.trim().parse::<u16>() {
             Ok(x) if x < 1000 => r.status = x,
             _ => warns.push(format!("{f} {s:?} is not a status code; read as 0")),
         },
         Some((_, f)) => warns.push(format!("{f} is not a status code; read as 0")),
-        None => warns.push("no status field (status, status_code, response_code, statusCode); read as 0".into()),
+        None => warns.push(
+            "no status field (status, status_code, response_code, statusCode); read as 0".into(),
+        ),
     }
     if let Some((d, f)) = find(v, "duration_ms", map) {
         match parse_duration(d, &f) {
@@ -191,7 +342,8 @@ fn normalize(line: usize, v: &Value, source: &Arc<str>, opts: &Options) -> Resul
     if !r.response_headers.contains("retry-after") {
         if let Some(ra) = find(v, "retry_after", map).and_then(|(x, _)| as_text(x)) {
             if !ra.is_empty() && ra != "-" {
-                r.response_headers.push("Retry-After", red.header("retry-after", &ra));
+                r.response_headers
+                    .push("Retry-After", red.header("retry-after", &ra));
             }
         }
     }
@@ -207,7 +359,11 @@ fn normalize(line: usize, v: &Value, source: &Arc<str>, opts: &Options) -> Resul
             }
         }
     }
-    if let Some(body) = v.get("request_body").and_then(as_text).filter(|b| !b.is_empty()) {
+    if let Some(body) = v
+        .get("request_body")
+        .and_then(as_text)
+        .filter(|b| !b.is_empty())
+    {
         r.request_body_fingerprint = Some(red.fingerprint(&body));
     }
 
@@ -219,9 +375,14 @@ fn normalize(line: usize, v: &Value, source: &Arc<str>, opts: &Options) -> Resul
         r.client.client_ip = Some(ip);
     }
     if r.client.user_agent.is_none() {
-        r.client.user_agent = find(v, "user_agent", map).and_then(|(c, _)| as_text(c)).map(|u| red.text(&u));
+        r.client.user_agent = find(v, "user_agent", map)
+            .and_then(|(c, _)| as_text(c))
+            .map(|u| red.text(&u));
     }
-    r.credential = red.credential(raw_req.iter().map(|(n, v)| (n.as_str(), v.as_str())), &raw_url);
+    r.credential = red.credential(
+        raw_req.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+        &raw_url,
+    );
     if r.credential.is_none() {
         // Logs often record the caller's key id as a field of its own.
         for key in ["api_key", "api_key_id", "key_id", "credential"] {
@@ -231,7 +392,11 @@ fn normalize(line: usize, v: &Value, source: &Arc<str>, opts: &Options) -> Resul
             }
         }
     }
-    let ws = warns.into_iter().map(|m| warn(source, Some(pos), m)).collect();
+    r.shrink_to_fit();
+    let ws = warns
+        .into_iter()
+        .map(|m| warn(source, Some(pos), m))
+        .collect();
     Ok((r, ws))
 }
 
@@ -242,14 +407,21 @@ enum Line {
 }
 
 /// Read one line of at most [`MAX_LINE`] bytes; longer lines are consumed and reported.
-fn next_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<Option<(bool, usize)>> {
+fn next_line(
+    reader: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<(bool, usize)>> {
     buf.clear();
     let mut total = 0usize;
     let mut too_long = false;
     loop {
         let avail = reader.fill_buf()?;
         if avail.is_empty() {
-            return Ok(if total == 0 { None } else { Some((too_long, total)) });
+            return Ok(if total == 0 {
+                None
+            } else {
+                Some((too_long, total))
+            });
         }
         let (chunk, done) = match memchr(avail) {
             Some(i) => (&avail[..i], Some(i + 1)),
@@ -287,27 +459,42 @@ pub fn read(mut reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Optio
     let mut chunk: Vec<Line> = Vec::new();
     let mut chunk_bytes = 0usize;
 
-    let process = |chunk: &mut Vec<Line>, out: &mut Vec<Request>, warnings: &mut Warnings, skipped: &mut usize| {
+    let process = |chunk: &mut Vec<Line>,
+                   out: &mut Vec<Request>,
+                   warnings: &mut Warnings,
+                   skipped: &mut usize| {
         let lines = std::mem::take(chunk);
         let results: Vec<Result<(Request, Vec<Warning>), Warning>> = lines
             .into_par_iter()
             .map(|l| match l {
                 Line::Text(n, s) => match serde_json::from_str::<Value>(&s) {
                     Ok(v) => normalize(n, &v, source, opts),
-                    Err(e) => Err(warn(source, Some(Position::Line(n)), format!("not valid JSON: {e}; skipped"))),
+                    Err(e) => Err(warn(
+                        source,
+                        Some(Position::Line(n)),
+                        format!("not valid JSON: {e}; skipped"),
+                    )),
                 },
                 Line::TooLong(n, len) => Err(warn(
                     source,
                     Some(Position::Line(n)),
-                    format!("line is {len} bytes, longer than the {} MiB limit; skipped", MAX_LINE / (1024 * 1024)),
+                    format!(
+                        "line is {len} bytes, longer than the {} MiB limit; skipped",
+                        MAX_LINE / (1024 * 1024)
+                    ),
                 )),
-                Line::NotUtf8(n) => Err(warn(source, Some(Position::Line(n)), "line is not UTF-8 text; skipped")),
+                Line::NotUtf8(n) => Err(warn(
+                    source,
+                    Some(Position::Line(n)),
+                    "line is not UTF-8 text; skipped",
+                )),
             })
             .collect();
+        let mut kept = Vec::with_capacity(results.len());
         for res in results {
             match res {
                 Ok((r, ws)) => {
-                    out.push(r);
+                    kept.push(r);
                     for w in ws {
                         warnings.push(w);
                     }
@@ -318,6 +505,7 @@ pub fn read(mut reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Optio
                 }
             }
         }
+        out.extend(kept);
     };
 
     loop {
@@ -355,11 +543,19 @@ pub fn read(mut reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Optio
     }
     process(&mut chunk, &mut out, &mut warnings, &mut skipped);
     if out.is_empty() && skipped > 0 && error.is_none() {
-        error = Some(format!("none of the {skipped} non-blank lines could be read as a request record"));
+        error = Some(format!(
+            "none of the {skipped} non-blank lines could be read as a request record"
+        ));
     } else if out.is_empty() && skipped == 0 && error.is_none() {
         error = Some("no records: the file has only blank lines".into());
     }
-    ReadOutcome { requests: out, skipped, warnings, creator: None, error }
+    ReadOutcome {
+        requests: out,
+        skipped,
+        warnings,
+        creator: None,
+        error,
+    }
 }
 
 #[cfg(test)]
@@ -368,7 +564,11 @@ mod tests {
     use std::io::Cursor;
 
     fn opts(map: Vec<(String, String)>) -> Options {
-        Options { format: None, field_map: map, redactor: Redactor::from_key_material(b"k") }
+        Options {
+            format: None,
+            field_map: map,
+            redactor: Redactor::from_key_material(b"k"),
+        }
     }
 
     fn read_str(s: &str, o: &Options) -> ReadOutcome {
@@ -398,7 +598,11 @@ mod tests {
         assert_eq!(b.url, "//a.com/v1/pay");
         assert_eq!(b.status, 503);
         assert_eq!(b.location.position, Position::Line(3));
-        assert!(o.warnings.kept.iter().any(|w| w.position == Some(Position::Line(4))));
+        assert!(o
+            .warnings
+            .kept
+            .iter()
+            .any(|w| w.position == Some(Position::Line(4))));
     }
 
     #[test]
@@ -417,7 +621,10 @@ mod tests {
 
     #[test]
     fn overlong_line_is_skipped_not_loaded() {
-        let long = format!("{{\"x\":\"{}\"}}\n{{\"status\":200,\"url\":\"u\",\"time\":1}}\n", "a".repeat(MAX_LINE + 10));
+        let long = format!(
+            "{{\"x\":\"{}\"}}\n{{\"status\":200,\"url\":\"u\",\"time\":1}}\n",
+            "a".repeat(MAX_LINE + 10)
+        );
         let o = read_str(&long, &opts(vec![]));
         assert_eq!(o.requests.len(), 1);
         assert!(o.warnings.kept[0].message.contains("longer than"));

@@ -173,18 +173,13 @@ impl<'de> Deserialize<'de> for LNum {
 }
 
 /// An object read into `T` when it is one; anything else is recorded, not an error.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum LObj<T> {
+    #[default]
     Missing,
     Null,
     Val(T),
     Odd(Odd),
-}
-
-impl<T> Default for LObj<T> {
-    fn default() -> Self {
-        LObj::Missing
-    }
 }
 
 impl<T> LObj<T> {
@@ -249,7 +244,11 @@ pub struct LList<T> {
 
 impl<T> Default for LList<T> {
     fn default() -> Self {
-        LList { items: Vec::new(), odd_items: 0, odd: None }
+        LList {
+            items: Vec::new(),
+            odd_items: 0,
+            odd: None,
+        }
     }
 }
 
@@ -273,22 +272,40 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for LList<T> {
             }
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<LList<T>, A::Error> {
                 drain_map(m)?;
-                Ok(LList { odd: Some(Odd::Object), ..LList::default() })
+                Ok(LList {
+                    odd: Some(Odd::Object),
+                    ..LList::default()
+                })
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<LList<T>, E> {
-                Ok(LList { odd: Some(Odd::String), ..LList::default() })
+                Ok(LList {
+                    odd: Some(Odd::String),
+                    ..LList::default()
+                })
             }
             fn visit_i64<E: de::Error>(self, _: i64) -> Result<LList<T>, E> {
-                Ok(LList { odd: Some(Odd::Number), ..LList::default() })
+                Ok(LList {
+                    odd: Some(Odd::Number),
+                    ..LList::default()
+                })
             }
             fn visit_u64<E: de::Error>(self, _: u64) -> Result<LList<T>, E> {
-                Ok(LList { odd: Some(Odd::Number), ..LList::default() })
+                Ok(LList {
+                    odd: Some(Odd::Number),
+                    ..LList::default()
+                })
             }
             fn visit_f64<E: de::Error>(self, _: f64) -> Result<LList<T>, E> {
-                Ok(LList { odd: Some(Odd::Number), ..LList::default() })
+                Ok(LList {
+                    odd: Some(Odd::Number),
+                    ..LList::default()
+                })
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<LList<T>, E> {
-                Ok(LList { odd: Some(Odd::Bool), ..LList::default() })
+                Ok(LList {
+                    odd: Some(Odd::Bool),
+                    ..LList::default()
+                })
             }
             fn visit_unit<E: de::Error>(self) -> Result<LList<T>, E> {
                 Ok(LList::default())

@@ -87,7 +87,11 @@ pub struct ReadOutcome {
 }
 
 pub(crate) fn warn(source: &Arc<str>, pos: Option<Position>, msg: impl Into<String>) -> Warning {
-    Warning { source: source.clone(), position: pos, message: msg.into() }
+    Warning {
+        source: source.clone(),
+        position: pos,
+        message: msg.into(),
+    }
 }
 
 /// Read one input (a path, or `-` for stdin).

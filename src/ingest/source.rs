@@ -17,7 +17,10 @@ pub struct Opened {
 impl Opened {
     /// A reader over the whole (decompressed) content, prefix included.
     pub fn into_reader(self) -> Box<dyn BufRead + Send> {
-        Box::new(BufReader::with_capacity(256 * 1024, Cursor::new(self.prefix).chain(self.rest)))
+        Box::new(BufReader::with_capacity(
+            256 * 1024,
+            Cursor::new(self.prefix).chain(self.rest),
+        ))
     }
 }
 
@@ -54,7 +57,10 @@ pub fn open(path: &str) -> Result<Opened, String> {
     if prefix.starts_with(&[0xEF, 0xBB, 0xBF]) {
         prefix.drain(..3);
     }
-    Ok(Opened { prefix, rest: reader })
+    Ok(Opened {
+        prefix,
+        rest: reader,
+    })
 }
 
 /// What sniffing decided.
@@ -73,9 +79,16 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
         return Err("empty file: no HAR document or log lines".into());
     }
     let lower_path = path.to_ascii_lowercase();
-    let ext_jsonl = [".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz", ".log", ".log.gz"]
-        .iter()
-        .any(|e| lower_path.ends_with(e));
+    let ext_jsonl = [
+        ".jsonl",
+        ".ndjson",
+        ".jsonl.gz",
+        ".ndjson.gz",
+        ".log",
+        ".log.gz",
+    ]
+    .iter()
+    .any(|e| lower_path.ends_with(e));
     let binary = prefix.iter().take(4096).filter(|&&b| b == 0).count() > 0
         || (std::str::from_utf8(&prefix[..prefix.len().min(4096)]).is_err()
             && text.chars().take(4096).filter(|&c| c == '\u{FFFD}').count() > 8);
@@ -122,7 +135,13 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
 }
 
 fn not_ours(trimmed: &str) -> String {
-    let first: String = trimmed.lines().next().unwrap_or("").chars().take(60).collect();
+    let first: String = trimmed
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(60)
+        .collect();
     format!(
         "not a HAR file or JSON-lines log (first line starts {:?}); use --input-format to force one",
         first
@@ -135,14 +154,26 @@ mod tests {
 
     #[test]
     fn sniffs() {
-        assert_eq!(sniff(br#"{"log":{"entries":[]}}"#, "x").unwrap().format, Format::Har);
+        assert_eq!(
+            sniff(br#"{"log":{"entries":[]}}"#, "x").unwrap().format,
+            Format::Har
+        );
         assert_eq!(sniff(b"{\n  \"log\": {", "x").unwrap().format, Format::Har);
-        assert_eq!(sniff(b"{\"time\":1,\"status\":429}\n{\"time\":2}", "x.har").unwrap().format, Format::Jsonl);
+        assert_eq!(
+            sniff(b"{\"time\":1,\"status\":429}\n{\"time\":2}", "x.har")
+                .unwrap()
+                .format,
+            Format::Jsonl
+        );
         assert!(sniff(b"onInputData({\"log\":{}});", "x").unwrap().jsonp);
         assert!(sniff(b"", "x").unwrap_err().contains("empty"));
         assert!(sniff(b"   \n", "x").unwrap_err().contains("empty"));
-        assert!(sniff(b"\x00\x01\x02junk", "x").unwrap_err().contains("binary"));
+        assert!(sniff(b"\x00\x01\x02junk", "x")
+            .unwrap_err()
+            .contains("binary"));
         assert!(sniff(b"[{\"a\":1}]", "x").unwrap_err().contains("array"));
-        assert!(sniff(b"127.0.0.1 - - [10/Oct/2000", "x").unwrap_err().contains("not a HAR"));
+        assert!(sniff(b"127.0.0.1 - - [10/Oct/2000", "x")
+            .unwrap_err()
+            .contains("not a HAR"));
     }
 }

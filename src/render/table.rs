@@ -41,7 +41,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
 
     // Inputs.
     let mut t = table(style);
-    t.set_header(vec!["input", "format", "records", "skipped", "warnings", "problem"]);
+    t.set_header(vec![
+        "input", "format", "records", "skipped", "warnings", "problem",
+    ]);
     for i in &report.inputs {
         t.add_row(vec![
             Cell::new(&*i.source),
@@ -56,7 +58,11 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
 
     // Summary line.
     let s = &report.summary;
-    let statuses: Vec<String> = s.by_status.iter().map(|(k, v)| format!("{k} × {v}")).collect();
+    let statuses: Vec<String> = s
+        .by_status
+        .iter()
+        .map(|(k, v)| format!("{k} × {v}"))
+        .collect();
     let span = match (s.first, s.last) {
         (Some(a), Some(b)) => format!(
             ", {} → {} UTC ({})",
@@ -71,14 +77,29 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         "{} requests{}; status: {}",
         s.requests,
         span,
-        if statuses.is_empty() { "none".to_string() } else { statuses.join(", ") }
+        if statuses.is_empty() {
+            "none".to_string()
+        } else {
+            statuses.join(", ")
+        }
     );
-    let _ = writeln!(out, "{} rate-limited responses\n", report.rate_limited.len());
+    let _ = writeln!(
+        out,
+        "{} rate-limited responses\n",
+        report.rate_limited.len()
+    );
 
     // Per-429 listing.
     if !report.rate_limited.is_empty() {
         let mut t = table(style);
-        t.set_header(vec!["time (UTC)", "method", "url", "status", "retry-after", "where"]);
+        t.set_header(vec![
+            "time (UTC)",
+            "method",
+            "url",
+            "status",
+            "retry-after",
+            "where",
+        ]);
         for r in &report.rate_limited {
             let ra = match (&r.retry_after.raw, r.retry_after.seconds) {
                 (Some(raw), Some(sec)) if raw.trim() != crate::units::fmt_num(sec) => {
@@ -92,7 +113,11 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                 crate::model::Position::Line(n) => format!("{}:{n}", r.source),
             };
             t.add_row(vec![
-                Cell::new(r.time.map(|t| t.format("%H:%M:%S%.3f").to_string()).unwrap_or_else(|| "—".into())),
+                Cell::new(
+                    r.time
+                        .map(|t| t.format("%H:%M:%S%.3f").to_string())
+                        .unwrap_or_else(|| "—".into()),
+                ),
                 Cell::new(&r.method),
                 Cell::new(shorten(&r.url, URL_WIDTH)),
                 right(r.status),
