@@ -82,6 +82,9 @@ pub struct AnalyzeArgs {
     /// When to use colour: auto is off when stdout is not a terminal or NO_COLOR is set.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
+    /// List every rate-limited response in the table (default: the first 50).
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Args)]

@@ -9,4 +9,6 @@ pub struct Style {
     pub color: bool,
     /// Terminal width for tables (None = no limit).
     pub width: Option<u16>,
+    /// Most rows in per-record listings (None = all).
+    pub max_rows: Option<usize>,
 }

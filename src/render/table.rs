@@ -11,7 +11,7 @@ const URL_WIDTH: usize = 72;
 
 fn table(style: Style) -> Table {
     let mut t = Table::new();
-    t.load_preset(presets::UTF8_HORIZONTAL_ONLY);
+    t.load_preset(presets::UTF8_BORDERS_ONLY);
     t.set_content_arrangement(ContentArrangement::Dynamic);
     if let Some(w) = style.width {
         t.set_width(w);
@@ -89,8 +89,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         report.rate_limited.len()
     );
 
-    // Per-429 listing.
+    // Per-429 listing (bounded unless --all: the JSON report always has every one).
     if !report.rate_limited.is_empty() {
+        let shown = style.max_rows.unwrap_or(usize::MAX).min(report.rate_limited.len());
         let mut t = table(style);
         t.set_header(vec![
             "time (UTC)",
@@ -100,7 +101,7 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
             "retry-after",
             "where",
         ]);
-        for r in &report.rate_limited {
+        for r in report.rate_limited.iter().take(shown) {
             let ra = match (&r.retry_after.raw, r.retry_after.seconds) {
                 (Some(raw), Some(sec)) if raw.trim() != crate::units::fmt_num(sec) => {
                     format!("{raw} ({} s)", crate::units::fmt_num(sec))
@@ -125,7 +126,15 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                 Cell::new(pos),
             ]);
         }
-        let _ = writeln!(out, "Rate-limited responses\n{t}\n");
+        let _ = writeln!(out, "Rate-limited responses\n{t}");
+        if shown < report.rate_limited.len() {
+            let _ = writeln!(
+                out,
+                "… {} more not shown (--all lists every one; --format json always does)",
+                report.rate_limited.len() - shown
+            );
+        }
+        out.push('\n');
     }
 
     // Findings, one line each.

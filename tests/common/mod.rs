@@ -1,0 +1,40 @@
+//! Shared helpers for CLI tests: the binary with a fixed environment, and fixture paths.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// `toomany` with colour off and no inherited NO_COLOR surprises.
+pub fn toomany() -> Command {
+    let mut c = Command::cargo_bin("toomany").expect("binary builds");
+    c.env("NO_COLOR", "1");
+    c
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn sample(name: &str) -> String {
+    repo().join("samples").join(name).to_string_lossy().into_owned()
+}
+
+pub fn fixture(name: &str) -> String {
+    repo().join("tests/fixtures").join(name).to_string_lossy().into_owned()
+}
+
+/// The shared real-exporter corpus, when this checkout sits beside it.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let p = repo().join("../shared/corpus/real-har");
+    p.is_dir().then_some(p)
+}
+
+pub fn json_of(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
+}
+
+pub fn write(dir: &Path, name: &str, content: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, content).expect("write fixture");
+    p.to_string_lossy().into_owned()
+}
