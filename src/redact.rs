@@ -448,6 +448,14 @@ impl Redactor {
     }
 }
 
+/// Strip values quoted in parser messages (serde: `invalid type: string "…", expected f64`,
+/// ``unknown variant `…` ``): the value may be a secret the policy did not recognize by name.
+pub fn scrub_message(msg: &str) -> String {
+    static Q: OnceLock<Regex> = OnceLock::new();
+    let q = Q.get_or_init(|| Regex::new(r#""(?:[^"\\]|\\.)*"|`[^`]*`"#).unwrap());
+    q.replace_all(msg, "…").into_owned()
+}
+
 fn floor_char_boundary(s: &str, max: usize) -> usize {
     if max >= s.len() {
         return s.len();
@@ -551,6 +559,13 @@ mod tests {
         let body = format!("{}{}", "x ".repeat(100), "Bearer SECRETSECRETSECRET16");
         let e = r.excerpt(&body, 210);
         assert!(!e.contains("SECRET"), "{e}");
+    }
+
+    #[test]
+    fn messages_lose_quoted_values() {
+        let m = scrub_message(r#"invalid type: string "s3cr3t \"x\"", expected f64 at line 3"#);
+        assert_eq!(m, "invalid type: string …, expected f64 at line 3");
+        assert_eq!(scrub_message("unknown variant `hunter2`, expected one of"), "unknown variant …, expected one of");
     }
 
     #[test]

@@ -40,7 +40,7 @@ fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), (String, Strin
         Err(e) => {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
-            Err((path, e.into_inner().to_string()))
+            Err((path, crate::redact::scrub_message(&e.into_inner().to_string())))
         }
     }
 }
@@ -293,6 +293,16 @@ fn value_rules(e: &Value, i: usize, at: &str, devs: &mut Vec<Deviation>) {
                 format!("{s} is not an HTTP status (0 = no response)"),
             );
         }
+    }
+}
+
+/// A date value is shown only when it looks like a date (a secret in a date field stays hidden).
+fn shown_date(s: &str) -> String {
+    let plausible = s.len() <= 40 && s.chars().all(|c| c.is_ascii_alphanumeric() || " :-+.,/TZ".contains(c));
+    if plausible && s.chars().any(|c| c.is_ascii_digit()) {
+        format!("{s:?}")
+    } else {
+        "the value".into()
     }
 }
 

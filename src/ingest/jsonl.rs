@@ -278,7 +278,7 @@ fn normalize(
     match find(v, "time", map) {
         Some((t, f)) => match parse_time(t) {
             Some(ts) => r.started = Some(ts),
-            None => warns.push(format!("{f} is not a time ({t}); the record has no time")),
+            None => warns.push(format!("{f} is not a time ({}); the record has no time", red.text(&t.to_string()))),
         },
         None => {
             warns.push("no time field (time, timestamp, @timestamp, ts; or --map time=PATH)".into())
@@ -318,7 +318,7 @@ fn normalize(
         }
         Some((Value::String(s), f)) => match s.trim().parse::<u16>() {
             Ok(x) if x < 1000 => r.status = x,
-            _ => warns.push(format!("{f} {s:?} is not a status code; read as 0")),
+            _ => warns.push(format!("{f} is not a status code; read as 0")),
         },
         Some((_, f)) => warns.push(format!("{f} is not a status code; read as 0")),
         None => warns.push(
