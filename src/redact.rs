@@ -565,7 +565,10 @@ mod tests {
     fn messages_lose_quoted_values() {
         let m = scrub_message(r#"invalid type: string "s3cr3t \"x\"", expected f64 at line 3"#);
         assert_eq!(m, "invalid type: string …, expected f64 at line 3");
-        assert_eq!(scrub_message("unknown variant `hunter2`, expected one of"), "unknown variant …, expected one of");
+        assert_eq!(
+            scrub_message("unknown variant `hunter2`, expected one of"),
+            "unknown variant …, expected one of"
+        );
     }
 
     #[test]

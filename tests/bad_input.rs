@@ -6,7 +6,9 @@ use common::*;
 use predicates::str::contains;
 
 fn analyze_one(path: &str) -> assert_cmd::assert::Assert {
-    toomany().args(["analyze", path, "--format", "json"]).assert()
+    toomany()
+        .args(["analyze", path, "--format", "json"])
+        .assert()
 }
 
 #[test]
@@ -14,22 +16,46 @@ fn each_kind_of_bad_file_gets_a_clear_message() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("not-json.har", b"hello, this is not JSON\n".to_vec(), "not a HAR file or JSON-lines log"),
-        ("truncated.har", br#"{"log":{"version":"1.2","entries":[{"request":{"url":"https://a/"},"resp"#.to_vec(), "truncated"),
+        (
+            "not-json.har",
+            b"hello, this is not JSON\n".to_vec(),
+            "not a HAR file or JSON-lines log",
+        ),
+        (
+            "truncated.har",
+            br#"{"log":{"version":"1.2","entries":[{"request":{"url":"https://a/"},"resp"#.to_vec(),
+            "truncated",
+        ),
         ("empty.har", Vec::new(), "empty file"),
         ("blank.jsonl", b"\n\n   \n".to_vec(), "empty file"),
-        ("junk.bin", vec![0u8, 159, 146, 150, 0, 1, 2, 3, 255, 254], "binary data"),
-        ("no-entries.har", br#"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[]}}"#.to_vec(), "no entries"),
+        (
+            "junk.bin",
+            vec![0u8, 159, 146, 150, 0, 1, 2, 3, 255, 254],
+            "binary data",
+        ),
+        (
+            "no-entries.har",
+            br#"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[]}}"#
+                .to_vec(),
+            "no entries",
+        ),
         ("wrong-root.har", br#"{"log": 42}"#.to_vec(), "no entries"),
         ("array.json", br#"[{"status":429}]"#.to_vec(), "JSON array"),
-        ("bad-lines.jsonl", b"{oops\n{\"also\": \n".to_vec(), "none of the 2 non-blank lines"),
+        (
+            "bad-lines.jsonl",
+            b"{oops\n{\"also\": \n".to_vec(),
+            "none of the 2 non-blank lines",
+        ),
     ];
     for (name, content, expect) in cases {
         let p = write(d, name, &content);
         let out = analyze_one(&p).code(2).get_output().clone();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(name), "{name}: message names the file: {err}");
-        assert!(err.contains(expect), "{name}: expected {expect:?} in: {err}");
+        assert!(
+            err.contains(expect),
+            "{name}: expected {expect:?} in: {err}"
+        );
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
 }
@@ -46,7 +72,10 @@ fn truncated_har_keeps_what_was_read_and_locates_the_break() {
     let records = input["records"].as_u64().unwrap();
     assert!(records > 30 && records < 67, "partial results: {records}");
     let err = input["error"].as_str().unwrap();
-    assert!(err.contains(&format!("stopped at entry {records}")), "{err}");
+    assert!(
+        err.contains(&format!("stopped at entry {records}")),
+        "{err}"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("cut.har"));
 }
 
@@ -66,8 +95,14 @@ fn wrong_types_are_warnings_with_entry_index_not_failures() {
     assert_eq!(input["records"], 2);
     assert_eq!(input["skipped"], 1);
     let warnings = input["warnings"].as_array().unwrap();
-    assert!(warnings.iter().any(|w| w["entry"] == 0 && w["message"].as_str().unwrap().contains("response.status is a string")));
-    assert!(warnings.iter().any(|w| w["entry"] == 1 && w["message"].as_str().unwrap().contains("not an object")));
+    assert!(warnings.iter().any(|w| w["entry"] == 0
+        && w["message"]
+            .as_str()
+            .unwrap()
+            .contains("response.status is a string")));
+    assert!(warnings
+        .iter()
+        .any(|w| w["entry"] == 1 && w["message"].as_str().unwrap().contains("not an object")));
     assert!(warnings.iter().any(|w| w["entry"] == 2));
     assert_eq!(v["rate_limited"][0]["retry_after"]["raw"], "5");
 }
@@ -77,7 +112,13 @@ fn one_bad_file_does_not_stop_the_others() {
     let tmp = tempfile::tempdir().unwrap();
     let bad = write(tmp.path(), "bad.har", b"\x00\x01binary");
     let out = toomany()
-        .args(["analyze", &bad, &sample("cdn-burst.har"), "--format", "json"])
+        .args([
+            "analyze",
+            &bad,
+            &sample("cdn-burst.har"),
+            "--format",
+            "json",
+        ])
         .assert()
         .success()
         .stderr(contains("bad.har"))
@@ -92,12 +133,14 @@ fn one_bad_file_does_not_stop_the_others() {
 fn overlong_jsonl_line_is_skipped_with_its_line_number() {
     let tmp = tempfile::tempdir().unwrap();
     let mut content = Vec::new();
-    content.extend_from_slice(br#"{"time":"2024-01-01T00:00:00Z","url":"https://a/","status":429}"#);
+    content
+        .extend_from_slice(br#"{"time":"2024-01-01T00:00:00Z","url":"https://a/","status":429}"#);
     content.push(b'\n');
     content.extend_from_slice(b"{\"blob\":\"");
     content.extend(std::iter::repeat_n(b'a', 17 * 1024 * 1024));
     content.extend_from_slice(b"\"}\n");
-    content.extend_from_slice(br#"{"time":"2024-01-01T00:00:01Z","url":"https://a/","status":200}"#);
+    content
+        .extend_from_slice(br#"{"time":"2024-01-01T00:00:01Z","url":"https://a/","status":200}"#);
     content.push(b'\n');
     let p = write(tmp.path(), "long.jsonl", &content);
     let out = analyze_one(&p).success().get_output().clone();
@@ -111,6 +154,10 @@ fn overlong_jsonl_line_is_skipped_with_its_line_number() {
 #[test]
 fn bad_usage_is_exit_2() {
     toomany().args(["analyze"]).assert().code(2);
-    toomany().args(["analyze", &sample("cdn-burst.har"), "--map", "nonsense"]).assert().code(2).stderr(contains("CANONICAL=PATH"));
+    toomany()
+        .args(["analyze", &sample("cdn-burst.har"), "--map", "nonsense"])
+        .assert()
+        .code(2)
+        .stderr(contains("CANONICAL=PATH"));
     toomany().args(["frobnicate"]).assert().code(2);
 }

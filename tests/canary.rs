@@ -7,7 +7,8 @@ use common::*;
 use std::path::Path;
 
 /// A JWT whose parts contain no canary text, so it must be caught by shape.
-const JWT: &str = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjYW5hcnktand0LXVzZXIifQ.Q0FOQVJZLXNpZ25hdHVyZS1ieXRlcw";
+const JWT: &str =
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjYW5hcnktand0LXVzZXIifQ.Q0FOQVJZLXNpZ25hdHVyZS1ieXRlcw";
 
 fn c(n: u32) -> String {
     format!("CANARY{n:03}x")
@@ -29,7 +30,10 @@ fn har_with_canaries() -> String {
         ("X-Goog-Signature", c(13)),
         ("X-Credential", c(14)),
         ("X-Debug-Jwt-Carrier", JWT.to_string()),
-        ("Referer", format!("https://app.example.com/cb?code={}&state=ok", c(15))),
+        (
+            "Referer",
+            format!("https://app.example.com/cb?code={}&state=ok", c(15)),
+        ),
         (":path", format!("/v1/x?access_token={}", c(16))),
         ("X-Note", format!("bearer {}", c(17))),
     ];
@@ -38,16 +42,36 @@ fn har_with_canaries() -> String {
         .map(|(n, v)| format!(r#"{{"name":"{n}","value":"{v}"}}"#))
         .collect();
     let params = [
-        "api_key", "apikey", "access_token", "refresh_token", "id_token", "token", "sig", "signature", "password",
-        "client_secret", "code", "key", "session",
+        "api_key",
+        "apikey",
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "token",
+        "sig",
+        "signature",
+        "password",
+        "client_secret",
+        "code",
+        "key",
+        "session",
     ];
-    let query: Vec<String> = params.iter().enumerate().map(|(i, p)| format!("{p}={}", c(100 + i as u32))).collect();
+    let query: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("{p}={}", c(100 + i as u32)))
+        .collect();
     let qs: Vec<String> = params
         .iter()
         .enumerate()
         .map(|(i, p)| format!(r#"{{"name":"{p}","value":"{}"}}"#, c(100 + i as u32)))
         .collect();
-    let url = format!("https://user:{}@api.example.com/v1/{JWT}/items?{}&page=2#access_token={}", c(20), query.join("&"), c(21));
+    let url = format!(
+        "https://user:{}@api.example.com/v1/{JWT}/items?{}&page=2#access_token={}",
+        c(20),
+        query.join("&"),
+        c(21)
+    );
     let body_json = format!(
         r#"{{\"password\":\"{}\",\"client_secret\":\"{}\",\"nested\":{{\"refresh_token\":\"{}\"}},\"user\":\"bob\",\"note\":\"Bearer {}\"}}"#,
         c(30),
@@ -61,7 +85,10 @@ fn har_with_canaries() -> String {
         c(50),
         c(51)
     );
-    let ok_body = format!(r#"{{\"access_token\":\"{}\",\"id_token\":\"{JWT}\"}}"#, c(60));
+    let ok_body = format!(
+        r#"{{\"access_token\":\"{}\",\"id_token\":\"{JWT}\"}}"#,
+        c(60)
+    );
     format!(
         r#"{{"log":{{"version":"1.2","creator":{{"name":"canary","version":"1"}},"entries":[
   {{"startedDateTime":"2026-01-01T00:00:00.000Z","time":50,"_initiator":{{"type":"script","url":"https://cdn.example.com/a.js?token={}"}},
@@ -118,13 +145,21 @@ fn jsonl_with_canaries() -> String {
         });
         lines.push(line.to_string());
     }
-    lines.push(format!("not json but has Bearer {} and ?token={}", c(220), c(221)));
+    lines.push(format!(
+        "not json but has Bearer {} and ?token={}",
+        c(220),
+        c(221)
+    ));
     lines.join("\n") + "\n"
 }
 
 fn assert_clean(what: &str, bytes: &[u8]) {
     let s = String::from_utf8_lossy(bytes);
-    assert!(!s.contains("CANARY"), "{what} leaks a canary:\n{}", excerpt(&s));
+    assert!(
+        !s.contains("CANARY"),
+        "{what} leaks a canary:\n{}",
+        excerpt(&s)
+    );
     assert!(!s.contains(JWT), "{what} leaks the JWT");
     assert!(!s.contains("Q0FOQVJZ"), "{what} leaks part of the JWT");
 }
@@ -148,22 +183,41 @@ fn no_canary_survives_any_subcommand_or_format() {
     let har = write(d, "canary.har", har_with_canaries().as_bytes());
     let jsonl = write(d, "canary.jsonl", jsonl_with_canaries().as_bytes());
     // The planted files really contain the canaries (the test can fail).
-    assert!(std::fs::read_to_string(&har).unwrap().contains("CANARY001x"));
-    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&har).unwrap()).expect("canary HAR is valid JSON");
+    assert!(std::fs::read_to_string(&har)
+        .unwrap()
+        .contains("CANARY001x"));
+    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&har).unwrap())
+        .expect("canary HAR is valid JSON");
 
     for input in [&har, &jsonl] {
         for fmt in ["table", "json"] {
-            run_and_check(&format!("analyze {input} --format {fmt}"), &["analyze", input, "--format", fmt, "--all"], d);
+            run_and_check(
+                &format!("analyze {input} --format {fmt}"),
+                &["analyze", input, "--format", fmt, "--all"],
+                d,
+            );
         }
         run_and_check("analyze -o", &["analyze", input, "-o", "report.json"], d);
-        run_and_check("analyze -o table", &["analyze", input, "-o", "report.txt"], d);
+        run_and_check(
+            "analyze -o table",
+            &["analyze", input, "-o", "report.txt"],
+            d,
+        );
         for out in ["red.out", "red.out.gz"] {
             let _ = std::fs::remove_file(d.join(out));
-            run_and_check(&format!("redact {input} -o {out}"), &["redact", input, "-o", out], d);
+            run_and_check(
+                &format!("redact {input} -o {out}"),
+                &["redact", input, "-o", out],
+                d,
+            );
         }
         run_and_check("redact to stdout", &["redact", input, "-o", "-"], d);
         for fmt in ["table", "json"] {
-            run_and_check(&format!("check {input}"), &["check", input, "--format", fmt], d);
+            run_and_check(
+                &format!("check {input}"),
+                &["check", input, "--format", fmt],
+                d,
+            );
         }
     }
     // Every file written anywhere in the directory, decompressed when gzipped.
@@ -177,7 +231,9 @@ fn no_canary_survives_any_subcommand_or_format() {
         if name.ends_with(".gz") {
             use std::io::Read;
             let mut s = Vec::new();
-            flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut s).unwrap();
+            flate2::read::MultiGzDecoder::new(&bytes[..])
+                .read_to_end(&mut s)
+                .unwrap();
             bytes = s;
         }
         assert!(!bytes.is_empty(), "{name} written");
@@ -190,16 +246,28 @@ fn redacted_har_keeps_structure_and_non_secrets() {
     let tmp = tempfile::tempdir().unwrap();
     let har = write(tmp.path(), "canary.har", har_with_canaries().as_bytes());
     let out = tmp.path().join("clean.har");
-    toomany().args(["redact", &har, "-o", out.to_str().unwrap()]).assert().success();
+    toomany()
+        .args(["redact", &har, "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     let e = &v["log"]["entries"][0];
-    assert_eq!(e["_initiator"]["type"], "script", "exporter _fields are kept");
+    assert_eq!(
+        e["_initiator"]["type"], "script",
+        "exporter _fields are kept"
+    );
     assert_eq!(e["response"]["status"], 429);
     assert!(e["request"]["url"].as_str().unwrap().contains("page=2"));
     assert_eq!(e["request"]["headers"].as_array().unwrap().len(), 17);
-    assert!(e["request"]["headers"][0]["value"].as_str().unwrap().starts_with("Bearer <redacted:"));
+    assert!(e["request"]["headers"][0]["value"]
+        .as_str()
+        .unwrap()
+        .starts_with("Bearer <redacted:"));
     // The analysis of the redacted copy sees the same 429.
-    let a = toomany().args(["analyze", out.to_str().unwrap(), "--format", "json"]).assert().success();
+    let a = toomany()
+        .args(["analyze", out.to_str().unwrap(), "--format", "json"])
+        .assert()
+        .success();
     let rep = json_of(&a.get_output().stdout);
     assert_eq!(rep["rate_limited"][0]["retry_after"]["raw"], "12");
 }

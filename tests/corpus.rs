@@ -23,12 +23,18 @@ fn every_corpus_file_loads_or_fails_with_a_located_error() {
     assert!(files.len() >= 30, "corpus has its files");
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let out = toomany().args(["analyze", path.to_str().unwrap(), "--format", "json"]).output().unwrap();
+        let out = toomany()
+            .args(["analyze", path.to_str().unwrap(), "--format", "json"])
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
         if MALFORMED.contains(&name.as_str()) {
             assert_eq!(out.status.code(), Some(2), "{name}");
-            assert!(stderr.contains(&name) && stderr.contains("line"), "{name}: located error: {stderr}");
+            assert!(
+                stderr.contains(&name) && stderr.contains("line"),
+                "{name}: located error: {stderr}"
+            );
             continue;
         }
         assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
@@ -44,10 +50,18 @@ fn every_corpus_file_loads_or_fails_with_a_located_error() {
 fn the_corpus_429_file_reports_all_eleven() {
     let Some(dir) = corpus_dir() else { return };
     let p = dir.join("chrome-webinspector-requestgenerator-429-503-subset.har");
-    let out = toomany().args(["analyze", p.to_str().unwrap(), "--format", "json"]).assert().success();
+    let out = toomany()
+        .args(["analyze", p.to_str().unwrap(), "--format", "json"])
+        .assert()
+        .success();
     let v = json_of(&out.get_output().stdout);
     assert_eq!(v["summary"]["by_status"]["429"], 11);
-    let n429 = v["rate_limited"].as_array().unwrap().iter().filter(|r| r["status"] == 429).count();
+    let n429 = v["rate_limited"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == 429)
+        .count();
     assert_eq!(n429, 11);
 }
 
@@ -56,7 +70,10 @@ fn check_reports_deviations_with_entry_index_on_lenient_exports() {
     let Some(dir) = corpus_dir() else { return };
     // BrowserMob via Gson: no version, no creator, non-ISO dates, entries without `time`.
     let p = dir.join("browsermob-gson-nonisodate-noversion.har");
-    let out = toomany().args(["check", p.to_str().unwrap(), "--format", "json"]).assert().code(1);
+    let out = toomany()
+        .args(["check", p.to_str().unwrap(), "--format", "json"])
+        .assert()
+        .code(1);
     let v = json_of(&out.get_output().stdout);
     let devs = v["deviations"].as_array().unwrap();
     assert!(devs.iter().any(|d| d["field"] == "version"));

@@ -10,14 +10,28 @@ fn redact_refuses_existing_output_without_force_and_never_touches_input() {
     let original = std::fs::read(sample("cdn-burst.har")).unwrap();
     let input = write(tmp.path(), "in.har", &original);
     let out = write(tmp.path(), "out.har", b"keep me");
-    toomany().args(["redact", &input, "-o", &out]).assert().code(2).stderr(contains("--force"));
+    toomany()
+        .args(["redact", &input, "-o", &out])
+        .assert()
+        .code(2)
+        .stderr(contains("--force"));
     assert_eq!(std::fs::read(&out).unwrap(), b"keep me");
-    toomany().args(["redact", &input, "-o", &out, "--force"]).assert().success();
+    toomany()
+        .args(["redact", &input, "-o", &out, "--force"])
+        .assert()
+        .success();
     assert_ne!(std::fs::read(&out).unwrap(), b"keep me");
-    toomany().args(["redact", &input, "-o", &input, "--force"]).assert().code(2).stderr(contains("overwrite the input"));
+    toomany()
+        .args(["redact", &input, "-o", &input, "--force"])
+        .assert()
+        .code(2)
+        .stderr(contains("overwrite the input"));
     assert_eq!(std::fs::read(&input).unwrap(), original, "input unchanged");
     // No temp files left behind.
-    let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let names: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
@@ -25,22 +39,54 @@ fn redact_refuses_existing_output_without_force_and_never_touches_input() {
 fn redacted_sample_loses_tokens_keeps_everything_else() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("clean.har.gz");
-    toomany().args(["redact", &sample("cdn-burst.har"), "-o", out.to_str().unwrap()]).assert().success();
+    toomany()
+        .args([
+            "redact",
+            &sample("cdn-burst.har"),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
     let mut text = String::new();
     use std::io::Read;
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(&out).unwrap()).read_to_string(&mut text).unwrap();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(&out).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
     assert!(!text.contains("eyJhbGci"), "JWT bearer token gone");
     assert!(!text.contains("fake-session-7f3a9c"), "cookie value gone");
     assert!(!text.contains("fake-at-"), "access_token query values gone");
-    let orig: serde_json::Value = serde_json::from_slice(&std::fs::read(sample("cdn-burst.har")).unwrap()).unwrap();
+    let orig: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sample("cdn-burst.har")).unwrap()).unwrap();
     let red: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(orig["log"]["entries"].as_array().unwrap().len(), red["log"]["entries"].as_array().unwrap().len());
+    assert_eq!(
+        orig["log"]["entries"].as_array().unwrap().len(),
+        red["log"]["entries"].as_array().unwrap().len()
+    );
     assert_eq!(orig["log"]["pages"], red["log"]["pages"]);
-    assert_eq!(orig["log"]["entries"][3]["_resourceType"], red["log"]["entries"][3]["_resourceType"]);
-    assert_eq!(orig["log"]["entries"][50]["response"]["headers"], red["log"]["entries"][50]["response"]["headers"]);
+    assert_eq!(
+        orig["log"]["entries"][3]["_resourceType"],
+        red["log"]["entries"][3]["_resourceType"]
+    );
+    assert_eq!(
+        orig["log"]["entries"][50]["response"]["headers"],
+        red["log"]["entries"][50]["response"]["headers"]
+    );
     // Same analysis before and after.
-    let a = json_of(&toomany().args(["analyze", &sample("cdn-burst.har"), "--format", "json"]).output().unwrap().stdout);
-    let b = json_of(&toomany().args(["analyze", out.to_str().unwrap(), "--format", "json"]).output().unwrap().stdout);
+    let a = json_of(
+        &toomany()
+            .args(["analyze", &sample("cdn-burst.har"), "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let b = json_of(
+        &toomany()
+            .args(["analyze", out.to_str().unwrap(), "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
     assert_eq!(a["summary"], b["summary"]);
 }
 
@@ -48,7 +94,15 @@ fn redacted_sample_loses_tokens_keeps_everything_else() {
 fn redact_jsonl_keeps_every_line() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("clean.jsonl");
-    toomany().args(["redact", &sample("api-incident.jsonl"), "-o", out.to_str().unwrap()]).assert().success();
+    toomany()
+        .args([
+            "redact",
+            &sample("api-incident.jsonl"),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
     let orig = std::fs::read_to_string(sample("api-incident.jsonl")).unwrap();
     let red = std::fs::read_to_string(&out).unwrap();
     assert_eq!(orig.lines().count(), red.lines().count());
@@ -57,7 +111,11 @@ fn redact_jsonl_keeps_every_line() {
 
 #[test]
 fn check_passes_a_valid_har_and_reports_located_deviations() {
-    toomany().args(["check", &sample("cdn-burst.har")]).assert().success().stdout(contains("0 deviation(s)"));
+    toomany()
+        .args(["check", &sample("cdn-burst.har")])
+        .assert()
+        .success()
+        .stdout(contains("0 deviation(s)"));
     let tmp = tempfile::tempdir().unwrap();
     let har = r#"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[
       {"startedDateTime":"2024-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"u","httpVersion":"h2","cookies":[],"headers":[],"queryString":[],"headersSize":-1,"bodySize":-1},
@@ -68,21 +126,39 @@ fn check_passes_a_valid_har_and_reports_located_deviations() {
        "cache":{},"timings":{}}
     ]}}"#;
     let p = write(tmp.path(), "odd.har", har.as_bytes());
-    let out = toomany().args(["check", &p, "--format", "json"]).assert().code(1);
+    let out = toomany()
+        .args(["check", &p, "--format", "json"])
+        .assert()
+        .code(1);
     let v = json_of(&out.get_output().stdout);
     assert_eq!(v["entries"], 2);
     assert_eq!(v["entries_with_deviations"], 1);
     let devs = v["deviations"].as_array().unwrap();
     assert!(devs.iter().all(|d| d["entry"] == 1), "{devs:?}");
-    assert!(devs.iter().any(|d| d["field"] == "response.status"), "{devs:?}");
-    assert!(devs.iter().any(|d| d["field"] == "startedDateTime"), "{devs:?}");
+    assert!(
+        devs.iter().any(|d| d["field"] == "response.status"),
+        "{devs:?}"
+    );
+    assert!(
+        devs.iter().any(|d| d["field"] == "startedDateTime"),
+        "{devs:?}"
+    );
     // The table names the entry and field too.
-    toomany().args(["check", &p]).assert().code(1).stdout(contains("log.entries[1]")).stdout(contains("response.status"));
+    toomany()
+        .args(["check", &p])
+        .assert()
+        .code(1)
+        .stdout(contains("log.entries[1]"))
+        .stdout(contains("response.status"));
 }
 
 #[test]
 fn check_unreadable_is_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
     let p = write(tmp.path(), "broken.har", b"{\"log\": {");
-    toomany().args(["check", &p]).assert().code(2).stderr(contains("broken.har"));
+    toomany()
+        .args(["check", &p])
+        .assert()
+        .code(2)
+        .stderr(contains("broken.har"));
 }

@@ -50,7 +50,14 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         OutputFormat::Json => render::json::render(&report),
         OutputFormat::Table => {
             let color = args.output.is_none() && output::use_color(args.color);
-            render::table::render(&report, Style { color, width: None, max_rows: (!args.all).then_some(50) })
+            render::table::render(
+                &report,
+                Style {
+                    color,
+                    width: None,
+                    max_rows: (!args.all).then_some(50),
+                },
+            )
         }
     };
     match &args.output {

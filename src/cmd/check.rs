@@ -40,7 +40,10 @@ fn typed<T: serde::de::DeserializeOwned>(v: &Value) -> Result<(), (String, Strin
         Err(e) => {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
-            Err((path, crate::redact::scrub_message(&e.into_inner().to_string())))
+            Err((
+                path,
+                crate::redact::scrub_message(&e.into_inner().to_string()),
+            ))
         }
     }
 }
@@ -258,7 +261,7 @@ fn value_rules(e: &Value, i: usize, at: &str, devs: &mut Vec<Deviation>) {
         if chrono::DateTime::parse_from_rfc3339(s).is_err() {
             push(
                 "startedDateTime",
-                format!("{s:?} is not an ISO 8601 date with time zone"),
+                format!("{} is not an ISO 8601 date with time zone", shown_date(s)),
             );
         }
     }
@@ -298,7 +301,9 @@ fn value_rules(e: &Value, i: usize, at: &str, devs: &mut Vec<Deviation>) {
 
 /// A date value is shown only when it looks like a date (a secret in a date field stays hidden).
 fn shown_date(s: &str) -> String {
-    let plausible = s.len() <= 40 && s.chars().all(|c| c.is_ascii_alphanumeric() || " :-+.,/TZ".contains(c));
+    let plausible = s.len() <= 40
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || " :-+.,/TZ".contains(c));
     if plausible && s.chars().any(|c| c.is_ascii_digit()) {
         format!("{s:?}")
     } else {

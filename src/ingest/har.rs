@@ -364,8 +364,14 @@ fn describe_error(e: &serde_json::Error, in_entries: bool, entry: usize, kept: u
     use serde_json::error::Category;
     let what = match e.classify() {
         Category::Eof => "the file ends in the middle of the JSON (truncated?)".to_string(),
-        Category::Syntax => format!("invalid JSON: {}", crate::redact::scrub_message(&e.to_string())),
-        Category::Data => format!("not a HAR document: {}", crate::redact::scrub_message(&e.to_string())),
+        Category::Syntax => format!(
+            "invalid JSON: {}",
+            crate::redact::scrub_message(&e.to_string())
+        ),
+        Category::Data => format!(
+            "not a HAR document: {}",
+            crate::redact::scrub_message(&e.to_string())
+        ),
         Category::Io => format!("read error: {e}"),
     };
     let what = if matches!(e.classify(), Category::Eof) {

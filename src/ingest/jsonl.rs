@@ -278,7 +278,10 @@ fn normalize(
     match find(v, "time", map) {
         Some((t, f)) => match parse_time(t) {
             Some(ts) => r.started = Some(ts),
-            None => warns.push(format!("{f} is not a time ({}); the record has no time", red.text(&t.to_string()))),
+            None => warns.push(format!(
+                "{f} is not a time ({}); the record has no time",
+                red.text(&t.to_string())
+            )),
         },
         None => {
             warns.push("no time field (time, timestamp, @timestamp, ts; or --map time=PATH)".into())

@@ -91,7 +91,10 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
 
     // Per-429 listing (bounded unless --all: the JSON report always has every one).
     if !report.rate_limited.is_empty() {
-        let shown = style.max_rows.unwrap_or(usize::MAX).min(report.rate_limited.len());
+        let shown = style
+            .max_rows
+            .unwrap_or(usize::MAX)
+            .min(report.rate_limited.len());
         let mut t = table(style);
         t.set_header(vec![
             "time (UTC)",

@@ -16,11 +16,19 @@ pub fn repo() -> PathBuf {
 }
 
 pub fn sample(name: &str) -> String {
-    repo().join("samples").join(name).to_string_lossy().into_owned()
+    repo()
+        .join("samples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
 }
 
 pub fn fixture(name: &str) -> String {
-    repo().join("tests/fixtures").join(name).to_string_lossy().into_owned()
+    repo()
+        .join("tests/fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// The shared real-exporter corpus, when this checkout sits beside it.
@@ -30,7 +38,8 @@ pub fn corpus_dir() -> Option<PathBuf> {
 }
 
 pub fn json_of(out: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(out).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
+    serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(out)))
 }
 
 pub fn write(dir: &Path, name: &str, content: &[u8]) -> String {

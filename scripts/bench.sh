@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Throughput and peak memory of `toomany analyze` on generated inputs (not run by CI).
+#   scripts/bench.sh [MB]        default 400
+# Prints MB/s, records/s and peak RSS (GNU time's "Maximum resident set size") per input.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MB=${1:-400}
+DATA=bench-data
+mkdir -p "$DATA"
+cargo build --release --quiet --examples --bin toomany
+bin=target/release/toomany
+[ -f "$DATA/har-33k-$MB.har" ] || target/release/examples/gen_har "$MB" "$DATA/har-33k-$MB.har" 600
+[ -f "$DATA/har-3k-$MB.har" ]  || target/release/examples/gen_har "$MB" "$DATA/har-3k-$MB.har" 40
+[ -f "$DATA/har-1k-$MB.har" ]  || target/release/examples/gen_har "$MB" "$DATA/har-1k-$MB.har" 0
+[ -f "$DATA/log-$MB.jsonl" ]   || target/release/examples/gen_jsonl "$MB" "$DATA/log-$MB.jsonl"
+printf '%-22s %10s %10s %12s %10s %12s\n' input MB records seconds MB/s peak_RSS_MB
+for f in "$DATA/har-33k-$MB.har" "$DATA/har-3k-$MB.har" "$DATA/har-1k-$MB.har" "$DATA/log-$MB.jsonl"; do
+  size=$(stat -c %s "$f")
+  /usr/bin/time -f '%e %M' -o /tmp/toomany-bench.time "$bin" analyze "$f" --format json -o /tmp/toomany-bench.json 2>/dev/null
+  read -r secs kb < /tmp/toomany-bench.time
+  records=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' /tmp/toomany-bench.json)
+  awk -v n="$(basename "$f")" -v s="$size" -v r="$records" -v t="$secs" -v k="$kb" 'BEGIN {
+    printf "%-22s %10.0f %10d %12.2f %10.1f %12.0f\n", n, s/1048576, r, t, (s/1048576)/t, k/1024 }'
+done
