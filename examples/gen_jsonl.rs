@@ -17,7 +17,11 @@ fn main() -> std::io::Result<()> {
     while written < target {
         t_ms += 11;
         let status = if i % 40 == 39 { 429 } else { 200 };
-        let body = if status == 429 { r#"{\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"120 per minute\"}}"# } else { "" };
+        let body = if status == 429 {
+            r#"{\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"120 per minute\"}}"#
+        } else {
+            ""
+        };
         let line = format!(
             r#"{{"ts":{t_ms},"method":"{m}","url":"https://api.example.com/v1/orders/{id}?expand=items","status":{status},"duration_ms":{d},"client":"worker-{wk}","request_headers":{{"Authorization":"Bearer sk-test-{k:024}","User-Agent":"orders-sync/1.4","Idempotency-Key":"idem-{i}"}},"response_headers":{{"Content-Type":"application/json","X-RateLimit-Limit":"120","X-RateLimit-Remaining":"{rem}","Retry-After":"{ra}"}},"response_body":"{body}"}}"#,
             m = if i % 7 == 0 { "POST" } else { "GET" },
