@@ -229,6 +229,8 @@ pub struct Target {
 }
 
 pub fn target(limit: Rate, headroom: f64) -> Target {
+    // Exact arithmetic; only the outputs are rounded (the ceiling's epsilon absorbs float
+    // noise: 80/min × 0.75 is one start every 1000 ms, not 1001).
     let rps = limit.per_second * headroom;
     Target {
         rate_per_second: round6(rps),
@@ -440,7 +442,7 @@ pub fn explain_core(
         }
     };
     out.push(format!(
-        "Concurrency by Little's Law = rate × mean response time = {}/s × {} s = {} → at most {} requests in flight ({}). A semaphore bounds requests in flight and a shared limiter bounds their start rate: use both.",
+        "Concurrency by Little's Law = rate × mean response time = {}/s × {} s = {} → at most {} in flight, rounded up ({}). A semaphore bounds requests in flight and a shared limiter bounds their start rate: use both.",
         fmt_num(t.rate_per_second),
         fmt_num(lat.mean_ms / 1000.0),
         fmt_num(round6(t.rate_per_second * lat.mean_ms / 1000.0)),
@@ -714,7 +716,11 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
         concurrency,
         backoff: b,
         action,
-        resume_at,
+        resume_at: if action == Action::StopOrReschedule {
+            resume_at
+        } else {
+            None
+        },
         rationale,
         warnings,
         limit,

@@ -86,6 +86,9 @@ fn arithmetic_of_the_brief() {
     assert_eq!(concurrency_for(0.01, 10.0), 1);
     assert_eq!(rate_for(3.0, 2000.0), 1.5);
     assert_eq!(latency_budget_ms(1.5, 3.0), 2000.0);
+    // 80/min × 0.75 = 1/s: one start every 1000 ms, not 1001 ms from 0.99999999/s.
+    assert_eq!(target(Rate::new(80.0, 60.0), 0.75).min_interval_ms, 1000);
+    assert_eq!(target(Rate::new(80.0, 60.0), 0.75).rate_per_second, 1.0);
     // 2/s: exactly 500 ms, not 501 from float noise.
     assert_eq!(
         target(Rate::parse("2/s").unwrap(), 1.0).min_interval_ms,
