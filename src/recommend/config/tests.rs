@@ -354,7 +354,37 @@ fn python_numbers_and_runs_under_urllib3() {
 fn python_check(src: &str, p: &Policy) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("toomany_retry.py"), src).unwrap();
-    let probe = "import json, sys\nsys.path.insert(0, sys.argv[1])\ntry:\n    import urllib3\nexcept ImportError:\n    import py_compile; py_compile.compile(sys.argv[1] + '/toomany_retry.py', doraise=True); print('{}'); sys.exit(0)\nimport toomany_retry as m\nr = m.RETRY\nprint(json.dumps({'total': r.total, 'factor': r.backoff_factor, 'max': r.backoff_max, 'methods': sorted(r.allowed_methods), 'status': sorted(r.status_forcelist), 'interval': m.MIN_INTERVAL_S}))\n";
+    let probe = r#"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+try:
+    import urllib3
+except ImportError:
+    import py_compile
+    py_compile.compile(sys.argv[1] + "/toomany_retry.py", doraise=True)
+    print("{}")
+    sys.exit(0)
+import toomany_retry as m
+from urllib3.exceptions import MaxRetryError
+from urllib3.response import HTTPResponse
+
+def resp(ra):
+    return HTTPResponse(status=429, headers={"Retry-After": ra}, preload_content=False)
+
+r = m.RETRY
+gave_up = False
+try:
+    r.increment("GET", "/x", response=resp(str(int(m.RETRY_DEADLINE_S) + 1)))
+except MaxRetryError:
+    gave_up = True
+next_total = r.increment("GET", "/x", response=resp("1")).total if r.total > 0 else None
+print(json.dumps({
+    "total": r.total, "factor": r.backoff_factor, "max": r.backoff_max,
+    "methods": sorted(r.allowed_methods), "status": sorted(r.status_forcelist),
+    "interval": m.MIN_INTERVAL_S, "gave_up": gave_up, "next_total": next_total,
+    "subclass_kept": type(r.new()).__name__,
+}))
+"#;
     let out = match std::process::Command::new("python3")
         .arg("-c")
         .arg(probe)
@@ -391,6 +421,14 @@ fn python_check(src: &str, p: &Policy) {
         (v["interval"].as_f64().unwrap() * 1000.0).round() as u64,
         p.rate.min_interval_ms
     );
+    assert_eq!(
+        v["gave_up"], true,
+        "a Retry-After over the deadline must stop, not sleep"
+    );
+    assert_eq!(v["subclass_kept"], "TooManyRetry");
+    if p.retry.retries() > 0 {
+        assert_eq!(u(&v["next_total"]), p.retry.retries() as u64 - 1);
+    }
 }
 
 #[test]
