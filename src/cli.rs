@@ -148,8 +148,8 @@ pub struct PolicyArgs {
     /// Write ready-to-use config files for the --target tools into DIR (created if missing).
     #[arg(long, value_name = "DIR")]
     pub emit_config: Option<PathBuf>,
-    /// Config targets for --emit-config: all, toomany, envoy, grpc, urllib3, resilience4j,
-    /// dotnet, bottleneck, retryablehttp (comma-separated).
+    /// Config targets for --emit-config: all, toomany, envoy, grpc, urllib3, tenacity,
+    /// resilience4j, dotnet, bottleneck, retryablehttp (comma-separated).
     #[arg(long, default_value = "all", value_name = "LIST")]
     pub target: String,
 }

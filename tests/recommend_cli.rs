@@ -443,7 +443,7 @@ fn plan_emit_config_writes_every_target_and_warns() {
     assert_eq!(policy["rate"]["min_interval_ms"], 667);
     assert_eq!(policy["concurrency"]["max_in_flight"], 3);
     assert_eq!(policy["retry"]["max_attempts"], 4);
-    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 10);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 11);
 }
 
 #[test]

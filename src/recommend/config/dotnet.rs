@@ -46,7 +46,7 @@ pub fn emit(p: &Policy) -> Emitted {
         "Add this section to appsettings.json and bind it: services.AddHttpClient(\"api\").AddStandardResilienceHandler()".to_string(),
         "  .Configure(builder.Configuration.GetSection(\"TooManyClient\")); add only one resilience handler.".to_string(),
         format!(
-            "MaxRetryAttempts counts RETRIES: {} attempts = {} retries. TimeSpans are hh:mm:ss.fff.",
+            "MaxRetryAttempts counts RETRIES: {} attempts = {} retries. TimeSpans are hh:mm:ss.fff. QueueLimit 0: calls beyond PermitLimit fail at once; raise it to make them wait.",
             r.max_attempts,
             r.retries()
         ),

@@ -12,6 +12,7 @@ mod neutral;
 mod node;
 mod python;
 mod resilience4j;
+mod tenacity;
 
 use super::{Action, Backoff, LatencySource, LimitInfo, Recommendation};
 use crate::units::fmt_num;
@@ -116,17 +117,19 @@ pub enum Target {
     Envoy,
     Grpc,
     Urllib3,
+    Tenacity,
     Resilience4j,
     Dotnet,
     Bottleneck,
     Retryablehttp,
 }
 
-pub const ALL_TARGETS: [Target; 8] = [
+pub const ALL_TARGETS: [Target; 9] = [
     Target::Toomany,
     Target::Envoy,
     Target::Grpc,
     Target::Urllib3,
+    Target::Tenacity,
     Target::Resilience4j,
     Target::Dotnet,
     Target::Bottleneck,
@@ -134,7 +137,7 @@ pub const ALL_TARGETS: [Target; 8] = [
 ];
 
 pub const TARGET_NAMES: &str =
-    "all, toomany, envoy, grpc, urllib3 (python), resilience4j (java), dotnet, bottleneck (node), retryablehttp (go)";
+    "all, toomany, envoy, grpc, urllib3 (python), tenacity, resilience4j (java), dotnet, bottleneck (node), retryablehttp (go)";
 
 impl Target {
     pub fn name(&self) -> &'static str {
@@ -143,6 +146,7 @@ impl Target {
             Target::Envoy => "envoy",
             Target::Grpc => "grpc",
             Target::Urllib3 => "urllib3",
+            Target::Tenacity => "tenacity",
             Target::Resilience4j => "resilience4j",
             Target::Dotnet => "dotnet",
             Target::Bottleneck => "bottleneck",
@@ -156,6 +160,7 @@ impl Target {
             "envoy" => Target::Envoy,
             "grpc" => Target::Grpc,
             "urllib3" | "python" | "requests" => Target::Urllib3,
+            "tenacity" => Target::Tenacity,
             "resilience4j" | "java" | "spring" => Target::Resilience4j,
             "dotnet" | ".net" | "polly" => Target::Dotnet,
             "bottleneck" | "node" | "p-retry" => Target::Bottleneck,
@@ -209,6 +214,7 @@ pub fn emit(policy: &Policy, targets: &[Target]) -> Vec<Emitted> {
             Target::Envoy => out.push(envoy::emit(policy)),
             Target::Grpc => out.extend(grpc::emit(policy)),
             Target::Urllib3 => out.push(python::emit(policy)),
+            Target::Tenacity => out.push(tenacity::emit(policy)),
             Target::Resilience4j => out.push(resilience4j::emit(policy)),
             Target::Dotnet => out.push(dotnet::emit(policy)),
             Target::Bottleneck => out.push(node::emit(policy)),

@@ -549,3 +549,112 @@ fn helpers() {
     assert_eq!(node::reservoir(1.5, 60.0), (90, 60_000));
     assert_eq!(node::reservoir(7500.0 / 86400.0, 86400.0), (5, 60_000));
 }
+
+#[test]
+fn tenacity_numbers_and_behaviour() {
+    for p in policies() {
+        let f = file(&emit(&p, &[Target::Tenacity]), "toomany_tenacity.py").clone();
+        let r = &p.retry;
+        assert_eq!(
+            capture(&f.contents, r"MAX_ATTEMPTS = (\d+)"),
+            r.max_attempts.to_string(),
+            "tenacity counts attempts"
+        );
+        let secs_of =
+            |re: &str| (capture(&f.contents, re).parse::<f64>().unwrap() * 1000.0).round() as u64;
+        assert_eq!(secs_of(r"BASE_S = ([0-9.]+)"), r.base_ms);
+        assert_eq!(secs_of(r"CAP_S = ([0-9.]+)"), r.cap_ms);
+        assert_eq!(secs_of(r"DEADLINE_S = ([0-9.]+)"), r.deadline_ms);
+        tenacity_check(&f.contents, &p);
+    }
+}
+
+/// With python3 and tenacity available, run the decorator against fake 429 responses (sleep
+/// replaced) and count the calls and the waits; otherwise compile it when python3 exists.
+fn tenacity_check(src: &str, p: &Policy) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("toomany_tenacity.py"), src).unwrap();
+    let probe = r#"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+try:
+    import tenacity
+except ImportError:
+    import py_compile
+    py_compile.compile(sys.argv[1] + "/toomany_tenacity.py", doraise=True)
+    print("{}")
+    sys.exit(0)
+import toomany_tenacity as m
+
+class Resp:
+    def __init__(self, status, ra=None):
+        self.status_code = status
+        self.headers = {} if ra is None else {"Retry-After": ra}
+
+def run(ra):
+    calls, sleeps = [], []
+    def send():
+        calls.append(1)
+        return Resp(429, ra)
+    f = m.retry_policy(send).retry_with(sleep=sleeps.append)
+    last = f()
+    return {"calls": len(calls), "sleeps": sleeps, "last": last.status_code}
+
+print(json.dumps({
+    "plain": run(None),
+    "short_ra": run("2"),
+    "long_ra": run(str(int(m.DEADLINE_S) + 5)),
+}))
+"#;
+    let out = match std::process::Command::new("python3")
+        .arg("-c")
+        .arg(probe)
+        .arg(dir.path())
+        .output()
+    {
+        Ok(o) => o,
+        Err(_) => {
+            eprintln!("python3 not found: the tenacity snippet was checked by pattern only");
+            return;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "python failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    if v.get("plain").is_none() {
+        eprintln!("tenacity not installed: the snippet was only compiled");
+        return;
+    }
+    let r = &p.retry;
+    let plain = &v["plain"];
+    assert_eq!(u(&plain["calls"]), r.max_attempts as u64, "{plain}");
+    assert_eq!(
+        plain["last"], 429,
+        "the last response is returned, not swallowed"
+    );
+    for (i, s) in plain["sleeps"].as_array().unwrap().iter().enumerate() {
+        let s = s.as_f64().unwrap() * 1000.0;
+        assert!(
+            s >= 0.0 && s <= r.windows_ms[i] as f64 + 1e-6,
+            "sleep {i} = {s} ms outside window {}",
+            r.windows_ms[i]
+        );
+    }
+    let short = &v["short_ra"];
+    for s in short["sleeps"].as_array().unwrap() {
+        let s = s.as_f64().unwrap() * 1000.0;
+        assert!(
+            s >= 2000.0 && s <= 2000.0 + r.retry_after_spread_ms as f64 + 1e-6,
+            "{s}"
+        );
+    }
+    assert_eq!(
+        u(&v["long_ra"]["calls"]),
+        1,
+        "a Retry-After past the deadline stops at once: {}",
+        v["long_ra"]
+    );
+}
