@@ -233,8 +233,8 @@ pub fn target(limit: Rate, headroom: f64) -> Target {
     // noise: 80/min × 0.75 is one start every 1000 ms, not 1001).
     let rps = limit.per_second * headroom;
     Target {
-        rate_per_second: round6(rps),
-        rate_per_minute: round6(rps * 60.0),
+        rate_per_second: floor_sig(rps),
+        rate_per_minute: floor_sig(rps * 60.0),
         min_interval_ms: ceil(1000.0 / rps).max(1.0) as u64,
     }
 }
@@ -258,6 +258,24 @@ pub fn rate_for(concurrency: f64, latency_ms: f64) -> f64 {
 /// up `rate_per_second`, ms.
 pub fn latency_budget_ms(rate_per_second: f64, concurrency: f64) -> f64 {
     concurrency / rate_per_second * 1000.0
+}
+
+/// Rounded *down* to 9 significant digits: short numbers for people (1.5, not 1.4999999999),
+/// never above the exact value (beyond float noise), and never 0 for a tiny positive rate.
+pub fn floor_sig(x: f64) -> f64 {
+    if !x.is_finite() || x <= 0.0 {
+        return x;
+    }
+    let m = 10f64.powi(8 - x.log10().floor() as i32);
+    if !m.is_finite() || m == 0.0 {
+        return x;
+    }
+    let y = (x * m * (1.0 + 1e-12)).floor() / m;
+    if y > 0.0 {
+        y
+    } else {
+        x
+    }
 }
 
 fn round6(x: f64) -> f64 {
@@ -734,7 +752,7 @@ fn limit_from_flag(rate: Option<Rate>) -> Option<LimitInfo> {
     let r = rate?;
     Some(LimitInfo {
         rate_per_second: r.per_second,
-        rate_per_minute: round6(r.per_minute()),
+        rate_per_minute: floor_sig(r.per_minute()),
         window_s: r.window_s,
         source: LimitSource::Flag,
         detail: format!("given with --limit {r}"),
@@ -766,7 +784,7 @@ fn limit_from_headers(limited: &[&crate::report::RateLimited]) -> Option<LimitIn
     let (rate, limit, window, n) = best?;
     Some(LimitInfo {
         rate_per_second: rate,
-        rate_per_minute: round6(rate * 60.0),
+        rate_per_minute: floor_sig(rate * 60.0),
         window_s: window,
         source: LimitSource::Headers,
         detail: format!(
@@ -811,7 +829,7 @@ fn limit_from_traffic(
     );
     Some(LimitInfo {
         rate_per_second: rate,
-        rate_per_minute: round6(rate * 60.0),
+        rate_per_minute: floor_sig(rate * 60.0),
         window_s: window,
         source: LimitSource::Observed,
         detail: format!(

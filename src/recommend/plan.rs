@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn daily_allowance_spanning_windows_warns() {
         let p = plan(&input(20_000, "10000/day", Some("200ms"), None));
-        assert_eq!(p.rate_per_minute, 5.208333); // 7500/day
+        assert_eq!(p.rate_per_minute, 5.20833333); // 7500/day
         assert!(
             p.warnings.iter().any(|w| w.contains("several windows")),
             "{:?}",

@@ -105,6 +105,18 @@ fn arithmetic_of_the_brief() {
 }
 
 #[test]
+fn floor_sig_is_short_and_never_above() {
+    assert_eq!(floor_sig(1.5), 1.5);
+    assert_eq!(floor_sig(90.0), 90.0);
+    assert_eq!(floor_sig(0.1 + 0.2), 0.3);
+    assert_eq!(floor_sig(7500.0 / 86400.0), 0.0868055555);
+    assert_eq!(floor_sig(2.0 / 3.0), 0.666666666);
+    let tiny = 1.0 / 86400.0 * 0.05;
+    assert!(floor_sig(tiny) > 0.0 && floor_sig(tiny) <= tiny);
+    assert_eq!(floor_sig(0.0), 0.0);
+}
+
+#[test]
 fn default_backoff_is_the_brief() {
     let b = backoff(&BackoffOptions::default(), 2000.0);
     assert_eq!(
@@ -443,4 +455,81 @@ fn recommendation_is_for_the_limited_host() {
         rec.latency.mean_ms, 400.0,
         "only the limited host's responses count"
     );
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The target never exceeds limit × headroom, and its spacing never allows more.
+        #[test]
+        fn target_is_bounded(count in 0.001f64..1e6, window in prop::sample::select(vec![1.0, 60.0, 3600.0, 86400.0]), headroom in 0.01f64..=1.0) {
+            let limit = Rate::new(count, window);
+            let t = target(limit, headroom);
+            let bound = limit.per_second * headroom;
+            prop_assert!(t.rate_per_second <= bound * (1.0 + 1e-6) + 1e-9);
+            prop_assert!(t.min_interval_ms >= 1);
+            // Starts at the spacing never exceed the bound (rounding up never speeds up),
+            // unless the bound is faster than one per ms.
+            if bound <= 1000.0 {
+                prop_assert!(1000.0 / t.min_interval_ms as f64 <= bound * (1.0 + 1e-9));
+            }
+        }
+
+        /// Little's Law rounds up, and the inverse forms agree with it.
+        #[test]
+        fn concurrency_covers_the_load(rate in 0.001f64..1e4, latency_ms in 0.1f64..600_000.0) {
+            let c = concurrency_for(rate, latency_ms);
+            prop_assert!(c >= 1);
+            prop_assert!(c as f64 + 1e-6 >= rate * latency_ms / 1000.0);
+            prop_assert!((c as f64 - 1.0) < rate * latency_ms / 1000.0 || c == 1);
+            let r = rate_for(c as f64, latency_ms);
+            prop_assert!(r + 1e-9 >= rate);
+            prop_assert!((latency_budget_ms(rate, c as f64) - c as f64 / rate * 1000.0).abs() < 1e-6);
+        }
+
+        /// Arbitrary captures never panic the recommendation or any emitter, and whatever is
+        /// recommended stays within limit × headroom.
+        #[test]
+        fn never_panics_on_captures(
+            reqs in prop::collection::vec((0i64..600_000, prop::sample::select(vec![0u16, 200, 200, 200, 429, 503, 403]),
+                prop::option::of(0.0f64..100_000.0), prop::option::of(prop::sample::select(vec!["0", "1", "30", "3600", "-5", "soon", "99999999999999999999999", "Sun, 06 Nov 1994 08:49:37 GMT"])),
+                prop::sample::select(vec!["https://a.example/x", "https://b.example/y", "not a url"])), 0..60),
+            limit in prop::option::of(prop::sample::select(vec!["120/min", "2/s", "10000/day", "0.5/s"])),
+            headroom in 0.05f64..=1.0,
+            attempts in 1u32..12,
+        ) {
+            let requests: Vec<Request> = reqs.iter().enumerate().map(|(i, (t, st, d, ra, url))| {
+                let mut r = req(i, *t, *st, 0.0, *ra);
+                r.duration_ms = *d;
+                r.url = url.to_string();
+                r
+            }).collect();
+            let mut sorted = requests.clone();
+            sorted.sort_by_key(|r| r.started);
+            let o = Options {
+                limit: limit.map(|l| Rate::parse(l).unwrap()),
+                headroom,
+                latency_ms: None,
+                backoff: BackoffOptions { max_attempts: attempts, ..Default::default() },
+            };
+            let mut r = report(&sorted, &o);
+            r.findings.push(finding("burst"));
+            if let Some(rec) = recommend(&r, &sorted, &o) {
+                if let (Some(l), Some(rps)) = (&rec.limit, rec.rate_per_second) {
+                    prop_assert!(rps <= l.rate_per_second * headroom * (1.0 + 1e-6) + 1e-9);
+                }
+                if let Ok(p) = config::Policy::from_recommendation(&rec) {
+                    let files = config::emit(&p, &config::ALL_TARGETS);
+                    prop_assert!(files.len() >= 10);
+                    for f in &files {
+                        prop_assert!(!f.contents.is_empty());
+                    }
+                    let back: config::Policy = toml::from_str(&files[0].contents).unwrap();
+                    prop_assert_eq!(back, p);
+                }
+            }
+        }
+    }
 }
