@@ -61,11 +61,14 @@ pub fn run(args: PlanArgs) -> Outcome {
 /// The plan for people: the numbers first, then the arithmetic, then the warnings.
 pub fn render(p: &Plan) -> String {
     let mut out = String::new();
+    let limit = Rate {
+        per_second: p.limit.rate_per_second,
+        window_s: p.limit.window_s,
+    };
     let _ = writeln!(
         out,
-        "Plan: {} requests under {}/min, headroom {}",
+        "Plan: {} requests under {limit}, headroom {}",
         p.requests,
-        fmt_num(p.limit.rate_per_minute),
         fmt_num(p.headroom)
     );
     let _ = writeln!(

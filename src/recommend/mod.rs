@@ -425,8 +425,19 @@ pub fn latency(flag_ms: Option<f64>, durations: &[f64]) -> Latency {
     }
 }
 
+/// A number for the arithmetic sentences: like [`fmt_num`], but with 4 significant digits below
+/// 1 so the sums can be checked (`0.08681`, not `0.087`).
+pub fn fmt_precise(x: f64) -> String {
+    if x.abs() >= 1.0 || x == 0.0 || !x.is_finite() {
+        return fmt_num(x);
+    }
+    let decimals = (3 - x.abs().log10().floor() as i32).clamp(3, 12) as usize;
+    let s = format!("{x:.decimals$}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 fn fmt_rate(rps: f64) -> String {
-    format!("{}/s = {}/min", fmt_num(rps), fmt_num(rps * 60.0))
+    format!("{}/s = {}/min", fmt_precise(rps), fmt_precise(rps * 60.0))
 }
 
 fn fmt_s(s: f64) -> String {
@@ -445,11 +456,11 @@ pub fn explain_core(
 ) {
     out.push(format!(
         "Target = limit × headroom = {}/min × {} = {}/min = {}/s, i.e. one start every 1000 ms ÷ {} = {} ms (rounded up). The rest of the allowance is left for other callers; retries count against the same budget.",
-        fmt_num(limit.rate_per_minute),
+        fmt_precise(limit.rate_per_minute),
         fmt_num(headroom),
-        fmt_num(t.rate_per_minute),
-        fmt_num(t.rate_per_second),
-        fmt_num(t.rate_per_second),
+        fmt_precise(t.rate_per_minute),
+        fmt_precise(t.rate_per_second),
+        fmt_precise(t.rate_per_second),
         t.min_interval_ms
     ));
     let lat_src = match lat.source {
@@ -461,7 +472,7 @@ pub fn explain_core(
     };
     out.push(format!(
         "Concurrency by Little's Law = rate × mean response time = {}/s × {} s = {} → at most {} in flight, rounded up ({}). A semaphore bounds requests in flight and a shared limiter bounds their start rate: use both.",
-        fmt_num(t.rate_per_second),
+        fmt_precise(t.rate_per_second),
         fmt_num(lat.mean_ms / 1000.0),
         fmt_num(round6(t.rate_per_second * lat.mean_ms / 1000.0)),
         concurrency,

@@ -2,8 +2,8 @@
 //! how long, and whether it fits a deadline.
 
 use super::{
-    backoff, concurrency_for, explain_core, latency, target, Backoff, BackoffOptions, Latency,
-    LatencySource, LimitInfo, LimitSource, ASSUMED_LATENCY_MS,
+    backoff, concurrency_for, explain_core, fmt_precise, latency, target, Backoff, BackoffOptions,
+    Latency, LatencySource, LimitInfo, LimitSource, ASSUMED_LATENCY_MS,
 };
 use crate::units::{fmt_duration_ms, fmt_num, Rate};
 use serde::Serialize;
@@ -76,13 +76,16 @@ pub fn plan(input: &PlanInput) -> Plan {
     let concurrency = concurrency_for(t.rate_per_second, lat.mean_ms);
     let b = backoff(&input.backoff, lat.mean_ms);
     let n = input.requests as f64;
-    let duration_s = round3(n / t.rate_per_second);
+    // Exact rates for the arithmetic; the rounded ones are for display.
+    let exact_rps = input.limit.per_second * input.headroom;
+    let duration_s = round3(n / exact_rps);
     let full_s = round3(n / input.limit.per_second);
 
     rationale.push(format!(
-        "Limit: {}/min = {}/s ({}).",
-        fmt_num(limit.rate_per_minute),
-        fmt_num(limit.rate_per_second),
+        "Limit: {} = {}/min = {}/s ({}).",
+        input.limit,
+        fmt_precise(limit.rate_per_minute),
+        fmt_precise(limit.rate_per_second),
         limit.detail
     ));
     explain_core(
@@ -97,7 +100,7 @@ pub fn plan(input: &PlanInput) -> Plan {
     rationale.push(format!(
         "Duration ≥ requests ÷ rate = {} ÷ {}/s = {} s ({}), plus the response time of the last requests and any retries; even at the full allowance ({}/s) it takes at least {}.",
         input.requests,
-        fmt_num(t.rate_per_second),
+        fmt_precise(t.rate_per_second),
         fmt_num(duration_s),
         fmt_duration_ms(duration_s * 1000.0),
         fmt_num(input.limit.per_second),
@@ -119,7 +122,7 @@ pub fn plan(input: &PlanInput) -> Plan {
         let d_s = d_ms / 1000.0;
         let ok = duration_s <= d_s + 1e-9;
         fits = Some(ok);
-        let fit_n = (t.rate_per_second * d_s + 1e-9).floor() as u64;
+        let fit_n = (exact_rps * d_s + 1e-9).floor() as u64;
         max_n = Some(fit_n);
         let need_pm = round3(n / d_s / input.headroom * 60.0);
         needed = Some(need_pm);
@@ -133,15 +136,15 @@ pub fn plan(input: &PlanInput) -> Plan {
         } else {
             let runs = (duration_s / d_s - 1e-9).ceil();
             warnings.push(format!(
-                "the deadline cannot be met: {} requests at {}/min need {}, more than {}{}. What would work: at most {} requests in {} at this rate; or an allowance of at least {}/min (at headroom {}); or reschedule: split the job into {} runs of about {} requests",
+                "the deadline cannot be met: {} requests at {}/min need {}, more than {}{}. What would work: at most {} requests in {} at this rate; or an allowance of at least {} (at headroom {}); or reschedule: split the job into {} runs of about {} requests",
                 input.requests,
-                fmt_num(t.rate_per_minute),
+                fmt_precise(t.rate_per_minute),
                 fmt_duration_ms(duration_s * 1000.0),
                 fmt_duration_ms(d_ms),
                 if full_s > d_s { format!(" (even the full allowance needs {})", fmt_duration_ms(full_s * 1000.0)) } else { String::new() },
                 fit_n,
                 fmt_duration_ms(d_ms),
-                fmt_num(need_pm.ceil()),
+                Rate::new((n / d_s / input.headroom * input.limit.window_s - 1e-9).ceil(), input.limit.window_s),
                 fmt_num(input.headroom),
                 runs,
                 (n / runs).ceil()
