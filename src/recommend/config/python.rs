@@ -13,7 +13,7 @@ pub fn emit(p: &Policy) -> Emitted {
         "no full jitter: urllib3 adds uniform(0, backoff_jitter) on top of a fixed exponential sleep, and the first retry has no backoff sleep at all (only the jitter)".into(),
         "when Retry-After is present urllib3 sleeps exactly that long, with no spread added: workers told the same value resume together".into(),
         "no total deadline: requests' timeout= is per connect/read; RETRY_DEADLINE_S below is enforced only for Retry-After by TooManyRetry, wrap calls for a true deadline".into(),
-        "no rate limit: the Spacer class below spaces starts within one process only".into(),
+        "no rate limit: the Spacer class below spaces first attempts within one process only; urllib3's own retries happen inside the adapter and are not spaced".into(),
         "older urllib3 (1.x) names allowed_methods method_whitelist and has no backoff_jitter/backoff_max keywords".into(),
     ];
     let how = vec![
@@ -106,13 +106,23 @@ class Spacer:
             time.sleep(start - now)
 
 
-def session():
-    """A requests Session with the retry policy and at most MAX_IN_FLIGHT connections per host."""
+def session(spacer=None):
+    """A requests Session with the retry policy, at most MAX_IN_FLIGHT connections per host,
+    first attempts spaced by the Spacer, and ATTEMPT_TIMEOUT_S as the default timeout."""
     import requests
     from requests.adapters import HTTPAdapter
 
+    spacer = spacer or Spacer()
+
+    class SpacedAdapter(HTTPAdapter):
+        def send(self, request, **kwargs):
+            spacer.wait()
+            if kwargs.get("timeout") is None:
+                kwargs["timeout"] = ATTEMPT_TIMEOUT_S
+            return super().send(request, **kwargs)
+
     s = requests.Session()
-    adapter = HTTPAdapter(max_retries=RETRY, pool_maxsize=MAX_IN_FLIGHT, pool_block=True)
+    adapter = SpacedAdapter(max_retries=RETRY, pool_maxsize=MAX_IN_FLIGHT, pool_block=True)
     s.mount("https://", adapter)
     s.mount("http://", adapter)
     return s

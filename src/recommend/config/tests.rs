@@ -371,6 +371,14 @@ from urllib3.response import HTTPResponse
 def resp(ra):
     return HTTPResponse(status=429, headers={"Retry-After": ra}, preload_content=False)
 
+def session_info():
+    try:
+        import requests  # noqa: F401
+    except ImportError:
+        return None
+    a = m.session().get_adapter("https://api.example.com/")
+    return {"total": a.max_retries.total, "pool": a._pool_maxsize, "block": a._pool_block}
+
 r = m.RETRY
 gave_up = False
 try:
@@ -383,6 +391,7 @@ print(json.dumps({
     "methods": sorted(r.allowed_methods), "status": sorted(r.status_forcelist),
     "interval": m.MIN_INTERVAL_S, "gave_up": gave_up, "next_total": next_total,
     "subclass_kept": type(r.new()).__name__,
+    "session": session_info(),
 }))
 "#;
     let out = match std::process::Command::new("python3")
@@ -426,6 +435,11 @@ print(json.dumps({
         "a Retry-After over the deadline must stop, not sleep"
     );
     assert_eq!(v["subclass_kept"], "TooManyRetry");
+    if !v["session"].is_null() {
+        assert_eq!(u(&v["session"]["total"]), p.retry.retries() as u64);
+        assert_eq!(u(&v["session"]["pool"]), p.concurrency.max_in_flight as u64);
+        assert_eq!(v["session"]["block"], true);
+    }
     if p.retry.retries() > 0 {
         assert_eq!(u(&v["next_total"]), p.retry.retries() as u64 - 1);
     }
