@@ -595,3 +595,33 @@ fn analyze_emit_config_refuses_loudly_without_a_limit() {
         .stderr(predicate::str::contains("--emit-config").and(predicate::str::contains("--limit")));
     assert!(!cfg.exists(), "nothing is written when the command refuses");
 }
+
+#[test]
+fn snapshots_of_plan_and_calc_tables() {
+    let plan = toomany()
+        .args([
+            "plan",
+            "--requests",
+            "600",
+            "--limit",
+            "120/min",
+            "--latency",
+            "2s",
+            "--deadline",
+            "5m",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    insta::assert_snapshot!("plan_table", String::from_utf8(plan).unwrap());
+    let calc = toomany()
+        .args(["calc", "rate", "90/min"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    insta::assert_snapshot!("calc_rate", String::from_utf8(calc).unwrap());
+}
