@@ -76,8 +76,23 @@ pub fn summarize(requests: &[Request], rate_limited: &[usize]) -> Summary {
     }
 }
 
-/// Run every analysis over the merged requests.
-pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], _opts: &AnalyzeOptions) -> Report {
+/// Run every analysis over the merged requests, with the default recommendation knobs (and the
+/// `--limit` of `opts`).
+pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], opts: &AnalyzeOptions) -> Report {
+    let rec = crate::recommend::Options {
+        limit: opts.limit,
+        ..Default::default()
+    };
+    analyze_with(inputs, requests, opts, &rec)
+}
+
+/// [`analyze`] with explicit recommendation knobs (headroom, latency, backoff).
+pub fn analyze_with(
+    inputs: Vec<InputSummary>,
+    requests: &[Request],
+    _opts: &AnalyzeOptions,
+    rec: &crate::recommend::Options,
+) -> Report {
     let targets: Vec<usize> = (0..requests.len())
         .filter(|&i| attribute::is_rate_limited(&requests[i]))
         .collect();
@@ -100,12 +115,16 @@ pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], _opts: &AnalyzeO
             }
         })
         .collect();
-    Report {
+    let mut report = Report {
         schema_version: SCHEMA_VERSION,
         generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
         summary: summarize(requests, &targets),
         inputs,
         rate_limited,
         findings: Vec::new(),
-    }
+        recommendation: None,
+    };
+    // Last: the recommendation reads the finished report (attribution and findings).
+    report.recommendation = crate::recommend::recommend(&report, requests, rec);
+    report
 }

@@ -28,6 +28,11 @@ pub enum Command {
     Redact(RedactArgs),
     /// Validate a HAR strictly against the HAR 1.2/1.3 spec, entry by entry.
     Check(CheckArgs),
+    /// Plan a job: N requests under an allowance with headroom: rate, spacing, concurrency,
+    /// duration, and whether it fits a deadline.
+    Plan(PlanArgs),
+    /// Calculators: rate conversions and Little's Law.
+    Calc(CalcArgs),
 }
 
 /// Options shared by every command that reads inputs.
@@ -85,6 +90,8 @@ pub struct AnalyzeArgs {
     /// List every rate-limited response in the table (default: the first 50).
     #[arg(long)]
     pub all: bool,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
 }
 
 #[derive(Debug, Args)]
@@ -113,4 +120,98 @@ pub struct CheckArgs {
     /// Most deviations listed (all are counted).
     #[arg(long, default_value_t = 200)]
     pub max_issues: usize,
+}
+
+/// Recommendation knobs shared by `analyze` and `plan`; every default is a flag.
+#[derive(Debug, Args, Clone)]
+pub struct PolicyArgs {
+    /// Share of the allowance to use (more than 0, at most 1), leaving the rest for other callers.
+    #[arg(long, default_value_t = 0.75, value_name = "H")]
+    pub headroom: f64,
+    /// Mean response time, e.g. 2s or 350ms (default: measured from the input).
+    #[arg(long, value_name = "DURATION")]
+    pub latency: Option<String>,
+    /// Attempts per request in all, the first included, across every layer (5 = 4 retries).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_attempts: u32,
+    /// First backoff window.
+    #[arg(long, default_value = "1s", value_name = "DURATION")]
+    pub backoff_base: String,
+    /// Largest backoff window.
+    #[arg(long, default_value = "8s", value_name = "DURATION")]
+    pub backoff_cap: String,
+    /// Total time for one request, every attempt and wait included; a Retry-After longer than
+    /// what is left means stop, not wait.
+    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    pub retry_deadline: String,
+    /// Random spread added on top of the server's Retry-After.
+    #[arg(long, default_value = "1s", value_name = "DURATION")]
+    pub retry_after_spread: String,
+    /// Per-attempt timeout (default: 3 × p95 response time, whole seconds).
+    #[arg(long, value_name = "DURATION")]
+    pub attempt_timeout: Option<String>,
+    /// Write ready-to-use config files for the --target tools into DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub emit_config: Option<PathBuf>,
+    /// Config targets for --emit-config: all, toomany, envoy, grpc, urllib3, tenacity,
+    /// resilience4j, dotnet, bottleneck, retryablehttp (comma-separated).
+    #[arg(long, default_value = "all", value_name = "LIST")]
+    pub target: String,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Examples:\n  toomany plan --requests 600 --limit 120/min --latency 2s\n  toomany plan --requests 600 --limit 120/min --deadline 5m --format json\n  toomany plan --requests 5000 --limit 10000/day --emit-config ./client-config"
+)]
+pub struct PlanArgs {
+    /// Requests the job has to send.
+    #[arg(long, value_name = "N")]
+    pub requests: u64,
+    /// The allowance, e.g. 120/min, 2/s, 7200/h, 10000/day, 90rpm.
+    #[arg(long, value_name = "RATE")]
+    pub limit: String,
+    /// Time the job must finish in, e.g. 10m.
+    #[arg(long, value_name = "DURATION")]
+    pub deadline: Option<String>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: OutputFormat,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Examples:\n  toomany calc rate 90/min\n  toomany calc concurrency --rate 1.5/s --latency 2s\n  toomany calc concurrency --concurrency 3 --latency 2s\n  toomany calc concurrency --rate 1.5/s --concurrency 3"
+)]
+pub struct CalcArgs {
+    #[command(subcommand)]
+    pub what: CalcCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CalcCommand {
+    /// Convert a rate: per second, minute, hour and day, and the spacing between starts.
+    Rate {
+        /// e.g. 90/min, 1.5/s, 7200/h, 10000/day, 90rpm.
+        #[arg(value_name = "RATE")]
+        rate: String,
+        #[arg(long, short = 'f', value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
+    /// Little's Law (in flight = rate × latency): give any two of --rate, --latency,
+    /// --concurrency to get the third.
+    Concurrency {
+        /// Request starts, e.g. 1.5/s or 90/min.
+        #[arg(long, value_name = "RATE")]
+        rate: Option<String>,
+        /// Mean response time, e.g. 2s.
+        #[arg(long, value_name = "DURATION")]
+        latency: Option<String>,
+        /// Requests in flight.
+        #[arg(long, value_name = "N")]
+        concurrency: Option<f64>,
+        #[arg(long, short = 'f', value_enum, default_value = "table")]
+        format: OutputFormat,
+    },
 }

@@ -22,6 +22,8 @@ pub struct Report {
     /// Every 429, and every 503/403 carrying rate-limit evidence, in time order.
     pub rate_limited: Vec<RateLimited>,
     pub findings: Vec<Finding>,
+    /// What the client should do instead (`null` when there was no 429 and no `--limit`).
+    pub recommendation: Option<crate::recommend::Recommendation>,
 }
 
 /// What was read from one input.

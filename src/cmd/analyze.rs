@@ -1,7 +1,7 @@
 //! `toomany analyze FILES…`: read, redact, analyze, render.
 
 use super::{ingest_options, Error, Outcome};
-use crate::analyze::{analyze, merge_inputs, AnalyzeOptions};
+use crate::analyze::{analyze_with, merge_inputs, AnalyzeOptions};
 use crate::cli::{AnalyzeArgs, OutputFormat};
 use crate::ingest;
 use crate::output;
@@ -14,6 +14,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
         None => None,
     };
+    let po = super::emit::policy_options(&args.policy)?;
     let format = args.format.unwrap_or_else(|| match &args.output {
         Some(p)
             if p.extension()
@@ -44,7 +45,21 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             "nothing could be read from the inputs (see the messages above)",
         ));
     }
-    let report = analyze(summaries, &requests, &AnalyzeOptions { limit });
+    let rec_opts = crate::recommend::Options {
+        limit,
+        headroom: po.headroom,
+        latency_ms: po.latency_ms,
+        backoff: po.backoff.clone(),
+    };
+    let report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
+    if let Some((dir, targets)) = &po.emit {
+        let policy = match &report.recommendation {
+            Some(r) => crate::recommend::config::Policy::from_recommendation(r),
+            None => Err("no rate-limited response and no --limit: nothing to recommend; pass --limit to write config files".into()),
+        };
+        let policy = policy.map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
+        super::emit::write_configs(dir, &policy, targets)?;
+    }
 
     let bytes = match format {
         OutputFormat::Json => render::json::render(&report),

@@ -2,7 +2,10 @@
 //! and hands bytes to `output`.
 
 pub mod analyze;
+pub mod calc;
 pub mod check;
+pub mod emit;
+pub mod plan;
 pub mod redact;
 
 use crate::cli::{Command, InputArgs};
@@ -41,6 +44,8 @@ pub fn run(command: Command) -> Outcome {
         Command::Analyze(a) => analyze::run(a),
         Command::Redact(a) => redact::run(a),
         Command::Check(a) => check::run(a),
+        Command::Plan(a) => plan::run(a),
+        Command::Calc(a) => calc::run(a),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Renderers: pure functions from a finished [`Report`](crate::report::Report) to bytes.
 
 pub mod json;
+pub mod recommend;
 pub mod table;
 
 /// Rendering choices that are not part of the report.

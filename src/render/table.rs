@@ -149,5 +149,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         }
         out.push('\n');
     }
+
+    if let Some(r) = &report.recommendation {
+        out.push_str(&super::recommend::section(r));
+    }
     out.into_bytes()
 }

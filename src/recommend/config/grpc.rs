@@ -1,0 +1,90 @@
+//! gRPC service config (gRFC A6): `methodConfig[].retryPolicy` and `retryThrottling`. The JSON
+//! format has no comments, so the explanation goes beside it in a `.txt` file.
+
+use super::{header, proto_duration, Emitted, Policy, Target};
+use serde_json::json;
+
+/// Clients treat a larger `maxAttempts` as 5, silently.
+pub const MAX_ATTEMPTS_CAP: u32 = 5;
+/// `retryThrottling`: retries stop while the token count is at or below maxTokens/2, i.e. after
+/// about maxTokens/2 failures more than successes × tokenRatio.
+pub const THROTTLE_MAX_TOKENS: u32 = 10;
+/// A success returns 0.1 token: at most about one retry per ten successes in steady state.
+pub const THROTTLE_TOKEN_RATIO: f64 = 0.1;
+
+pub fn emit(p: &Policy) -> Vec<Emitted> {
+    let r = &p.retry;
+    let attempts = r.max_attempts.min(MAX_ATTEMPTS_CAP);
+    let mut cannot = vec![
+        format!(
+            "no request rate ({}/s) and no concurrency cap ({}): put a limiter and a semaphore in the client code",
+            crate::units::fmt_num(p.rate.rate_per_second),
+            p.concurrency.max_in_flight
+        ),
+        "HTTP Retry-After is not read: the server must send the grpc-retry-pushback-ms trailer (MILLISECONDS); a proxy's HTTP 429 arrives as UNAVAILABLE".into(),
+        "no method idempotency flag: replace the placeholder service name and list only idempotent methods in \"name\"".into(),
+        format!(
+            "retryThrottling ({THROTTLE_MAX_TOKENS} tokens, ratio {THROTTLE_TOKEN_RATIO}) is per server name, not per method"
+        ),
+    ];
+    if r.max_attempts > MAX_ATTEMPTS_CAP {
+        cannot.push(format!(
+            "maxAttempts is capped at {MAX_ATTEMPTS_CAP} by gRPC clients; the policy's {} attempts were written as {MAX_ATTEMPTS_CAP}",
+            r.max_attempts
+        ));
+    }
+    if r.max_attempts < 2 {
+        cannot.push("retryPolicy needs maxAttempts ≥ 2: with 1 attempt the retryPolicy is left out (no retries)".into());
+    }
+    let mut method = json!({
+        "name": [{ "service": "REPLACE.with.your.package.Service" }],
+        "timeout": proto_duration(r.deadline_ms),
+    });
+    if r.max_attempts >= 2 {
+        method["retryPolicy"] = json!({
+            "maxAttempts": attempts,
+            "initialBackoff": proto_duration(r.base_ms),
+            "maxBackoff": proto_duration(r.cap_ms),
+            "backoffMultiplier": 2,
+            "retryableStatusCodes": ["UNAVAILABLE", "RESOURCE_EXHAUSTED"],
+        });
+    }
+    let config = json!({
+        "methodConfig": [method],
+        "retryThrottling": { "maxTokens": THROTTLE_MAX_TOKENS, "tokenRatio": THROTTLE_TOKEN_RATIO },
+    });
+    let mut text = serde_json::to_string_pretty(&config).unwrap_or_default();
+    text.push('\n');
+    let how = vec![
+        "grpc-service-config.json is the service config (strict JSON, no comments allowed); pass it with".to_string(),
+        "grpc.WithDefaultServiceConfig (Go), ManagedChannelBuilder.defaultServiceConfig (Java), or the grpc.service_config channel arg.".to_string(),
+        format!(
+            "maxAttempts counts ATTEMPTS, first included ({attempts}); backoff attempt n waits random(0, min({}, {} × 2^(n−1))) — full jitter; \"timeout\" ({}) spans all attempts.",
+            proto_duration(r.cap_ms),
+            proto_duration(r.base_ms),
+            proto_duration(r.deadline_ms)
+        ),
+        "429 from a proxy maps to UNAVAILABLE; a gRPC server's own throttling usually says RESOURCE_EXHAUSTED: both are listed.".to_string(),
+    ];
+    let notes = header(
+        "#",
+        p,
+        "gRPC service config notes (for grpc-service-config.json)",
+        &how,
+        &cannot,
+    );
+    vec![
+        Emitted {
+            target: Target::Grpc,
+            file_name: "grpc-service-config.json".into(),
+            contents: text,
+            cannot_express: cannot.clone(),
+        },
+        Emitted {
+            target: Target::Grpc,
+            file_name: "grpc-service-config.notes.txt".into(),
+            contents: notes,
+            cannot_express: vec![],
+        },
+    ]
+}

@@ -1,0 +1,146 @@
+//! Python urllib3 `Retry` (used by requests through `HTTPAdapter`), as a module to import: the
+//! Retry object, a subclass that gives up when Retry-After exceeds the deadline instead of
+//! sleeping it, a thread-safe start spacer, and the adapter with the connection cap.
+
+use super::{header, secs, Emitted, Policy, Target};
+
+pub fn emit(p: &Policy) -> Emitted {
+    let r = &p.retry;
+    // urllib3 sleeps backoff_factor × 2^(n−1) before retry n ≥ 2 and nothing before retry 1:
+    // with factor = base / 2 the sleeps are 0, base, 2·base, 4·base … capped at backoff_max.
+    let factor_ms = r.base_ms / 2;
+    let cannot = vec![
+        "no full jitter: urllib3 adds uniform(0, backoff_jitter) on top of a fixed exponential sleep, and the first retry has no backoff sleep at all (only the jitter)".into(),
+        "when Retry-After is present urllib3 sleeps exactly that long, with no spread added: workers told the same value resume together".into(),
+        "no total deadline: requests' timeout= is per connect/read; RETRY_DEADLINE_S below is enforced only for Retry-After by TooManyRetry, wrap calls for a true deadline".into(),
+        "no rate limit: the Spacer class below spaces first attempts within one process only; urllib3's own retries happen inside the adapter and are not spaced".into(),
+        "older urllib3 (1.x) names allowed_methods method_whitelist and has no backoff_jitter/backoff_max keywords".into(),
+    ];
+    let how = vec![
+        "Use: from toomany_retry import session; session().get(url). Needs urllib3 ≥ 2 and requests.".to_string(),
+        format!(
+            "total counts RETRIES: {} attempts = total={}. Sleeps before retries 2, 3, …: {} s × 2^(n−1) = {} s …, capped at {} s, plus 0–{} s jitter.",
+            r.max_attempts,
+            r.retries(),
+            secs(factor_ms),
+            (1..r.retries()).map(|n| secs((factor_ms << n).min(r.cap_ms))).collect::<Vec<_>>().join(", "),
+            secs(r.cap_ms),
+            secs(r.retry_after_spread_ms)
+        ),
+    ];
+    let head = header(
+        "#",
+        p,
+        "Python urllib3 / requests retry policy",
+        &how,
+        &cannot,
+    );
+    let methods = r
+        .retry_methods
+        .iter()
+        .map(|m| format!("\"{m}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let statuses = r
+        .retry_on_status
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let body = format!(
+        r#"import threading
+import time
+
+from urllib3.exceptions import MaxRetryError, ResponseError
+from urllib3.util.retry import Retry
+
+RATE_PER_SECOND = {rps}
+MIN_INTERVAL_S = {interval}
+MAX_IN_FLIGHT = {c}
+RETRY_DEADLINE_S = {deadline}
+ATTEMPT_TIMEOUT_S = {attempt}
+
+
+class TooManyRetry(Retry):
+    """Retry that gives up, instead of sleeping, when the server's Retry-After is longer than
+    the deadline: the wait is never shortened, and the caller can reschedule."""
+
+    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
+        if response is not None and self.respect_retry_after_header:
+            wait = self.get_retry_after(response)
+            if wait is not None and wait > RETRY_DEADLINE_S:
+                raise MaxRetryError(
+                    _pool,
+                    url,
+                    ResponseError(f"Retry-After {{wait:.0f}} s exceeds the {{RETRY_DEADLINE_S}} s deadline: stop or reschedule"),
+                )
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+
+RETRY = TooManyRetry(
+    total={retries},
+    status_forcelist=[{statuses}],
+    allowed_methods=frozenset({{{methods}}}),
+    backoff_factor={factor},
+    backoff_max={cap},
+    backoff_jitter={spread},
+    respect_retry_after_header=True,
+    raise_on_status=False,
+)
+
+
+class Spacer:
+    """At most one request start every MIN_INTERVAL_S in this process (thread-safe)."""
+
+    def __init__(self, interval_s=MIN_INTERVAL_S):
+        self._interval = interval_s
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self):
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self._interval
+        if start > now:
+            time.sleep(start - now)
+
+
+def session(spacer=None):
+    """A requests Session with the retry policy, at most MAX_IN_FLIGHT connections per host,
+    first attempts spaced by the Spacer, and ATTEMPT_TIMEOUT_S as the default timeout."""
+    import requests
+    from requests.adapters import HTTPAdapter
+
+    spacer = spacer or Spacer()
+
+    class SpacedAdapter(HTTPAdapter):
+        def send(self, request, **kwargs):
+            spacer.wait()
+            if kwargs.get("timeout") is None:
+                kwargs["timeout"] = ATTEMPT_TIMEOUT_S
+            return super().send(request, **kwargs)
+
+    s = requests.Session()
+    adapter = SpacedAdapter(max_retries=RETRY, pool_maxsize=MAX_IN_FLIGHT, pool_block=True)
+    s.mount("https://", adapter)
+    s.mount("http://", adapter)
+    return s
+"#,
+        rps = crate::units::fmt_num(p.rate.rate_per_second),
+        interval = secs(p.rate.min_interval_ms),
+        c = p.concurrency.max_in_flight,
+        deadline = secs(r.deadline_ms),
+        attempt = secs(r.attempt_timeout_ms),
+        retries = r.retries(),
+        factor = secs(factor_ms),
+        cap = secs(r.cap_ms),
+        spread = secs(r.retry_after_spread_ms),
+    );
+    Emitted {
+        target: Target::Urllib3,
+        file_name: "toomany_retry.py".into(),
+        contents: format!("{head}\n{body}"),
+        cannot_express: cannot,
+    }
+}

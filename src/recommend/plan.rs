@@ -1,0 +1,248 @@
+//! `toomany plan`: N requests under an allowance, with headroom: how fast, how many in flight,
+//! how long, and whether it fits a deadline.
+
+use super::{
+    backoff, concurrency_for, explain_core, fmt_precise, latency, target, Backoff, BackoffOptions,
+    Latency, LatencySource, LimitInfo, LimitSource, ASSUMED_LATENCY_MS,
+};
+use crate::units::{fmt_duration_ms, fmt_num, Rate};
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanInput {
+    pub requests: u64,
+    pub limit: Rate,
+    pub headroom: f64,
+    /// Mean response time, ms (`--latency`).
+    pub latency_ms: Option<f64>,
+    /// The job's deadline, ms (`--deadline`).
+    pub deadline_ms: Option<f64>,
+    pub backoff: BackoffOptions,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub requests: u64,
+    pub limit: LimitInfo,
+    pub headroom: f64,
+    pub rate_per_second: f64,
+    pub rate_per_minute: f64,
+    /// Spacing between request starts, ms (rounded up).
+    pub min_interval_ms: u64,
+    /// requests ÷ rate: the least time the job takes, not counting the response time of the
+    /// last requests and any retries, s.
+    pub duration_s: f64,
+    /// The same at the full allowance (no headroom): nothing can be faster, s.
+    pub duration_at_full_allowance_s: f64,
+    pub latency: Latency,
+    pub concurrency: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_s: Option<f64>,
+    /// `null` without `--deadline`.
+    pub fits_deadline: Option<bool>,
+    /// Most requests that fit in the deadline at the target rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_requests_in_deadline: Option<u64>,
+    /// Allowance needed (before headroom) to finish within the deadline, per minute.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_needed_per_minute: Option<f64>,
+    pub backoff: Backoff,
+    pub rationale: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+pub fn plan(input: &PlanInput) -> Plan {
+    let mut rationale = Vec::new();
+    let mut warnings = Vec::new();
+    let limit = LimitInfo {
+        rate_per_second: input.limit.per_second,
+        rate_per_minute: input.limit.per_minute(),
+        window_s: input.limit.window_s,
+        source: LimitSource::Flag,
+        detail: format!("given with --limit {}", input.limit),
+    };
+    let t = target(input.limit, input.headroom);
+    let lat = latency(input.latency_ms, &[]);
+    if lat.source == LatencySource::Assumed {
+        warnings.push(format!(
+            "no --latency given: concurrency assumes a mean response time of {}",
+            fmt_duration_ms(ASSUMED_LATENCY_MS)
+        ));
+    }
+    let concurrency = concurrency_for(t.rate_per_second, lat.mean_ms);
+    let b = backoff(&input.backoff, lat.mean_ms);
+    let n = input.requests as f64;
+    // Exact rates for the arithmetic; the rounded ones are for display.
+    let exact_rps = input.limit.per_second * input.headroom;
+    let duration_s = round3(n / exact_rps);
+    let full_s = round3(n / input.limit.per_second);
+
+    rationale.push(format!(
+        "Limit: {} = {}/min = {}/s ({}).",
+        input.limit,
+        fmt_precise(limit.rate_per_minute),
+        fmt_precise(limit.rate_per_second),
+        limit.detail
+    ));
+    explain_core(
+        &limit,
+        input.headroom,
+        &t,
+        &lat,
+        concurrency,
+        &b,
+        &mut rationale,
+    );
+    rationale.push(format!(
+        "Duration ≥ requests ÷ rate = {} ÷ {}/s = {} s ({}), plus the response time of the last requests and any retries; even at the full allowance ({}/s) it takes at least {}.",
+        input.requests,
+        fmt_precise(t.rate_per_second),
+        fmt_num(duration_s),
+        fmt_duration_ms(duration_s * 1000.0),
+        fmt_num(input.limit.per_second),
+        fmt_duration_ms(full_s * 1000.0)
+    ));
+    if input.limit.window_s >= 3600.0 && n > input.limit.count_per_window() * input.headroom {
+        warnings.push(format!(
+            "{} requests are more than {} × {} = {} allowed per {}: the job spans several windows of the allowance",
+            input.requests,
+            fmt_num(input.limit.count_per_window()),
+            fmt_num(input.headroom),
+            fmt_num((input.limit.count_per_window() * input.headroom).floor()),
+            fmt_duration_ms(input.limit.window_s * 1000.0)
+        ));
+    }
+
+    let (mut fits, mut max_n, mut needed) = (None, None, None);
+    if let Some(d_ms) = input.deadline_ms {
+        let d_s = d_ms / 1000.0;
+        let ok = duration_s <= d_s + 1e-9;
+        fits = Some(ok);
+        let fit_n = (exact_rps * d_s + 1e-9).floor() as u64;
+        max_n = Some(fit_n);
+        let need_pm = round3(n / d_s / input.headroom * 60.0);
+        needed = Some(need_pm);
+        if ok {
+            rationale.push(format!(
+                "Fits the {} deadline: {} ≤ {}.",
+                fmt_duration_ms(d_ms),
+                fmt_duration_ms(duration_s * 1000.0),
+                fmt_duration_ms(d_ms)
+            ));
+        } else {
+            let runs = (duration_s / d_s - 1e-9).ceil();
+            warnings.push(format!(
+                "the deadline cannot be met: {} requests at {}/min need {}, more than {}{}. What would work: at most {} requests in {} at this rate; or an allowance of at least {} (at headroom {}); or reschedule: split the job into {} runs of about {} requests",
+                input.requests,
+                fmt_precise(t.rate_per_minute),
+                fmt_duration_ms(duration_s * 1000.0),
+                fmt_duration_ms(d_ms),
+                if full_s > d_s { format!(" (even the full allowance needs {})", fmt_duration_ms(full_s * 1000.0)) } else { String::new() },
+                fit_n,
+                fmt_duration_ms(d_ms),
+                Rate::new((n / d_s / input.headroom * input.limit.window_s - 1e-9).ceil(), input.limit.window_s),
+                fmt_num(input.headroom),
+                runs,
+                (n / runs).ceil()
+            ));
+        }
+    }
+
+    Plan {
+        requests: input.requests,
+        limit,
+        headroom: input.headroom,
+        rate_per_second: t.rate_per_second,
+        rate_per_minute: t.rate_per_minute,
+        min_interval_ms: t.min_interval_ms,
+        duration_s,
+        duration_at_full_allowance_s: full_s,
+        latency: lat,
+        concurrency,
+        deadline_s: input.deadline_ms.map(|d| d / 1000.0),
+        fits_deadline: fits,
+        max_requests_in_deadline: max_n,
+        limit_needed_per_minute: needed,
+        backoff: b,
+        rationale,
+        warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(
+        requests: u64,
+        limit: &str,
+        latency: Option<&str>,
+        deadline: Option<&str>,
+    ) -> PlanInput {
+        PlanInput {
+            requests,
+            limit: Rate::parse(limit).unwrap(),
+            headroom: 0.75,
+            latency_ms: latency.map(|l| crate::units::parse_duration_ms(l).unwrap()),
+            deadline_ms: deadline.map(|d| crate::units::parse_duration_ms(d).unwrap()),
+            backoff: BackoffOptions::default(),
+        }
+    }
+
+    #[test]
+    fn the_brief_example() {
+        let p = plan(&input(600, "120/min", Some("2s"), None));
+        assert_eq!(p.rate_per_minute, 90.0);
+        assert_eq!(p.rate_per_second, 1.5);
+        assert_eq!(p.min_interval_ms, 667);
+        assert_eq!(p.duration_s, 400.0);
+        assert_eq!(p.duration_at_full_allowance_s, 300.0);
+        assert_eq!(p.concurrency, 3);
+        assert_eq!(p.fits_deadline, None);
+        assert!(
+            p.rationale.iter().any(|r| r.contains("1.5/s × 2 s = 3")),
+            "{:?}",
+            p.rationale
+        );
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    }
+
+    #[test]
+    fn deadline_missed_says_what_would_fit() {
+        let p = plan(&input(600, "120/min", Some("2s"), Some("5m")));
+        assert_eq!(p.fits_deadline, Some(false));
+        assert_eq!(p.max_requests_in_deadline, Some(450));
+        // 600 / 300 s / 0.75 = 2.667/s = 160/min.
+        assert_eq!(p.limit_needed_per_minute, Some(160.0));
+        let w = p.warnings.join("\n");
+        assert!(w.contains("at most 450 requests"), "{w}");
+        assert!(w.contains("160/min"), "{w}");
+        assert!(w.contains("2 runs"), "{w}");
+        let ok = plan(&input(600, "120/min", Some("2s"), Some("10m")));
+        assert_eq!(ok.fits_deadline, Some(true));
+        assert!(ok.warnings.is_empty());
+    }
+
+    #[test]
+    fn assumed_latency_is_said() {
+        let p = plan(&input(10, "2/s", None, None));
+        assert_eq!(p.latency.source, LatencySource::Assumed);
+        assert_eq!(p.concurrency, 2); // 1.5/s × 1 s → 2
+        assert!(!p.warnings.is_empty());
+    }
+
+    #[test]
+    fn daily_allowance_spanning_windows_warns() {
+        let p = plan(&input(20_000, "10000/day", Some("200ms"), None));
+        assert_eq!(p.rate_per_minute, 5.20833333); // 7500/day
+        assert!(
+            p.warnings.iter().any(|w| w.contains("several windows")),
+            "{:?}",
+            p.warnings
+        );
+    }
+}
