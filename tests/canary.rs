@@ -212,6 +212,26 @@ fn no_canary_survives_any_subcommand_or_format() {
             );
         }
         run_and_check("redact to stdout", &["redact", input, "-o", "-"], d);
+        let cfg = format!(
+            "cfg-{}",
+            if input.ends_with(".har") {
+                "har"
+            } else {
+                "jsonl"
+            }
+        );
+        run_and_check(
+            "analyze --emit-config",
+            &[
+                "analyze",
+                input,
+                "--limit",
+                "120/min",
+                "--emit-config",
+                &cfg,
+            ],
+            d,
+        );
         for fmt in ["table", "json"] {
             run_and_check(
                 &format!("check {input}"),
@@ -220,9 +240,37 @@ fn no_canary_survives_any_subcommand_or_format() {
             );
         }
     }
-    // Every file written anywhere in the directory, decompressed when gzipped.
+    // Commands that read no input still run clean.
+    run_and_check(
+        "plan",
+        &[
+            "plan",
+            "--requests",
+            "600",
+            "--limit",
+            "120/min",
+            "--emit-config",
+            "cfg-plan",
+        ],
+        d,
+    );
+    run_and_check("calc", &["calc", "rate", "90/min"], d);
+    // Every file written anywhere under the directory, decompressed when gzipped.
+    let mut files = Vec::new();
     for entry in std::fs::read_dir(d).unwrap() {
         let p = entry.unwrap().path();
+        if p.is_dir() {
+            let inner: Vec<_> = std::fs::read_dir(&p)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            assert!(!inner.is_empty(), "{} has the emitted configs", p.display());
+            files.extend(inner);
+        } else {
+            files.push(p);
+        }
+    }
+    for p in files {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         if name.starts_with("canary.") {
             continue;
