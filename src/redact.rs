@@ -88,7 +88,7 @@ fn percent_decode(s: &str) -> Cow<'_, str> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'%' if i + 2 < b.len() + 0 && i + 2 <= b.len() - 1 => {
+            b'%' if i + 2 < b.len() => {
                 let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
                 match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
                     Some(v) => {

@@ -173,18 +173,13 @@ impl<'de> Deserialize<'de> for LNum {
 }
 
 /// An object read into `T` when it is one; anything else is recorded, not an error.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum LObj<T> {
+    #[default]
     Missing,
     Null,
     Val(T),
     Odd(Odd),
-}
-
-impl<T> Default for LObj<T> {
-    fn default() -> Self {
-        LObj::Missing
-    }
 }
 
 impl<T> LObj<T> {
