@@ -1,0 +1,510 @@
+//! The fingerprint table: who can produce a rate-limited response and how it looks, and the
+//! cues that tell what kind of limit it was. Every row cites its source in
+//! `shared/reference/fingerprints.md` (Part 3); docs/attribution.md is generated from these rows.
+//!
+//! Adding a vendor is adding rows. The engine (`engine.rs`) reads `proves` to separate the
+//! *producer* of a response from the layers it merely passed through.
+
+use super::matcher::M::{self, *};
+use super::{Layer, Quota, Scope};
+
+/// What a rule's hit says about the layer it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proves {
+    /// A marker only the producing layer emits (its own error page, a generator-only header).
+    Producer,
+    /// A marker that points at the producer only when the host's successful responses lack it
+    /// (e.g. `Server: AkamaiGHost` on the 429 but the origin's Server on every 200).
+    ProducerIfNew,
+    /// The layer was on the path; says nothing about who produced the response.
+    Path,
+    /// The layer forwarded the request and an upstream answered: the producer is behind it.
+    Upstream,
+}
+
+#[derive(Debug)]
+pub struct Rule {
+    pub id: &'static str,
+    pub vendor: &'static str,
+    pub layer: Layer,
+    pub proves: Proves,
+    /// How much a hit counts toward the verdict, 0–1 (combined noisy-or per vendor).
+    pub weight: f64,
+    pub when: M,
+    /// The product's limiter kind, used only when nothing more specific is said.
+    pub quota: Option<Quota>,
+    /// Short label for summaries ("1015", "limit_req default page").
+    pub detail: &'static str,
+    /// Source tags in fingerprints.md.
+    pub source: &'static str,
+    pub note: &'static str,
+}
+
+#[allow(clippy::too_many_arguments)]
+const fn r(
+    id: &'static str,
+    vendor: &'static str,
+    layer: Layer,
+    proves: Proves,
+    weight: f64,
+    when: M,
+    quota: Option<Quota>,
+    detail: &'static str,
+    source: &'static str,
+    note: &'static str,
+) -> Rule {
+    Rule {
+        id,
+        vendor,
+        layer,
+        proves,
+        weight,
+        when,
+        quota,
+        detail,
+        source,
+        note,
+    }
+}
+
+use Layer::{Api, Cdn, Proxy};
+use Proves::{Path, Producer, ProducerIfNew, Upstream};
+const RATE: Option<Quota> = Some(Quota::Rate);
+const NONE: Option<Quota> = None;
+
+#[rustfmt::skip]
+pub static RULES: &[Rule] = &[
+    // ---------------------------------------------------------------- CDN / WAF edge
+    r("cloudflare.error-headers", "cloudflare", Cdn, Producer, 0.95,
+      Any(&[Has("cf-error-type"), Has("cf-error-origin")]), RATE, "error page", "[C5]",
+      "Cloudflare sets cf-error-type/cf-error-origin only on error pages it generates itself"),
+    r("cloudflare.1015", "cloudflare", Cdn, Producer, 0.95,
+      Any(&[Body("error code: 1015"), Body("error 1015"), Body("\"error_code\":1015"),
+            All(&[Body("you are being rate limited"), Body("cloudflare")])]),
+      RATE, "1015", "[C2, C3]",
+      "Cloudflare error 1015: a rate-limiting rule of the site owner blocked this client"),
+    r("cloudflare.branded-page", "cloudflare", Cdn, Producer, 0.85,
+      Any(&[Body("used cloudflare to restrict access"), All(&[Body("/cdn-cgi/"), Body("ray id")])]),
+      RATE, "block page", "[C2, C3, C6]",
+      "Cloudflare-branded block page (Cloudflare's own pages carry its branding; origin pages do not)"),
+    r("cloudflare.challenge", "cloudflare", Cdn, Producer, 0.95,
+      Value("cf-mitigated", "challenge"), NONE, "challenge", "[C9, C10]",
+      "cf-mitigated: challenge is set only on Cloudflare challenge pages (bot mitigation, not a quota)"),
+    r("cloudflare.api-limit", "cloudflare", Api, Producer, 0.8,
+      Body("more than 1200 requests per 300 seconds"), RATE, "API 1200/5 min", "[C11]",
+      "Cloudflare's own API limit (1200 requests per 5 minutes per user), not an edge rule"),
+    r("cloudflare.path", "cloudflare", Cdn, Path, 0.0,
+      Any(&[Has("cf-ray"), Value("server", "cloudflare"), Has("cf-cache-status")]), NONE, "", "[C7, C8]",
+      "present on every response Cloudflare proxies, the origin's 429s included"),
+
+    r("akamai.reference", "akamai", Cdn, Producer, 0.9,
+      Any(&[Body("reference #18."), Body("reference&#32;&#35;18"),
+            All(&[Body("access denied"), Body("reference #")]),
+            All(&[Body("access denied"), Body("reference&#32;&#35;")])]),
+      RATE, "deny page", "[A1, A2]",
+      "Akamai edge deny page with its \"Reference #18.…\" error reference"),
+    r("akamai.ghost", "akamai", Cdn, ProducerIfNew, 0.7,
+      Value("server", "akamaighost"), RATE, "AkamaiGHost", "[A1]",
+      "Server: AkamaiGHost appears when the Akamai edge generates the response itself"),
+    r("akamai.fast-purge", "akamai", Api, Producer, 0.7,
+      Has("x-ratelimit-limit-per-second"), RATE, "Fast Purge API", "[A5]",
+      "Akamai's own APIs (Fast Purge) send X-RateLimit-Limit-Per-Second"),
+    r("akamai.path", "akamai", Cdn, Path, 0.0,
+      Any(&[Has("akamai-grn"), NamePrefix("x-akamai-"), Has("akamai-cache-status")]), NONE, "", "[A6]",
+      "Akamai request headers present on every response it serves"),
+
+    r("fastly.varnish-page", "fastly", Cdn, Producer, 0.85,
+      All(&[Any(&[Body("guru meditation"), Body("varnish cache server")]), Has("x-served-by")]),
+      RATE, "synthetic error", "[F1, F2]",
+      "Varnish synthetic error page served by a Fastly cache node"),
+    r("fastly.synthetic-hit", "fastly", Cdn, Producer, 0.6,
+      All(&[Value("x-served-by", "cache-"), Value("x-cache", "hit"), Status(429)]), RATE, "edge rate limit", "[F1, F2, S1]",
+      "a 429 must not be cached (RFC 6585), so X-Cache: HIT means Fastly synthesized it at the edge"),
+    r("fastly.path", "fastly", Cdn, Path, 0.0,
+      Any(&[Value("x-served-by", "cache-"), Value("via", "varnish"), Has("x-timer"), Has("fastly-debug-digest")]),
+      NONE, "", "[F1, F4]", "Fastly cache headers present on every response it serves"),
+
+    r("aws-waf.action", "aws-waf", Cdn, Producer, 0.95,
+      Has("x-amzn-waf-action"), RATE, "WAF action", "[W5]",
+      "x-amzn-waf-action is set by AWS WAF on its CAPTCHA/challenge responses"),
+    r("aws-waf.blocked-page", "aws-waf", Cdn, Producer, 0.9,
+      All(&[Body("request blocked"), Any(&[Body("generated by cloudfront"), Body("could not be satisfied")])]),
+      RATE, "Request blocked", "[W2, W4, W6]",
+      "CloudFront's \"Request blocked\" page is what an AWS WAF block looks like on CloudFront"),
+    r("aws-waf.token-cookie", "aws-waf", Cdn, ProducerIfNew, 0.6,
+      Value("set-cookie", "aws-waf-token"), RATE, "WAF token", "[W5]",
+      "AWS WAF issues its aws-waf-token cookie from challenge responses"),
+    r("cloudfront.page", "cloudfront", Cdn, Producer, 0.85,
+      All(&[Any(&[Body("generated by cloudfront"), All(&[Body("could not be satisfied"), Body("cloudfront")])]),
+            Not(&Body("request blocked"))]),
+      RATE, "CloudFront error page", "[W2, W3]",
+      "CloudFront-generated HTML error page (\"Generated by cloudfront (CloudFront)\")"),
+    r("cloudfront.path", "cloudfront", Cdn, Path, 0.0,
+      Any(&[Has("x-amz-cf-id"), Has("x-amz-cf-pop"), Value("via", "cloudfront"), Value("x-cache", "cloudfront")]),
+      NONE, "", "[W1]",
+      "CloudFront headers (X-Cache: Error from cloudfront included) are on every error it forwards, the origin's too"),
+
+    r("azure-front-door.blocked", "azure-front-door", Cdn, Producer, 0.85,
+      All(&[Body("the request is blocked"), Any(&[Has("x-azure-ref"), Has("x-msedge-ref")])]),
+      RATE, "WAF block", "[Z1, Z2]", "Front Door WAF default block body (\"The request is blocked.\")"),
+    r("azure-front-door.empty-429", "azure-front-door", Cdn, Producer, 0.45,
+      All(&[Status(429), Has("x-azure-ref"), BodyEmpty]), RATE, "rate-limit rule", "[Z1, Z3]",
+      "a Front Door WAF rate-limit rule answers 429 with an empty body when no custom body is set (M)"),
+    r("azure-front-door.path", "azure-front-door", Cdn, Path, 0.0,
+      Any(&[Has("x-azure-ref"), Has("x-msedge-ref"), Has("x-fd-int-roxy-purgeid")]), NONE, "", "[Z2]",
+      "x-azure-ref is on every response Front Door serves"),
+
+    r("google-cloud-armor.gfe-page", "google-cloud-armor", Cdn, Producer, 0.9,
+      Any(&[Body("error 429 (too many requests)!!1"), Body("sent too many requests to us recently"),
+            All(&[Body("that’s an error"), Body("too many requests")])]),
+      RATE, "GFE 429 page", "[G1, G3]",
+      "Google Front End 429 page (\"Error 429 (Too Many Requests)!!1\") served by Google's edge"),
+    r("google-cloud-armor.path", "google-cloud-armor", Cdn, Path, 0.0,
+      Any(&[Value("via", "1.1 google"), Value("server", "google frontend")]), NONE, "", "[G1, AN1]",
+      "Google load-balancer headers, present on everything behind it (Anthropic's API included)"),
+
+    r("imperva.page", "imperva", Cdn, Producer, 0.9,
+      Any(&[Body("incapsula incident id"), Body("_incapsula_resource"), Body("powered by imperva")]),
+      RATE, "block page", "[I1]", "Imperva/Incapsula block or challenge page"),
+    r("imperva.path", "imperva", Cdn, Path, 0.0,
+      Any(&[Has("x-iinfo"), Value("x-cdn", "incapsula"), Value("x-cdn", "imperva"), Value("set-cookie", "incap_ses_"),
+            Value("set-cookie", "visid_incap_")]),
+      NONE, "", "[I1]", "x-iinfo / x-cdn: Incapsula are on every response Imperva fronts"),
+
+    r("sucuri.block", "sucuri", Cdn, Producer, 0.95,
+      Any(&[Has("x-sucuri-block"), Body("sucuri website firewall")]), RATE, "firewall block", "[U1]",
+      "X-Sucuri-Block (rule id) and the Sucuri firewall page come only from Sucuri's own blocks"),
+    r("sucuri.path", "sucuri", Cdn, Path, 0.0,
+      Any(&[Has("x-sucuri-id"), Has("x-sucuri-cache"), Value("server", "sucuri")]), NONE, "", "[U1]",
+      "Sucuri proxy headers"),
+
+    r("vercel.mitigated", "vercel", Cdn, Producer, 0.95,
+      Has("x-vercel-mitigated"), RATE, "firewall", "[V1, V2]",
+      "x-vercel-mitigated is set when the Vercel firewall acted on the request (rate limit, deny, challenge)"),
+    r("vercel.path", "vercel", Cdn, Path, 0.0,
+      Any(&[Has("x-vercel-id"), Has("x-vercel-cache"), Value("server", "vercel")]), NONE, "", "[V1, V2]",
+      "x-vercel-id is on every response Vercel serves"),
+
+    r("netlify.path", "netlify", Cdn, Path, 0.0,
+      Any(&[Has("x-nf-request-id"), Value("server", "netlify")]), NONE, "", "[N1]",
+      "x-nf-request-id is on every response Netlify serves"),
+
+    // ---------------------------------------------------------------- proxies and gateways
+    r("nginx.default-page", "nginx", Proxy, Producer, 0.9,
+      All(&[Any(&[Body("<center>nginx"), Body("<center>openresty")]),
+            Not(&Value("server", "apisix")), Not(&Value("server", "kong"))]),
+      RATE, "limit_req default page", "[P1, P2]",
+      "nginx's built-in error page (limit_req/limit_conn answer 503 by default, 429 when configured)"),
+    r("nginx.path", "nginx", Proxy, Path, 0.0,
+      Any(&[Value("server", "nginx"), Value("server", "openresty")]), NONE, "", "[P2]",
+      "Server: nginx is on every response nginx proxies"),
+
+    r("envoy.ratelimited", "envoy", Proxy, Producer, 0.95,
+      Has("x-envoy-ratelimited"), RATE, "rate limit filter", "[P3]",
+      "x-envoy-ratelimited is added by Envoy's rate-limit filter to the 429 it generates"),
+    r("envoy.local-body", "envoy", Proxy, Producer, 0.9,
+      Body("local_rate_limited"), RATE, "local rate limit", "[P3]",
+      "\"local_rate_limited\" is the body of Envoy's local rate-limit filter"),
+    r("envoy.overloaded", "envoy", Proxy, Producer, 0.8,
+      Has("x-envoy-overloaded"), NONE, "overload", "[P3]",
+      "x-envoy-overloaded: Envoy shed the request (circuit breaker / overload), capacity not quota"),
+    r("envoy.upstream", "envoy", Proxy, Upstream, 0.0,
+      Has("x-envoy-upstream-service-time"), RATE, "rate limit (inferred)", "[P3]",
+      "Envoy adds x-envoy-upstream-service-time only when an upstream answered"),
+    r("envoy.path", "envoy", Proxy, Path, 0.0,
+      Any(&[Value("server", "envoy"), Has("x-envoy-decorator-operation")]), NONE, "", "[P3]",
+      "Server: envoy / istio-envoy"),
+
+    r("haproxy.page", "haproxy", Proxy, Producer, 0.9,
+      Any(&[Body("you have sent too many requests in a given amount of time"),
+            Body("request forbidden by administrative rules")]),
+      RATE, "deny page", "[P4]", "HAProxy's built-in 429/403 error body"),
+
+    r("traefik.retry-in", "traefik", Proxy, Producer, 0.95,
+      Has("x-retry-in"), RATE, "RateLimit middleware", "[P5]",
+      "X-Retry-In (a Go duration) is specific to Traefik's RateLimit middleware"),
+    r("traefik.inflight", "traefik", Proxy, Producer, 0.8,
+      Any(&[Body("max connections reached"), Body("max rate reached")]), RATE, "InFlightReq/oxy", "[P5]",
+      "Traefik InFlightReq (\"max connections reached\") or Traefik v1/oxy (\"max rate reached\") body"),
+
+    r("kong.response-latency", "kong", Proxy, Producer, 0.95,
+      Has("x-kong-response-latency"), RATE, "rate-limiting plugin", "[P6]",
+      "X-Kong-Response-Latency is set only when Kong answered without the upstream"),
+    r("kong.server", "kong", Proxy, ProducerIfNew, 0.7,
+      Value("server", "kong/"), RATE, "rate-limiting plugin", "[P6]",
+      "Server: kong/x.y is on responses Kong generates; proxied ones keep the upstream's Server"),
+    r("kong.message", "kong", Proxy, Producer, 0.85,
+      All(&[Body("api rate limit exceeded"), Any(&[Value("server", "kong"), Has("x-kong-request-id")])]),
+      RATE, "rate-limiting plugin", "[P6]", "Kong's default error_message with Kong headers"),
+    r("kong.upstream", "kong", Proxy, Upstream, 0.0,
+      Any(&[Has("x-kong-upstream-latency"), Value("via", "kong")]), RATE, "rate-limiting plugin (inferred)", "[P6]",
+      "X-Kong-Upstream-Latency / Via: kong mean Kong forwarded the request and the upstream answered"),
+    r("kong.path", "kong", Proxy, Path, 0.0,
+      Any(&[Has("x-kong-request-id"), Has("x-kong-proxy-latency"), Has("x-ratelimit-limit-minute"),
+            Has("x-ratelimit-limit-second"), Has("x-ratelimit-limit-hour"), Has("x-ratelimit-limit-day")]),
+      NONE, "", "[P6]", "Kong headers (request id, proxy latency, per-period X-RateLimit-*-Minute)"),
+
+    r("aws-api-gateway.error-type", "aws-api-gateway", Proxy, Producer, 0.95,
+      Any(&[Value("x-amzn-errortype", "toomanyrequestsexception"), Value("x-amzn-errortype", "limitexceededexception")]),
+      RATE, "throttle", "[P7, W1]",
+      "x-amzn-ErrorType TooManyRequestsException/LimitExceededException is API Gateway's own throttle or quota"),
+    r("aws-api-gateway.body", "aws-api-gateway", Proxy, Producer, 0.6,
+      All(&[Any(&[Body("{\"message\":\"too many requests\"}"), Body("{\"message\":\"limit exceeded\"}")]),
+            Any(&[Has("x-amz-apigw-id"), Has("x-amzn-requestid")])]),
+      RATE, "throttle", "[P7]", "API Gateway's default throttle/quota body"),
+    r("aws-api-gateway.path", "aws-api-gateway", Proxy, Path, 0.0,
+      Any(&[Has("x-amz-apigw-id"), Has("x-amzn-requestid"), Has("x-amzn-trace-id")]), NONE, "", "[P7, W1]",
+      "API Gateway request ids are on every response it returns, the integration's included"),
+
+    r("azure-apim.rate", "azure-apim", Proxy, Producer, 0.9,
+      Body("rate limit is exceeded. try again in"), RATE, "rate-limit policy", "[P8]",
+      "Azure API Management rate-limit policy default message"),
+    r("azure-apim.quota", "azure-apim", Proxy, Producer, 0.9,
+      Any(&[Body("out of call volume quota"), Body("out of bandwidth quota")]), Some(Quota::Daily),
+      "quota policy", "[P8]", "Azure API Management quota policy default message (status 403)"),
+
+    r("apigee.fault", "apigee", Proxy, Producer, 0.95,
+      Any(&[Body("policies.ratelimit."), Body("spike arrest violation"), Body("rate limit quota violation")]),
+      RATE, "SpikeArrest/Quota", "[P9]", "Apigee SpikeArrest/Quota fault (errorcode policies.ratelimit.*)"),
+    r("apigee.router", "apigee", Proxy, ProducerIfNew, 0.6,
+      Value("server", "apigee router"), RATE, "legacy router", "[P9]",
+      "legacy Apigee Edge answers spike arrests itself with Server: Apigee Router"),
+
+    r("tyk.error", "tyk", Proxy, Producer, 0.7,
+      Any(&[Body("{\"error\": \"rate limit exceeded\"}"), Body("{\"error\": \"quota exceeded\"}")]),
+      RATE, "rate limiter", "[P10]", "Tyk's default error template for rate limit / quota"),
+
+    r("krakend.abort", "krakend", Proxy, Producer, 0.75,
+      All(&[Any(&[Has("x-krakend"), Has("x-krakend-completed")]), BodyEmpty]), RATE, "router rate limit", "[P11]",
+      "KrakenD's router rate limit aborts with an empty body (503 endpoint-wide, 429 per client)"),
+    r("krakend.path", "krakend", Proxy, Path, 0.0,
+      Any(&[Has("x-krakend"), Has("x-krakend-completed")]), NONE, "", "[P11]", "KrakenD response headers"),
+
+    r("apisix.page", "apisix", Proxy, Producer, 0.75,
+      All(&[Value("server", "apisix"), Any(&[Body("<center>openresty"), Body("<center>apisix"), BodyEmpty])]),
+      RATE, "limit-count/limit-req", "[P15]", "APISIX default rejection (503 by default, often set to 429)"),
+    r("caddy.ratelimit", "caddy", Proxy, Producer, 0.45,
+      All(&[Value("server", "caddy"), Status(429), Has("retry-after"), BodyEmpty]), RATE, "caddy-ratelimit", "[P12]",
+      "caddy-ratelimit answers 429 with Retry-After and an empty body"),
+    r("wso2.throttled", "wso2", Proxy, Producer, 0.9,
+      Any(&[Body("message throttled out"), Body("900802"), Body("900803")]), RATE, "throttling", "[P13]",
+      "WSO2 API Manager throttling fault"),
+    r("varnish.page", "varnish", Proxy, Producer, 0.8,
+      All(&[Any(&[Body("guru meditation"), Body("varnish cache server")]), Not(&Has("x-served-by"))]),
+      RATE, "synthetic error", "[F1]", "Varnish synthetic error page (no Fastly node headers)"),
+
+    // ---------------------------------------------------------------- API origins
+    r("github.resource", "github", Api, Producer, 0.9,
+      Has("x-ratelimit-resource"), RATE, "", "[H1]", "x-ratelimit-resource names a GitHub rate-limit bucket"),
+    r("github.request-id", "github", Api, Producer, 0.8,
+      Has("x-github-request-id"), RATE, "", "[H1]", "x-github-request-id is sent by GitHub's API itself"),
+    r("github.body", "github", Api, Producer, 0.75,
+      Any(&[Body("docs.github.com/rest"), Body("secondary rate limit")]), RATE, "", "[H1]",
+      "GitHub rate-limit message pointing at its docs"),
+
+    r("openai.headers", "openai", Api, Producer, 0.9,
+      Any(&[Has("openai-organization"), Has("openai-processing-ms"), Has("openai-version"), Has("openai-project")]),
+      RATE, "", "[O1, F4]", "openai-* headers come from OpenAI's API itself"),
+    r("openai.body", "openai", Api, Producer, 0.8,
+      Any(&[All(&[Body("rate limit reached for"), Body("organization")]), Body("platform.openai.com"),
+            Body("insufficient_quota")]),
+      RATE, "", "[O1]", "OpenAI rate-limit / quota error message"),
+
+    r("anthropic.headers", "anthropic", Api, Producer, 0.95,
+      Any(&[NamePrefix("anthropic-ratelimit-"), Has("anthropic-organization-id")]), RATE, "", "[AN1]",
+      "anthropic-ratelimit-* / anthropic-organization-id come from Anthropic's API"),
+    r("anthropic.body", "anthropic", Api, Producer, 0.85,
+      Any(&[Body("\"type\":\"rate_limit_error\""), Body("enforced_spend_limit_reached")]), RATE, "", "[AN1]",
+      "Anthropic error schema (type rate_limit_error)"),
+
+    r("google.resource-exhausted", "google", Api, Producer, 0.85,
+      Any(&[Body("resource_exhausted"), Body("type.googleapis.com/google.rpc")]), RATE, "", "[GG1]",
+      "Google API error status RESOURCE_EXHAUSTED / google.rpc details"),
+    r("google.usage-limits", "google", Api, Producer, 0.85,
+      Any(&[Body("\"domain\":\"usagelimits\""), Body("\"reason\":\"userratelimitexceeded\""),
+            Body("\"reason\":\"dailylimitexceeded\""), Body("\"reason\":\"ratelimitexceeded\""),
+            Body("\"reason\":\"quotaexceeded\"")]),
+      RATE, "", "[GG1]", "legacy Google API errors (domain usageLimits, reason …LimitExceeded)"),
+
+    r("stripe.headers", "stripe", Api, Producer, 0.9,
+      Any(&[Has("stripe-rate-limited-reason"), Has("stripe-should-retry"), Has("stripe-version")]), RATE, "", "[ST1]",
+      "Stripe-* response headers come from Stripe's API"),
+    r("stripe.body", "stripe", Api, Producer, 0.85,
+      Any(&[Body("too many requests hit the api too quickly"), Body("another api request or stripe process")]),
+      RATE, "", "[ST1]", "Stripe rate-limit / lock_timeout message"),
+
+    r("shopify.headers", "shopify", Api, Producer, 0.9,
+      Any(&[Has("x-shopify-shop-api-call-limit"), NamePrefix("x-shopify-"), Has("x-shopid")]), RATE, "", "[SH1]",
+      "X-Shopify-* headers come from Shopify's API"),
+    r("shopify.body", "shopify", Api, Producer, 0.8,
+      Any(&[Body("calls per second for api client"), Body("\"code\":\"throttled\"")]), RATE, "", "[SH1]",
+      "Shopify throttle message"),
+
+    r("slack.body", "slack", Api, Producer, 0.9,
+      Body("\"error\":\"ratelimited\""), RATE, "", "[SL1]", "Slack Web API error ratelimited"),
+    r("slack.headers", "slack", Api, Producer, 0.85,
+      Any(&[Has("x-slack-req-id"), Has("x-slack-backend"), Has("x-slack-unique-id")]), RATE, "", "[SL1]",
+      "X-Slack-* headers come from Slack's API"),
+
+    r("discord.headers", "discord", Api, Producer, 0.9,
+      Any(&[Has("x-ratelimit-bucket"), Has("x-ratelimit-scope"), Has("x-ratelimit-global")]), RATE, "", "[D1]",
+      "X-RateLimit-Bucket/-Scope/-Global are Discord's"),
+    r("discord.body", "discord", Api, Producer, 0.85,
+      All(&[Body("you are being rate limited"), Body("\"global\"")]), RATE, "", "[D1]",
+      "Discord 429 body (message, retry_after, global)"),
+
+    r("microsoft-graph.headers", "microsoft-graph", Api, Producer, 0.85,
+      Any(&[Has("x-ms-ags-diagnostic"), Has("x-ms-resource-unit"), Has("x-ms-throttle-limit-percentage")]),
+      RATE, "", "[MG1]", "Microsoft Graph diagnostic headers"),
+    r("microsoft-graph.body", "microsoft-graph", Api, Producer, 0.8,
+      Any(&[Body("activitylimitreached"), Body("throttledrequest"), Body("the request has been throttled")]),
+      RATE, "", "[MG1]", "Microsoft Graph throttling error"),
+
+    r("twilio.headers", "twilio", Api, Producer, 0.85,
+      NamePrefix("twilio-"), Some(Quota::Concurrency), "", "[TW1]", "Twilio-* response headers"),
+    r("twilio.body", "twilio", Api, Producer, 0.9,
+      Body("twilio.com/docs/errors/"), Some(Quota::Concurrency), "20429", "[TW1]",
+      "Twilio error JSON (more_info points at the error code page)"),
+
+    r("salesforce.limit-info", "salesforce", Api, Producer, 0.85,
+      Has("sforce-limit-info"), Some(Quota::Daily), "", "[SF1]", "Sforce-Limit-Info is Salesforce's API usage header"),
+    r("salesforce.body", "salesforce", Api, Producer, 0.9,
+      Body("request_limit_exceeded"), Some(Quota::Daily), "REQUEST_LIMIT_EXCEEDED", "[SF1]",
+      "Salesforce errorCode REQUEST_LIMIT_EXCEEDED"),
+
+    r("atlassian.headers", "atlassian", Api, Producer, 0.85,
+      Any(&[Has("x-ratelimit-nearlimit"), Has("beta-ratelimit-policy"), Has("x-beta-ratelimit-reason"),
+            Value("ratelimit-reason", "jira-"), Has("x-arequestid"), Has("atl-traceid"), Has("atl-request-id")]),
+      RATE, "", "[J1]", "Atlassian (Jira) rate-limit / request headers"),
+
+    r("x.headers", "x", Api, Producer, 0.85,
+      Any(&[NamePrefix("x-app-limit-24hour"), NamePrefix("x-user-limit-24hour"), Has("x-connection-hash"),
+            Has("x-transaction-id")]),
+      RATE, "", "[X1]", "X API headers (24-hour app/user limits, transaction id)"),
+    r("x.rate-limit", "x", Api, Producer, 0.6,
+      All(&[Has("x-rate-limit-limit"), Has("x-rate-limit-reset")]), RATE, "", "[X1]",
+      "x-rate-limit-limit/-reset (epoch) is X's rate-limit header family"),
+
+    r("hubspot.headers", "hubspot", Api, Producer, 0.9,
+      NamePrefix("x-hubspot-"), RATE, "", "[HS1]", "X-HubSpot-RateLimit-* headers"),
+    r("zendesk.headers", "zendesk", Api, Producer, 0.85,
+      Any(&[NamePrefix("x-zendesk-"), NamePrefix("zendesk-ratelimit-")]), RATE, "", "[ZD1]", "Zendesk headers"),
+    r("zendesk.body", "zendesk", Api, Producer, 0.8,
+      Body("number of allowed api requests per minute exceeded"), RATE, "", "[ZD1]", "Zendesk rate-limit message"),
+    r("gitlab.headers", "gitlab", Api, Producer, 0.85,
+      Any(&[Has("ratelimit-name"), Has("ratelimit-observed"), Has("ratelimit-resettime"), Has("x-gitlab-meta")]),
+      RATE, "", "[P14]", "GitLab RateLimit-Name/-Observed/-ResetTime"),
+];
+
+/// A cue about the kind of limit. Lower tiers win (fingerprints.md Part 1, Q1–Q6).
+#[derive(Debug)]
+pub struct Cue {
+    pub id: &'static str,
+    pub tier: u8,
+    pub when: M,
+    pub quota: Option<Quota>,
+    pub scope: Option<Scope>,
+    pub source: &'static str,
+    pub note: &'static str,
+}
+
+const fn c(
+    id: &'static str,
+    tier: u8,
+    when: M,
+    quota: Option<Quota>,
+    scope: Option<Scope>,
+    source: &'static str,
+    note: &'static str,
+) -> Cue {
+    Cue {
+        id,
+        tier,
+        when,
+        quota,
+        scope,
+        source,
+        note,
+    }
+}
+
+const CONC: Option<Quota> = Some(Quota::Concurrency);
+const DAILY: Option<Quota> = Some(Quota::Daily);
+const TOKENS: Option<Quota> = Some(Quota::Tokens);
+
+/// Tier 1: explicit reason fields; tier 5: wording. Tiers 2–4 (header names and windows, the
+/// IETF policy, the size of the wait) and 6 (the product's limiter) are computed by the engine.
+#[rustfmt::skip]
+pub static CUES: &[Cue] = &[
+    c("stripe.reason.concurrency", 1, Value("stripe-rate-limited-reason", "concurrency"), CONC, None, "[ST1]",
+      "Stripe-Rate-Limited-Reason names a concurrency limit"),
+    c("stripe.reason.resource", 1, Value("stripe-rate-limited-reason", "resource-specific"), RATE, Some(Scope::Resource),
+      "[ST1]", "Stripe-Rate-Limited-Reason: resource-specific"),
+    c("stripe.reason.rate", 1, Value("stripe-rate-limited-reason", "rate"), RATE, None, "[ST1]",
+      "Stripe-Rate-Limited-Reason names a rate limit"),
+    c("stripe.lock-timeout", 1, Body("another api request or stripe process"), CONC, Some(Scope::Resource), "[ST1]",
+      "Stripe lock_timeout: another request holds the same object"),
+    c("jira.burst", 1, Value("ratelimit-reason", "jira-burst-based"), RATE, None, "[J1]", "RateLimit-Reason: burst"),
+    c("jira.per-issue", 1, Value("ratelimit-reason", "per-issue"), RATE, Some(Scope::Resource), "[J1]",
+      "RateLimit-Reason: per-issue writes"),
+    c("jira.quota", 1, Any(&[Value("ratelimit-reason", "quota"), Value("x-beta-ratelimit-reason", "quota")]), DAILY, None,
+      "[J1]", "RateLimit-Reason: tenant quota (points allowance)"),
+    c("hubspot.daily", 1, Body("\"policyname\":\"daily\""), DAILY, None, "[HS1]", "HubSpot policyName DAILY"),
+    c("hubspot.secondly", 1, Body("secondly"), RATE, None, "[HS1]", "HubSpot policyName (TEN_)SECONDLY(_ROLLING)"),
+    c("discord.scope.user", 1, Value("x-ratelimit-scope", "user"), RATE, Some(Scope::User), "[D1]",
+      "X-RateLimit-Scope: user (per-user route bucket)"),
+    c("discord.scope.global", 1, Value("x-ratelimit-scope", "global"), RATE, Some(Scope::App), "[D1]",
+      "X-RateLimit-Scope: global (the bot/app's global limit)"),
+    c("discord.scope.shared", 1, Value("x-ratelimit-scope", "shared"), RATE, Some(Scope::Resource), "[D1]",
+      "X-RateLimit-Scope: shared (a shared resource's limit)"),
+    c("openai.insufficient-quota", 1, Body("insufficient_quota"), DAILY, Some(Scope::App), "[O1]",
+      "insufficient_quota: billing credit exhausted; do not retry"),
+    c("openai.per-day", 1, Any(&[Body("per day (rpd)"), Body("per day (tpd)")]), DAILY, Some(Scope::App), "[O1]",
+      "OpenAI per-day limit (RPD/TPD)"),
+    c("openai.type-tokens", 1, Any(&[Body("\"type\":\"tokens\""), Body("tokens per min")]), TOKENS, Some(Scope::App),
+      "[O1]", "OpenAI error type tokens (TPM)"),
+    c("openai.type-requests", 1, Any(&[Body("\"type\":\"requests\""), Body("requests per min")]), RATE, Some(Scope::App),
+      "[O1]", "OpenAI error type requests (RPM)"),
+    c("anthropic.spend-limit", 1, Any(&[Body("enforced_spend_limit_reached"), Body("spend limit")]), DAILY, None, "[AN1]",
+      "Anthropic spend limit reached: billing, not retryable"),
+    c("google.per-day", 1, Any(&[Body("perday"), Body("\"reason\":\"dailylimitexceeded\"")]), DAILY, None, "[GG1]",
+      "Google quota name / reason says per day"),
+    c("google.tokens", 1, All(&[Body("resource_exhausted"), Body("tokens")]), TOKENS, None, "[GG1]",
+      "Google quota name counts tokens"),
+    c("google.per-user", 1, Body("\"reason\":\"userratelimitexceeded\""), RATE, Some(Scope::User), "[GG1]",
+      "Google reason userRateLimitExceeded"),
+    c("google.per-minute", 1, Any(&[Body("perminute"), Body("\"reason\":\"ratelimitexceeded\"")]), RATE, None, "[GG1]",
+      "Google quota name / reason says per minute"),
+    c("salesforce.concurrent", 1, Body("concurrentrequests"), CONC, None, "[SF1]", "Salesforce ConcurrentRequests limit"),
+    c("salesforce.total", 1, Body("totalrequests"), DAILY, None, "[SF1]", "Salesforce TotalRequests (rolling 24 h)"),
+    c("twilio.20429", 1, Body("20429"), CONC, None, "[TW1]", "Twilio 20429: too many concurrent requests"),
+    c("apigee.spike-arrest", 1, Any(&[Body("spikearrestviolation"), Body("spike arrest violation")]), RATE, None, "[P9]",
+      "Apigee SpikeArrest"),
+    c("apigee.quota", 1, Any(&[Body("quotaviolation"), Body("rate limit quota violation")]), DAILY, None, "[P9]",
+      "Apigee Quota policy (allowance over minute/hour/day/month)"),
+    c("github.secondary", 1, Body("secondary rate limit"), RATE, None, "[H1]", "GitHub secondary rate limit"),
+    c("aws-api-gateway.quota", 1, Value("x-amzn-errortype", "limitexceededexception"), DAILY, Some(Scope::Key), "[P7]",
+      "API Gateway usage-plan quota (per API key, day/week/month)"),
+    c("aws-api-gateway.throttle", 1, Value("x-amzn-errortype", "toomanyrequestsexception"), RATE, None, "[P7]",
+      "API Gateway throttle (rate/burst)"),
+    c("azure-apim.quota", 1, Any(&[Body("out of call volume quota"), Body("out of bandwidth quota")]), DAILY, None, "[P8]",
+      "APIM quota policy"),
+    c("azure-apim.rate", 1, Body("rate limit is exceeded. try again in"), RATE, None, "[P8]", "APIM rate-limit policy"),
+    c("traefik.inflight", 1, Body("max connections reached"), CONC, None, "[P5]", "Traefik InFlightReq (concurrency)"),
+    c("ietf.concurrency", 1, Value("ratelimit-policy", "concurrent-requests"), CONC, None, "[S3]",
+      "RateLimit-Policy qu=concurrent-requests"),
+    c("x.app", 1, NamePrefix("x-app-limit-24hour"), None, Some(Scope::App), "[X1]", "X per-app 24-hour limit headers"),
+    c("x.user", 1, NamePrefix("x-user-limit-24hour"), None, Some(Scope::User), "[X1]", "X per-user 24-hour limit headers"),
+    // Tier 5: wording in the body.
+    c("wording.billing", 5, Any(&[Body("billing"), Body("credit balance"), Body("payment required")]), DAILY, None,
+      "[Q5]", "billing / credit wording: an allowance, not a rate"),
+    c("wording.concurrent", 5, Any(&[Body("concurrent"), Body("in flight"), Body("in-flight"), Body("simultaneous")]),
+      CONC, None, "[Q5]", "concurrency wording"),
+    c("wording.tokens", 5, Any(&[Body("tokens per"), Body("token rate"), Body("token limit"), Body("tokens limit")]),
+      TOKENS, None, "[Q5]", "token-budget wording"),
+    c("wording.daily", 5, Any(&[Body("per day"), Body("daily"), Body("per month"), Body("monthly"), Body("quota")]), DAILY,
+      None, "[Q5]", "allowance wording (per day / monthly / quota)"),
+    c("wording.rate", 5, Any(&[Body("per second"), Body("per minute"), Body("requests per"), Body("rate limit"),
+                               Body("slow down"), Body("throttl")]),
+      RATE, None, "[Q5]", "rate wording"),
+];
