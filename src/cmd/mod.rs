@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod check;
 pub mod redact;
+pub mod retry_after;
 
 use crate::cli::{Command, InputArgs};
 use crate::ingest;
@@ -38,6 +39,7 @@ pub fn run(command: Command) -> Outcome {
         Command::Analyze(a) => analyze::run(a),
         Command::Redact(a) => redact::run(a),
         Command::Check(a) => check::run(a),
+        Command::RetryAfter(a) => retry_after::run(a),
     }
 }
 

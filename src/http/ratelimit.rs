@@ -831,3 +831,55 @@ mod tests {
         assert!(neg.is_none());
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    const NAMES: &[&str] = &[
+        "x-ratelimit-",
+        "ratelimit-",
+        "x-rate-limit-",
+        "anthropic-ratelimit-",
+        "x-app-limit-",
+        "x-hubspot-ratelimit-",
+        "x-ms-ratelimit-remaining-",
+        "ratelimit",
+        "ratelimit-policy",
+        "beta-ratelimit",
+        "x-shopify-shop-api-call-limit",
+        "sforce-limit-info",
+        "zendesk-ratelimit-",
+        "x-rate-limit",
+    ];
+
+    proptest! {
+        #[test]
+        fn never_panics(
+            heads in prop::collection::vec(
+                (prop::sample::select(NAMES.to_vec()), "[a-z0-9-]{0,20}", "\\PC{0,40}"), 0..8),
+            secs in proptest::option::of(0i64..4_000_000_000),
+        ) {
+            let mut h = Headers::new();
+            for (p, suffix, v) in heads {
+                h.push(format!("{p}{suffix}"), v);
+            }
+            let now = secs.and_then(|s| DateTime::from_timestamp(s, 0));
+            for f in parse_all(&h, now) {
+                for x in [f.limits.limit, f.limits.remaining, f.limits.reset_seconds, f.limits.window_seconds].into_iter().flatten() {
+                    prop_assert!(x.is_finite() && x >= 0.0);
+                }
+            }
+            let _ = parse(&h, now);
+        }
+
+        #[test]
+        fn structured_values_never_panic(v in "[\"a-z0-9;=, ]{0,60}") {
+            let mut h = Headers::new();
+            h.push("RateLimit-Policy", v.clone());
+            h.push("RateLimit", v);
+            let _ = parse_all(&h, None);
+        }
+    }
+}
