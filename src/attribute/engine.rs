@@ -113,12 +113,10 @@ fn is_json(r: &Request, body_lc: &str) -> bool {
         || body_lc.trim_start().starts_with('[')
 }
 
-fn is_html(r: &Request, body_lc: &str) -> bool {
-    r.response_mime
-        .as_deref()
-        .map(|m| m.to_ascii_lowercase().contains("html"))
-        .unwrap_or(false)
-        || body_lc.trim_start().starts_with('<')
+/// Markup, not merely a text/html label: frameworks (express-rate-limit) send plain sentences
+/// as text/html, and that is still the origin talking.
+fn is_html(_r: &Request, body_lc: &str) -> bool {
+    body_lc.trim_start().starts_with('<')
 }
 
 impl Baseline {
@@ -447,7 +445,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     }
     let fams = ratelimit::parse_all(&req.response_headers, response_time(req));
     if !fams.is_empty() {
-        generic_api.push(0.25);
+        generic_api.push(0.3);
         let names: Vec<&str> = fams.iter().map(|f| f.header.as_str()).take(3).collect();
         v.ev(Role::Producer, names.join(", "), "rate-limit headers: the server counts this client's requests (an API, or a gateway in front of it)");
     }
@@ -486,8 +484,17 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     if !cdn_path.is_empty() && !intermediary_producer && !mismatch && !origin_missing {
         generic_api.push(0.25);
     }
+    // Counter-evidence weakens the generic origin signals: an HTML page on a JSON host, or a
+    // response without any of the headers the origin always sends.
+    let damp = if mismatch {
+        0.3
+    } else if origin_missing {
+        0.5
+    } else {
+        1.0
+    };
     for w in generic_api {
-        v.add(None, Layer::Api, if mismatch { w * 0.3 } else { w }, None);
+        v.add(None, Layer::Api, w * damp, None);
     }
 
     // Unbranded edge rule: no origin headers, one intermediary on the path, nothing else (L).

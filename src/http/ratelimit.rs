@@ -548,8 +548,12 @@ fn ietf(headers: &Headers, state_name: &str, policy_name: &str) -> Vec<Family> {
                 limit: get("limit"),
                 remaining: get("remaining"),
                 reset_seconds: get("reset"),
-                window_seconds: None,
-                policy: None,
+                // The companion policy (`RateLimit-Policy: 100;w=900`) states the window.
+                window_seconds: policies
+                    .first()
+                    .and_then(|(_, p)| param(p, "w"))
+                    .and_then(num),
+                policy: headers.get(policy_name).map(|v| v.trim().to_string()),
             },
         });
         return out;
