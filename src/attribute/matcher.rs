@@ -82,7 +82,8 @@ impl M {
                 let hits: Vec<String> = h
                     .iter()
                     .filter(|(n, _)| {
-                        n.len() >= prefix.len() && n[..prefix.len()].eq_ignore_ascii_case(prefix)
+                        n.get(..prefix.len())
+                            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
                     })
                     .take(3)
                     .map(|(n, v)| format!("{}: {}", n.to_ascii_lowercase(), shown(v)))

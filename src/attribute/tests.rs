@@ -1033,3 +1033,52 @@ fn docs_list_every_rule() {
     }
     assert!(doc.contains(&rules_markdown()), "docs/attribution.md is out of date: regenerate the table with `TOOMANY_WRITE_DOCS=1 cargo test docs_`");
 }
+
+mod props {
+    use super::super::*;
+    use crate::model::{Headers, Location, Position};
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    fn req(
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Option<String>,
+        host: &str,
+    ) -> Request {
+        let mut r = Request::at(Location {
+            source: Arc::from("p"),
+            position: Position::Line(1),
+        });
+        r.url = format!("https://{host}/x");
+        r.status = status;
+        r.response_headers = Headers(headers);
+        r.body_excerpt = body;
+        r
+    }
+
+    proptest! {
+        /// Arbitrary headers and bodies (unicode names included) never panic, and verdicts stay
+        /// in range.
+        #[test]
+        fn attribution_never_panics(
+            heads in prop::collection::vec(("\\PC{0,24}", "\\PC{0,40}"), 0..10),
+            ok_heads in prop::collection::vec(("[a-zé-]{1,20}", "\\PC{0,20}"), 0..6),
+            body in proptest::option::of("\\PC{0,200}"),
+            status in prop::sample::select(vec![429u16, 403, 503, 500, 200]),
+        ) {
+            let reqs = vec![req(200, ok_heads, None, "h.example"), req(status, heads, body, "h.example")];
+            let _ = is_rate_limited(&reqs[1]);
+            let a = attribute(&reqs, &[1, 7]);
+            prop_assert_eq!(a.len(), 2);
+            prop_assert!((0.0..=1.0).contains(&a[0].confidence));
+        }
+
+        /// Names that start like a vendor prefix but continue in multi-byte characters.
+        #[test]
+        fn unicode_header_names(suffix in "[éø€中]{1,6}") {
+            let reqs = vec![req(429, vec![(format!("x-akam{suffix}"), "1".into()), (format!("twil{suffix}"), "1".into())], None, "u.example")];
+            let _ = attribute(&reqs, &[0]);
+        }
+    }
+}
