@@ -616,7 +616,12 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     att.quota = quota;
     att.scope = scope;
     att.evidence = v.evidence;
-    att.path = v.path;
+    // The path is where the response went through; the producer is reported separately.
+    att.path = v
+        .path
+        .into_iter()
+        .filter(|p| Some(p.as_str()) != att.vendor.as_deref())
+        .collect();
     att
 }
 

@@ -494,6 +494,8 @@ pub static CUES: &[Cue] = &[
     c("azure-apim.quota", 1, Any(&[Body("out of call volume quota"), Body("out of bandwidth quota")]), DAILY, None, "[P8]",
       "APIM quota policy"),
     c("azure-apim.rate", 1, Body("rate limit is exceeded. try again in"), RATE, None, "[P8]", "APIM rate-limit policy"),
+    c("tyk.quota", 1, Body("{\"error\": \"quota exceeded\"}"), DAILY, Some(Scope::Key), "[P10]",
+      "Tyk quota (per key allowance), status 403"),
     c("traefik.inflight", 1, Body("max connections reached"), CONC, None, "[P5]", "Traefik InFlightReq (concurrency)"),
     c("ietf.concurrency", 1, Value("ratelimit-policy", "concurrent-requests"), CONC, None, "[S3]",
       "RateLimit-Policy qu=concurrent-requests"),

@@ -457,6 +457,16 @@ pub static FIXTURES: &[Fx] = &[
         owns: &["tyk.error"],
     },
     Fx {
+        name: "tyk quota",
+        host: "api2.openrouteservice.org",
+        status: 403,
+        headers: &[("content-type", "application/json"), ("x-ratelimit-limit", "2000"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1691410000")],
+        body: "{\n    \"error\": \"Quota exceeded\"\n}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("tyk"), quota: Quota::Daily,
+        owns: &["tyk.error"],
+    },
+    Fx {
         name: "krakend client rate limit",
         host: "edge.example.com",
         status: 429,
