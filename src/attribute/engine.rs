@@ -187,10 +187,24 @@ impl Cand {
     }
 }
 
+/// What an evidence line speaks for, so lines for a losing candidate can be marked as ruled out.
+#[derive(Clone, Copy, PartialEq)]
+enum Tag {
+    Neutral,
+    /// Supports this (vendor, layer) as the producer; `None` vendor = the origin in general.
+    Cand(Option<&'static str>, Layer),
+    /// A path header of this vendor.
+    PathOf(&'static str),
+    /// Speaks against the origin having answered.
+    AgainstApi,
+}
+
 #[derive(Default)]
 struct Verdict {
     cands: Vec<Cand>,
     evidence: Vec<Evidence>,
+    /// Which candidate each evidence line speaks for, parallel to `evidence`.
+    tags: Vec<Tag>,
     path: Vec<String>,
     forwarded: Vec<&'static str>,
 }
@@ -229,11 +243,16 @@ impl Verdict {
     }
 
     fn ev(&mut self, role: Role, signal: impl Into<String>, note: impl Into<String>) {
+        self.ev_tag(role, signal, note, Tag::Neutral);
+    }
+
+    fn ev_tag(&mut self, role: Role, signal: impl Into<String>, note: impl Into<String>, tag: Tag) {
         self.evidence.push(Evidence {
             role,
             signal: signal.into(),
             note: note.into(),
         });
+        self.tags.push(tag);
     }
 
     fn on_path(&mut self, vendor: &str) {
@@ -287,10 +306,11 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         match rule.proves {
             Proves::Producer => {
                 v.add(Some(rule.vendor), rule.layer, rule.weight, Some(rule));
-                v.ev(
+                v.ev_tag(
                     Role::Producer,
                     signal,
                     format!("{} {}", rule.note, rule.source),
+                    Tag::Cand(Some(rule.vendor), rule.layer),
                 );
                 hit_vendors_producer.push(rule.vendor);
             }
@@ -317,10 +337,11 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
                         (rule.weight, " and not on this host's successful responses")
                     };
                     v.add(Some(rule.vendor), rule.layer, w, Some(rule));
-                    v.ev(
+                    v.ev_tag(
                         Role::Producer,
                         signal,
                         format!("{}{why} {}", rule.note, rule.source),
+                        Tag::Cand(Some(rule.vendor), rule.layer),
                     );
                     hit_vendors_producer.push(rule.vendor);
                 }
@@ -336,10 +357,11 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
                 } else {
                     rule.note.to_string()
                 };
-                v.ev(
+                v.ev_tag(
                     Role::Path,
                     signal,
                     format!("{seen}: path, not producer {}", rule.source),
+                    Tag::PathOf(rule.vendor),
                 );
             }
             Proves::Upstream => {
@@ -393,7 +415,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
             let mut names = Vec::new();
             rule.when.header_names(&mut names);
             v.add(Some(rule.vendor), rule.layer, 0.6, Some(rule));
-            v.ev(
+            v.ev_tag(
                 Role::Producer,
                 format!("no {}", names.join("/")),
                 format!(
@@ -401,8 +423,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
                     share * 100.0,
                     vendor_name(rule.vendor),
                     rule.source
-                ),
-            );
+                ), Tag::Cand(Some(rule.vendor), rule.layer));
         }
     }
 
@@ -421,17 +442,15 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     let mut generic_api = Vec::new();
     if !present.is_empty() && present.len() * 2 >= base.origin_names.len() {
         generic_api.push(0.5);
-        v.ev(
+        v.ev_tag(
             Role::Producer,
             present.iter().take(4).cloned().collect::<Vec<_>>().join(", "),
-            format!("on every successful response from {host} and on this one: the origin's own headers, so the origin answered"),
-        );
+            format!("on every successful response from {host} and on this one: the origin's own headers, so the origin answered"), Tag::Cand(None, Layer::Api));
     } else if origin_missing {
-        v.ev(
+        v.ev_tag(
             Role::Producer,
             format!("no {}", base.origin_names.iter().take(4).cloned().collect::<Vec<_>>().join(", ")),
-            format!("every successful response from {host} has these origin headers and this one has none: an intermediary likely answered"),
-        );
+            format!("every successful response from {host} has these origin headers and this one has none: an intermediary likely answered"), Tag::AgainstApi);
     }
     if mismatch {
         v.ev(
@@ -441,13 +460,13 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         );
     } else if json {
         generic_api.push(0.35);
-        v.ev(Role::Producer, "body: JSON", "a JSON error body, the API's style; edges and proxies answer with their own pages unless configured");
+        v.ev_tag(Role::Producer, "body: JSON", "a JSON error body, the API's style; edges and proxies answer with their own pages unless configured", Tag::Cand(None, Layer::Api));
     }
     let fams = ratelimit::parse_all(&req.response_headers, response_time(req));
     if !fams.is_empty() {
         generic_api.push(0.3);
         let names: Vec<&str> = fams.iter().map(|f| f.header.as_str()).take(3).collect();
-        v.ev(Role::Producer, names.join(", "), "rate-limit headers: the server counts this client's requests (an API, or a gateway in front of it)");
+        v.ev_tag(Role::Producer, names.join(", "), "rate-limit headers: the server counts this client's requests (an API, or a gateway in front of it)", Tag::Cand(None, Layer::Api));
     }
 
     // CDNs on the path that left no mark of their own: their docs say such 4xx come from the
@@ -522,14 +541,13 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
             .find(|r| r.vendor == intermediaries[0].as_str() && r.proves == Proves::Path)
         {
             v.add(Some(rule.vendor), rule.layer, 0.4, None);
-            v.ev(
+            v.ev_tag(
                 Role::Producer,
                 vendor_name(rule.vendor),
                 format!(
                     "the only intermediary on the path, and the response lacks the origin's headers: most likely an unbranded custom rule at {} (low confidence) [C1]",
                     vendor_name(rule.vendor)
-                ),
-            );
+                ), Tag::Cand(Some(rule.vendor), rule.layer));
         }
     }
 
@@ -615,7 +633,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     );
     att.quota = quota;
     att.scope = scope;
-    att.evidence = v.evidence;
+    att.evidence = settle(v.evidence, v.tags, winner.map(|w| (w.2, w.1)));
     // The path is where the response went through; the producer is reported separately.
     att.path = v
         .path
@@ -623,6 +641,43 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .filter(|p| Some(p.as_str()) != att.vendor.as_deref())
         .collect();
     att
+}
+
+/// Mark the lines that spoke for a losing candidate as ruled out, and drop the winner's own path
+/// headers (it produced the response; it was not merely on the path).
+fn settle(
+    evidence: Vec<Evidence>,
+    tags: Vec<Tag>,
+    winner: Option<(Option<&'static str>, Layer)>,
+) -> Vec<Evidence> {
+    let name = |w: (Option<&'static str>, Layer)| match w.0 {
+        Some(vd) => format!("{}/{}", w.1.as_str(), vd),
+        None => w.1.as_str().to_string(),
+    };
+    let mut out = Vec::with_capacity(evidence.len());
+    for (mut ev, tag) in evidence.into_iter().zip(tags) {
+        let supports = match (tag, winner) {
+            (Tag::Cand(vd, layer), Some((wv, wl))) => {
+                layer == wl && (vd == wv || (vd.is_none() && wl == Layer::Api))
+            }
+            (Tag::Cand(..), None) => false,
+            (Tag::PathOf(vd), Some((wv, _))) if wv == Some(vd) => continue,
+            (Tag::AgainstApi, Some((_, wl))) => wl != Layer::Api,
+            (Tag::AgainstApi, None) => true,
+            _ => true,
+        };
+        if !supports && ev.role == Role::Producer {
+            ev.role = Role::RuledOut;
+            match winner {
+                Some(w) => ev
+                    .note
+                    .push_str(&format!("; outweighed by the evidence for {}", name(w))),
+                None => ev.note.push_str("; not enough to decide"),
+            }
+        }
+        out.push(ev);
+    }
+    out
 }
 
 fn round2(x: f64) -> f64 {
