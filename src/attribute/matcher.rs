@@ -62,9 +62,10 @@ fn shown(v: &str) -> String {
     }
 }
 
+/// Case-insensitive (ASCII) substring test without allocating: rules run on every response.
 fn contains_ci(hay: &str, needle: &str) -> bool {
-    hay.to_ascii_lowercase()
-        .contains(&needle.to_ascii_lowercase())
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
 impl M {
@@ -91,10 +92,15 @@ impl M {
                 (!hits.is_empty()).then_some(hits)
             }
             M::Body(needle) => {
-                let compact: String = needle.chars().filter(|c| !c.is_whitespace()).collect();
-                (s.body_lc.contains(needle)
-                    || (!compact.is_empty() && s.body_compact.contains(&compact)))
-                .then(|| vec![format!("body: \"{needle}\"")])
+                let found = s.body_lc.contains(needle)
+                    || if needle.contains(char::is_whitespace) {
+                        let compact: String =
+                            needle.chars().filter(|c| !c.is_whitespace()).collect();
+                        !compact.is_empty() && s.body_compact.contains(&compact)
+                    } else {
+                        s.body_compact.contains(needle)
+                    };
+                found.then(|| vec![format!("body: \"{needle}\"")])
             }
             M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
             M::Status(code) => (s.req.status == *code).then(|| vec![format!("status {code}")]),
