@@ -563,6 +563,16 @@ pub static FIXTURES: &[Fx] = &[
         owns: &["openai.headers", "openai.body"],
     },
     Fx {
+        name: "openai requests per day",
+        host: "api.openai.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1c-SJC"), ("content-type", "application/json"), ("openai-version", "2020-10-01")],
+        body: "{\"error\":{\"message\":\"Rate limit reached for gpt-4o in organization org-abc on requests per day (RPD): Limit 10000, Used 10000, Requested 1. Please try again in 8.64s.\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
+        baseline: &[],
+        layer: Api, vendor: Some("openai"), quota: Quota::Daily,
+        owns: &["openai.headers", "openai.body"],
+    },
+    Fx {
         name: "openai insufficient quota",
         host: "api.openai.com",
         status: 429,
