@@ -33,6 +33,8 @@ pub enum Command {
     Plan(PlanArgs),
     /// Calculators: rate conversions and Little's Law.
     Calc(CalcArgs),
+    /// How long should a client wait for this Retry-After value? (The analysis's own parser.)
+    RetryAfter(RetryAfterArgs),
 }
 
 /// Options shared by every command that reads inputs.
@@ -214,4 +216,35 @@ pub enum CalcCommand {
         #[arg(long, short = 'f', value_enum, default_value = "table")]
         format: OutputFormat,
     },
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Delay-seconds are seconds (`12` = 12 s, never ms). An HTTP-date (IMF-fixdate, RFC 850 or asctime) gives the \
+time left until then, measured from --date (the response's own Date header) if given, else --now, else the clock. \
+A date in the past or an unusable value gives a random wait inside min(8 s, 1 s × 2^attempt) (full jitter).\n\n\
+Examples:\n  toomany retry-after 12\n  toomany retry-after \"Sun, 06 Nov 1994 08:49:37 GMT\" --now \"Sun, 06 Nov 1994 08:49:07 GMT\"\n  \
+toomany retry-after 1500 --header retry-after-ms\n  toomany retry-after soon --attempt 3 --format json"
+)]
+pub struct RetryAfterArgs {
+    /// The header value: delay-seconds or an HTTP-date.
+    #[arg(value_name = "VALUE", allow_hyphen_values = true)]
+    pub value: String,
+    /// The response's own Date header: a date value is measured from it (immune to clock skew).
+    #[arg(long, value_name = "RESPONSE_DATE")]
+    pub date: Option<String>,
+    /// The current time (HTTP-date, RFC 3339 or epoch seconds), used when --date is not given.
+    /// Default: the system clock.
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// Retry number, 0 for the first retry: sets the fallback window min(8 s, 1 s × 2^N).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub attempt: u32,
+    /// The header VALUE came from: retry-after (seconds), or retry-after-ms / x-ms-retry-after-ms
+    /// (milliseconds).
+    #[arg(long, value_name = "NAME", default_value = "retry-after")]
+    pub header: String,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: OutputFormat,
 }

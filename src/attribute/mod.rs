@@ -1,11 +1,20 @@
 //! Which layer sent each rate-limited response (CDN/WAF, proxy/gateway, API origin), which
 //! vendor, what kind of limit, with the evidence that decided it.
 //!
-//! The contract types live here; the rule table and engine fill them in.
+//! The contract types live here; the rule table (`rules.rs`, data) and the engine (`engine.rs`)
+//! fill them in. Sources: `shared/reference/fingerprints.md`; every rule is listed with its
+//! source in docs/attribution.md.
+
+pub mod engine;
+pub mod matcher;
+pub mod rules;
+#[cfg(test)]
+mod tests;
 
 use crate::http::ratelimit::Limits;
 use crate::model::Request;
 use serde::Serialize;
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -104,6 +113,9 @@ pub struct Attribution {
     pub quota: Quota,
     pub scope: Option<Scope>,
     pub limits: Option<Limits>,
+    /// Short label of the deciding rule for summaries ("1015", "limit_req default page").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl Attribution {
@@ -117,25 +129,62 @@ impl Attribution {
             quota: Quota::Unknown,
             scope: None,
             limits: None,
+            detail: None,
         }
     }
 }
 
-/// Is this response a rate-limit signal? Every 429, and a 503 or 403 that carries rate-limit
-/// evidence (Retry-After or rate-limit headers).
+/// Body wording that marks a 403/503 as a rate limit rather than an auth error or an outage.
+const RATE_LIMIT_WORDS: &[&str] = &[
+    "rate limit",
+    "ratelimit",
+    "rate_limit",
+    "too many requests",
+    "request_limit_exceeded",
+    "quota",
+    "throttl",
+    "resource_exhausted",
+    "limitexceeded",
+    "local_rate_limited",
+    "error code: 1015",
+    "spike arrest",
+    "policies.ratelimit",
+    "max connections reached",
+];
+
+/// Is this response a rate-limit signal? Every 429; a 503 or 403 carrying rate-limit evidence
+/// (Retry-After, an exhausted rate-limit header, throttle wording or a limiter's own page); and
+/// legacy Apigee's 500 spike-arrest fault.
 pub fn is_rate_limited(r: &Request) -> bool {
+    let h = &r.response_headers;
+    let body = || r.body_excerpt.as_deref().unwrap_or("").to_lowercase();
     match r.status {
         429 => true,
         503 | 403 => {
-            let h = &r.response_headers;
-            h.contains("retry-after")
-                || h.iter().any(|(n, _)| {
-                    let n = n.to_ascii_lowercase();
-                    n.starts_with("x-ratelimit")
-                        || n.starts_with("ratelimit")
-                        || n.starts_with("x-rate-limit")
-                })
+            if h.contains("retry-after")
+                || h.contains("retry-after-ms")
+                || h.contains("x-ms-retry-after-ms")
+            {
+                return true;
+            }
+            if h.contains("x-envoy-ratelimited")
+                || h.contains("x-retry-in")
+                || h.get("x-amzn-errortype")
+                    .map(|v| v.contains("TooManyRequests") || v.contains("LimitExceeded"))
+                    .unwrap_or(false)
+            {
+                return true;
+            }
+            let fams = crate::http::ratelimit::parse_all(h, None);
+            if fams.iter().any(|f| f.limits.remaining == Some(0.0)) {
+                return true;
+            }
+            let b = body();
+            // nginx's default 503 page is what limit_req/limit_conn send [P1, P2].
+            RATE_LIMIT_WORDS.iter().any(|w| b.contains(w))
+                || (r.status == 503 && b.contains("<center>nginx"))
         }
+        500 => body().contains("policies.ratelimit"),
         _ => false,
     }
 }
@@ -143,6 +192,88 @@ pub fn is_rate_limited(r: &Request) -> bool {
 /// Attribute every rate-limited response in `requests` (indices in `targets`), using the other
 /// responses of the same host as the baseline.
 pub fn attribute(requests: &[Request], targets: &[usize]) -> Vec<Attribution> {
-    let _ = requests;
-    targets.iter().map(|_| Attribution::unknown()).collect()
+    let mut by_host: HashMap<String, Vec<usize>> = HashMap::new();
+    for &t in targets {
+        if let Some(r) = requests.get(t) {
+            by_host.entry(r.host()).or_default();
+        }
+    }
+    let mut ok: HashMap<String, Vec<&Request>> = HashMap::new();
+    for r in requests {
+        if (200..400).contains(&r.status) {
+            let host = r.host();
+            if by_host.contains_key(&host) {
+                let v = ok.entry(host).or_default();
+                if v.len() < engine::BASELINE_MAX {
+                    v.push(r);
+                }
+            }
+        }
+    }
+    let baselines: HashMap<String, engine::Baseline> = by_host
+        .keys()
+        .map(|h| {
+            (
+                h.clone(),
+                engine::Baseline::build(h, ok.get(h).map(Vec::as_slice).unwrap_or(&[])),
+            )
+        })
+        .collect();
+    targets
+        .iter()
+        .map(|&t| match requests.get(t) {
+            Some(r) => match baselines.get(&r.host()) {
+                Some(b) => engine::attribute_one(r, b),
+                None => Attribution::unknown(),
+            },
+            None => Attribution::unknown(),
+        })
+        .collect()
+}
+
+/// The rule table as Markdown (docs/attribution.md is this text; a test keeps them in sync).
+pub fn rules_markdown() -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| id | vendor | layer | proves | weight | matches | source | meaning |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    for r in rules::RULES {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {:?} | {} | {} | {} | {} |",
+            r.id,
+            r.vendor,
+            r.layer.as_str(),
+            r.proves,
+            r.weight,
+            r.when.describe(),
+            r.source,
+            r.note.replace('|', "\\|")
+        );
+    }
+    let _ = writeln!(out, "\n### Quota cues\n");
+    let _ = writeln!(
+        out,
+        "| id | tier | matches | quota | scope | source | meaning |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for c in rules::CUES {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
+            c.id,
+            c.tier,
+            c.when.describe(),
+            c.quota.map(|q| q.as_str()).unwrap_or("—"),
+            c.scope
+                .map(|s| format!("{s:?}").to_lowercase())
+                .unwrap_or_else(|| "—".into()),
+            c.source,
+            c.note.replace('|', "\\|")
+        );
+    }
+    out
 }

@@ -7,6 +7,7 @@ pub mod check;
 pub mod emit;
 pub mod plan;
 pub mod redact;
+pub mod retry_after;
 
 use crate::cli::{Command, InputArgs};
 use crate::ingest;
@@ -46,6 +47,7 @@ pub fn run(command: Command) -> Outcome {
         Command::Check(a) => check::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Calc(a) => calc::run(a),
+        Command::RetryAfter(a) => retry_after::run(a),
     }
 }
 

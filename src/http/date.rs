@@ -34,6 +34,28 @@ pub fn parse_http_date(s: &str) -> Option<DateTime<Utc>> {
     if let Ok(t) = NaiveDateTime::parse_from_str(&collapsed, "%a %b %e %H:%M:%S %Y") {
         return Some(Utc.from_utc_datetime(&t));
     }
+    without_weekday(s)
+}
+
+/// The three forms again with the weekday ignored: some servers compute it wrong, and the
+/// date itself is still what they meant.
+fn without_weekday(s: &str) -> Option<DateTime<Utc>> {
+    let (day, rest) = s.split_once([',', ' '])?;
+    if !day.chars().all(|c| c.is_ascii_alphabetic()) || day.is_empty() {
+        return None;
+    }
+    let rest = rest.trim_start_matches(',').trim();
+    let collapsed: String = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+    for fmt in [
+        "%d %b %Y %H:%M:%S GMT",
+        "%d-%b-%y %H:%M:%S GMT",
+        "%d-%b-%Y %H:%M:%S GMT",
+        "%b %e %H:%M:%S %Y",
+    ] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(&collapsed, fmt) {
+            return Some(Utc.from_utc_datetime(&t));
+        }
+    }
     None
 }
 
@@ -129,5 +151,46 @@ mod tests {
         assert_eq!(parse_timestamp("2024-05-01T14:00:00.123+02:00").unwrap(), a);
         assert!(parse_timestamp("Feb 16, 2018 4:41:28 PM").is_some());
         assert!(parse_timestamp("yesterday").is_none());
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rfc850(t: DateTime<Utc>) -> String {
+        t.format("%A, %d-%b-%y %H:%M:%S GMT").to_string()
+    }
+
+    fn asctime(t: DateTime<Utc>) -> String {
+        t.format("%a %b %e %H:%M:%S %Y").to_string()
+    }
+
+    proptest! {
+        /// Every instant from 1970 to 2068 survives all three formats (RFC 850's two-digit
+        /// year is read in the 1969–2068 window).
+        #[test]
+        fn three_formats_round_trip(secs in 0i64..3_124_137_600) {
+            let t = DateTime::from_timestamp(secs, 0).expect("in range");
+            prop_assert_eq!(parse_http_date(&format_http_date(t)), Some(t));
+            prop_assert_eq!(parse_http_date(&rfc850(t)), Some(t));
+            prop_assert_eq!(parse_http_date(&asctime(t)), Some(t));
+        }
+
+        #[test]
+        fn never_panics(s in "\\PC{0,40}") {
+            let _ = parse_http_date(&s);
+            let _ = parse_timestamp(&s);
+        }
+    }
+
+    #[test]
+    fn wrong_weekday_is_tolerated() {
+        // Some servers compute the weekday wrong; the date itself is still usable.
+        assert_eq!(
+            parse_http_date("Mon, 06 Nov 1994 08:49:37 GMT"),
+            parse_http_date("Sun, 06 Nov 1994 08:49:37 GMT")
+        );
     }
 }

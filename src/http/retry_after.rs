@@ -98,7 +98,14 @@ pub fn parse(raw: &str, now: Option<DateTime<Utc>>) -> RetryAfter {
                 ),
             };
         }
-        return RetryAfter::invalid(raw, "negative or non-finite number");
+        return RetryAfter::invalid(
+            raw,
+            if s < 0.0 {
+                "negative number: not delay-seconds"
+            } else {
+                "not plain delay-seconds (sign, exponent or non-finite)"
+            },
+        );
     }
     if let Some(date) = parse_http_date(v) {
         let Some(now) = now else {
@@ -128,14 +135,62 @@ pub fn parse(raw: &str, now: Option<DateTime<Utc>>) -> RetryAfter {
             seconds: Some(secs),
             kind: Kind::Date,
             header: None,
-            note: None,
+            note: match http_date_form(v) {
+                DateForm::Imf => None,
+                f => Some(format!(
+                    "obsolete {} date form (RFC 9110 §5.6.7 recipients must accept it)",
+                    f.name()
+                )),
+            },
         };
     }
     RetryAfter::invalid(raw, "neither delay-seconds nor an HTTP-date")
 }
 
+/// Which of the three RFC 9110 date forms a value uses (a value already known to parse).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DateForm {
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`
+    Imf,
+    /// `Sunday, 06-Nov-94 08:49:37 GMT`
+    Rfc850,
+    /// `Sun Nov  6 08:49:37 1994`
+    Asctime,
+}
+
+impl DateForm {
+    pub fn name(&self) -> &'static str {
+        match self {
+            DateForm::Imf => "IMF-fixdate",
+            DateForm::Rfc850 => "RFC 850",
+            DateForm::Asctime => "asctime",
+        }
+    }
+}
+
+pub fn http_date_form(v: &str) -> DateForm {
+    match v.split_once(',') {
+        Some((_, rest))
+            if rest
+                .trim_start()
+                .split(' ')
+                .next()
+                .map(|d| d.contains('-'))
+                .unwrap_or(false) =>
+        {
+            DateForm::Rfc850
+        }
+        Some(_) => DateForm::Imf,
+        None => DateForm::Asctime,
+    }
+}
+
+/// Appended to a date's note when no `Date` header was there to measure from.
+pub const CAPTURE_TIME_NOTE: &str =
+    "measured from the capture time (the response has no Date header)";
+
 /// Millisecond-valued retry headers some services send instead of (or beside) Retry-After.
-const MS_HEADERS: &[&str] = &["retry-after-ms", "x-ms-retry-after-ms", "x-amz-retry-after"];
+pub const MS_HEADERS: &[&str] = &["retry-after-ms", "x-ms-retry-after-ms", "x-amz-retry-after"];
 
 /// The Retry-After of a response: the standard header first, else a known millisecond header.
 /// `record_time` is the capture time, used when the response has no `Date` header.
@@ -147,7 +202,7 @@ pub fn from_headers(headers: &Headers, record_time: Option<DateTime<Utc>>) -> Re
     if let Some(v) = headers.get("retry-after") {
         let mut ra = parse(v, now);
         if ra.kind == Kind::Date && headers.get("date").and_then(parse_http_date).is_none() {
-            let note = "measured from the capture time (the response has no Date header)";
+            let note = CAPTURE_TIME_NOTE;
             ra.note = Some(match ra.note {
                 Some(n) => format!("{n}; {note}"),
                 None => note.to_string(),
@@ -227,5 +282,206 @@ mod tests {
         let r = from_headers(&h, None);
         assert_eq!(r.seconds, Some(1.5));
         assert_eq!(r.header.as_deref(), Some("x-ms-retry-after-ms"));
+    }
+
+    #[test]
+    fn obsolete_forms_are_labelled() {
+        let now = parse_http_date("Sun, 06 Nov 1994 08:49:07 GMT");
+        assert!(parse("Sunday, 06-Nov-94 08:49:37 GMT", now)
+            .note
+            .unwrap()
+            .contains("RFC 850"));
+        assert!(parse("Sun Nov  6 08:49:37 1994", now)
+            .note
+            .unwrap()
+            .contains("asctime"));
+        assert!(parse("Sun, 06 Nov 1994 08:49:37 GMT", now).note.is_none());
+        assert!(parse("+5", None).note.unwrap().contains("not plain"));
+    }
+
+    #[test]
+    fn date_uses_the_response_date_header_over_the_capture_time() {
+        let mut h = Headers::new();
+        h.push("Date", "Sun, 06 Nov 1994 08:49:07 GMT");
+        h.push("Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT");
+        // The client's clock is 10 minutes fast: the server's own Date still gives 30 s.
+        let skewed = parse_http_date("Sun, 06 Nov 1994 08:59:07 GMT");
+        assert_eq!(from_headers(&h, skewed).seconds, Some(30.0));
+    }
+
+    mod props {
+        use super::super::*;
+        use crate::http::date::format_http_date;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn parse_never_panics(s in "\\PC{0,60}", secs in proptest::option::of(0i64..4_000_000_000)) {
+                let now = secs.and_then(|s| DateTime::from_timestamp(s, 0));
+                let r = parse(&s, now);
+                if let Some(x) = r.seconds {
+                    prop_assert!(x.is_finite() && x >= 0.0);
+                }
+                prop_assert_eq!(r.raw.as_deref(), Some(s.as_str()));
+            }
+
+            #[test]
+            fn headers_never_panic(v in "\\PC{0,30}", name in prop::sample::select(vec!["retry-after", "retry-after-ms", "x-ms-retry-after-ms", "date"])) {
+                let mut h = Headers::new();
+                h.push(name, v.clone());
+                h.push("date", v);
+                let _ = from_headers(&h, None);
+            }
+
+            #[test]
+            fn delta_seconds_are_seconds(n in 0u64..1_000_000_000) {
+                let r = parse(&n.to_string(), None);
+                prop_assert_eq!(r.kind, Kind::Delta);
+                prop_assert_eq!(r.seconds, Some(n as f64));
+            }
+
+            /// All three date forms give the same wait, measured from `now`.
+            #[test]
+            fn dates_in_every_form_give_the_wait(t in 0i64..3_000_000_000, d in 0i64..1_000_000) {
+                let at = DateTime::from_timestamp(t + d, 0).expect("in range");
+                let now = DateTime::from_timestamp(t, 0);
+                for v in [
+                    format_http_date(at),
+                    at.format("%A, %d-%b-%y %H:%M:%S GMT").to_string(),
+                    at.format("%a %b %e %H:%M:%S %Y").to_string(),
+                ] {
+                    let r = parse(&v, now);
+                    prop_assert_eq!(r.kind, Kind::Date, "{}", v);
+                    prop_assert_eq!(r.seconds, Some(d as f64), "{}", v);
+                }
+            }
+        }
+    }
+}
+
+/// What a client should do with a Retry-After, and which rule decided it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Advice {
+    /// `delay-seconds`, `milliseconds`, `http-date`, `past-date`, `too-large` or `backoff`.
+    pub rule: &'static str,
+    /// Seconds to wait; `None` when the client cannot wait that long.
+    pub wait_seconds: Option<f64>,
+    /// The random-wait window when no usable delay was given (full jitter), in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window_seconds: Option<f64>,
+    /// One sentence: the rule and its reason.
+    pub explanation: String,
+}
+
+/// Largest fallback backoff window, seconds.
+pub const BACKOFF_CAP_S: f64 = 8.0;
+
+/// The capped exponential window for retry number `attempt` (0 = first retry):
+/// min(8 s, 1 s × 2^attempt).
+pub fn backoff_window(attempt: u32) -> f64 {
+    2f64.powi(attempt.min(16) as i32).min(BACKOFF_CAP_S)
+}
+
+/// Decide the wait. `rand01` in [0, 1) picks the jittered wait, so this stays pure.
+pub fn advise(ra: &RetryAfter, attempt: u32, rand01: f64) -> Advice {
+    let window = backoff_window(attempt);
+    let jitter = |why: String, rule: &'static str| {
+        Advice {
+        rule,
+        wait_seconds: Some((rand01.clamp(0.0, 1.0) * window * 1000.0).round() / 1000.0),
+        window_seconds: Some(window),
+        explanation: format!(
+            "{why}: wait a random time between 0 and {} s (full jitter in the capped exponential window min(8 s, 1 s × 2^{attempt}))",
+            crate::units::fmt_num(window)
+        ),
+    }
+    };
+    match (ra.kind, ra.seconds) {
+        (Kind::Delta, Some(s)) if ra.header.is_some() => Advice {
+            rule: "milliseconds",
+            wait_seconds: Some(s),
+            window_seconds: None,
+            explanation: format!(
+                "{} is in milliseconds: wait {} s ({} ms); honour it as a minimum",
+                ra.header.as_deref().unwrap_or("the header"),
+                crate::units::fmt_num(s),
+                crate::units::fmt_num(s * 1000.0)
+            ),
+        },
+        (Kind::Delta, Some(s)) => Advice {
+            rule: "delay-seconds",
+            wait_seconds: Some(s),
+            window_seconds: None,
+            explanation: format!(
+                "delay-seconds are seconds after the response (RFC 9110 §10.2.3), never milliseconds: wait {} s ({} ms) as a minimum, plus a little random spread when many workers resume",
+                crate::units::fmt_num(s),
+                crate::units::fmt_num(s * 1000.0)
+            ),
+        },
+        (Kind::Delta, None) => Advice {
+            rule: "too-large",
+            wait_seconds: None,
+            window_seconds: None,
+            explanation: "the delay is too large to represent: the client cannot wait this long; stop or reschedule the job".into(),
+        },
+        (Kind::Date, Some(s)) if s > 0.0 => Advice {
+            rule: "http-date",
+            wait_seconds: Some(s),
+            window_seconds: None,
+            explanation: format!(
+                "an HTTP-date ({}): wait until then, {} s from the reference time, as a minimum",
+                http_date_form(ra.raw.as_deref().unwrap_or("")).name(),
+                crate::units::fmt_num(s)
+            ),
+        },
+        (Kind::Date, Some(_)) => jitter(
+            "the HTTP-date is not in the future, so the server's wait is over (0 s) — but that is no licence to retry at once".into(),
+            "past-date",
+        ),
+        (Kind::Date, None) => jitter("an HTTP-date with no reference time to measure it from".into(), "backoff"),
+        (Kind::Invalid, _) => jitter(
+            format!("{:?} is neither delay-seconds nor an HTTP-date", ra.raw.as_deref().unwrap_or("")),
+            "backoff",
+        ),
+        (Kind::Absent, _) => jitter("no Retry-After was given".into(), "backoff"),
+    }
+}
+
+#[cfg(test)]
+mod advice_tests {
+    use super::*;
+    use crate::http::date::parse_http_date;
+
+    #[test]
+    fn rules() {
+        assert_eq!(advise(&parse("12", None), 0, 0.5).wait_seconds, Some(12.0));
+        assert_eq!(advise(&parse("12", None), 0, 0.5).rule, "delay-seconds");
+        let now = parse_http_date("Sun, 06 Nov 1994 08:49:07 GMT");
+        let a = advise(&parse("Sunday, 06-Nov-94 08:49:37 GMT", now), 0, 0.5);
+        assert_eq!((a.rule, a.wait_seconds), ("http-date", Some(30.0)));
+        let past = advise(&parse("Sun, 06 Nov 1994 08:00:00 GMT", now), 2, 0.5);
+        assert_eq!(
+            (past.rule, past.wait_seconds, past.window_seconds),
+            ("past-date", Some(2.0), Some(4.0))
+        );
+        let inv = advise(&parse("soon", now), 10, 0.999);
+        assert_eq!(inv.rule, "backoff");
+        assert_eq!(inv.window_seconds, Some(8.0));
+        assert!(inv.wait_seconds.unwrap() <= 8.0);
+        assert_eq!(
+            advise(&RetryAfter::absent(), 0, 0.0).window_seconds,
+            Some(1.0)
+        );
+        assert_eq!(
+            advise(&parse("99999999999999999999", None), 0, 0.5).rule,
+            "too-large"
+        );
+    }
+
+    #[test]
+    fn windows() {
+        let w: Vec<f64> = (0..6).map(backoff_window).collect();
+        assert_eq!(w, vec![1.0, 2.0, 4.0, 8.0, 8.0, 8.0]);
+        assert_eq!(backoff_window(u32::MAX), 8.0);
     }
 }

@@ -83,11 +83,11 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
             statuses.join(", ")
         }
     );
-    let _ = writeln!(
-        out,
-        "{} rate-limited responses\n",
-        report.rate_limited.len()
-    );
+    let _ = writeln!(out, "{} rate-limited responses", report.rate_limited.len());
+    if let Some(line) = attribution_summary(report) {
+        let _ = writeln!(out, "sent by: {line}");
+    }
+    out.push('\n');
 
     // Per-429 listing (bounded unless --all: the JSON report always has every one).
     if !report.rate_limited.is_empty() {
@@ -101,6 +101,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
             "method",
             "url",
             "status",
+            "layer",
+            "vendor",
+            "quota",
             "retry-after",
             "where",
         ]);
@@ -109,7 +112,10 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                 (Some(raw), Some(sec)) if raw.trim() != crate::units::fmt_num(sec) => {
                     format!("{raw} ({} s)", crate::units::fmt_num(sec))
                 }
-                (Some(raw), _) => raw.clone(),
+                (Some(raw), _) => format!(
+                    "{raw} ({})",
+                    format!("{:?}", r.retry_after.kind).to_lowercase()
+                ),
                 (None, _) => "—".into(),
             };
             let pos = match r.position {
@@ -125,6 +131,13 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                 Cell::new(&r.method),
                 Cell::new(shorten(&r.url, URL_WIDTH)),
                 right(r.status),
+                Cell::new(format!(
+                    "{} ({:.0} %)",
+                    r.attribution.layer.as_str(),
+                    r.attribution.confidence * 100.0
+                )),
+                Cell::new(r.attribution.vendor.as_deref().unwrap_or("—")),
+                Cell::new(r.attribution.quota.as_str()),
                 Cell::new(ra),
                 Cell::new(pos),
             ]);
@@ -154,4 +167,43 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         out.push_str(&super::recommend::section(r));
     }
     out.into_bytes()
+}
+
+/// One line per layer/vendor: "41 × cdn/cloudflare (rate, 1015), 2 × api (rate)", most first.
+pub fn attribution_summary(report: &Report) -> Option<String> {
+    let mut groups: Vec<(String, usize)> = Vec::new();
+    for r in &report.rate_limited {
+        let a = &r.attribution;
+        let who = match &a.vendor {
+            Some(v) => format!("{}/{v}", a.layer.as_str()),
+            None => a.layer.as_str().to_string(),
+        };
+        let mut why: Vec<&str> = Vec::new();
+        if a.quota != crate::attribute::Quota::Unknown {
+            why.push(a.quota.as_str());
+        }
+        if let Some(d) = &a.detail {
+            why.push(d);
+        }
+        let key = if why.is_empty() {
+            who
+        } else {
+            format!("{who} ({})", why.join(", "))
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some(g) => g.1 += 1,
+            None => groups.push((key, 1)),
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
+    Some(
+        groups
+            .iter()
+            .map(|(k, n)| format!("{n} × {k}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }

@@ -1,0 +1,156 @@
+//! Matchers: the condition language of the rule table. Data, not code, so adding a vendor is
+//! adding rows; each match reports the exact header or body feature it saw, for the evidence.
+
+use crate::model::Request;
+
+/// A condition on one response. Header names are compared case-insensitively, values and body
+/// text case-insensitively by substring.
+#[derive(Debug)]
+pub enum M {
+    /// The header is present.
+    Has(&'static str),
+    /// The header's value contains the text.
+    Value(&'static str, &'static str),
+    /// Some header name starts with the prefix.
+    NamePrefix(&'static str),
+    /// The body contains the text (also tried with whitespace removed, so JSON spacing does
+    /// not matter).
+    Body(&'static str),
+    /// The body is empty or absent.
+    BodyEmpty,
+    Status(u16),
+    All(&'static [M]),
+    Any(&'static [M]),
+    Not(&'static M),
+}
+
+/// One response prepared for matching: lower-cased body once, not per rule.
+pub struct Subject<'a> {
+    pub req: &'a Request,
+    body_lc: String,
+    body_compact: String,
+}
+
+impl<'a> Subject<'a> {
+    pub fn new(req: &'a Request) -> Self {
+        let body_lc = req.body_excerpt.as_deref().unwrap_or("").to_lowercase();
+        let body_compact = body_lc.chars().filter(|c| !c.is_whitespace()).collect();
+        Subject {
+            req,
+            body_lc,
+            body_compact,
+        }
+    }
+
+    pub fn body_lc(&self) -> &str {
+        &self.body_lc
+    }
+
+    pub fn body_is_empty(&self) -> bool {
+        self.body_lc.trim().trim_end_matches('…').trim().is_empty()
+    }
+}
+
+const SHOWN_VALUE: usize = 80;
+
+fn shown(v: &str) -> String {
+    let v = v.trim();
+    if v.chars().count() <= SHOWN_VALUE {
+        v.to_string()
+    } else {
+        format!("{}…", v.chars().take(SHOWN_VALUE).collect::<String>())
+    }
+}
+
+/// Case-insensitive (ASCII) substring test without allocating: rules run on every response.
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+impl M {
+    /// The signals that made this condition true (`cf-ray: 8a1b…`, `body: "error code: 1015"`),
+    /// or `None` when it is false.
+    pub fn eval(&self, s: &Subject) -> Option<Vec<String>> {
+        let h = &s.req.response_headers;
+        match self {
+            M::Has(name) => h.get(name).map(|v| vec![format!("{}: {}", name, shown(v))]),
+            M::Value(name, needle) => h
+                .get_all(name)
+                .find(|v| contains_ci(v, needle))
+                .map(|v| vec![format!("{}: {}", name, shown(v))]),
+            M::NamePrefix(prefix) => {
+                let hits: Vec<String> = h
+                    .iter()
+                    .filter(|(n, _)| {
+                        n.get(..prefix.len())
+                            .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+                    })
+                    .take(3)
+                    .map(|(n, v)| format!("{}: {}", n.to_ascii_lowercase(), shown(v)))
+                    .collect();
+                (!hits.is_empty()).then_some(hits)
+            }
+            M::Body(needle) => {
+                let found = s.body_lc.contains(needle)
+                    || if needle.contains(char::is_whitespace) {
+                        let compact: String =
+                            needle.chars().filter(|c| !c.is_whitespace()).collect();
+                        !compact.is_empty() && s.body_compact.contains(&compact)
+                    } else {
+                        s.body_compact.contains(needle)
+                    };
+                found.then(|| vec![format!("body: \"{needle}\"")])
+            }
+            M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
+            M::Status(code) => (s.req.status == *code).then(|| vec![format!("status {code}")]),
+            M::All(ms) => {
+                let mut out = Vec::new();
+                for m in ms.iter() {
+                    out.extend(m.eval(s)?);
+                }
+                Some(out)
+            }
+            M::Any(ms) => ms.iter().find_map(|m| m.eval(s)),
+            M::Not(m) => match m.eval(s) {
+                Some(_) => None,
+                None => Some(Vec::new()),
+            },
+        }
+    }
+
+    /// Header names (or name prefixes) this condition looks at, to tell layer headers from the
+    /// origin's own headers when building a host's baseline.
+    pub fn header_names(&self, out: &mut Vec<&'static str>) {
+        match self {
+            M::Has(n) | M::Value(n, _) | M::NamePrefix(n) => out.push(n),
+            M::All(ms) | M::Any(ms) => ms.iter().for_each(|m| m.header_names(out)),
+            M::Not(_) | M::Body(_) | M::BodyEmpty | M::Status(_) => {}
+        }
+    }
+
+    /// A short human rendering for docs/attribution.md.
+    pub fn describe(&self) -> String {
+        match self {
+            M::Has(n) => format!("header `{n}`"),
+            M::Value(n, v) => format!("`{n}` contains `{v}`"),
+            M::NamePrefix(p) => format!("a header named `{p}*`"),
+            M::Body(b) => format!("body contains `{}`", b.replace('|', "\\|")),
+            M::BodyEmpty => "empty body".into(),
+            M::Status(c) => format!("status {c}"),
+            M::All(ms) => ms
+                .iter()
+                .map(|m| m.describe())
+                .collect::<Vec<_>>()
+                .join(" and "),
+            M::Any(ms) => format!(
+                "({})",
+                ms.iter()
+                    .map(|m| m.describe())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+            M::Not(m) => format!("not {}", m.describe()),
+        }
+    }
+}

@@ -1,0 +1,1113 @@
+//! One fixture per vendor, built from its documented behaviour (fingerprints.md), passed through
+//! the same redaction as ingestion. Each producer rule must fire on the fixtures that name it
+//! and on no other.
+
+use super::rules::{Proves, RULES};
+use super::*;
+use crate::model::{Location, Position};
+use crate::redact::Redactor;
+use std::sync::Arc;
+
+pub struct Fx {
+    pub name: &'static str,
+    pub host: &'static str,
+    pub status: u16,
+    pub headers: &'static [(&'static str, &'static str)],
+    pub body: &'static str,
+    /// Headers of the host's successful responses (three are generated).
+    pub baseline: &'static [(&'static str, &'static str)],
+    pub layer: Layer,
+    pub vendor: Option<&'static str>,
+    pub quota: Quota,
+    /// Producer rules expected to fire on this fixture.
+    pub owns: &'static [&'static str],
+}
+
+const CF: &[(&str, &str)] = &[
+    ("server", "cloudflare"),
+    ("cf-ray", "8a1b2c3d4e5f6789-SJC"),
+    ("cf-cache-status", "DYNAMIC"),
+];
+
+fn request(
+    host: &str,
+    status: u16,
+    headers: &[(&str, &str)],
+    body: &str,
+    red: &Redactor,
+    i: usize,
+) -> Request {
+    let mut r = Request::at(Location {
+        source: Arc::from("fixture"),
+        position: Position::Entry(i),
+    });
+    r.url = format!("https://{host}/v1/items");
+    r.method = "GET".into();
+    r.status = status;
+    r.started = crate::http::date::parse_http_date("Mon, 07 Aug 2023 12:00:00 GMT");
+    for (n, v) in headers {
+        r.response_headers.push(*n, red.header(n, v));
+    }
+    r.response_mime = r.response_headers.get("content-type").map(str::to_string);
+    if !body.is_empty() && !(200..400).contains(&status) {
+        r.body_excerpt = Some(red.excerpt(body, 4096));
+    }
+    r
+}
+
+/// The fixture's requests: three successes (baseline) then the rate-limited response.
+pub fn requests(fx: &Fx) -> Vec<Request> {
+    let red = Redactor::from_key_material(b"fixture key material");
+    let mut v: Vec<Request> = Vec::new();
+    if !fx.baseline.is_empty() {
+        for i in 0..3 {
+            let mut h: Vec<(&str, &str)> = fx.baseline.to_vec();
+            h.push(("content-type", "application/json"));
+            v.push(request(fx.host, 200, &h, "", &red, i));
+        }
+    }
+    let n = v.len();
+    v.push(request(fx.host, fx.status, fx.headers, fx.body, &red, n));
+    v
+}
+
+pub fn run(fx: &Fx) -> Attribution {
+    let reqs = requests(fx);
+    let t = reqs.len() - 1;
+    attribute(&reqs, &[t]).remove(0)
+}
+
+use Layer::{Api, Cdn, Proxy};
+
+#[rustfmt::skip]
+pub static FIXTURES: &[Fx] = &[
+    Fx {
+        name: "cloudflare 1015 browser page",
+        host: "api.npmjs.org",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1b2c3d4e5f6789-SJC"), ("content-type", "text/html; charset=UTF-8"), ("retry-after", "30")],
+        body: "<!DOCTYPE html><html><head><title>Access denied | api.npmjs.org used Cloudflare to restrict access</title>\
+               <link rel=\"stylesheet\" href=\"/cdn-cgi/styles/main.css\" /></head><body><h1>Error 1015</h1>\
+               <p>Ray ID: 8a1b2c3d4e5f6789</p><h2>You are being rate limited</h2><p>The owner of this website (api.npmjs.org) \
+               has banned you temporarily from accessing this website.</p></body></html>",
+        baseline: CF,
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Rate,
+        owns: &["cloudflare.1015", "cloudflare.branded-page"],
+    },
+    Fx {
+        name: "cloudflare 1015 plain with error headers",
+        host: "rpc.example.org",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1b2c3d4e5f0000-AMS"), ("cf-error-type", "1015"), ("content-type", "text/plain"), ("retry-after", "30")],
+        body: "error code: 1015",
+        baseline: CF,
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Rate,
+        owns: &["cloudflare.1015", "cloudflare.error-headers"],
+    },
+    Fx {
+        name: "cloudflare challenge on a storefront",
+        host: "shop.example.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1b2c3d4e5f1111-LHR"), ("cf-mitigated", "challenge"), ("content-type", "text/html; charset=UTF-8")],
+        body: "<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Enable JavaScript and cookies to continue</body></html>",
+        baseline: &[("server", "cloudflare"), ("cf-ray", "1-LHR"), ("x-shopify-stage", "production"), ("x-shopid", "123")],
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Unknown,
+        owns: &["cloudflare.challenge"],
+    },
+    Fx {
+        name: "cloudflare's own API",
+        host: "api.cloudflare.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1b2c3d4e5f2222-SJC"), ("content-type", "application/json"),
+                   ("ratelimit", "\"default\";r=0;t=30"), ("ratelimit-policy", "\"default\";q=1200;w=300")],
+        body: "{\"success\":false,\"errors\":[{\"code\":10100,\"message\":\"More than 1200 requests per 300 seconds reached. Please wait and consider throttling your request speed\"}],\"messages\":[],\"result\":null}",
+        baseline: CF,
+        layer: Api, vendor: Some("cloudflare"), quota: Quota::Rate,
+        owns: &["cloudflare.api-limit"],
+    },
+    Fx {
+        name: "akamai deny page",
+        host: "www.example-retail.com",
+        status: 429,
+        headers: &[("server", "AkamaiGHost"), ("mime-version", "1.0"), ("content-type", "text/html"), ("akamai-grn", "0.2d351ab8.1557333295.a4e16ab")],
+        body: "<HTML><HEAD>\n<TITLE>Access Denied</TITLE>\n</HEAD><BODY>\n<H1>Access Denied</H1>\n \nYou don't have permission to access \"http&#58;&#47;&#47;www&#46;example-retail&#46;com&#47;\" on this server.<P>\nReference&#32;&#35;18&#46;2d351ab8&#46;1557333295&#46;a4e16ab\n</BODY>\n</HTML>",
+        baseline: &[("server", "Apache"), ("akamai-grn", "0.1.2.3")],
+        layer: Cdn, vendor: Some("akamai"), quota: Quota::Rate,
+        owns: &["akamai.reference", "akamai.ghost"],
+    },
+    Fx {
+        name: "akamai fast purge API",
+        host: "akab-xyz.purge.akamaiapis.net",
+        status: 429,
+        headers: &[("content-type", "application/problem+json"), ("x-ratelimit-limit", "100"), ("x-ratelimit-remaining", "0"),
+                   ("x-ratelimit-limit-per-second", "50")],
+        body: "{\"type\":\"https://problems.purge.akamaiapis.net/-/pep-authn/request-error\",\"title\":\"Rate Limit exceeded\",\"status\":429,\"detail\":\"Rate limit exceeded\"}",
+        baseline: &[],
+        layer: Api, vendor: Some("akamai"), quota: Quota::Rate,
+        owns: &["akamai.fast-purge"],
+    },
+    Fx {
+        name: "fastly edge rate limit",
+        host: "www.example.net",
+        status: 429,
+        headers: &[("via", "1.1 varnish"), ("x-served-by", "cache-sjc10040-SJC"), ("x-cache", "HIT"), ("x-cache-hits", "0"),
+                   ("x-timer", "S1691409600.000,VS0,VE0"), ("content-type", "text/plain")],
+        body: "Too many requests",
+        baseline: &[("via", "1.1 varnish"), ("x-served-by", "cache-sjc10040-SJC"), ("x-cache", "MISS"), ("x-timer", "S1,VS0")],
+        layer: Cdn, vendor: Some("fastly"), quota: Quota::Rate,
+        owns: &["fastly.synthetic-hit"],
+    },
+    Fx {
+        name: "fastly synthetic varnish page",
+        host: "static.example.net",
+        status: 429,
+        headers: &[("via", "1.1 varnish"), ("x-served-by", "cache-fra19130-FRA"), ("x-cache", "MISS"), ("content-type", "text/html")],
+        body: "<html><head><title>429 Too many requests</title></head><body><h1>Error 429 Too many requests</h1><p>Too many requests</p><h3>Guru Mediation:</h3><p>Details: cache-fra19130-FRA 1691409600 123456</p><hr><p>Varnish cache server</p></body></html>",
+        baseline: &[],
+        layer: Cdn, vendor: Some("fastly"), quota: Quota::Rate,
+        owns: &["fastly.varnish-page"],
+    },
+    Fx {
+        name: "aws waf captcha",
+        host: "app.example.io",
+        status: 405,
+        headers: &[("x-amzn-waf-action", "captcha"), ("content-type", "text/html"), ("set-cookie", "aws-waf-token=abc; Path=/"),
+                   ("x-cache", "Error from cloudfront"), ("x-amz-cf-id", "abc==")],
+        body: "<html><head><title>Human Verification</title></head><body><div id=\"captcha-container\"></div></body></html>",
+        baseline: &[("x-cache", "Miss from cloudfront"), ("x-amz-cf-id", "x==")],
+        layer: Cdn, vendor: Some("aws-waf"), quota: Quota::Rate,
+        owns: &["aws-waf.action", "aws-waf.token-cookie"],
+    },
+    Fx {
+        name: "cloudfront request blocked (waf)",
+        host: "d111111abcdef8.cloudfront.net",
+        status: 403,
+        headers: &[("server", "CloudFront"), ("content-type", "text/html"), ("x-cache", "Error from cloudfront"),
+                   ("via", "1.1 abc.cloudfront.net (CloudFront)"), ("x-amz-cf-pop", "BNE50-P2"), ("x-amz-cf-id", "abc==")],
+        body: "<HTML><HEAD><TITLE>ERROR: The request could not be satisfied</TITLE></HEAD><BODY><H1>403 ERROR</H1><H2>The request could not be satisfied.</H2><HR noshade size=\"1px\">Request blocked.\nWe can't connect to the server for this app or website at this time.<BR clear=\"all\"><HR noshade size=\"1px\"><PRE>\nGenerated by cloudfront (CloudFront)\nRequest ID: abc==\n</PRE></BODY></HTML>",
+        baseline: &[],
+        layer: Cdn, vendor: Some("cloudfront"), quota: Quota::Rate,
+        owns: &["cloudfront.blocked"],
+    },
+    Fx {
+        name: "cloudfront generated error",
+        host: "media.example.com",
+        status: 429,
+        headers: &[("server", "CloudFront"), ("content-type", "text/html"), ("x-cache", "Error from cloudfront"), ("x-amz-cf-pop", "IAD89-C1")],
+        body: "<HTML><HEAD><TITLE>ERROR: The request could not be satisfied</TITLE></HEAD><BODY><H1>429 ERROR</H1><H2>The request could not be satisfied.</H2><HR noshade size=\"1px\">Too many requests.<PRE>\nGenerated by cloudfront (CloudFront)\n</PRE></BODY></HTML>",
+        baseline: &[],
+        layer: Cdn, vendor: Some("cloudfront"), quota: Quota::Rate,
+        owns: &["cloudfront.page"],
+    },
+    Fx {
+        name: "api gateway throttle behind cloudfront",
+        host: "api.amber.com.au",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("content-length", "31"), ("x-amzn-requestid", "3f1c-aa"),
+                   ("x-amzn-errortype", "TooManyRequestsException"), ("x-amz-apigw-id", "Lq9xAFwHSwMEb1g="),
+                   ("x-cache", "Error from cloudfront"), ("via", "1.1 0c0b.cloudfront.net (CloudFront)"),
+                   ("x-amz-cf-pop", "SYD62-P1"), ("x-amz-cf-id", "Q2x==")],
+        body: "{\"message\":\"Too Many Requests\"}",
+        baseline: &[("x-amzn-requestid", "1"), ("x-amz-apigw-id", "2"), ("x-cache", "Miss from cloudfront"), ("x-amz-cf-id", "3")],
+        layer: Proxy, vendor: Some("aws-api-gateway"), quota: Quota::Rate,
+        owns: &["aws-api-gateway.error-type", "aws-api-gateway.body"],
+    },
+    Fx {
+        name: "api gateway usage-plan quota",
+        host: "abc123.execute-api.us-east-1.amazonaws.com",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("x-amzn-requestid", "3f1c-bb"), ("x-amzn-errortype", "LimitExceededException"),
+                   ("x-amz-apigw-id", "Lq9xAFwHSwMEb1h=")],
+        body: "{\"message\":\"Limit Exceeded\"}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("aws-api-gateway"), quota: Quota::Daily,
+        owns: &["aws-api-gateway.error-type", "aws-api-gateway.body"],
+    },
+    Fx {
+        name: "azure front door waf block",
+        host: "www.contoso.com",
+        status: 403,
+        headers: &[("x-azure-ref", "20230807T120000Z-abc"), ("content-type", "text/html")],
+        body: "<html><body>The request is blocked. 20230807T120000Z-abc</body></html>",
+        baseline: &[],
+        layer: Cdn, vendor: Some("azure-front-door"), quota: Quota::Rate,
+        owns: &["azure-front-door.blocked"],
+    },
+    Fx {
+        name: "azure front door rate-limit rule",
+        host: "api.contoso.com",
+        status: 429,
+        headers: &[("x-azure-ref", "20230807T120001Z-def"), ("content-type", "text/html")],
+        body: "<html><body>The request is blocked. 20230807T120001Z-def</body></html>",
+        baseline: &[("x-azure-ref", "x"), ("request-context", "appId=cid-v1:1"), ("x-api-version", "2")],
+        layer: Cdn, vendor: Some("azure-front-door"), quota: Quota::Rate,
+        owns: &["azure-front-door.blocked"],
+    },
+    Fx {
+        name: "origin empty 429 through azure front door",
+        host: "api2.contoso.com",
+        status: 429,
+        headers: &[("x-azure-ref", "20230807T120001Z-xyz"), ("content-length", "0"), ("request-context", "appId=cid-v1:1"), ("x-api-version", "2")],
+        body: "",
+        baseline: &[("x-azure-ref", "x"), ("request-context", "appId=cid-v1:1"), ("x-api-version", "2")],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "aws waf block on an application load balancer",
+        host: "alb.example.com",
+        status: 403,
+        headers: &[("server", "awselb/2.0"), ("content-type", "text/html")],
+        body: "<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n</body>\r\n</html>\r\n",
+        baseline: &[("server", "gunicorn"), ("x-app", "1")],
+        layer: Cdn, vendor: Some("aws-waf"), quota: Quota::Rate,
+        owns: &["aws-waf.alb"],
+    },
+    Fx {
+        name: "azure application gateway waf",
+        host: "portal.contoso.net",
+        status: 403,
+        headers: &[("server", "Microsoft-Azure-Application-Gateway/v2"), ("content-type", "text/html")],
+        body: "<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n<hr><center>Microsoft-Azure-Application-Gateway/v2</center>\r\n</body>\r\n</html>\r\n",
+        baseline: &[],
+        layer: Cdn, vendor: Some("azure-application-gateway"), quota: Quota::Rate,
+        owns: &["azure-app-gateway.waf"],
+    },
+    Fx {
+        name: "vertex generic resource exhausted",
+        host: "us-central1-aiplatform.googleapis.com",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=UTF-8"), ("server", "scaffolding on HTTPServer2")],
+        body: "{\"error\":{\"code\":429,\"message\":\"Resource has been exhausted (e.g. check quota).\",\"status\":\"RESOURCE_EXHAUSTED\"}}",
+        baseline: &[],
+        layer: Api, vendor: Some("google"), quota: Quota::Rate,
+        owns: &["google.resource-exhausted"],
+    },
+    Fx {
+        name: "google front end 429 page",
+        host: "trends.google.com",
+        status: 429,
+        headers: &[("content-type", "text/html; charset=UTF-8"), ("server", "HTTP server (unknown)")],
+        body: "<!DOCTYPE html><html lang=en><meta charset=utf-8><title>Error 429 (Too Many Requests)!!1</title><p><b>429.</b> <ins>That’s an error.</ins><p>We're sorry, but you have sent too many requests to us recently. Please try again later. <ins>That’s all we know.</ins>",
+        baseline: &[],
+        layer: Cdn, vendor: Some("google-cloud-armor"), quota: Quota::Rate,
+        owns: &["google-cloud-armor.gfe-page"],
+    },
+    Fx {
+        name: "imperva block",
+        host: "www.bank.example",
+        status: 429,
+        headers: &[("x-iinfo", "7-12345-0 0NNN RT(1691409600 0) q(0 -1 -1 -1) r(0 -1)"), ("x-cdn", "Incapsula"), ("content-type", "text/html")],
+        body: "<html><head><META NAME=\"robots\" CONTENT=\"noindex,nofollow\"></head><body>Request unsuccessful. Incapsula incident ID: 123000456789-98765432109876543</body></html>",
+        baseline: &[("x-iinfo", "1"), ("x-cdn", "Incapsula")],
+        layer: Cdn, vendor: Some("imperva"), quota: Quota::Rate,
+        owns: &["imperva.page"],
+    },
+    Fx {
+        name: "sucuri firewall block",
+        host: "blog.example.org",
+        status: 403,
+        headers: &[("server", "Sucuri/Cloudproxy"), ("x-sucuri-id", "11005"), ("x-sucuri-block", "EVA079"), ("content-type", "text/html")],
+        body: "<html><head><title>Sucuri WebSite Firewall - Access Denied</title></head><body>Access Denied - Sucuri Website Firewall</body></html>",
+        baseline: &[],
+        layer: Cdn, vendor: Some("sucuri"), quota: Quota::Rate,
+        owns: &["sucuri.block"],
+    },
+    Fx {
+        name: "vercel firewall rate limit",
+        host: "my-app.vercel.app",
+        status: 429,
+        headers: &[("server", "Vercel"), ("x-vercel-id", "sfo1::abcde-1691409600000-123"), ("x-vercel-mitigated", "deny"), ("content-type", "text/plain")],
+        body: "Too Many Requests",
+        baseline: &[("server", "Vercel"), ("x-vercel-id", "sfo1::x"), ("x-vercel-cache", "MISS")],
+        layer: Cdn, vendor: Some("vercel"), quota: Quota::Rate,
+        owns: &["vercel.mitigated"],
+    },
+    Fx {
+        name: "netlify rate-limit rule",
+        host: "docs.example.dev",
+        status: 429,
+        headers: &[("server", "Netlify"), ("x-nf-request-id", "01HABC"), ("content-type", "text/plain; charset=utf-8")],
+        body: "Too Many Requests",
+        baseline: &[],
+        layer: Cdn, vendor: Some("netlify"), quota: Quota::Rate,
+        owns: &["netlify.unbranded-429"],
+    },
+    Fx {
+        name: "nginx limit_req default 503",
+        host: "legacy.example.com",
+        status: 503,
+        headers: &[("server", "nginx/1.25.3"), ("content-type", "text/html")],
+        body: "<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n",
+        baseline: &[("server", "nginx/1.25.3"), ("x-app-build", "42"), ("x-runtime", "0.01")],
+        layer: Proxy, vendor: Some("nginx"), quota: Quota::Rate,
+        owns: &["nginx.default-page"],
+    },
+    Fx {
+        name: "envoy global rate limit",
+        host: "api.mesh.internal",
+        status: 429,
+        headers: &[("server", "envoy"), ("x-envoy-ratelimited", "true"), ("content-length", "0")],
+        body: "",
+        baseline: &[("server", "envoy"), ("x-envoy-upstream-service-time", "12")],
+        layer: Proxy, vendor: Some("envoy"), quota: Quota::Rate,
+        owns: &["envoy.ratelimited"],
+    },
+    Fx {
+        name: "envoy local rate limit",
+        host: "svc.mesh.internal",
+        status: 429,
+        headers: &[("server", "istio-envoy"), ("content-type", "text/plain"), ("x-ratelimit-limit", "10, 10;w=60"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "42")],
+        body: "local_rate_limited",
+        baseline: &[],
+        layer: Proxy, vendor: Some("envoy"), quota: Quota::Rate,
+        owns: &["envoy.local-body"],
+    },
+    Fx {
+        name: "envoy overload",
+        host: "svc2.mesh.internal",
+        status: 503,
+        headers: &[("server", "envoy"), ("x-envoy-overloaded", "true"), ("content-type", "text/plain")],
+        body: "upstream connect error or disconnect/reset before headers. reset reason: overflow",
+        baseline: &[],
+        layer: Proxy, vendor: Some("envoy"), quota: Quota::Unknown,
+        owns: &["envoy.overloaded"],
+    },
+    Fx {
+        name: "haproxy deny 429",
+        host: "www.shop.example",
+        status: 429,
+        headers: &[("content-type", "text/html"), ("cache-control", "no-cache"), ("connection", "close")],
+        body: "<html><body><h1>429 Too Many Requests</h1>\nYou have sent too many requests in a given amount of time.\n</body></html>\n",
+        baseline: &[],
+        layer: Proxy, vendor: Some("haproxy"), quota: Quota::Rate,
+        owns: &["haproxy.page"],
+    },
+    Fx {
+        name: "traefik rate limit",
+        host: "whoami.example.dev",
+        status: 429,
+        headers: &[("retry-after", "1"), ("x-retry-in", "750.123ms"), ("content-type", "text/plain; charset=utf-8")],
+        body: "Too Many Requests",
+        baseline: &[],
+        layer: Proxy, vendor: Some("traefik"), quota: Quota::Rate,
+        owns: &["traefik.retry-in"],
+    },
+    Fx {
+        name: "traefik in-flight limit",
+        host: "upload.example.dev",
+        status: 429,
+        headers: &[("content-type", "text/plain; charset=utf-8")],
+        body: "max connections reached: 10",
+        baseline: &[],
+        layer: Proxy, vendor: Some("traefik"), quota: Quota::Concurrency,
+        owns: &["traefik.inflight"],
+    },
+    Fx {
+        name: "kong rate-limiting plugin",
+        host: "gateway.example.com",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("server", "kong/3.6.1"), ("x-kong-response-latency", "0"),
+                   ("x-kong-request-id", "5b2a"), ("ratelimit-limit", "5"), ("ratelimit-remaining", "0"), ("ratelimit-reset", "42"),
+                   ("x-ratelimit-limit-minute", "5"), ("x-ratelimit-remaining-minute", "0"), ("retry-after", "42")],
+        body: "{\n  \"message\":\"API rate limit exceeded\",\n  \"request_id\":\"5b2a\"\n}",
+        baseline: &[("server", "gunicorn"), ("via", "1.1 kong/3.6.1"), ("x-kong-upstream-latency", "20"), ("x-kong-proxy-latency", "1"),
+                    ("x-ratelimit-limit-minute", "5")],
+        layer: Proxy, vendor: Some("kong"), quota: Quota::Rate,
+        owns: &["kong.response-latency", "kong.server", "kong.message"],
+    },
+    Fx {
+        name: "azure apim rate-limit policy",
+        host: "contoso.azure-api.net",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("retry-after", "7")],
+        body: "{ \"statusCode\": 429, \"message\": \"Rate limit is exceeded. Try again in 7 seconds.\" }",
+        baseline: &[],
+        layer: Proxy, vendor: Some("azure-apim"), quota: Quota::Rate,
+        owns: &["azure-apim.rate"],
+    },
+    Fx {
+        name: "azure apim quota policy",
+        host: "fabrikam.azure-api.net",
+        status: 403,
+        headers: &[("content-type", "application/json")],
+        body: "{ \"statusCode\": 403, \"message\": \"Out of call volume quota. Quota will be replenished in 00:59:59.\" }",
+        baseline: &[],
+        layer: Proxy, vendor: Some("azure-apim"), quota: Quota::Daily,
+        owns: &["azure-apim.quota"],
+    },
+    Fx {
+        name: "apigee spike arrest",
+        host: "sandbox.safaricom.co.ke",
+        status: 429,
+        headers: &[("content-type", "application/json")],
+        body: "{\"fault\":{\"faultstring\":\"Spike arrest violation. Allowed rate : MessageRate{capacity=5, period=Seconds}\",\"detail\":{\"errorcode\":\"policies.ratelimit.SpikeArrestViolation\"}}}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("apigee"), quota: Quota::Rate,
+        owns: &["apigee.fault"],
+    },
+    Fx {
+        name: "apigee quota (legacy router, 500)",
+        host: "app.ticketmaster.example",
+        status: 500,
+        headers: &[("content-type", "application/json"), ("server", "Apigee Router")],
+        body: "{\"fault\":{\"faultstring\":\"Rate limit quota violation. Quota limit  exceeded. Identifier : _default\",\"detail\":{\"errorcode\":\"policies.ratelimit.QuotaViolation\"}}}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("apigee"), quota: Quota::Daily,
+        owns: &["apigee.fault", "apigee.router"],
+    },
+    Fx {
+        name: "tyk rate limit",
+        host: "api.openrouteservice.org",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("x-ratelimit-limit", "2000"), ("x-ratelimit-remaining", "1500"), ("x-ratelimit-reset", "1691452800")],
+        body: "{\n    \"error\": \"Rate limit exceeded\"\n}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("tyk"), quota: Quota::Rate,
+        owns: &["tyk.error"],
+    },
+    Fx {
+        name: "tyk quota",
+        host: "api2.openrouteservice.org",
+        status: 403,
+        headers: &[("content-type", "application/json"), ("x-ratelimit-limit", "2000"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1691410000")],
+        body: "{\n    \"error\": \"Quota exceeded\"\n}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("tyk"), quota: Quota::Daily,
+        owns: &["tyk.error"],
+    },
+    Fx {
+        name: "krakend client rate limit",
+        host: "edge.example.com",
+        status: 429,
+        headers: &[("x-krakend", "Version 2.5.0"), ("x-krakend-completed", "false"), ("content-length", "0")],
+        body: "",
+        baseline: &[],
+        layer: Proxy, vendor: Some("krakend"), quota: Quota::Rate,
+        owns: &["krakend.abort"],
+    },
+    Fx {
+        name: "apisix limit-count",
+        host: "apisix.example.com",
+        status: 503,
+        headers: &[("server", "APISIX/3.8.0"), ("content-type", "text/html; charset=utf-8"), ("x-ratelimit-limit", "2"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "58")],
+        body: "<html>\n<head><title>503 Service Temporarily Unavailable</title></head>\n<body>\n<center><h1>503 Service Temporarily Unavailable</h1></center>\n<hr><center>openresty</center>\n</body>\n</html>",
+        baseline: &[],
+        layer: Proxy, vendor: Some("apisix"), quota: Quota::Rate,
+        owns: &["apisix.page"],
+    },
+    Fx {
+        name: "caddy-ratelimit",
+        host: "files.example.org",
+        status: 429,
+        headers: &[("server", "Caddy"), ("retry-after", "10")],
+        body: "",
+        baseline: &[("server", "Caddy"), ("x-app", "files"), ("x-build", "7")],
+        layer: Proxy, vendor: Some("caddy"), quota: Quota::Rate,
+        owns: &["caddy.ratelimit"],
+    },
+    Fx {
+        name: "wso2 throttled out",
+        host: "apim.example.gov",
+        status: 429,
+        headers: &[("content-type", "application/json")],
+        body: "{\"fault\":{\"code\":900802,\"message\":\"Message throttled out\",\"nextAccessTime\":\"2023-Aug-07 12:01:00+0000 UTC\"}}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("wso2"), quota: Quota::Rate,
+        owns: &["wso2.throttled"],
+    },
+    Fx {
+        name: "plain varnish synthetic",
+        host: "cache.example.org",
+        status: 429,
+        headers: &[("server", "Varnish"), ("x-varnish", "32770"), ("content-type", "text/html; charset=utf-8")],
+        body: "<!DOCTYPE html><html><head><title>429 Too Many Requests</title></head><body><h1>Error 429 Too Many Requests</h1><p>Too Many Requests</p><h3>Guru Meditation:</h3><p>XID: 32770</p><hr><p>Varnish cache server</p></body></html>",
+        baseline: &[],
+        layer: Proxy, vendor: Some("varnish"), quota: Quota::Rate,
+        owns: &["varnish.page"],
+    },
+    Fx {
+        name: "github primary limit (403)",
+        host: "api.github.com",
+        status: 403,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("x-github-request-id", "C0DE:1234:ABCD"), ("x-ratelimit-limit", "5000"),
+                   ("x-ratelimit-remaining", "0"), ("x-ratelimit-used", "5000"), ("x-ratelimit-reset", "1691411400"), ("x-ratelimit-resource", "core"),
+                   ("date", "Mon, 07 Aug 2023 12:00:00 GMT")],
+        body: "{\"message\":\"API rate limit exceeded for user ID 1.\",\"documentation_url\":\"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api\"}",
+        baseline: &[("x-github-request-id", "1"), ("x-ratelimit-limit", "5000")],
+        layer: Api, vendor: Some("github"), quota: Quota::Rate,
+        owns: &["github.resource", "github.request-id", "github.body"],
+    },
+    Fx {
+        name: "github secondary limit",
+        host: "api.github.com",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("x-github-request-id", "C0DE:1234:ABCE"), ("retry-after", "60")],
+        body: "{\"message\":\"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.\",\"documentation_url\":\"https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits\"}",
+        baseline: &[],
+        layer: Api, vendor: Some("github"), quota: Quota::Rate,
+        owns: &["github.request-id", "github.body"],
+    },
+    Fx {
+        name: "openai tokens per minute through cloudflare",
+        host: "api.openai.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1b-SJC"), ("cf-cache-status", "DYNAMIC"), ("content-type", "application/json"),
+                   ("openai-organization", "user-abc"), ("openai-processing-ms", "12"), ("openai-version", "2020-10-01"),
+                   ("x-request-id", "req_123"), ("x-ratelimit-limit-requests", "500"), ("x-ratelimit-limit-tokens", "50000"),
+                   ("x-ratelimit-remaining-requests", "499"), ("x-ratelimit-remaining-tokens", "0"),
+                   ("x-ratelimit-reset-requests", "120ms"), ("x-ratelimit-reset-tokens", "1.146s")],
+        body: "{\"error\":{\"message\":\"Rate limit reached for gpt-4o-mini in organization org-abc on tokens per min (TPM): Limit 50000, Used 47949, Requested 3006. Please try again in 1.146s. Visit https://platform.openai.com/account/rate-limits to learn more.\",\"type\":\"tokens\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
+        baseline: &[("server", "cloudflare"), ("cf-ray", "1-SJC"), ("openai-organization", "user-abc"), ("x-ratelimit-limit-tokens", "50000")],
+        layer: Api, vendor: Some("openai"), quota: Quota::Tokens,
+        owns: &["openai.headers", "openai.body"],
+    },
+    Fx {
+        name: "openai requests per day",
+        host: "api.openai.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1c-SJC"), ("content-type", "application/json"), ("openai-version", "2020-10-01")],
+        body: "{\"error\":{\"message\":\"Rate limit reached for gpt-4o in organization org-abc on requests per day (RPD): Limit 10000, Used 10000, Requested 1. Please try again in 8.64s.\",\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}",
+        baseline: &[],
+        layer: Api, vendor: Some("openai"), quota: Quota::Daily,
+        owns: &["openai.headers", "openai.body"],
+    },
+    Fx {
+        name: "openai insufficient quota",
+        host: "api.openai.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1c-SJC"), ("content-type", "application/json"), ("openai-version", "2020-10-01"), ("x-request-id", "req_456")],
+        body: "{\"error\":{\"message\":\"You exceeded your current quota, please check your plan and billing details.\",\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}",
+        baseline: &[],
+        layer: Api, vendor: Some("openai"), quota: Quota::Daily,
+        owns: &["openai.headers", "openai.body"],
+    },
+    Fx {
+        name: "anthropic input tokens",
+        host: "api.anthropic.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1d-SJC"), ("via", "1.1 google"), ("x-envoy-upstream-service-time", "25"),
+                   ("content-type", "application/json"), ("request-id", "req_011"), ("anthropic-organization-id", "org-1"),
+                   ("retry-after", "12"), ("anthropic-ratelimit-requests-limit", "50"), ("anthropic-ratelimit-requests-remaining", "49"),
+                   ("anthropic-ratelimit-requests-reset", "2023-08-07T12:00:01Z"), ("anthropic-ratelimit-input-tokens-limit", "40000"),
+                   ("anthropic-ratelimit-input-tokens-remaining", "0"), ("anthropic-ratelimit-input-tokens-reset", "2023-08-07T12:00:12Z")],
+        body: "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"This request would exceed the rate limit for your organization (org-1) of 40,000 input tokens per minute.\"}}",
+        baseline: &[("server", "cloudflare"), ("via", "1.1 google"), ("x-envoy-upstream-service-time", "900"), ("anthropic-organization-id", "org-1")],
+        layer: Api, vendor: Some("anthropic"), quota: Quota::Tokens,
+        owns: &["anthropic.headers", "anthropic.body"],
+    },
+    Fx {
+        name: "anthropic spend limit",
+        host: "api.anthropic.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1e-SJC"), ("content-type", "application/json"), ("anthropic-organization-id", "org-1")],
+        body: "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"You have reached your specified API usage limits.\",\"details\":{\"error_code\":\"enforced_spend_limit_reached\"}}}",
+        baseline: &[],
+        layer: Api, vendor: Some("anthropic"), quota: Quota::Daily,
+        owns: &["anthropic.headers", "anthropic.body"],
+    },
+    Fx {
+        name: "gemini per-day quota",
+        host: "generativelanguage.googleapis.com",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=UTF-8"), ("server", "scaffolding on HTTPServer2"), ("vary", "Origin")],
+        body: "{\"error\":{\"code\":429,\"message\":\"You exceeded your current quota, please check your plan and billing details.\",\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[{\"quotaMetric\":\"generativelanguage.googleapis.com/generate_content_free_tier_requests\",\"quotaId\":\"GenerateRequestsPerDayPerProjectPerModel-FreeTier\",\"quotaValue\":\"50\"}]},{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"26s\"}]}}",
+        baseline: &[],
+        layer: Api, vendor: Some("google"), quota: Quota::Daily,
+        owns: &["google.resource-exhausted"],
+    },
+    Fx {
+        name: "google legacy user rate limit",
+        host: "www.googleapis.com",
+        status: 403,
+        headers: &[("content-type", "application/json; charset=UTF-8")],
+        body: "{\"error\":{\"errors\":[{\"domain\":\"usageLimits\",\"reason\":\"userRateLimitExceeded\",\"message\":\"User Rate Limit Exceeded\"}],\"code\":403,\"message\":\"User Rate Limit Exceeded\"}}",
+        baseline: &[],
+        layer: Api, vendor: Some("google"), quota: Quota::Rate,
+        owns: &["google.usage-limits"],
+    },
+    Fx {
+        name: "stripe concurrency",
+        host: "api.stripe.com",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("request-id", "req_abc"), ("stripe-version", "2023-08-16"),
+                   ("stripe-rate-limited-reason", "global-concurrency"), ("stripe-should-retry", "true")],
+        body: "{\"error\":{\"code\":\"rate_limit\",\"message\":\"Too many requests hit the API too quickly. We recommend an exponential backoff of your requests.\",\"type\":\"invalid_request_error\"}}",
+        baseline: &[],
+        layer: Api, vendor: Some("stripe"), quota: Quota::Concurrency,
+        owns: &["stripe.headers", "stripe.body"],
+    },
+    Fx {
+        name: "shopify rest bucket",
+        host: "shop.myshopify.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1f-ORD"), ("content-type", "application/json; charset=utf-8"),
+                   ("x-shopify-shop-api-call-limit", "40/40"), ("retry-after", "2.0")],
+        body: "{\"errors\":\"Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.\"}",
+        baseline: &[],
+        layer: Api, vendor: Some("shopify"), quota: Quota::Rate,
+        owns: &["shopify.headers", "shopify.body"],
+    },
+    Fx {
+        name: "slack ratelimited",
+        host: "slack.com",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("retry-after", "30"), ("x-slack-req-id", "abc123"), ("x-slack-backend", "r")],
+        body: "{\"ok\":false,\"error\":\"ratelimited\"}",
+        baseline: &[],
+        layer: Api, vendor: Some("slack"), quota: Quota::Rate,
+        owns: &["slack.body", "slack.headers"],
+    },
+    Fx {
+        name: "discord user bucket",
+        host: "discord.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a20-FRA"), ("content-type", "application/json"), ("retry-after", "1"),
+                   ("x-ratelimit-bucket", "abcd1234"), ("x-ratelimit-limit", "5"), ("x-ratelimit-remaining", "0"),
+                   ("x-ratelimit-reset", "1691409600.729"), ("x-ratelimit-reset-after", "0.729"), ("x-ratelimit-scope", "user")],
+        body: "{\"message\": \"You are being rate limited.\", \"retry_after\": 0.729, \"global\": false}",
+        baseline: &[],
+        layer: Api, vendor: Some("discord"), quota: Quota::Rate,
+        owns: &["discord.headers", "discord.body"],
+    },
+    Fx {
+        name: "microsoft graph throttling",
+        host: "graph.microsoft.com",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("retry-after", "120"), ("request-id", "a1b2"), ("client-request-id", "a1b2"),
+                   ("x-ms-ags-diagnostic", "{\"ServerInfo\":{\"DataCenter\":\"West Europe\"}}")],
+        body: "{\"error\":{\"code\":\"activityLimitReached\",\"message\":\"The request has been throttled\",\"innerError\":{\"code\":\"throttledRequest\"}}}",
+        baseline: &[],
+        layer: Api, vendor: Some("microsoft-graph"), quota: Quota::Rate,
+        owns: &["microsoft-graph.headers", "microsoft-graph.body"],
+    },
+    Fx {
+        name: "twilio concurrency 20429",
+        host: "api.twilio.com",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("twilio-request-id", "RQ123"), ("twilio-concurrent-requests", "101")],
+        body: "{\"code\": 20429, \"message\": \"Too Many Requests\", \"more_info\": \"https://www.twilio.com/docs/errors/20429\", \"status\": 429}",
+        baseline: &[],
+        layer: Api, vendor: Some("twilio"), quota: Quota::Concurrency,
+        owns: &["twilio.headers", "twilio.body"],
+    },
+    Fx {
+        name: "salesforce total requests",
+        host: "na1.salesforce.com",
+        status: 403,
+        headers: &[("content-type", "application/json;charset=UTF-8"), ("sforce-limit-info", "api-usage=15001/15000")],
+        body: "[{\"message\":\"TotalRequests Limit exceeded.\",\"errorCode\":\"REQUEST_LIMIT_EXCEEDED\"}]",
+        baseline: &[],
+        layer: Api, vendor: Some("salesforce"), quota: Quota::Daily,
+        owns: &["salesforce.limit-info", "salesforce.body"],
+    },
+    Fx {
+        name: "salesforce concurrent requests",
+        host: "eu1.salesforce.com",
+        status: 403,
+        headers: &[("content-type", "application/json;charset=UTF-8")],
+        body: "[{\"message\":\"ConcurrentRequests (Concurrent API Requests) Limit exceeded.\",\"errorCode\":\"REQUEST_LIMIT_EXCEEDED\"}]",
+        baseline: &[],
+        layer: Api, vendor: Some("salesforce"), quota: Quota::Concurrency,
+        owns: &["salesforce.body"],
+    },
+    Fx {
+        name: "jira burst",
+        host: "acme.atlassian.net",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("retry-after", "5"), ("x-ratelimit-limit", "350"), ("x-ratelimit-remaining", "0"),
+                   ("x-ratelimit-reset", "2023-08-07T12:00:05Z"), ("ratelimit-reason", "jira-burst-based"), ("x-arequestid", "abc"), ("atl-traceid", "def")],
+        body: "{\"errorMessages\":[\"Rate limit exceeded.\"]}",
+        baseline: &[],
+        layer: Api, vendor: Some("atlassian"), quota: Quota::Rate,
+        owns: &["atlassian.headers"],
+    },
+    Fx {
+        name: "x api v2",
+        host: "api.x.com",
+        status: 429,
+        headers: &[("content-type", "application/problem+json"), ("x-rate-limit-limit", "900"), ("x-rate-limit-remaining", "0"),
+                   ("x-rate-limit-reset", "1691410500"), ("x-transaction-id", "abc"), ("x-connection-hash", "def"),
+                   ("date", "Mon, 07 Aug 2023 12:00:00 GMT")],
+        body: "{\"title\":\"Too Many Requests\",\"detail\":\"Too Many Requests\",\"type\":\"about:blank\",\"status\":429}",
+        baseline: &[],
+        layer: Api, vendor: Some("x"), quota: Quota::Rate,
+        owns: &["x.headers", "x.rate-limit"],
+    },
+    Fx {
+        name: "hubspot daily",
+        host: "api.hubapi.com",
+        status: 429,
+        headers: &[("content-type", "application/json;charset=utf-8"), ("x-hubspot-ratelimit-daily", "250000"), ("x-hubspot-ratelimit-daily-remaining", "0")],
+        body: "{\"status\":\"error\",\"message\":\"You have reached your daily limit.\",\"errorType\":\"RATE_LIMIT\",\"correlationId\":\"c-1\",\"policyName\":\"DAILY\"}",
+        baseline: &[],
+        layer: Api, vendor: Some("hubspot"), quota: Quota::Daily,
+        owns: &["hubspot.headers"],
+    },
+    Fx {
+        name: "zendesk per minute",
+        host: "acme.zendesk.com",
+        status: 429,
+        headers: &[("content-type", "text/plain"), ("retry-after", "30"), ("x-rate-limit", "700"), ("x-rate-limit-remaining", "0"), ("x-zendesk-origin-server", "app-1")],
+        body: "Number of allowed API requests per minute exceeded",
+        baseline: &[],
+        layer: Api, vendor: Some("zendesk"), quota: Quota::Rate,
+        owns: &["zendesk.headers", "zendesk.body"],
+    },
+    Fx {
+        name: "gitlab throttle",
+        host: "gitlab.com",
+        status: 429,
+        headers: &[("content-type", "text/plain"), ("retry-after", "60"), ("ratelimit-name", "throttle_authenticated_api"), ("ratelimit-limit", "600"),
+                   ("ratelimit-observed", "601"), ("ratelimit-remaining", "0"), ("ratelimit-reset", "1691409660"),
+                   ("ratelimit-resettime", "Mon, 07 Aug 2023 12:01:00 GMT"), ("date", "Mon, 07 Aug 2023 12:00:00 GMT")],
+        body: "Retry later",
+        baseline: &[],
+        layer: Api, vendor: Some("gitlab"), quota: Quota::Rate,
+        owns: &["gitlab.headers"],
+    },
+    // ---- pass-through and no-marker cases
+    Fx {
+        name: "origin JSON 429 through cloudflare",
+        host: "api.example.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a21-SJC"), ("cf-cache-status", "DYNAMIC"), ("content-type", "application/json"),
+                   ("x-app-version", "1.4.2"), ("retry-after", "10")],
+        body: "{\"error\":\"rate_limited\",\"message\":\"Too many requests, retry in 10s\"}",
+        baseline: &[("server", "cloudflare"), ("cf-ray", "1-SJC"), ("cf-cache-status", "DYNAMIC"), ("x-app-version", "1.4.2")],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "origin 429 through kong",
+        host: "gw.example.com",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("server", "uvicorn"), ("via", "1.1 kong/3.6.1"), ("x-kong-upstream-latency", "3"),
+                   ("x-kong-proxy-latency", "0"), ("x-kong-request-id", "5b2b")],
+        body: "{\"detail\":\"slow down\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "origin 429 through netlify",
+        host: "site.netlify.app",
+        status: 429,
+        headers: &[("server", "Netlify"), ("x-nf-request-id", "01H-abc"), ("content-type", "application/json"), ("x-fn-version", "3")],
+        body: "{\"error\":\"too many requests\"}",
+        baseline: &[("server", "Netlify"), ("x-nf-request-id", "01H-x"), ("x-fn-version", "3")],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "envoy answered itself (no upstream time, which every success has)",
+        host: "orders.mesh.internal",
+        status: 429,
+        headers: &[("server", "envoy"), ("content-length", "0")],
+        body: "",
+        baseline: &[("server", "envoy"), ("x-envoy-upstream-service-time", "8"), ("x-order-api", "v3")],
+        layer: Proxy, vendor: Some("envoy"), quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "express-rate-limit origin: a sentence labelled text/html on a JSON host",
+        host: "api.acme.io",
+        status: 429,
+        headers: &[("content-type", "text/html; charset=utf-8"), ("ratelimit-policy", "100;w=900"),
+                   ("ratelimit", "limit=100, remaining=0, reset=840"), ("retry-after", "840"), ("x-acme-build", "77")],
+        body: "Too many requests, please try again later.",
+        baseline: &[("x-acme-build", "77"), ("x-acme-region", "eu")],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "generic rate-limit headers only",
+        host: "api.other.io",
+        status: 429,
+        headers: &[("x-ratelimit-limit", "60"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "60")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "bare 429",
+        host: "bare.example.com",
+        status: 429,
+        headers: &[("content-length", "0")],
+        body: "",
+        baseline: &[],
+        layer: Layer::Unknown, vendor: None, quota: Quota::Unknown,
+        owns: &[],
+    },
+    Fx {
+        name: "plain 429 through cloudflare, nothing else",
+        host: "plain.example.com",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a22-SJC"), ("content-type", "text/plain")],
+        body: "Too Many Requests",
+        baseline: &[],
+        layer: Layer::Unknown, vendor: None, quota: Quota::Unknown,
+        owns: &[],
+    },
+];
+
+#[test]
+fn every_fixture_gets_its_verdict() {
+    let mut failures = Vec::new();
+    for fx in FIXTURES {
+        let a = run(fx);
+        if a.layer != fx.layer || a.vendor.as_deref() != fx.vendor || a.quota != fx.quota {
+            failures.push(format!(
+                "{}: got {}/{:?}/{} (conf {}), want {}/{:?}/{}\n  evidence: {:#?}",
+                fx.name,
+                a.layer.as_str(),
+                a.vendor,
+                a.quota.as_str(),
+                a.confidence,
+                fx.layer.as_str(),
+                fx.vendor,
+                fx.quota.as_str(),
+                a.evidence
+            ));
+        }
+        assert!((0.0..=1.0).contains(&a.confidence), "{}", fx.name);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures wrong:\n{}",
+        failures.len(),
+        FIXTURES.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn each_producer_rule_fires_on_its_own_fixtures_and_no_other() {
+    use super::matcher::Subject;
+    for rule in RULES
+        .iter()
+        .filter(|r| matches!(r.proves, Proves::Producer | Proves::ProducerIfNew))
+    {
+        let mut fired = Vec::new();
+        for fx in FIXTURES {
+            let reqs = requests(fx);
+            let last = reqs.last().expect("fixture has a response");
+            if rule.when.eval(&Subject::new(last)).is_some() {
+                fired.push(fx.name);
+            }
+        }
+        let owners: Vec<&str> = FIXTURES
+            .iter()
+            .filter(|f| f.owns.contains(&rule.id))
+            .map(|f| f.name)
+            .collect();
+        assert!(!owners.is_empty(), "rule {} has no fixture", rule.id);
+        assert_eq!(
+            fired, owners,
+            "rule {} fired on {:?}, owned by {:?}",
+            rule.id, fired, owners
+        );
+    }
+}
+
+#[test]
+fn fixtures_name_only_real_rules() {
+    for fx in FIXTURES {
+        for id in fx.owns {
+            assert!(
+                RULES.iter().any(|r| r.id == *id),
+                "{}: unknown rule {id}",
+                fx.name
+            );
+        }
+    }
+}
+
+#[test]
+fn pass_through_is_never_called_cdn() {
+    for fx in FIXTURES.iter().filter(|f| f.name.contains("through")) {
+        assert_ne!(run(fx).layer, Layer::Cdn, "{}", fx.name);
+    }
+}
+
+#[test]
+fn bare_429_is_unknown_with_low_confidence() {
+    let fx = FIXTURES
+        .iter()
+        .find(|f| f.name == "bare 429")
+        .expect("fixture");
+    let a = run(fx);
+    assert_eq!(a.layer, Layer::Unknown);
+    assert!(a.vendor.is_none());
+    assert!(a.confidence <= 0.1, "{}", a.confidence);
+}
+
+#[test]
+fn evidence_names_what_was_ruled_out() {
+    let fx = FIXTURES
+        .iter()
+        .find(|f| f.name == "origin JSON 429 through cloudflare")
+        .expect("fixture");
+    let a = run(fx);
+    assert!(a.path.iter().any(|p| p == "cloudflare"));
+    let path = a
+        .evidence
+        .iter()
+        .find(|e| e.role == Role::Path && e.signal.starts_with("cf-ray"))
+        .expect("cf-ray evidence");
+    assert!(
+        path.note.contains("on every response from api.example.com")
+            && path.note.contains("path, not producer"),
+        "{}",
+        path.note
+    );
+    assert!(a
+        .evidence
+        .iter()
+        .any(|e| e.role == Role::RuledOut && e.signal == "Cloudflare"));
+}
+
+#[test]
+fn producer_if_new_is_path_when_on_every_success() {
+    // AkamaiGHost on every 200 too: it is the path, not the producer.
+    let fx = Fx {
+        name: "akamai everywhere",
+        host: "h.example",
+        status: 429,
+        headers: &[
+            ("server", "AkamaiGHost"),
+            ("content-type", "application/json"),
+            ("x-backend", "b1"),
+        ],
+        body: "{\"error\":\"slow down\"}",
+        baseline: &[("server", "AkamaiGHost"), ("x-backend", "b1")],
+        layer: Api,
+        vendor: None,
+        quota: Quota::Rate,
+        owns: &[],
+    };
+    let a = run(&fx);
+    assert_eq!(a.layer, Layer::Api);
+    assert!(a
+        .evidence
+        .iter()
+        .any(|e| e.role == Role::RuledOut && e.signal.starts_with("server: AkamaiGHost")));
+}
+
+#[test]
+fn limits_are_attached() {
+    let fx = FIXTURES
+        .iter()
+        .find(|f| f.name == "github primary limit (403)")
+        .expect("fixture");
+    let a = run(fx);
+    let l = a.limits.expect("limits");
+    assert_eq!(l.remaining, Some(0.0));
+    assert_eq!(l.reset_seconds, Some(1800.0));
+    assert_eq!(l.policy.as_deref(), Some("core"));
+}
+
+#[test]
+fn rate_limited_statuses() {
+    let fx = |name: &str| {
+        let f = FIXTURES.iter().find(|f| f.name == name).expect("fixture");
+        requests(f).pop().expect("response")
+    };
+    assert!(is_rate_limited(&fx("bare 429")));
+    assert!(is_rate_limited(&fx("github primary limit (403)")));
+    assert!(is_rate_limited(&fx("salesforce total requests")));
+    assert!(is_rate_limited(&fx("azure apim quota policy")));
+    assert!(is_rate_limited(&fx("nginx limit_req default 503")));
+    assert!(is_rate_limited(&fx("apigee quota (legacy router, 500)")));
+    // A WAF block page with no rate-limit evidence is a block, not a rate limit.
+    assert!(!is_rate_limited(&fx("sucuri firewall block")));
+    // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.
+    let mut r = fx("github primary limit (403)");
+    r.response_headers = crate::model::Headers::from_pairs([("x-ratelimit-remaining", "4999")]);
+    r.body_excerpt = Some("{\"message\":\"Resource not accessible by integration\"}".into());
+    assert!(!is_rate_limited(&r));
+    r.status = 503;
+    r.response_headers.push("retry-after", "120");
+    assert!(is_rate_limited(&r));
+}
+
+const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/attribution.md");
+const BEGIN: &str = "<!-- rules:begin (generated by `TOOMANY_WRITE_DOCS=1 cargo test docs_`) -->\n";
+const END: &str = "<!-- rules:end -->";
+
+#[test]
+fn docs_list_every_rule() {
+    if std::env::var_os("TOOMANY_WRITE_DOCS").is_some() {
+        let doc = std::fs::read_to_string(DOC).expect("read docs/attribution.md");
+        let (head, rest) = doc.split_once(BEGIN).expect("begin marker");
+        let (_, tail) = rest.split_once(END).expect("end marker");
+        std::fs::write(DOC, format!("{head}{BEGIN}{}{END}{tail}", rules_markdown()))
+            .expect("write docs/attribution.md");
+    }
+    let doc = std::fs::read_to_string(DOC).expect("read docs/attribution.md");
+    for r in RULES {
+        assert!(
+            doc.contains(&format!("`{}`", r.id)),
+            "docs/attribution.md lacks rule {}",
+            r.id
+        );
+    }
+    for c in super::rules::CUES {
+        assert!(
+            doc.contains(&format!("`{}`", c.id)),
+            "docs/attribution.md lacks cue {}",
+            c.id
+        );
+    }
+    assert!(doc.contains(&rules_markdown()), "docs/attribution.md is out of date: regenerate the table with `TOOMANY_WRITE_DOCS=1 cargo test docs_`");
+}
+
+mod props {
+    use super::super::*;
+    use crate::model::{Headers, Location, Position};
+    use proptest::prelude::*;
+    use std::sync::Arc;
+
+    fn req(
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: Option<String>,
+        host: &str,
+    ) -> Request {
+        let mut r = Request::at(Location {
+            source: Arc::from("p"),
+            position: Position::Line(1),
+        });
+        r.url = format!("https://{host}/x");
+        r.status = status;
+        r.response_headers = Headers::from_pairs(headers);
+        r.body_excerpt = body;
+        r
+    }
+
+    proptest! {
+        /// Arbitrary headers and bodies (unicode names included) never panic, and verdicts stay
+        /// in range.
+        #[test]
+        fn attribution_never_panics(
+            heads in prop::collection::vec(("\\PC{0,24}", "\\PC{0,40}"), 0..10),
+            ok_heads in prop::collection::vec(("[a-zé-]{1,20}", "\\PC{0,20}"), 0..6),
+            body in proptest::option::of("\\PC{0,200}"),
+            status in prop::sample::select(vec![429u16, 403, 503, 500, 200]),
+        ) {
+            let reqs = vec![req(200, ok_heads, None, "h.example"), req(status, heads, body, "h.example")];
+            let _ = is_rate_limited(&reqs[1]);
+            let a = attribute(&reqs, &[1, 7]);
+            prop_assert_eq!(a.len(), 2);
+            prop_assert!((0.0..=1.0).contains(&a[0].confidence));
+        }
+
+        /// Names that start like a vendor prefix but continue in multi-byte characters.
+        #[test]
+        fn unicode_header_names(suffix in "[éø€中]{1,6}") {
+            let reqs = vec![req(429, vec![(format!("x-akam{suffix}"), "1".into()), (format!("twil{suffix}"), "1".into())], None, "u.example")];
+            let _ = attribute(&reqs, &[0]);
+        }
+    }
+}
