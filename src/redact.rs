@@ -90,6 +90,23 @@ pub fn is_secret_field(name: &str) -> bool {
     SECRET_NAMES.contains(&lower.as_str()) || SECRET_WORDS.iter().any(|w| lower.contains(w))
 }
 
+/// Is a JSON field with this name secret? As [`is_secret_field`], except `code`: in a JSON
+/// body it is an error code (`"code": "rate_limit_exceeded"`, Twilio `20429`) the analysis
+/// needs, while OAuth authorization codes travel in URLs and forms.
+pub fn is_secret_json_field(name: &str) -> bool {
+    !name.eq_ignore_ascii_case("code") && is_secret_field(name)
+}
+
+/// After `Bearer`/`Basic` in free text: a credential has a digit, mixed case or a token
+/// punctuation mark; prose ("Basic authentication") has none.
+fn looks_like_credential(v: &str) -> bool {
+    let digit = v.bytes().any(|b| b.is_ascii_digit());
+    let upper = v.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = v.bytes().any(|b| b.is_ascii_lowercase());
+    let punct = v.bytes().any(|b| b"-._~+/=".contains(&b));
+    digit || (upper && lower) || punct
+}
+
 fn percent_decode(s: &str) -> Cow<'_, str> {
     if !s.contains('%') && !s.contains('+') {
         return Cow::Borrowed(s);
@@ -141,7 +158,7 @@ fn patterns() -> &'static Patterns {
         // Three base64url segments starting with a JSON header `{"` (eyJ); the signature may be
         // empty (alg none).
         jwt: Regex::new(r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}\.?[A-Za-z0-9_\-]*").unwrap(),
-        bearer: Regex::new(r"(?i)\b(bearer|token|basic|digest)(\s+)([A-Za-z0-9\-._~+/]{6,}=*)")
+        bearer: Regex::new(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)")
             .unwrap(),
         // Well-known key shapes: OpenAI/Anthropic/Stripe `sk-`/`sk_live_`, GitHub, Slack, AWS,
         // Google API keys.
@@ -329,7 +346,7 @@ impl Redactor {
                 p.json_field
                     .replace_all(&out, |c: &Captures| {
                         let val = &c[3];
-                        if is_secret_field(&c[1]) {
+                        if is_secret_json_field(&c[1]) {
                             let inner = val
                                 .strip_prefix('"')
                                 .and_then(|v| v.strip_suffix('"'))
@@ -355,7 +372,7 @@ impl Redactor {
         out = Cow::Owned(
             p.bearer
                 .replace_all(&out, |c: &Captures| {
-                    if c[3].starts_with("<redacted") {
+                    if c[3].starts_with("<redacted") || !looks_like_credential(&c[3]) {
                         return c[0].to_string();
                     }
                     format!("{}{}{}", &c[1], &c[2], self.token(&c[3]))
@@ -414,7 +431,12 @@ impl Redactor {
         }
         for (n, v) in headers {
             let lower = n.to_ascii_lowercase();
-            if lower == "cookie" || lower == "set-cookie" || lower.starts_with(':') {
+            // An idempotency key names one operation, not a caller.
+            if lower == "cookie"
+                || lower == "set-cookie"
+                || lower.starts_with(':')
+                || lower.contains("idempoten")
+            {
                 continue;
             }
             if (lower.contains("key") || lower.contains("token"))
@@ -535,6 +557,9 @@ mod tests {
         assert!(!b.contains("SECRET"), "{b}");
         assert!(b.contains("\"user\":\"bob\""));
         let f = r.text("grant_type=refresh&refresh_token=SECRET12&code=SECRET13");
+        // Error codes and prose the analysis needs stay readable.
+        let e = r#"{"error":{"code":"rate_limit_exceeded","message":"Basic authentication and token budget exceeded"},"code":20429}"#;
+        assert_eq!(r.text(e), e);
         assert!(!f.contains("SECRET"), "{f}");
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl";
         assert!(!r.text(&format!("token is {jwt} ok")).contains(jwt));
@@ -579,6 +604,8 @@ mod tests {
             r.credential(h.iter().copied(), "https://h/?key=K3"),
             Some(r.fingerprint("K1"))
         );
+        let idem = [("Idempotency-Key", "I1")];
+        assert_eq!(r.credential(idem.iter().copied(), ""), None);
         let h2 = [("X-Api-Key", "K2")];
         assert_eq!(
             r.credential(h2.iter().copied(), ""),

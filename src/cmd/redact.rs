@@ -5,7 +5,7 @@ use super::{ingest_options, Error, Outcome};
 use crate::cli::RedactArgs;
 use crate::ingest::{source, Format};
 use crate::output;
-use crate::redact::{is_secret_field, is_secret_header, Redactor};
+use crate::redact::{is_secret_header, is_secret_json_field, Redactor};
 use base64::Engine;
 use serde_json::Value;
 use std::io::{BufRead, Read, Write};
@@ -158,14 +158,14 @@ pub fn redact_value(v: &mut Value, r: &Redactor, key: Option<&str>) {
                 {
                     r.url(s)
                 }
-                Some(k) if is_secret_field(k) || is_secret_header(k) => r.token(s),
+                Some(k) if is_secret_json_field(k) || is_secret_header(k) => r.token(s),
                 _ => r.text(s),
             };
             *s = red;
         }
         Value::Number(n) => {
             if let Some(k) = key {
-                if is_secret_field(k) {
+                if is_secret_json_field(k) {
                     *v = Value::String(r.token(&n.to_string()));
                 }
             }
