@@ -58,10 +58,10 @@ pub fn summarize(requests: &[Request], rate_limited: &[usize]) -> Summary {
 }
 
 /// Run every analysis over the merged requests.
-pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], _opts: &AnalyzeOptions) -> Report {
+pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], opts: &AnalyzeOptions) -> Report {
     let targets: Vec<usize> = (0..requests.len()).filter(|&i| attribute::is_rate_limited(&requests[i])).collect();
     let verdicts = attribute::attribute(requests, &targets);
-    let rate_limited = targets
+    let rate_limited: Vec<RateLimited> = targets
         .iter()
         .zip(verdicts)
         .map(|(&i, attribution)| {
@@ -79,12 +79,16 @@ pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], _opts: &AnalyzeO
             }
         })
         .collect();
+    let limited: Vec<(usize, attribute::Attribution)> =
+        rate_limited.iter().map(|r| (r.request_index, r.attribution.clone())).collect();
+    let detected = crate::detect::run(requests, &limited, opts.limit);
     Report {
         schema_version: SCHEMA_VERSION,
         generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
         summary: summarize(requests, &targets),
         inputs,
         rate_limited,
-        findings: Vec::new(),
+        findings: detected.findings,
+        clients: detected.clients,
     }
 }

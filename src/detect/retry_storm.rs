@@ -1,0 +1,258 @@
+//! `retry_storm`: retries amplify traffic. Per host: attempts per logical request (max, p95),
+//! retries ÷ first attempts, the share of traffic that is retries, and, when the gaps between
+//! attempts fall into short runs separated by long pauses of equal length, the nested retry
+//! layers that multiply attempts (an SDK's 3 attempts inside an app loop of 4 = 12).
+//!
+//! Reported when a host saw ≥ 10 retries and either ≥ 1 retry per first attempt, a p95 of ≥ 5
+//! attempts per logical request, one logical request with ≥ 10 attempts, or ≥ 0.5 retries per
+//! first attempt with one logical request at ≥ 6 attempts. A client that retries the odd 429
+//! two or three times stays clean.
+
+use super::logical::Logical;
+use super::{at, end_s, percentile, r3, sort_f64, start_s, Context, Finding, Severity};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+const MIN_RETRIES: usize = 10;
+
+/// Inner attempts per round and number of rounds, when the gaps show two retry layers.
+fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
+    if l.attempts.len() < 4 {
+        return None;
+    }
+    let mut gaps = Vec::new();
+    for w in l.attempts.windows(2) {
+        let (a, b) = (&cx.requests[w[0]], &cx.requests[w[1]]);
+        gaps.push((start_s(b)? - end_s(a)?).max(0.0));
+    }
+    let mut sorted = gaps.clone();
+    sort_f64(&mut sorted);
+    // The natural break: the largest ratio between consecutive sorted gaps.
+    let mut best = (0.0, 0.0);
+    for w in sorted.windows(2) {
+        let ratio = w[1] / w[0].max(0.01);
+        if ratio > best.0 {
+            best = (ratio, (w[0] + w[1]) / 2.0);
+        }
+    }
+    if best.0 < 2.0 {
+        return None;
+    }
+    let mut segments = vec![1usize];
+    for g in &gaps {
+        if *g > best.1 {
+            segments.push(1);
+        } else if let Some(s) = segments.last_mut() {
+            *s += 1;
+        }
+    }
+    let k = segments[0];
+    let m = segments.len();
+    let (full, last) = segments.split_at(m - 1);
+    if k >= 2 && m >= 2 && full.iter().all(|&s| s == k) && last[0] <= k {
+        Some((k, m))
+    } else {
+        None
+    }
+}
+
+pub fn detect(cx: &Context) -> Vec<Finding> {
+    let mut by_host_logical: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (li, l) in cx.attempts.logical.iter().enumerate() {
+        if let Some(&first) = l.attempts.first() {
+            by_host_logical
+                .entry(cx.requests[first].host())
+                .or_default()
+                .push(li);
+        }
+    }
+    let mut out = Vec::new();
+    for (host, lis) in by_host_logical {
+        let logical: Vec<&Logical> = lis.iter().map(|&li| &cx.attempts.logical[li]).collect();
+        let firsts = logical.len();
+        let total: usize = logical.iter().map(|l| l.attempts.len()).sum();
+        let retries = total - firsts;
+        if retries < MIN_RETRIES {
+            continue;
+        }
+        let mut counts: Vec<f64> = logical.iter().map(|l| l.attempts.len() as f64).collect();
+        sort_f64(&mut counts);
+        let max = counts.last().copied().unwrap_or(0.0);
+        let p95 = percentile(&counts, 0.95);
+        let mut retried: Vec<f64> = counts.iter().copied().filter(|&c| c > 1.0).collect();
+        sort_f64(&mut retried);
+        let ratio = retries as f64 / firsts as f64;
+        let share = retries as f64 / total as f64;
+        if !(ratio >= 1.0 || p95 >= 5.0 || max >= 10.0 || (ratio >= 0.5 && max >= 6.0)) {
+            continue;
+        }
+        // The worst logical request, for the reader to look at.
+        let worst = logical.iter().max_by(|a, b| {
+            a.attempts
+                .len()
+                .cmp(&b.attempts.len())
+                .then(b.attempts[0].cmp(&a.attempts[0]))
+        });
+        let gave_up = logical
+            .iter()
+            .filter(|l| {
+                l.retries() > 0
+                    && l.attempts
+                        .last()
+                        .map(|&i| super::is_failure(cx.requests[i].status))
+                        .unwrap_or(false)
+            })
+            .count();
+        let mut patterns: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        for l in &logical {
+            if let Some(p) = nested_layers(cx, l) {
+                *patterns.entry(p).or_insert(0) += 1;
+            }
+        }
+        let nested = patterns
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then((a.0 .0 * a.0 .1).cmp(&(b.0 .0 * b.0 .1))))
+            .map(|(p, n)| (*p, *n));
+        let mut summary = format!(
+            "{retries} of {total} requests to {host} were retries ({:.0}%): {firsts} logical requests took up to {} attempts (p95 {}), {} retries per first attempt",
+            share * 100.0,
+            max as usize,
+            p95 as usize,
+            crate::units::fmt_num(r3(ratio * 100.0).round() / 100.0)
+        );
+        if gave_up > 0 {
+            summary.push_str(&format!(", {gave_up} still failed after retrying"));
+        }
+        if let Some(((k, m), _)) = nested {
+            summary.push_str(&format!(
+                "; attempts look multiplied by nested retry layers ({k} × {m} = {})",
+                k * m
+            ));
+        }
+        summary.push('.');
+        let severity = if ratio >= 1.0 || share >= 0.5 {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        out.push(Finding::new(
+            "retry_storm",
+            severity,
+            summary,
+            json!({
+                "host": host,
+                "requests": total,
+                "first_attempts": firsts,
+                "retries": retries,
+                "retries_per_first_attempt": r3(ratio),
+                "retry_share": r3(share),
+                "attempts_max": max as usize,
+                "attempts_p95": p95 as usize,
+                "attempts_p95_of_retried": percentile(&retried, 0.95) as usize,
+                "logical_requests_retried": retried.len(),
+                "gave_up": gave_up,
+                "polls_not_counted_as_retries": cx.attempts.polls_after_failure,
+                "nested_layers": nested.map(|((k, m), n)| json!({
+                    "inner_attempts": k, "outer_rounds": m, "product": k * m, "logical_requests_showing_it": n
+                })),
+                "worst": worst.map(|l| json!({
+                    "attempts": l.attempts.len(),
+                    "client": cx.clients.label(l.client),
+                    "first": at(&cx.requests[l.attempts[0]]),
+                    "last": at(&cx.requests[*l.attempts.last().unwrap_or(&l.attempts[0])]),
+                })),
+            }),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::testkit::*;
+
+    fn storm(policy: impl Fn(&mut Worker), workers: usize) -> Vec<crate::model::Request> {
+        let mut sim = Sim::new(Limiter::Window {
+            limit: 30,
+            window_s: 60.0,
+        });
+        for k in 0..workers {
+            let mut w = Worker::new(
+                &format!("worker-{k}"),
+                "https://api.example.com/v1/orders/{j}",
+                40,
+            );
+            w.start_s = k as f64 * 0.3;
+            w.spacing_s = 0.5;
+            policy(&mut w);
+            sim.workers.push(w);
+        }
+        sim.horizon_s = 300.0;
+        sim.run()
+    }
+
+    #[test]
+    fn immediate_retries_are_a_storm() {
+        let reqs = storm(
+            |w| {
+                w.max_attempts = 8;
+                w.backoff = Backoff::Fixed(0.05);
+                w.ra = RaUse::Ignore;
+            },
+            4,
+        );
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "retry_storm")
+            .expect("storm");
+        assert_eq!(f.evidence["attempts_max"], 8);
+        assert!(f.summary.contains("up to 8 attempts"), "{}", f.summary);
+    }
+
+    #[test]
+    fn nested_layers_are_named() {
+        let reqs = storm(
+            |w| {
+                w.max_attempts = 12;
+                w.backoff = Backoff::Nested {
+                    inner: 3,
+                    inner_s: 0.2,
+                    outer_s: 4.0,
+                };
+                w.jitter = 0.2;
+                w.ra = RaUse::Ignore;
+            },
+            3,
+        );
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "retry_storm")
+            .expect("storm");
+        assert!(f.summary.contains("3 × 4 = 12"), "{}", f.summary);
+    }
+
+    #[test]
+    fn near_miss_a_few_polite_retries() {
+        // Plenty of headroom: only the odd request is limited, and it is retried once, late.
+        let mut sim = Sim::new(Limiter::Window {
+            limit: 38,
+            window_s: 60.0,
+        });
+        let mut w = Worker::new("w", "https://api.example.com/v1/orders/{j}", 200);
+        w.spacing_s = 1.45;
+        w.max_attempts = 3;
+        w.backoff = Backoff::Exp {
+            base: 2.0,
+            cap: 30.0,
+        };
+        sim.workers.push(w);
+        let reqs = sim.run();
+        let retries = reqs.len() - 200;
+        assert!(retries > 0, "the near miss must contain some retries");
+        assert!(!kinds(&reqs, None).contains(&"retry_storm".to_string()));
+    }
+}

@@ -1,0 +1,183 @@
+//! `synchronized_retries`: many logical requests retrying at the same instant (a thundering
+//! herd), typically because they were limited together and wait identical delays (no jitter,
+//! or a shared Retry-After with no spread on top).
+//!
+//! A *wave* is ≥ 5 distinct logical requests retrying within 100 ms, and ≥ 4× what retries
+//! spread evenly over the same period would put in 100 ms. Reported per host when there are
+//! ≥ 2 waves (or one of ≥ 10) holding ≥ 30 % of the host's retries. The delays of the retries in
+//! waves are summarized to show whether they were identical.
+
+use super::{
+    at, by_host, end_s, median, percentile, r3, seconds_text, sort_f64, start_s, Context, Finding,
+    Severity,
+};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+const WAVE_S: f64 = 0.1;
+const MIN_WAVE: usize = 5;
+
+struct Retry {
+    i: usize,
+    t: f64,
+    logical: usize,
+    delay: f64,
+}
+
+pub fn detect(cx: &Context) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (host, idx) in by_host(cx.requests) {
+        let mut retries: Vec<Retry> = Vec::new();
+        for &i in &idx {
+            let Some(p) = cx.attempts.previous(i) else {
+                continue;
+            };
+            let (Some(t), Some(e)) = (start_s(&cx.requests[i]), end_s(&cx.requests[p])) else {
+                continue;
+            };
+            let Some(Some((logical, _))) = cx.attempts.of_request.get(i) else {
+                continue;
+            };
+            retries.push(Retry {
+                i,
+                t,
+                logical: *logical,
+                delay: (t - e).max(0.0),
+            });
+        }
+        if retries.len() < MIN_WAVE * 2 {
+            continue;
+        }
+        let span = (retries[retries.len() - 1].t - retries[0].t).max(WAVE_S);
+        let expected = retries.len() as f64 * WAVE_S / span;
+        let need = MIN_WAVE.max((4.0 * expected).ceil() as usize);
+        let mut waves: Vec<(usize, usize, usize)> = Vec::new(); // (first, last, distinct logical)
+        let mut k = 0;
+        while k < retries.len() {
+            let mut j = k;
+            while j + 1 < retries.len() && retries[j + 1].t <= retries[k].t + WAVE_S {
+                j += 1;
+            }
+            let distinct: BTreeSet<usize> = retries[k..=j].iter().map(|r| r.logical).collect();
+            if distinct.len() >= need {
+                waves.push((k, j, distinct.len()));
+                k = j + 1;
+            } else {
+                k += 1;
+            }
+        }
+        let in_waves: usize = waves.iter().map(|w| w.1 - w.0 + 1).sum();
+        let biggest = waves.iter().map(|w| w.2).max().unwrap_or(0);
+        if !((waves.len() >= 2 || biggest >= 10) && in_waves as f64 >= 0.3 * retries.len() as f64) {
+            continue;
+        }
+        let mut delays: Vec<f64> = waves
+            .iter()
+            .flat_map(|w| retries[w.0..=w.1].iter().map(|r| r.delay))
+            .collect();
+        sort_f64(&mut delays);
+        let md = median(&delays);
+        let spread = percentile(&delays, 0.9) - percentile(&delays, 0.1);
+        let identical = spread <= (0.03 * md).max(0.05);
+        let delay_text = if identical {
+            format!(
+                "; their delays were identical ({} ± {} ms): no jitter",
+                seconds_text(md),
+                (spread * 500.0).round()
+            )
+        } else {
+            format!(
+                "; their delays ranged {}–{}, so they were limited together and came back together",
+                seconds_text(percentile(&delays, 0.1)),
+                seconds_text(percentile(&delays, 0.9))
+            )
+        };
+        let summary = format!(
+            "Retries to {host} came in {} waves of up to {biggest} logical requests within 100 ms ({in_waves} of {} retries){delay_text}.",
+            waves.len(),
+            retries.len()
+        );
+        let examples: Vec<Value> = {
+            let mut ws: Vec<&(usize, usize, usize)> = waves.iter().collect();
+            ws.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+            ws.into_iter()
+                .take(5)
+                .map(|w| {
+                    json!({
+                        "logical_requests": w.2,
+                        "retries": w.1 - w.0 + 1,
+                        "first": at(&cx.requests[retries[w.0].i]),
+                        "last": at(&cx.requests[retries[w.1].i]),
+                    })
+                })
+                .collect()
+        };
+        out.push(Finding::new(
+            "synchronized_retries",
+            Severity::Warning,
+            summary,
+            json!({
+                "host": host,
+                "retries": retries.len(),
+                "waves": waves.len(),
+                "retries_in_waves": in_waves,
+                "largest_wave": biggest,
+                "wave_window_ms": WAVE_S * 1000.0,
+                "median_delay_s": r3(md),
+                "delay_spread_p10_p90_s": r3(spread),
+                "identical_delays": identical,
+                "largest_waves": examples,
+            }),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::testkit::*;
+
+    fn herd(jitter: f64) -> Vec<crate::model::Request> {
+        let mut sim = Sim::new(Limiter::Window {
+            limit: 10,
+            window_s: 20.0,
+        });
+        sim.retry_after = Some(5.0);
+        for k in 0..25 {
+            let mut w = Worker::new(
+                &format!("pod-{k}"),
+                "https://api.example.com/v1/sync/{j}",
+                6,
+            );
+            w.start_s = k as f64 * 0.004;
+            w.latency_ms = 30.0;
+            w.spacing_s = 0.2;
+            w.max_attempts = 4;
+            w.backoff = Backoff::Fixed(1.0);
+            w.jitter = jitter;
+            w.ra = RaUse::Honor;
+            sim.workers.push(w);
+        }
+        sim.horizon_s = 400.0;
+        sim.run()
+    }
+
+    #[test]
+    fn workers_without_jitter_come_back_together() {
+        let reqs = herd(0.0);
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "synchronized_retries")
+            .expect("herd");
+        assert_eq!(f.evidence["identical_delays"], true, "{}", f.summary);
+    }
+
+    #[test]
+    fn near_miss_jittered_workers_spread_out() {
+        let reqs = herd(1.0);
+        assert!(reqs.iter().any(|r| r.status == 429));
+        assert!(!kinds(&reqs, None).contains(&"synchronized_retries".to_string()));
+    }
+}
