@@ -31,6 +31,8 @@ pub mod timeline;
 pub mod unsafe_retry;
 
 #[cfg(test)]
+mod scenarios;
+#[cfg(test)]
 #[allow(dead_code)]
 pub(crate) mod testkit;
 
