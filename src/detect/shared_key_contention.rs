@@ -4,9 +4,9 @@
 //! Clients count when each sent ≥ 3 requests and ≥ 5 % of the credential's traffic, and at least
 //! two of them were active at overlapping times (pages of one tab loaded one after the other
 //! are not contention). With a known limit, the credential's busiest limit window must hold
-//! ≥ 90 % of the allowance. Without one, the most successes the server allowed in any minute
-//! stands in for the limit: together the clients' first attempts exceeded it while none did
-//! alone, and ≥ 3 requests of ≥ 2 clients were rate-limited. When the host's 429s follow the
+//! ≥ 90 % of the allowance. Without one: ≥ 3 requests of ≥ 2 clients were rate-limited, while no
+//! client alone started more first attempts in a minute than the server let through in its
+//! busiest minute (each would have fitted on its own). When the host's 429s follow the
 //! requests in flight (`concurrency_limit`), sharing the key is not what they follow: no finding.
 
 use super::limit::for_host;
@@ -164,7 +164,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 if (alone_max as f64) < l.count { format!(", though none sent more than {alone_max} on its own") } else { String::new() }
             ),
             (None, Some(allowed)) => format!(
-                ": together they started {combined} requests in their busiest minute while the server let at most {allowed} through, though none started more than {alone_max} on its own"
+                ": together they started {combined} requests in their busiest minute, none more than {alone_max} on its own, and the server let at most {allowed} through in any minute"
             ),
             (None, None) => String::new(),
         };
