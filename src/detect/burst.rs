@@ -17,7 +17,7 @@
 
 use super::limit::{for_host, KnownLimit};
 use super::timeline::{busiest, Window};
-use super::{at, by_host, r3, rate_text, seconds_text, Context, Finding, Severity};
+use super::{at, r3, rate_text, seconds_text, Context, Finding, Severity};
 use serde_json::{json, Value};
 
 /// Worst windows reported per host.
@@ -55,7 +55,8 @@ fn extend(t: &[f64], w: &Window) -> (usize, usize) {
 
 pub fn detect(cx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (host, idx) in by_host(cx.requests) {
+    for (host, idx) in &cx.by_host {
+        let (host, idx) = (host.as_str(), idx.as_slice());
         let firsts: Vec<usize> = idx
             .iter()
             .copied()
@@ -85,7 +86,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         };
         let span = t[t.len() - 1] - t[0];
         let sustained = t.len() as f64 / span.max(60.0);
-        let limit = for_host(cx, &host).filter(|l| l.window_s <= 3600.0);
+        let limit = for_host(cx, host).filter(|l| l.window_s <= 3600.0);
 
         let mut found: Vec<Burst> = Vec::new();
         let mut push = |b: Burst| {
@@ -138,7 +139,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         found.truncate(WORST);
         out.push(finding(
             cx,
-            &host,
+            host,
             &firsts,
             &t,
             &found,

@@ -8,21 +8,20 @@
 //! the limit is on concurrency.
 
 use super::timeline::{in_flight_at_starts, trailing};
-use super::{
-    at, by_host, median, percentile, r3, rate_text, sort_f64, start_s, Context, Finding, Severity,
-};
+use super::{at, median, percentile, r3, rate_text, sort_f64, start_s, Context, Finding, Severity};
 use crate::attribute::Quota;
 use serde_json::json;
 
 /// Best threshold T and its balanced accuracy for "feature ≥ T ⇒ rate-limited".
 fn separation(pos: &[f64], neg: &[f64]) -> (f64, f64) {
-    let mut cands: Vec<f64> = pos.iter().chain(neg.iter()).copied().collect();
+    let (p, n) = (sorted(pos.iter().copied()), sorted(neg.iter().copied()));
+    let mut cands: Vec<f64> = p.iter().chain(n.iter()).copied().collect();
     sort_f64(&mut cands);
     cands.dedup();
     let mut best = (0.5, f64::INFINITY);
     for &t in &cands {
-        let tpr = pos.iter().filter(|&&x| x >= t).count() as f64 / pos.len() as f64;
-        let tnr = neg.iter().filter(|&&x| x < t).count() as f64 / neg.len() as f64;
+        let tpr = (p.len() - p.partition_point(|&x| x < t)) as f64 / p.len() as f64;
+        let tnr = n.partition_point(|&x| x < t) as f64 / n.len() as f64;
         let b = (tpr + tnr) / 2.0;
         if b > best.0 {
             best = (b, t);
@@ -38,9 +37,9 @@ fn sorted(v: impl Iterator<Item = f64>) -> Vec<f64> {
 }
 
 pub fn detect(cx: &Context) -> Vec<Finding> {
-    by_host(cx.requests)
-        .into_iter()
-        .filter_map(|(host, idx)| for_host(cx, &host, &idx))
+    cx.by_host
+        .iter()
+        .filter_map(|(host, idx)| for_host(cx, host, idx))
         .collect()
 }
 

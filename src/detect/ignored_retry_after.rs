@@ -10,9 +10,7 @@
 //! Reported per host when ≥ 2 retries came early and they are ≥ 20 % of the retries that
 //! followed a Retry-After. Polls on their own cadence are not retries and are not judged.
 
-use super::{
-    at, by_host, end_s, median, r3, seconds_text, sort_f64, start_s, Context, Finding, Severity,
-};
+use super::{at, end_s, median, r3, seconds_text, sort_f64, start_s, Context, Finding, Severity};
 use crate::http::retry_after;
 use serde_json::{json, Value};
 
@@ -31,11 +29,12 @@ fn looks_like_ms(e: &Early) -> bool {
 
 pub fn detect(cx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (host, idx) in by_host(cx.requests) {
+    for (host, idx) in &cx.by_host {
+        let (host, idx) = (host.as_str(), idx.as_slice());
         let mut eligible = 0usize;
         let mut early: Vec<Early> = Vec::new();
         let mut raws: Vec<String> = Vec::new();
-        for &i in &idx {
+        for &i in idx {
             let Some(p) = cx.attempts.previous(i) else {
                 continue;
             };

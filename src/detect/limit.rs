@@ -42,61 +42,90 @@ impl KnownLimit {
     }
 }
 
-/// The known limit for requests to `host`. `--limit` applies to hosts that were rate-limited
-/// (or to every host when none was); headers apply to the host that sent them.
+/// The known limit for requests to `host` (computed once per analysis, see [`compute`]).
 pub fn for_host(cx: &Context, host: &str) -> Option<KnownLimit> {
-    let limited_hosts: Vec<usize> = (0..cx.requests.len())
-        .filter(|&i| cx.is_limited(i))
-        .collect();
-    let host_limited = limited_hosts.iter().any(|&i| cx.requests[i].host() == host);
-    if let Some(rate) = cx.limit_option {
-        if host_limited || limited_hosts.is_empty() {
-            return Some(KnownLimit {
-                count: rate.count_per_window(),
-                window_s: rate.window_s,
-                source: format!("--limit {rate}"),
-            });
-        }
-    }
-    // (limit, window) pairs seen, most common first; ties by the smaller window.
-    let mut seen: BTreeMap<(u64, u64), usize> = BTreeMap::new();
-    let add = |seen: &mut BTreeMap<(u64, u64), usize>, l: &ratelimit::Limits| {
+    cx.limits.get(host).cloned()
+}
+
+/// The known limit of every host. `--limit` applies to hosts that were rate-limited (or to
+/// every host when none was); headers apply to the host that sent them: the limits the
+/// attribution stage read from rate-limited responses first, else any response's headers.
+/// The most common (limit, window) pair wins; ties go to the smaller window.
+pub fn compute(
+    requests: &[crate::model::Request],
+    hosts: &[String],
+    limited: &[bool],
+    attribution: &[Option<&crate::attribute::Attribution>],
+    limit_option: Option<Rate>,
+) -> BTreeMap<String, KnownLimit> {
+    type Seen = BTreeMap<(u64, u64), usize>;
+    let add = |seen: &mut Seen, l: &ratelimit::Limits| {
         if let (Some(c), Some(w)) = (l.limit, l.window_seconds) {
-            if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 {
+            if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 && c < 1e12 && w < 1e9 {
                 *seen
                     .entry(((c * 1000.0) as u64, (w * 1000.0) as u64))
                     .or_insert(0) += 1;
             }
         }
     };
-    for (i, a) in cx.attribution.iter().enumerate() {
-        if let Some(l) = a.and_then(|a| a.limits.as_ref()) {
-            if cx.requests[i].host() == host {
-                add(&mut seen, l);
-            }
+    let any_limited = limited.iter().any(|&l| l);
+    let mut host_limited: BTreeMap<&str, bool> = BTreeMap::new();
+    let mut from_attr: BTreeMap<&str, Seen> = BTreeMap::new();
+    for (i, h) in hosts.iter().enumerate() {
+        *host_limited.entry(h.as_str()).or_insert(false) |= limited[i];
+        if let Some(l) = attribution[i].and_then(|a| a.limits.as_ref()) {
+            add(from_attr.entry(h.as_str()).or_default(), l);
         }
     }
-    let from_attribution = !seen.is_empty();
-    if !from_attribution {
-        for r in cx.requests.iter().filter(|r| r.host() == host) {
-            if let Some(l) = ratelimit::parse(&r.response_headers, r.started) {
-                add(&mut seen, &l);
-            }
+    let mut from_headers: BTreeMap<&str, Seen> = BTreeMap::new();
+    for (i, r) in requests.iter().enumerate() {
+        let h = hosts[i].as_str();
+        if from_attr.contains_key(h) {
+            continue;
+        }
+        if let Some(l) = ratelimit::parse(&r.response_headers, r.started) {
+            add(from_headers.entry(h).or_default(), &l);
         }
     }
-    let ((c, w), n) = seen
-        .into_iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0 .1.cmp(&a.0 .1)))?;
-    Some(KnownLimit {
-        count: c as f64 / 1000.0,
-        window_s: w as f64 / 1000.0,
-        source: format!(
-            "rate-limit headers ({} responses, {} per {} s)",
-            n,
-            fmt_num(c as f64 / 1000.0),
-            fmt_num(w as f64 / 1000.0)
-        ),
-    })
+    let mut out = BTreeMap::new();
+    for (&host, &was_limited) in &host_limited {
+        if let Some(rate) = limit_option {
+            if was_limited || !any_limited {
+                out.insert(
+                    host.to_string(),
+                    KnownLimit {
+                        count: rate.count_per_window(),
+                        window_s: rate.window_s,
+                        source: format!("--limit {rate}"),
+                    },
+                );
+                continue;
+            }
+        }
+        let Some(seen) = from_attr.get(host).or_else(|| from_headers.get(host)) else {
+            continue;
+        };
+        let Some((&(c, w), &n)) = seen
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
+        else {
+            continue;
+        };
+        out.insert(
+            host.to_string(),
+            KnownLimit {
+                count: c as f64 / 1000.0,
+                window_s: w as f64 / 1000.0,
+                source: format!(
+                    "rate-limit headers ({} responses, {} per {} s)",
+                    n,
+                    fmt_num(c as f64 / 1000.0),
+                    fmt_num(w as f64 / 1000.0)
+                ),
+            },
+        );
+    }
+    out
 }
 
 #[cfg(test)]

@@ -76,6 +76,14 @@ pub struct Context<'a> {
     pub limit_option: Option<Rate>,
     pub clients: clients::Clients,
     pub attempts: logical::Attempts,
+    /// Host per request index (lower-cased, "" when the URL has none).
+    pub hosts: Vec<String>,
+    /// Rate-limited per request index.
+    pub limited: Vec<bool>,
+    /// Timed request indices per host (time order), hosts sorted by name.
+    pub by_host: Vec<(String, Vec<usize>)>,
+    /// Known limit per host.
+    pub limits: std::collections::BTreeMap<String, limit::KnownLimit>,
 }
 
 impl<'a> Context<'a> {
@@ -93,22 +101,40 @@ impl<'a> Context<'a> {
         }
         let clients = clients::Clients::identify(requests);
         let attempts = logical::Attempts::build(requests, &clients);
+        let hosts: Vec<String> = requests.iter().map(Request::host).collect();
+        let limited: Vec<bool> = requests
+            .iter()
+            .zip(&attribution)
+            .map(|(r, a)| a.is_some() || r.status == 429)
+            .collect();
+        let mut index: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+        for (i, r) in requests.iter().enumerate() {
+            if r.started.is_some() {
+                index.entry(hosts[i].as_str()).or_default().push(i);
+            }
+        }
+        let by_host = index.into_iter().map(|(h, v)| (h.to_string(), v)).collect();
+        let limits = limit::compute(requests, &hosts, &limited, &attribution, limit_option);
         Context {
             requests,
             attribution,
             limit_option,
             clients,
             attempts,
+            hosts,
+            limited,
+            by_host,
+            limits,
         }
     }
 
     /// Is request `i` a rate-limit signal (429, or a 503/403 the attribution stage counted)?
     pub fn is_limited(&self, i: usize) -> bool {
-        self.attribution
-            .get(i)
-            .map(|a| a.is_some())
-            .unwrap_or(false)
-            || self.requests[i].status == 429
+        self.limited.get(i).copied().unwrap_or(false)
+    }
+
+    pub fn host(&self, i: usize) -> &str {
+        self.hosts.get(i).map(String::as_str).unwrap_or("")
     }
 }
 
@@ -217,15 +243,4 @@ pub(crate) fn rate_text(per_s: f64) -> String {
 
 pub(crate) fn seconds_text(s: f64) -> String {
     crate::units::fmt_duration_ms(s * 1000.0)
-}
-
-/// Timed request indices per host (time order), hosts sorted by name.
-pub(crate) fn by_host(requests: &[Request]) -> Vec<(String, Vec<usize>)> {
-    let mut m: std::collections::BTreeMap<String, Vec<usize>> = std::collections::BTreeMap::new();
-    for (i, r) in requests.iter().enumerate() {
-        if r.started.is_some() {
-            m.entry(r.host()).or_default().push(i);
-        }
-    }
-    m.into_iter().collect()
 }

@@ -5,7 +5,7 @@
 //! `daily`; rate-limit headers show `remaining: 0` on a window of ≥ 1 h; Retry-After ≥ 1 h; the
 //! body says so (`insufficient_quota`, "exceeded your current quota", "daily limit", ...).
 
-use super::{at, by_host, r3, time_str, Context, Finding, Severity};
+use super::{at, r3, time_str, Context, Finding, Severity};
 use crate::attribute::Quota;
 use crate::http::{ratelimit, retry_after};
 use chrono::{DateTime, Duration, Utc};
@@ -88,7 +88,8 @@ fn signals(cx: &Context, i: usize) -> Option<Hit> {
 
 pub fn detect(cx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (host, idx) in by_host(cx.requests) {
+    for (host, idx) in &cx.by_host {
+        let (host, idx) = (host.as_str(), idx.as_slice());
         let hits: Vec<Hit> = idx
             .iter()
             .copied()

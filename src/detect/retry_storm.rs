@@ -61,7 +61,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
     for (li, l) in cx.attempts.logical.iter().enumerate() {
         if let Some(&first) = l.attempts.first() {
             by_host_logical
-                .entry(cx.requests[first].host())
+                .entry(cx.host(first).to_string())
                 .or_default()
                 .push(li);
         }

@@ -11,7 +11,7 @@
 
 use super::limit::for_host;
 use super::timeline::busiest;
-use super::{at, by_host, concurrency_limit, r3, start_s, Context, Finding, Severity};
+use super::{at, concurrency_limit, r3, start_s, Context, Finding, Severity};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -22,13 +22,14 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             by_cred.entry(c).or_default().push(i);
         }
     }
-    let host_index: BTreeMap<String, Vec<usize>> = by_host(cx.requests).into_iter().collect();
+    let host_index: BTreeMap<&str, &Vec<usize>> =
+        cx.by_host.iter().map(|(h, v)| (h.as_str(), v)).collect();
     let mut out = Vec::new();
     for (cred, all) in by_cred {
         // The credential's busiest host: limits are per host.
         let mut hosts: BTreeMap<String, usize> = BTreeMap::new();
         for &i in &all {
-            *hosts.entry(cx.requests[i].host()).or_insert(0) += 1;
+            *hosts.entry(cx.host(i).to_string()).or_insert(0) += 1;
         }
         let Some(host) = hosts
             .iter()
@@ -37,11 +38,11 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         else {
             continue;
         };
-        let idx: Vec<usize> = all
-            .into_iter()
-            .filter(|&i| cx.requests[i].host() == host)
-            .collect();
-        let host_idx = host_index.get(&host).cloned().unwrap_or_default();
+        let idx: Vec<usize> = all.into_iter().filter(|&i| cx.host(i) == host).collect();
+        let host_idx: &[usize] = host_index
+            .get(host.as_str())
+            .map(|v| v.as_slice())
+            .unwrap_or(&[]);
         let mut per_client: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for &i in &idx {
             per_client
@@ -131,7 +132,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 )
             }
         };
-        if meets && concurrency_limit::for_host(cx, &host, &host_idx).is_some() {
+        if meets && concurrency_limit::for_host(cx, &host, host_idx).is_some() {
             // The limit is on requests in flight; sharing the key is not what the 429s follow.
             continue;
         }

@@ -8,11 +8,10 @@
 //! waves are summarized to show whether they were identical.
 
 use super::{
-    at, by_host, end_s, median, percentile, r3, seconds_text, sort_f64, start_s, Context, Finding,
-    Severity,
+    at, end_s, median, percentile, r3, seconds_text, sort_f64, start_s, Context, Finding, Severity,
 };
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::HashMap;
 
 const WAVE_S: f64 = 0.1;
 const MIN_WAVE: usize = 5;
@@ -26,9 +25,10 @@ struct Retry {
 
 pub fn detect(cx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (host, idx) in by_host(cx.requests) {
+    for (host, idx) in &cx.by_host {
+        let (host, idx) = (host.as_str(), idx.as_slice());
         let mut retries: Vec<Retry> = Vec::new();
-        for &i in &idx {
+        for &i in idx {
             let Some(p) = cx.attempts.previous(i) else {
                 continue;
             };
@@ -52,17 +52,32 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         let expected = retries.len() as f64 * WAVE_S / span;
         let need = MIN_WAVE.max((4.0 * expected).ceil() as usize);
         let mut waves: Vec<(usize, usize, usize)> = Vec::new(); // (first, last, distinct logical)
-        let mut k = 0;
+                                                                // Two pointers over the retries; `seen` counts logical requests in [k, j].
+        let mut seen: HashMap<usize, usize> = HashMap::new();
+        let (mut k, mut j) = (0usize, 0usize);
         while k < retries.len() {
-            let mut j = k;
+            if j < k {
+                j = k;
+                seen.clear();
+            }
+            if seen.is_empty() {
+                *seen.entry(retries[k].logical).or_insert(0) += 1;
+            }
             while j + 1 < retries.len() && retries[j + 1].t <= retries[k].t + WAVE_S {
                 j += 1;
+                *seen.entry(retries[j].logical).or_insert(0) += 1;
             }
-            let distinct: BTreeSet<usize> = retries[k..=j].iter().map(|r| r.logical).collect();
-            if distinct.len() >= need {
-                waves.push((k, j, distinct.len()));
+            if seen.len() >= need {
+                waves.push((k, j, seen.len()));
                 k = j + 1;
+                seen.clear();
             } else {
+                if let Some(c) = seen.get_mut(&retries[k].logical) {
+                    *c -= 1;
+                    if *c == 0 {
+                        seen.remove(&retries[k].logical);
+                    }
+                }
                 k += 1;
             }
         }

@@ -67,7 +67,10 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             _ => continue,
         };
         if let Some(c) = judge(cx, l) {
-            groups.entry((r.host(), strong)).or_default().push(c);
+            groups
+                .entry((cx.host(first).to_string(), strong))
+                .or_default()
+                .push(c);
         }
     }
     let mut out = Vec::new();
