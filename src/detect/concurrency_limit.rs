@@ -103,14 +103,25 @@ pub fn for_host(cx: &Context, host: &str, idx: &[usize]) -> Option<Finding> {
         Some(t) if by_flight => format!("a limit of about {t} requests in flight"),
         _ => "a limit on requests in flight".to_string(),
     };
-    let summary = format!(
-        "429s from {host} came with {} other requests in flight (median; {}–{}) versus {} (median; p90 {}) at the {} successes, while the start rate over the previous 10 s was {} vs {}: this looks like {limit_text}; bound requests in flight, since a slower start rate alone will not fix it.",
-        median(&fl_lim),
+    let (lo, hi) = (
         fl_lim.first().copied().unwrap_or(0.0),
         fl_lim.last().copied().unwrap_or(0.0),
+    );
+    let at_429 = if lo == hi {
+        format!("{lo} other requests in flight at every one")
+    } else {
+        format!(
+            "a median of {} other requests in flight ({lo}–{hi})",
+            median(&fl_lim)
+        )
+    };
+    let summary = format!(
+        "The {} rate-limited responses from {host} came with {at_429}, versus a median of {} (p90 {}) at the {} successes, while the start rate over the previous 10 s was {}({} vs {}): this looks like {limit_text}; bound requests in flight, since a slower start rate alone will not fix it.",
+        limited.len(),
         median(&fl_ok),
         percentile(&fl_ok, 0.9),
         ok.len(),
+        if by_flight { "about the same " } else { "" },
         rate_text(median(&rate_lim)),
         rate_text(median(&rate_ok)),
     );

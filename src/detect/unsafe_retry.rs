@@ -27,6 +27,24 @@ struct Case<'l> {
     maybe_applied: bool,
 }
 
+/// A path with resource ids replaced by `{id}` (segments holding a digit, except `v1`-style
+/// versions), so one endpoint's operations are counted together.
+fn path_template(path: &str) -> String {
+    path.split('/')
+        .map(|seg| {
+            let version = seg.len() <= 3
+                && seg.starts_with('v')
+                && seg[1..].bytes().all(|b| b.is_ascii_digit());
+            if !version && seg.bytes().any(|b| b.is_ascii_digit()) {
+                "{id}"
+            } else {
+                seg
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 fn judge<'l>(cx: &Context, l: &'l Logical) -> Option<Case<'l>> {
     if l.attempts.len() < 2 {
         return None;
@@ -85,7 +103,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             *ops.entry(format!(
                 "{} {}",
                 r.method.to_ascii_uppercase(),
-                split(&r.url).path
+                path_template(split(&r.url).path)
             ))
             .or_insert(0) += 1;
         }
@@ -148,7 +166,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 "without_key": no_key,
                 "key_changed": changed,
                 "after_possible_processing": applied,
-                "operations": ops.iter().map(|(o, n)| json!({"operation": o, "logical_requests": n})).collect::<Vec<_>>(),
+                "operations": ops.iter().take(10).map(|(o, n)| json!({"operation": o, "logical_requests": n})).collect::<Vec<_>>(),
                 "examples": examples,
             }),
         ));
@@ -230,6 +248,16 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].severity, crate::detect::Severity::Info);
         assert!(unsafe_findings(&payments(Idem::None, "GET")).is_empty());
+    }
+
+    #[test]
+    fn operations_are_grouped_by_endpoint() {
+        assert_eq!(
+            super::path_template("/v1/jobs/0-14/run"),
+            "/v1/jobs/{id}/run"
+        );
+        assert_eq!(super::path_template("/v2/charges"), "/v2/charges");
+        assert_eq!(super::path_template(""), "");
     }
 
     #[test]

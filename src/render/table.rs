@@ -73,7 +73,19 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         span,
         if statuses.is_empty() { "none".to_string() } else { statuses.join(", ") }
     );
-    let _ = writeln!(out, "{} rate-limited responses\n", report.rate_limited.len());
+    let _ = writeln!(out, "{} rate-limited responses", report.rate_limited.len());
+    let c = &report.clients;
+    let _ = writeln!(
+        out,
+        "{} client{} (told apart by {})\n",
+        c.count,
+        if c.count == 1 { "" } else { "s" },
+        if c.identified_by.is_empty() {
+            "nothing (no caller hints in the input)".to_string()
+        } else {
+            c.identified_by.iter().map(|h| h.replace('_', " ")).collect::<Vec<_>>().join(" + ")
+        }
+    );
 
     // Per-429 listing.
     if !report.rate_limited.is_empty() {
