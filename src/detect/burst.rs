@@ -6,9 +6,9 @@
 //! - with a known limit (≤ 1 h window): a 1 s / 10 s window runs at ≥ 3× the limit's rate
 //!   (≥ 10 requests) and either rate-limited responses followed or the window alone holds more
 //!   than the whole allowance;
-//! - without one: a 1 s / 10 s window holds ≥ 40 requests at ≥ 2/s and ≥ 4× the sustained rate
-//!   (first attempts over the capture, at least a minute), and rate-limited responses came
-//!   during it or within 10 s after.
+//! - without one: a 1 s / 10 s window holds ≥ 40 requests at ≥ 4× the sustained rate (or ≥ 20
+//!   at ≥ 10×), at ≥ 2/s, where the sustained rate is first attempts over the capture (at least a
+//!   minute), and rate-limited responses came during it or within 10 s after.
 //!
 //! Steady traffic a little over the limit is not a burst (the plan's rate target covers it).
 //!
@@ -26,6 +26,8 @@ const WORST: usize = 3;
 const AFTERMATH_S: f64 = 10.0;
 /// Without a known limit, a burst needs at least this many first attempts in its window.
 const MIN_UNLIMITED: usize = 40;
+/// ... or this many when the window runs at ≥ 10× the sustained rate.
+const MIN_UNLIMITED_FAR: usize = 20;
 
 struct Burst {
     /// Positions in the first-attempt arrays.
@@ -117,11 +119,9 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             for win in [1.0, 10.0] {
                 for w in busiest(&t, win, WORST) {
                     let rate = w.count as f64 / win;
-                    if w.count >= MIN_UNLIMITED
-                        && rate >= 2.0
-                        && rate >= 4.0 * sustained
-                        && limited_between(w.start, w.last_start) > 0
-                    {
+                    let far = (w.count >= MIN_UNLIMITED && rate >= 4.0 * sustained)
+                        || (w.count >= MIN_UNLIMITED_FAR && rate >= 10.0 * sustained);
+                    if far && rate >= 2.0 && limited_between(w.start, w.last_start) > 0 {
                         let (a, b) = extend(&t, &w);
                         push(Burst { first: a, last: b, reason: "short-window rate at least 4× the sustained rate, followed by rate limiting" });
                     }
@@ -288,6 +288,47 @@ mod tests {
         let reqs = sim.run();
         assert!(kinds(&reqs, Some("120/min")).contains(&"burst".to_string()));
         assert!(kinds(&reqs, None).contains(&"burst".to_string()));
+    }
+
+    #[test]
+    fn parallel_fan_out_that_got_limited() {
+        // A page fires 30 API calls at once (Promise.all); the API allows 20 per 10 s.
+        let mut s = Scenario::new();
+        for k in 0..30 {
+            let status = if k < 20 { 200 } else { 429 };
+            s.at(60.0 + k as f64 * 0.01)
+                .ua("Mozilla/5.0")
+                .page("page_1")
+                .dur(300.0)
+                .get(&format!("https://api.example.com/v1/items/{k}"), status);
+        }
+        for k in 0..12 {
+            s.at(7.0 + k as f64 * 15.0)
+                .ua("Mozilla/5.0")
+                .page("page_1")
+                .get("https://api.example.com/v1/me", 200);
+        }
+        let reqs = s.build();
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "burst")
+            .expect("fan-out burst");
+        assert!(
+            f.summary
+                .starts_with("30 requests to api.example.com started in 290 ms"),
+            "{}",
+            f.summary
+        );
+        // Twenty at once that all succeed: not reported.
+        let mut s = Scenario::new();
+        for k in 0..20 {
+            s.at(60.0 + k as f64 * 0.01)
+                .ua("Mozilla/5.0")
+                .get(&format!("https://api.example.com/v1/items/{k}"), 200);
+        }
+        assert!(kinds(&s.build(), None).is_empty());
     }
 
     #[test]

@@ -4,8 +4,9 @@
 //! how well does "requests in flight at the start ≥ T" separate rate-limited starts from
 //! successful ones (best threshold, balanced accuracy), compared with the same test on the
 //! start rate over the previous 1 s and 10 s? Reported when in-flight separates them well
-//! (≥ 0.85) and clearly better than the start rate (by ≥ 0.1), or when the attribution says
-//! the limit is on concurrency.
+//! (≥ 0.85) and clearly better than the start rate (by ≥ 0.1), or when the attribution (or the
+//! body: "too many concurrent requests") says the limit is on concurrency for at least half of
+//! the rate-limited responses.
 
 use super::timeline::{in_flight_at_starts, trailing};
 use super::{at, median, percentile, r3, rate_text, sort_f64, start_s, Context, Finding, Severity};
@@ -63,9 +64,15 @@ pub fn for_host(cx: &Context, host: &str, idx: &[usize]) -> Option<Finding> {
     let said = limited
         .iter()
         .filter(|&&k| {
-            cx.attribution[idx[k]]
+            let i = idx[k];
+            cx.attribution[i]
                 .map(|a| a.quota == Quota::Concurrency)
                 .unwrap_or(false)
+                || cx.requests[i]
+                    .body_excerpt
+                    .as_deref()
+                    .map(|b| b.to_ascii_lowercase().contains("concurren"))
+                    .unwrap_or(false)
         })
         .count();
     let flight = in_flight_at_starts(cx.requests, idx);
@@ -145,7 +152,7 @@ pub fn for_host(cx: &Context, host: &str, idx: &[usize]) -> Option<Finding> {
             "separation_by_in_flight": r3(b_fl),
             "separation_by_start_rate": r3(b_rate),
             "estimated_limit_in_flight": estimate.filter(|_| by_flight),
-            "attribution_says_concurrency": said,
+            "responses_saying_concurrency": said,
             "first_rate_limited": first_limited,
         }),
     ))

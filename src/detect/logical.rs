@@ -1,7 +1,8 @@
 //! Logical requests: which requests are attempts of one operation.
 //!
 //! Attempts of one operation share the client, the credential, the method, the normalized URL
-//! and, for writes, the request body fingerprint. A request is a *retry* when it follows a
+//! (less cache busters and retry counters in the query) and, for writes, the request body
+//! fingerprint. A request is a *retry* when it follows a
 //! failed attempt (429, 408, 5xx, or no response) of the same operation, starts after that
 //! response ended, and comes within the retry window (at least 2 min, longer after a long
 //! Retry-After). Idempotency keys are deliberately not part of the operation key, so a client
@@ -59,6 +60,48 @@ struct OpKey {
     body: Option<String>,
 }
 
+/// Query parameters that change on every attempt without naming a different operation:
+/// cache busters and retry counters.
+const VOLATILE_PARAMS: &[&str] = &[
+    "_",
+    "_t",
+    "cb",
+    "cachebust",
+    "cache_bust",
+    "cachebuster",
+    "nocache",
+    "ts",
+    "timestamp",
+    "rnd",
+    "rand",
+    "random",
+    "retry",
+    "retries",
+    "attempt",
+    "retry_count",
+    "attempt_number",
+];
+
+/// The normalized URL without volatile query parameters.
+fn operation_url(url: &str) -> String {
+    let n = normalize(url);
+    let Some((base, query)) = n.split_once('?') else {
+        return n;
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| {
+            let name = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
+            !VOLATILE_PARAMS.contains(&name.as_str())
+        })
+        .collect();
+    if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    }
+}
+
 fn op_key(r: &Request, client: usize) -> OpKey {
     // An idempotency key taken for a credential (it is key-like) must not split an operation.
     let credential = match (&r.credential, idempotency_key(&r.request_headers)) {
@@ -69,7 +112,7 @@ fn op_key(r: &Request, client: usize) -> OpKey {
         client,
         credential,
         method: r.method.to_ascii_uppercase(),
-        url: normalize(&r.url),
+        url: operation_url(&r.url),
         body: if is_write(&r.method.to_ascii_uppercase()) {
             r.request_body_fingerprint.clone()
         } else {
@@ -266,6 +309,22 @@ mod tests {
         assert_eq!(a.counts(), (2, 3));
         assert!(a.is_retry(2) && !a.is_retry(3));
         assert_eq!(a.previous(2), Some(1));
+    }
+
+    #[test]
+    fn cache_busters_do_not_split_an_operation() {
+        assert_eq!(
+            operation_url("https://x.com/a?q=1&_=1700000000123"),
+            "https://x.com/a?q=1"
+        );
+        assert_eq!(
+            operation_url("https://x.com/a?attempt=2"),
+            "https://x.com/a"
+        );
+        assert_ne!(
+            operation_url("https://x.com/a?q=1"),
+            operation_url("https://x.com/a?q=2")
+        );
     }
 
     #[test]

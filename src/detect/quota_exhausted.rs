@@ -2,8 +2,9 @@
 //! it back; the client should stop and reschedule after the reset (or raise the quota).
 //!
 //! Signals on a rate-limited response, any one of which counts: the attribution's quota type is
-//! `daily`; rate-limit headers show `remaining: 0` on a window of ≥ 1 h; Retry-After ≥ 1 h; the
-//! body says so (`insufficient_quota`, "exceeded your current quota", "daily limit", ...).
+//! `daily`; rate-limit headers show `remaining: 0` on a window of ≥ 1 h (or with a reset ≥ 1 h
+//! away); Retry-After ≥ 1 h; the body says so (`insufficient_quota`, "exceeded your current
+//! quota", "daily", "per month", credit balance...).
 
 use super::{at, r3, time_str, Context, Finding, Severity};
 use crate::attribute::Quota;
@@ -16,11 +17,10 @@ use std::collections::BTreeMap;
 const BODY_SIGNS: &[&str] = &[
     "insufficient_quota",
     "exceeded your current quota",
-    "daily limit",
-    "daily quota",
+    "daily",
     "per day",
-    "monthly limit",
-    "monthly quota",
+    "monthly",
+    "per month",
     "quota_exhausted",
     "credit balance is too low",
     "out of credits",
@@ -47,12 +47,20 @@ fn signals(cx: &Context, i: usize) -> Option<Hit> {
         .and_then(|a| a.limits.clone())
         .or_else(|| ratelimit::parse(&r.response_headers, r.started));
     if let Some(l) = &limits {
-        if l.remaining == Some(0.0) && l.window_seconds.map(|w| w >= LONG_S).unwrap_or(false) {
-            s.push(format!(
-                "remaining 0 on a {} window",
-                super::seconds_text(l.window_seconds.unwrap_or(0.0))
-            ));
-            wait = l.reset_seconds;
+        if l.remaining == Some(0.0) {
+            if let Some(w) = l.window_seconds.filter(|&w| w >= LONG_S) {
+                s.push(format!(
+                    "remaining 0 on a {} window",
+                    super::seconds_text(w)
+                ));
+                wait = l.reset_seconds;
+            } else if let Some(r) = l.reset_seconds.filter(|&r| r >= LONG_S) {
+                s.push(format!(
+                    "remaining 0 until a reset {} away",
+                    super::seconds_text(r)
+                ));
+                wait = Some(r);
+            }
         }
     }
     let ra = retry_after::from_headers(&r.response_headers, r.started);
@@ -220,6 +228,49 @@ mod tests {
             "{}",
             f[0].summary
         );
+    }
+
+    #[test]
+    fn remaining_zero_with_a_far_reset() {
+        let mut s = Scenario::new();
+        s.at(0.0).client("c").get("https://api.x.com/v1/geo", 429);
+        let reqs = s.build();
+        let lim = vec![(
+            0,
+            attribution(
+                Quota::Unknown,
+                Some(crate::http::ratelimit::Limits {
+                    limit: Some(5000.0),
+                    remaining: Some(0.0),
+                    reset_seconds: Some(7200.0),
+                    window_seconds: None,
+                    policy: None,
+                }),
+            ),
+        )];
+        let cx = Context::new(&reqs, &lim, None);
+        let f = super::detect(&cx);
+        assert!(
+            f[0].summary.contains("remaining 0 until a reset 2 h away"),
+            "{}",
+            f[0].summary
+        );
+        assert!(
+            f[0].summary.contains("after 2026-03-02 11:00 UTC"),
+            "{}",
+            f[0].summary
+        );
+    }
+
+    #[test]
+    fn body_says_daily() {
+        let mut s = Scenario::new();
+        s.at(0.0)
+            .client("c")
+            .excerpt("{\"message\":\"You have reached your daily request limit\"}")
+            .get("https://api.x.com/v1/geo", 429);
+        let reqs = s.build();
+        assert_eq!(kinds(&reqs, None), vec!["quota_exhausted"]);
     }
 
     #[test]

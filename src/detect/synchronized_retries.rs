@@ -6,12 +6,16 @@
 //! spread evenly over the same period would put in 100 ms. Reported per host when there are
 //! ≥ 2 waves (or one of ≥ 10) holding ≥ 30 % of the host's retries. The delays of the retries in
 //! waves are summarized to show whether they were identical.
+//!
+//! Without waves, identical delays alone are reported when ≥ 8 logical requests from ≥ 2
+//! clients waited the same delay (≥ 200 ms, within 2 % or 20 ms) before the same retry: no
+//! jitter, which synchronizes callers as soon as they are limited together.
 
 use super::{
     at, end_s, median, percentile, r3, seconds_text, sort_f64, start_s, Context, Finding, Severity,
 };
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 const WAVE_S: f64 = 0.1;
 const MIN_WAVE: usize = 5;
@@ -20,7 +24,34 @@ struct Retry {
     i: usize,
     t: f64,
     logical: usize,
+    /// Attempt number (1 = first retry).
+    attempt: usize,
+    client: usize,
     delay: f64,
+}
+
+/// Retries of ≥ 8 logical requests from ≥ 2 clients, same attempt number, whose delays (≥ 200 ms)
+/// agree within 2 % (or 20 ms): (attempt, logical requests, clients, median delay, spread).
+fn identical_delays(retries: &[Retry]) -> Option<(usize, usize, usize, f64, f64)> {
+    let mut by_attempt: BTreeMap<usize, Vec<&Retry>> = BTreeMap::new();
+    for r in retries.iter().filter(|r| r.delay >= 0.2) {
+        by_attempt.entry(r.attempt).or_default().push(r);
+    }
+    let mut best: Option<(usize, usize, usize, f64, f64)> = None;
+    for (attempt, group) in by_attempt {
+        let logical: BTreeSet<usize> = group.iter().map(|r| r.logical).collect();
+        let clients: BTreeSet<usize> = group.iter().map(|r| r.client).collect();
+        if logical.len() < 8 || clients.len() < 2 {
+            continue;
+        }
+        let mut d: Vec<f64> = group.iter().map(|r| r.delay).collect();
+        sort_f64(&mut d);
+        let (md, spread) = (median(&d), percentile(&d, 0.9) - percentile(&d, 0.1));
+        if spread <= (0.02 * md).max(0.02) && best.map(|b| logical.len() > b.1).unwrap_or(true) {
+            best = Some((attempt, logical.len(), clients.len(), md, spread));
+        }
+    }
+    best
 }
 
 pub fn detect(cx: &Context) -> Vec<Finding> {
@@ -35,13 +66,15 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             let (Some(t), Some(e)) = (start_s(&cx.requests[i]), end_s(&cx.requests[p])) else {
                 continue;
             };
-            let Some(Some((logical, _))) = cx.attempts.of_request.get(i) else {
+            let Some(Some((logical, attempt))) = cx.attempts.of_request.get(i) else {
                 continue;
             };
             retries.push(Retry {
                 i,
                 t,
                 logical: *logical,
+                attempt: *attempt,
+                client: cx.clients.of_request.get(i).copied().unwrap_or(0),
                 delay: (t - e).max(0.0),
             });
         }
@@ -83,7 +116,32 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         }
         let in_waves: usize = waves.iter().map(|w| w.1 - w.0 + 1).sum();
         let biggest = waves.iter().map(|w| w.2).max().unwrap_or(0);
-        if !((waves.len() >= 2 || biggest >= 10) && in_waves as f64 >= 0.3 * retries.len() as f64) {
+        let herd =
+            (waves.len() >= 2 || biggest >= 10) && in_waves as f64 >= 0.3 * retries.len() as f64;
+        let same = identical_delays(&retries);
+        if !herd {
+            if let Some((attempt, logical, clients, md, spread)) = same {
+                out.push(Finding::new(
+                    "synchronized_retries",
+                    Severity::Warning,
+                    format!(
+                        "Retries to {host} from {clients} clients waited identical delays ({} ± {} ms before retry {attempt}, {logical} logical requests): no jitter, so callers limited together come back together.",
+                        seconds_text(md),
+                        (spread * 500.0).round()
+                    ),
+                    json!({
+                        "host": host,
+                        "retries": retries.len(),
+                        "waves": waves.len(),
+                        "identical_delays": true,
+                        "attempt": attempt,
+                        "logical_requests": logical,
+                        "clients": clients,
+                        "median_delay_s": r3(md),
+                        "delay_spread_p10_p90_s": r3(spread),
+                    }),
+                ));
+            }
             continue;
         }
         let mut delays: Vec<f64> = waves
@@ -187,6 +245,41 @@ mod tests {
             .find(|f| f.kind == "synchronized_retries")
             .expect("herd");
         assert_eq!(f.evidence["identical_delays"], true, "{}", f.summary);
+    }
+
+    #[test]
+    fn identical_fixed_backoff_across_clients() {
+        // Clients limited at different moments, all waiting exactly 2 s: no waves, no jitter.
+        let mut s = Scenario::new();
+        for k in 0..10 {
+            let t = k as f64 * 3.7;
+            let c = format!("svc-{}", k % 3);
+            let url = format!("https://api.example.com/v1/a/{k}");
+            s.at(t).client(&c).dur(20.0).get(&url, 429);
+            s.at(t + 0.02 + 2.0).client(&c).dur(20.0).get(&url, 200);
+        }
+        let reqs = s.build();
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "synchronized_retries")
+            .expect("no jitter");
+        assert!(f.summary.contains("identical delays (2 s"), "{}", f.summary);
+        // The same with ±30 % jitter is fine.
+        let mut s = Scenario::new();
+        let mut rng = Rng::new(3);
+        for k in 0..10 {
+            let t = k as f64 * 3.7;
+            let c = format!("svc-{}", k % 3);
+            let url = format!("https://api.example.com/v1/a/{k}");
+            s.at(t).client(&c).dur(20.0).get(&url, 429);
+            s.at(t + 0.02 + 2.0 * (0.7 + 0.6 * rng.next()))
+                .client(&c)
+                .dur(20.0)
+                .get(&url, 200);
+        }
+        assert!(kinds(&s.build(), None).is_empty());
     }
 
     #[test]
