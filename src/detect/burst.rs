@@ -3,7 +3,7 @@
 //! is not reported twice.
 //!
 //! A window qualifies when, on one host:
-//! - with a known limit (≤ 1 h window): a 1 s / 10 s window runs at ≥ 3× the limit's rate
+//! - with a known limit (≤ 1 h window): a 1 s or 10 s window runs at ≥ 3× the limit's rate
 //!   (≥ 10 requests) and either rate-limited responses followed or the window alone holds more
 //!   than the whole allowance;
 //! - without one: a 1 s / 10 s window holds ≥ 40 requests at ≥ 4× the sustained rate (or ≥ 20
@@ -98,9 +98,6 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         };
         if let Some(l) = &limit {
             for win in [1.0, 10.0] {
-                if win >= l.window_s {
-                    continue;
-                }
                 for w in busiest(&t, win, WORST) {
                     let fast = w.count >= 10 && w.count as f64 / win >= 3.0 * l.per_second();
                     let hurt =

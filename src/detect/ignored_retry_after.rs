@@ -27,13 +27,34 @@ fn looks_like_ms(e: &Early) -> bool {
     gap_ms >= 0.5 * e.wait_s && gap_ms <= 1.5 * e.wait_s + 20.0
 }
 
+/// A cross-origin browser request (it sent `Origin`) whose response did not list Retry-After in
+/// `Access-Control-Expose-Headers`: the page's JavaScript could not read the header.
+fn hidden_from_page(prev: &crate::model::Request) -> bool {
+    let cross_origin = prev
+        .request_headers
+        .get("origin")
+        .map(|o| !o.is_empty() && o != "null")
+        .unwrap_or(false);
+    let exposed = prev
+        .response_headers
+        .get_all("access-control-expose-headers")
+        .any(|v| {
+            v.split(',')
+                .any(|h| h.trim().eq_ignore_ascii_case("retry-after") || h.trim() == "*")
+        });
+    cross_origin && !exposed
+}
+
 pub fn detect(cx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Whole-second timestamps can shift a gap by up to a second.
+    let rounding = if cx.coarse_time { 1.0 } else { 0.05 };
     for (host, idx) in &cx.by_host {
         let (host, idx) = (host.as_str(), idx.as_slice());
         let mut eligible = 0usize;
         let mut early: Vec<Early> = Vec::new();
         let mut raws: Vec<String> = Vec::new();
+        let mut hidden_by_cors = 0usize;
         for &i in idx {
             let Some(p) = cx.attempts.previous(i) else {
                 continue;
@@ -48,11 +69,14 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             };
             eligible += 1;
             let gap = t - e;
-            if gap < 0.9 * wait - 0.05 {
+            if gap < 0.9 * wait - rounding {
                 if let Some(raw) = ra.raw {
                     if !raws.contains(&raw) && raws.len() < 5 {
                         raws.push(raw);
                     }
+                }
+                if hidden_from_page(prev) {
+                    hidden_by_cors += 1;
                 }
                 early.push(Early {
                     retry: i,
@@ -67,7 +91,8 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         }
         let long: Vec<&Early> = early.iter().filter(|e| e.wait_s >= 2.0).collect();
         let ms_matches = long.iter().filter(|e| looks_like_ms(e)).count();
-        let as_ms = ms_matches >= 2 && ms_matches as f64 >= 0.6 * long.len() as f64;
+        let as_ms =
+            !cx.coarse_time && ms_matches >= 2 && ms_matches as f64 >= 0.6 * long.len() as f64;
         let mut gaps: Vec<f64> = early.iter().map(|e| e.gap_s).collect();
         sort_f64(&mut gaps);
         let mut waits: Vec<f64> = early.iter().map(|e| e.wait_s).collect();
@@ -85,6 +110,11 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 "; the gaps match the Retry-After value in milliseconds ({} → ~{} ms): the client read seconds as milliseconds",
                 crate::units::fmt_num(mw),
                 crate::units::fmt_num((mg * 1000.0).round())
+            ));
+        }
+        if hidden_by_cors * 2 > early.len() {
+            summary.push_str(&format!(
+                "; for {hidden_by_cors} of them the browser hid Retry-After from the page (cross-origin, not listed in Access-Control-Expose-Headers), so the server should expose it"
             ));
         }
         summary.push('.');
@@ -116,7 +146,8 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 "median_gap_s": r3(mg),
                 "median_retry_after_s": r3(mw),
                 "retry_after_values": raws,
-                "seconds_read_as_milliseconds": as_ms,
+                "seconds_read_as_milliseconds": as_ms && !cx.coarse_time,
+                "hidden_from_page_by_cors": hidden_by_cors,
                 "gaps_matching_value_in_ms": ms_matches,
                 "examples": examples,
             }),
@@ -192,6 +223,41 @@ mod tests {
         let reqs = run(RaUse::Honor, Some(12.0));
         assert!(reqs.iter().any(|r| r.status == 429));
         assert!(!kinds(&reqs, None).contains(&"ignored_retry_after".to_string()));
+    }
+
+    #[test]
+    fn browser_could_not_read_retry_after() {
+        let mut s = Scenario::new();
+        for k in 0..4 {
+            let t = k as f64 * 40.0;
+            let url = format!("https://api.example.com/v1/search?q={k}");
+            for a in 0..3 {
+                let b = s
+                    .at(t + a as f64 * 1.0)
+                    .ua("Mozilla/5.0")
+                    .page("page_1")
+                    .dur(20.0);
+                let b = b.origin_header("https://app.example.com");
+                if a < 2 {
+                    b.ra("30").get(&url, 429);
+                } else {
+                    b.get(&url, 200);
+                }
+            }
+        }
+        let reqs = s.build();
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "ignored_retry_after")
+            .expect("finding");
+        assert!(
+            f.summary.contains("Access-Control-Expose-Headers"),
+            "{}",
+            f.summary
+        );
+        assert_eq!(f.evidence["hidden_from_page_by_cors"], 8);
     }
 
     #[test]

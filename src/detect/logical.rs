@@ -28,6 +28,23 @@ pub const MAX_RETRY_WINDOW_S: f64 = 7200.0;
 const POLL_SHARE: f64 = 0.7;
 /// Slack for logs that round times: a retry may appear to start this much before the end.
 const END_SLACK_S: f64 = 0.05;
+/// The same for logs with whole-second timestamps.
+const COARSE_SLACK_S: f64 = 1.0;
+
+/// Do the timestamps carry whole seconds only (common in server logs)? Then sub-second timing
+/// (waves within 100 ms, identical delays, ms-vs-s gaps) cannot be judged.
+pub fn coarse_timestamps(requests: &[Request]) -> bool {
+    let mut n = 0;
+    for r in requests {
+        if let Some(t) = r.started {
+            if t.timestamp_subsec_millis() != 0 {
+                return false;
+            }
+            n += 1;
+        }
+    }
+    n >= 10
+}
 
 /// Request header names that carry an idempotency key (compared case-insensitively): anything
 /// containing `idempoten` (`Idempotency-Key`, `X-Idempotency-Key`, `Idempotence-Key`, ...) and
@@ -194,6 +211,11 @@ impl Attempts {
                 })
                 .push(i);
         }
+        let slack = if coarse_timestamps(requests) {
+            COARSE_SLACK_S
+        } else {
+            END_SLACK_S
+        };
         let mut a = Attempts {
             of_request: vec![None; requests.len()],
             ..Default::default()
@@ -214,7 +236,7 @@ impl Attempts {
                 open.retain(|o| t - o.last_end <= o.window);
                 let key = idempotency_key(&r.request_headers).map(|(_, v)| v.to_string());
                 // Candidates: waiting operations whose failed attempt had ended by now.
-                let ready = |o: &Open| o.last_end <= t + END_SLACK_S;
+                let ready = |o: &Open| o.last_end <= t + slack;
                 let pick = open
                     .iter()
                     .position(|o| ready(o) && key.is_some() && o.key == key)
@@ -325,6 +347,25 @@ mod tests {
             operation_url("https://x.com/a?q=1"),
             operation_url("https://x.com/a?q=2")
         );
+    }
+
+    #[test]
+    fn whole_second_logs_still_link_retries() {
+        // A slow 503 logged at 12:00:00, its retry logged in the same truncated second as its end.
+        let mut s = Scenario::new();
+        for k in 0..10 {
+            s.at(100.0 + k as f64 * 10.0)
+                .client("x")
+                .get(&format!("https://api.x.com/o/{k}"), 200);
+        }
+        s.at(0.0)
+            .client("w")
+            .dur(900.0)
+            .get("https://api.x.com/a", 503);
+        s.at(0.0).client("w").get("https://api.x.com/a", 200);
+        let (reqs, a) = build(s);
+        assert!(coarse_timestamps(&reqs));
+        assert_eq!(a.counts().0, 1);
     }
 
     #[test]

@@ -82,6 +82,8 @@ pub struct Context<'a> {
     pub limited: Vec<bool>,
     /// Timed request indices per host (time order), hosts sorted by name.
     pub by_host: Vec<(String, Vec<usize>)>,
+    /// Timestamps are whole seconds only (see [`logical::coarse_timestamps`]).
+    pub coarse_time: bool,
     /// Known limit per host.
     pub limits: std::collections::BTreeMap<String, limit::KnownLimit>,
 }
@@ -125,6 +127,7 @@ impl<'a> Context<'a> {
             limited,
             by_host,
             limits,
+            coarse_time: logical::coarse_timestamps(requests),
         }
     }
 

@@ -10,6 +10,9 @@
 //! Without waves, identical delays alone are reported when ≥ 8 logical requests from ≥ 2
 //! clients waited the same delay (≥ 200 ms, within 2 % or 20 ms) before the same retry: no
 //! jitter, which synchronizes callers as soon as they are limited together.
+//!
+//! Inputs whose timestamps carry whole seconds only are not judged (truncation alone would
+//! make retries look simultaneous).
 
 use super::{
     at, end_s, median, percentile, r3, seconds_text, sort_f64, start_s, Context, Finding, Severity,
@@ -56,6 +59,10 @@ fn identical_delays(retries: &[Retry]) -> Option<(usize, usize, usize, f64, f64)
 
 pub fn detect(cx: &Context) -> Vec<Finding> {
     let mut out = Vec::new();
+    if cx.coarse_time {
+        // Whole-second timestamps put unrelated retries "at the same instant".
+        return out;
+    }
     for (host, idx) in &cx.by_host {
         let (host, idx) = (host.as_str(), idx.as_slice());
         let mut retries: Vec<Retry> = Vec::new();
@@ -280,6 +287,19 @@ mod tests {
                 .get(&url, 200);
         }
         assert!(kinds(&s.build(), None).is_empty());
+    }
+
+    #[test]
+    fn whole_second_timestamps_are_not_judged() {
+        // Jittered retries, but logged with whole seconds: they would look simultaneous.
+        let mut reqs = herd(1.0);
+        for r in &mut reqs {
+            if let Some(t) = r.started {
+                r.started = chrono::DateTime::from_timestamp(t.timestamp(), 0);
+            }
+        }
+        reqs.sort_by_key(|r| r.started);
+        assert!(!kinds(&reqs, None).contains(&"synchronized_retries".to_string()));
     }
 
     #[test]

@@ -107,6 +107,12 @@ impl<'a> Req<'a> {
         self.r.response_headers.push("Retry-After", v);
         self
     }
+    /// A cross-origin browser request (`Origin` header and client hint).
+    pub fn origin_header(mut self, o: &str) -> Self {
+        self.r.request_headers.push("Origin", o);
+        self.r.client.origin = Some(o.to_string());
+        self
+    }
     pub fn resp(mut self, name: &str, v: &str) -> Self {
         self.r.response_headers.push(name, v);
         self

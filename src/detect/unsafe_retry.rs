@@ -1,7 +1,9 @@
 //! `unsafe_retry`: a non-idempotent write (POST, PATCH) retried with no idempotency key, or with
 //! a different key on some attempt (a new key makes each attempt a separate operation). PUT and
 //! DELETE are idempotent by definition (RFC 9110 §9.2.2) but often not in practice: noted at
-//! `info`. A write retried with the same key on every attempt is fine.
+//! `info`, and so are POSTs to a GraphQL endpoint (a query is safe to repeat, a mutation is not,
+//! and only the body's fingerprint is kept). A write retried with the same key on every
+//! attempt is fine.
 //!
 //! Keys are recognised by header name (anything containing `idempoten`, and vendor forms such
 //! as `PayPal-Request-Id`); values are compared as redacted fingerprints. A 429 usually means
@@ -71,28 +73,71 @@ fn judge<'l>(cx: &Context, l: &'l Logical) -> Option<Case<'l>> {
     })
 }
 
+/// How much a keyless retry of this kind of request matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Class {
+    /// POST, PATCH: not idempotent.
+    Write,
+    /// PUT, DELETE: idempotent by definition, often not in practice.
+    Idempotent,
+    /// POST to a GraphQL endpoint: a query (safe) or a mutation (not); the body tells, and only
+    /// its fingerprint is kept.
+    GraphQl,
+}
+
+impl Class {
+    fn of(method: &str, path: &str) -> Option<Class> {
+        match method {
+            "POST"
+                if path
+                    .to_ascii_lowercase()
+                    .trim_end_matches('/')
+                    .ends_with("graphql") =>
+            {
+                Some(Class::GraphQl)
+            }
+            "POST" | "PATCH" => Some(Class::Write),
+            "PUT" | "DELETE" => Some(Class::Idempotent),
+            _ => None,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Class::Write => "non-idempotent",
+            Class::Idempotent => "PUT/DELETE",
+            Class::GraphQl => "GraphQL",
+        }
+    }
+
+    fn methods(self) -> &'static str {
+        match self {
+            Class::Write => "POST/PATCH",
+            Class::Idempotent => "PUT/DELETE",
+            Class::GraphQl => "POST (GraphQL)",
+        }
+    }
+}
+
 pub fn detect(cx: &Context) -> Vec<Finding> {
-    // (host, strong?) → cases; strong = POST/PATCH.
-    let mut groups: BTreeMap<(String, bool), Vec<Case>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, Class), Vec<Case>> = BTreeMap::new();
     for l in &cx.attempts.logical {
         let Some(&first) = l.attempts.first() else {
             continue;
         };
         let r = &cx.requests[first];
-        let strong = match r.method.to_ascii_uppercase().as_str() {
-            "POST" | "PATCH" => true,
-            "PUT" | "DELETE" => false,
-            _ => continue,
+        let Some(class) = Class::of(&r.method.to_ascii_uppercase(), split(&r.url).path) else {
+            continue;
         };
         if let Some(c) = judge(cx, l) {
             groups
-                .entry((cx.host(first).to_string(), strong))
+                .entry((cx.host(first).to_string(), class))
                 .or_default()
                 .push(c);
         }
     }
     let mut out = Vec::new();
-    for ((host, strong), cases) in groups {
+    for ((host, class), cases) in groups {
         let no_key = cases.iter().filter(|c| c.problem == Problem::NoKey).count();
         let changed = cases.len() - no_key;
         let applied = cases.iter().filter(|c| c.maybe_applied).count();
@@ -118,11 +163,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         let mut summary = format!(
             "{} {} write{} to {host} ({}) {} retried {how} ({retries} retries)",
             cases.len(),
-            if strong {
-                "non-idempotent"
-            } else {
-                "PUT/DELETE"
-            },
+            class.label(),
             if cases.len() == 1 { "" } else { "s" },
             op_text.join(", "),
             if cases.len() == 1 { "was" } else { "were" },
@@ -132,8 +173,11 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 "; {applied} of them retried after a 5xx, timeout or lost response, so an earlier attempt may already have been applied"
             ));
         }
+        if class == Class::GraphQl {
+            summary.push_str(" (harmless for queries, a duplicate for mutations)");
+        }
         summary.push('.');
-        let severity = if !strong {
+        let severity = if class != Class::Write {
             Severity::Info
         } else if changed > 0 || applied > 0 {
             Severity::Critical
@@ -160,7 +204,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             summary,
             json!({
                 "host": host,
-                "methods": if strong { "POST/PATCH" } else { "PUT/DELETE" },
+                "methods": class.methods(),
                 "logical_requests": cases.len(),
                 "retries": retries,
                 "without_key": no_key,
@@ -258,6 +302,25 @@ mod tests {
         );
         assert_eq!(super::path_template("/v2/charges"), "/v2/charges");
         assert_eq!(super::path_template(""), "");
+    }
+
+    #[test]
+    fn graphql_posts_are_info() {
+        let mut s = Scenario::new();
+        for k in 0..3 {
+            s.at(k as f64 * 10.0)
+                .client("spa")
+                .body("q1")
+                .post("https://app.x.com/api/graphql", 429);
+            s.at(k as f64 * 10.0 + 2.0)
+                .client("spa")
+                .body("q1")
+                .post("https://app.x.com/api/graphql", 200);
+        }
+        let f = unsafe_findings(&s.build());
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].severity, crate::detect::Severity::Info);
+        assert!(f[0].summary.contains("GraphQL"), "{}", f[0].summary);
     }
 
     #[test]
