@@ -223,3 +223,40 @@ fn page_load_har_is_clean() {
     let r = analyze(&[&path, "--limit", "120/min"]);
     assert_eq!(kinds(&r), Vec::<String>::new());
 }
+
+/// Every file of the scenario corpus produces exactly the kinds `expected.json` lists (steady
+/// and burst traffic also with `--limit 120/min`).
+#[test]
+fn scenario_corpus() {
+    let text = std::fs::read_to_string("tests/scenarios/expected.json").expect("expected.json");
+    let expected: std::collections::BTreeMap<String, Vec<String>> =
+        serde_json::from_str(&text).expect("expected.json parses");
+    assert!(expected.len() >= 12);
+    let mut failures = Vec::new();
+    for (file, want) in &expected {
+        let path = format!("tests/scenarios/{file}.gz");
+        let mut runs: Vec<Vec<&str>> = vec![vec![path.as_str()]];
+        if file.starts_with("steady") || file.starts_with("cron") {
+            runs.push(vec![path.as_str(), "--limit", "120/min"]);
+        }
+        for args in runs {
+            let r = analyze(&args);
+            let mut want = want.clone();
+            want.sort();
+            let got = kinds(&r);
+            if got != want {
+                let summaries: Vec<String> = r["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["summary"].as_str().unwrap_or("").to_string())
+                    .collect();
+                failures.push(format!(
+                    "{args:?}: got {got:?}, want {want:?}\n    {}",
+                    summaries.join("\n    ")
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

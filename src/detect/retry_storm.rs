@@ -4,9 +4,10 @@
 //! layers that multiply attempts (an SDK's 3 attempts inside an app loop of 4 = 12).
 //!
 //! Reported when a host saw ≥ 10 retries and either a p95 of ≥ 5 attempts per logical request,
-//! one logical request with ≥ 10 attempts, ≥ 1 retry per first attempt with some logical request
-//! at ≥ 3 attempts, or ≥ 0.5 retries per first attempt with one at ≥ 6. A client that retries
-//! the odd 429 once or twice, or every request once, stays clean.
+//! one logical request with ≥ 10 attempts; or ≥ 1 retry per first attempt with some logical
+//! request at ≥ 3 attempts, or ≥ 0.5 with one at ≥ 6, unless ≥ 80 % of the retries waited out
+//! the server's Retry-After. A client that retries the odd 429 once or twice, or every request
+//! once, or politely after each Retry-After, stays clean.
 
 use super::logical::Logical;
 use super::{at, end_s, percentile, r3, sort_f64, start_s, Context, Finding, Severity};
@@ -56,6 +57,16 @@ fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
     }
 }
 
+/// Did the retry `next` wait out the Retry-After (≥ 1 s) of the failed attempt `prev`?
+fn waited_retry_after(cx: &Context, prev: usize, next: usize) -> bool {
+    let p = &cx.requests[prev];
+    let wait = crate::http::retry_after::from_headers(&p.response_headers, p.started).seconds;
+    match (wait, end_s(p), start_s(&cx.requests[next])) {
+        (Some(w), Some(e), Some(t)) if w >= 1.0 => t - e >= 0.9 * w - 0.05,
+        _ => false,
+    }
+}
+
 pub fn detect(cx: &Context) -> Vec<Finding> {
     let mut by_host_logical: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (li, l) in cx.attempts.logical.iter().enumerate() {
@@ -83,11 +94,16 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         sort_f64(&mut retried);
         let ratio = retries as f64 / firsts as f64;
         let share = retries as f64 / total as f64;
-        if !(p95 >= 5.0
-            || max >= 10.0
-            || (ratio >= 1.0 && max >= 3.0)
-            || (ratio >= 0.5 && max >= 6.0))
-        {
+        // Retries that waited out the server's Retry-After do not press on a limited server.
+        let patient = logical
+            .iter()
+            .flat_map(|l| l.attempts.windows(2))
+            .filter(|w| waited_retry_after(cx, w[0], w[1]))
+            .count();
+        let patient_share = patient as f64 / retries as f64;
+        let persistent = p95 >= 5.0 || max >= 10.0;
+        let amplified = (ratio >= 1.0 && max >= 3.0) || (ratio >= 0.5 && max >= 6.0);
+        if !(persistent || (amplified && patient_share < 0.8)) {
             continue;
         }
         // The worst logical request, for the reader to look at.
@@ -156,6 +172,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 "logical_requests_retried": retried.len(),
                 "gave_up": gave_up,
                 "polls_not_counted_as_retries": cx.attempts.polls_after_failure,
+                "retries_that_waited_retry_after": patient,
                 "nested_layers": nested.map(|((k, m), n)| json!({
                     "inner_attempts": k, "outer_rounds": m, "product": k * m, "logical_requests_showing_it": n
                 })),
