@@ -4,7 +4,7 @@
 //! Signals on a rate-limited response, any one of which counts: the attribution's quota type is
 //! `daily`; rate-limit headers show `remaining: 0` on a window of ≥ 1 h (or with a reset ≥ 1 h
 //! away); Retry-After ≥ 1 h; the body says so (`insufficient_quota`, "exceeded your current
-//! quota", "daily", "per month", credit balance...).
+//! quota", a daily/monthly limit or quota, a spent credit balance).
 
 use super::{at, r3, time_str, Context, Finding, Severity};
 use crate::attribute::Quota;
@@ -17,14 +17,22 @@ use std::collections::BTreeMap;
 const BODY_SIGNS: &[&str] = &[
     "insufficient_quota",
     "exceeded your current quota",
-    "daily",
-    "per day",
-    "monthly",
-    "per month",
     "quota_exhausted",
     "credit balance is too low",
     "out of credits",
 ];
+
+/// A long period next to a limit word, in either order ("daily request limit", "limit 'Queries
+/// per day'"), within one sentence.
+fn long_period_limit() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?:daily|monthly|per day|per month|/day|/month)[^.!\n]{0,40}(?:limit|quota|allowance|cap)|(?:limit|quota|allowance|cap)[^.!\n]{0,40}(?:daily|monthly|per day|per month|/day|/month)",
+        )
+        .expect("valid regex")
+    })
+}
 
 const LONG_S: f64 = 3600.0;
 
@@ -76,6 +84,8 @@ fn signals(cx: &Context, i: usize) -> Option<Hit> {
         let lower = b.to_ascii_lowercase();
         if let Some(p) = BODY_SIGNS.iter().find(|p| lower.contains(*p)) {
             s.push(format!("body: \"{p}\""));
+        } else if let Some(m) = long_period_limit().find(&lower) {
+            s.push(format!("body: \"{}\"", m.as_str()));
         }
     }
     if s.is_empty() {
@@ -83,7 +93,7 @@ fn signals(cx: &Context, i: usize) -> Option<Hit> {
     }
     let resume = match (r.started, wait) {
         (Some(t), Some(w)) if w.is_finite() && w < 4e8 => {
-            Some(t + Duration::milliseconds((w * 1000.0) as i64))
+            t.checked_add_signed(Duration::milliseconds((w * 1000.0) as i64))
         }
         _ => None,
     };
@@ -271,6 +281,19 @@ mod tests {
             .get("https://api.x.com/v1/geo", 429);
         let reqs = s.build();
         assert_eq!(kinds(&reqs, None), vec!["quota_exhausted"]);
+    }
+
+    #[test]
+    fn body_phrases() {
+        let sign = |b: &str| super::long_period_limit().is_match(&b.to_ascii_lowercase());
+        assert!(sign(
+            "Quota exceeded for quota metric 'Queries' and limit 'Queries per day' of service"
+        ));
+        assert!(sign("Monthly quota reached"));
+        assert!(!sign("Rate limit exceeded: 60 per minute"));
+        assert!(!sign(
+            "Daily report failed. Too many requests, limit is 10/s"
+        ));
     }
 
     #[test]

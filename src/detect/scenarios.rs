@@ -262,3 +262,94 @@ fn incident_inside_ordinary_traffic() {
         &["ignored_retry_after", "retry_storm"],
     );
 }
+
+mod robustness {
+    use crate::detect::testkit::*;
+    use crate::model::Request;
+    use proptest::prelude::*;
+
+    fn arb_request() -> impl Strategy<Value = (f64, u8, u16, Option<f64>, u8, u8, u8)> {
+        (
+            prop_oneof![0.0..5.0f64, 0.0..100_000.0f64, Just(0.0)],
+            0u8..6,
+            prop_oneof![
+                Just(200u16),
+                Just(429),
+                Just(503),
+                Just(0),
+                Just(201),
+                100u16..600
+            ],
+            prop_oneof![
+                Just(None),
+                (0.0..1e7f64).prop_map(Some),
+                Just(Some(-5.0)),
+                Just(Some(f64::NAN))
+            ],
+            0u8..8,
+            0u8..4,
+            0u8..3,
+        )
+    }
+
+    fn build(spec: &[(f64, u8, u16, Option<f64>, u8, u8, u8)]) -> Vec<Request> {
+        let mut s = Scenario::new();
+        let ras = [
+            "12",
+            "0",
+            "-1",
+            "soon",
+            "99999999999999999999",
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+            "1.5",
+            "3600",
+        ];
+        for &(t, client, status, dur, ra, method, url) in spec {
+            let mut b = s
+                .at(t)
+                .client(&format!("c{client}"))
+                .cred(if client % 2 == 0 {
+                    "aaaa0000"
+                } else {
+                    "bbbb1111"
+                });
+            b = match dur {
+                Some(d) => b.dur(d),
+                None => b.no_dur(),
+            };
+            if ra < 6 {
+                b = b.ra(ras[ra as usize]);
+            }
+            if url == 1 {
+                b = b.idem(&format!("{:08x}", t as u64));
+            }
+            b.req(
+                ["GET", "POST", "PUT", "PATCH"][method as usize],
+                [
+                    "https://a.x/v1/p",
+                    "https://a.x/v1/p?_=1",
+                    "https://b.y/graphql",
+                ][url as usize],
+                status,
+            );
+        }
+        s.build()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        /// Any request sequence: no panic, and the same input gives the same findings.
+        #[test]
+        fn never_panics_and_is_deterministic(spec in proptest::collection::vec(arb_request(), 0..300), limit in prop_oneof![Just(None), Just(Some("120/min")), Just(Some("2/s")), Just(Some("10000/day"))]) {
+            let reqs = build(&spec);
+            let a = kinds(&reqs, limit);
+            let b = kinds(&reqs, limit);
+            prop_assert_eq!(a, b);
+            let lim = unknown_attributions(&reqs);
+            let d1 = crate::detect::run(&reqs, &lim, None);
+            let d2 = crate::detect::run(&reqs, &lim, None);
+            prop_assert_eq!(serde_json::to_string(&d1.findings).unwrap(), serde_json::to_string(&d2.findings).unwrap());
+        }
+    }
+}
