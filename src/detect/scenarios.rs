@@ -268,7 +268,10 @@ mod robustness {
     use crate::model::Request;
     use proptest::prelude::*;
 
-    fn arb_request() -> impl Strategy<Value = (f64, u8, u16, Option<f64>, u8, u8, u8)> {
+    /// (start s, client, status, duration ms, Retry-After variant, method, url variant).
+    type Spec = (f64, u8, u16, Option<f64>, u8, u8, u8);
+
+    fn arb_request() -> impl Strategy<Value = Spec> {
         (
             prop_oneof![0.0..5.0f64, 0.0..100_000.0f64, Just(0.0)],
             0u8..6,
@@ -292,7 +295,7 @@ mod robustness {
         )
     }
 
-    fn build(spec: &[(f64, u8, u16, Option<f64>, u8, u8, u8)]) -> Vec<Request> {
+    fn build(spec: &[Spec]) -> Vec<Request> {
         let mut s = Scenario::new();
         let ras = [
             "12",
