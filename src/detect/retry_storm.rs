@@ -28,33 +28,43 @@ fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
     }
     let mut sorted = gaps.clone();
     sort_f64(&mut sorted);
-    // The natural break: the largest ratio between consecutive sorted gaps.
-    let mut best = (0.0, 0.0);
+    // Try every clear break between consecutive sorted gaps (long ≥ 1.5× short) that cuts the
+    // attempts into equal runs: `k` attempts per round, `m` rounds (the last round may be cut
+    // short by a success). Prefer a cut that explains every attempt (k × m = attempts), then
+    // the innermost layer (most rounds), then the clearest break.
+    let n = l.attempts.len();
+    let mut best: Option<(bool, usize, f64, usize)> = None; // (complete, m, ratio, k)
     for w in sorted.windows(2) {
         let ratio = w[1] / w[0].max(0.01);
-        if ratio > best.0 {
-            best = (ratio, (w[0] + w[1]) / 2.0);
+        if ratio < 1.5 {
+            continue;
+        }
+        let thr = (w[0] + w[1]) / 2.0;
+        let mut segments = vec![1usize];
+        for g in &gaps {
+            if *g > thr {
+                segments.push(1);
+            } else if let Some(s) = segments.last_mut() {
+                *s += 1;
+            }
+        }
+        let (k, m) = (segments[0], segments.len());
+        let (full, last) = segments.split_at(m - 1);
+        if k >= 2 && m >= 2 && full.iter().all(|&s| s == k) && last[0] <= k {
+            let cand = (k * m == n, m, ratio, k);
+            let better = match best {
+                None => true,
+                Some(b) => (cand.0, cand.1)
+                    .cmp(&(b.0, b.1))
+                    .then(cand.2.total_cmp(&b.2))
+                    .is_gt(),
+            };
+            if better {
+                best = Some(cand);
+            }
         }
     }
-    if best.0 < 2.0 {
-        return None;
-    }
-    let mut segments = vec![1usize];
-    for g in &gaps {
-        if *g > best.1 {
-            segments.push(1);
-        } else if let Some(s) = segments.last_mut() {
-            *s += 1;
-        }
-    }
-    let k = segments[0];
-    let m = segments.len();
-    let (full, last) = segments.split_at(m - 1);
-    if k >= 2 && m >= 2 && full.iter().all(|&s| s == k) && last[0] <= k {
-        Some((k, m))
-    } else {
-        None
-    }
+    best.map(|(_, m, _, k)| (k, m))
 }
 
 /// Did the retry `next` wait out the Retry-After (≥ 1 s) of the failed attempt `prev`?
@@ -123,16 +133,24 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                         .unwrap_or(false)
             })
             .count();
-        let mut patterns: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        // Inner run length → (logical requests showing it, most rounds seen, most rounds seen
+        // complete: the budget when the operation gave up).
+        let mut patterns: BTreeMap<usize, (usize, usize, usize)> = BTreeMap::new();
         for l in &logical {
-            if let Some(p) = nested_layers(cx, l) {
-                *patterns.entry(p).or_insert(0) += 1;
+            if let Some((k, m)) = nested_layers(cx, l) {
+                let e = patterns.entry(k).or_insert((0, 0, 0));
+                e.0 += 1;
+                e.1 = e.1.max(m);
+                if l.attempts.len() == k * m {
+                    e.2 = e.2.max(m);
+                }
             }
         }
         let nested = patterns
             .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then((a.0 .0 * a.0 .1).cmp(&(b.0 .0 * b.0 .1))))
-            .map(|(p, n)| (*p, *n));
+            .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(a.0.cmp(b.0)))
+            .filter(|(k, e)| e.0 >= 2 || **k * e.1 >= 6)
+            .map(|(k, e)| ((*k, if e.2 > 0 { e.2 } else { e.1 }), e.0));
         let mut summary = format!(
             "{retries} of {total} requests to {host} were retries ({:.0}%): {firsts} logical requests took up to {} attempts (p95 {}), {} retries per first attempt",
             share * 100.0,
@@ -254,6 +272,48 @@ mod tests {
             .find(|f| f.kind == "retry_storm")
             .expect("storm");
         assert!(f.summary.contains("3 × 4 = 12"), "{}", f.summary);
+    }
+
+    /// Logical requests whose attempts are separated by `gaps` (seconds), all 429 but the last.
+    fn shaped(gaps: &[f64], ops: usize) -> Vec<crate::model::Request> {
+        let mut s = Scenario::new();
+        let mut rng = Rng::new(9);
+        for op in 0..ops {
+            let url = format!("https://api.example.com/v1/things/{op}");
+            let mut t = op as f64 * 100.0;
+            for (a, g) in std::iter::once(&0.0).chain(gaps.iter()).enumerate() {
+                t += g * (0.95 + 0.1 * rng.next());
+                let st = if a == gaps.len() { 200 } else { 429 };
+                s.at(t).client("app").dur(10.0).get(&url, st);
+            }
+        }
+        s.build()
+    }
+
+    #[test]
+    fn nested_exponential_layers() {
+        // SDK: 3 attempts, 0.5 s then 1 s; app: 4 rounds, 2 s, 4 s, 8 s between rounds.
+        let g = [0.5, 1.0, 2.0, 0.5, 1.0, 4.0, 0.5, 1.0, 8.0, 0.5, 1.0];
+        let reqs = shaped(&g, 4);
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "retry_storm")
+            .expect("storm");
+        assert!(f.summary.contains("3 × 4 = 12"), "{}", f.summary);
+        // One layer of exponential backoff: many attempts, but no product to claim.
+        let reqs = shaped(
+            &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 32.0, 32.0, 32.0, 32.0, 32.0],
+            4,
+        );
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "retry_storm")
+            .expect("storm");
+        assert!(!f.summary.contains("nested"), "{}", f.summary);
     }
 
     #[test]
