@@ -5,7 +5,8 @@
 //! A window qualifies when, on one host:
 //! - with a known limit (≤ 1 h window): a 1 s or 10 s window runs at ≥ 3× the limit's rate
 //!   (≥ 10 requests) and either rate-limited responses followed or the window alone holds more
-//!   than the whole allowance;
+//!   than the whole allowance; or it runs at ≥ 1.5× the limit's rate and ≥ 3× the sustained
+//!   rate, and rate-limited responses followed;
 //! - without one: a 1 s / 10 s window holds ≥ 40 requests at ≥ 4× the sustained rate (or ≥ 20
 //!   at ≥ 10×), at ≥ 2/s, where the sustained rate is first attempts over the capture (at least a
 //!   minute), and rate-limited responses came during it or within 10 s after.
@@ -99,15 +100,25 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         if let Some(l) = &limit {
             for win in [1.0, 10.0] {
                 for w in busiest(&t, win, WORST) {
-                    let fast = w.count >= 10 && w.count as f64 / win >= 3.0 * l.per_second();
-                    let hurt =
-                        limited_between(w.start, w.last_start) > 0 || w.count as f64 > l.count;
-                    if fast && hurt {
+                    let rate = w.count as f64 / win;
+                    let limited = limited_between(w.start, w.last_start) > 0;
+                    let fast = w.count >= 10 && rate >= 3.0 * l.per_second();
+                    let hurt = limited || w.count as f64 > l.count;
+                    // Over the limit *and* bursty: well above the client's own sustained rate.
+                    let spiky = w.count >= 10
+                        && rate >= 1.5 * l.per_second()
+                        && rate >= 3.0 * sustained
+                        && limited;
+                    if (fast && hurt) || spiky {
                         let (a, b) = extend(&t, &w);
                         push(Burst {
                             first: a,
                             last: b,
-                            reason: "short-window rate at least 3× the limit's rate",
+                            reason: if fast && hurt {
+                                "short-window rate at least 3× the limit's rate"
+                            } else {
+                                "short-window rate above the limit and at least 3× the sustained rate, followed by rate limiting"
+                            },
                         });
                     }
                 }
@@ -326,6 +337,41 @@ mod tests {
                 .get(&format!("https://api.example.com/v1/items/{k}"), 200);
         }
         assert!(kinds(&s.build(), None).is_empty());
+    }
+
+    #[test]
+    fn spikes_over_the_limit_but_not_steady_excess() {
+        // 40 requests at 4/s every minute against 2/s (one per 10-s window of 20 allowed).
+        let mut sim = Sim::new(Limiter::Window {
+            limit: 20,
+            window_s: 10.0,
+        });
+        for k in 0..6 {
+            let mut w = Worker::new(
+                "sync",
+                &format!("https://api.example.com/v1/a/{k}-{{j}}"),
+                40,
+            );
+            w.start_s = k as f64 * 60.0;
+            w.spacing_s = 0.24;
+            w.latency_ms = 10.0;
+            sim.workers.push(w);
+        }
+        let reqs = sim.run();
+        assert!(reqs.iter().any(|r| r.status == 429));
+        assert_eq!(kinds(&reqs, Some("2/s")), vec!["burst"]);
+        // A steady 3/s against 2/s is over the limit but not a burst.
+        let mut sim = Sim::new(Limiter::Window {
+            limit: 20,
+            window_s: 10.0,
+        });
+        let mut w = Worker::new("sync", "https://api.example.com/v1/a/{j}", 900);
+        w.spacing_s = 0.323;
+        w.latency_ms = 10.0;
+        sim.workers.push(w);
+        let reqs = sim.run();
+        assert!(reqs.iter().any(|r| r.status == 429));
+        assert!(kinds(&reqs, Some("2/s")).is_empty());
     }
 
     #[test]
