@@ -90,14 +90,14 @@ pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], opts: &AnalyzeOp
 pub fn analyze_with(
     inputs: Vec<InputSummary>,
     requests: &[Request],
-    _opts: &AnalyzeOptions,
+    opts: &AnalyzeOptions,
     rec: &crate::recommend::Options,
 ) -> Report {
     let targets: Vec<usize> = (0..requests.len())
         .filter(|&i| attribute::is_rate_limited(&requests[i]))
         .collect();
     let verdicts = attribute::attribute(requests, &targets);
-    let rate_limited = targets
+    let rate_limited: Vec<RateLimited> = targets
         .iter()
         .zip(verdicts)
         .map(|(&i, attribution)| {
@@ -115,13 +115,19 @@ pub fn analyze_with(
             }
         })
         .collect();
+    let limited: Vec<(usize, attribute::Attribution)> = rate_limited
+        .iter()
+        .map(|r| (r.request_index, r.attribution.clone()))
+        .collect();
+    let detected = crate::detect::run(requests, &limited, opts.limit);
     let mut report = Report {
         schema_version: SCHEMA_VERSION,
         generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
         summary: summarize(requests, &targets),
         inputs,
         rate_limited,
-        findings: Vec::new(),
+        findings: detected.findings,
+        clients: detected.clients,
         recommendation: None,
     };
     // Last: the recommendation reads the finished report (attribution and findings).

@@ -2,6 +2,7 @@
 //! form is a public API (`schema_version` first, documented in docs/report-schema.md).
 
 use crate::attribute::Attribution;
+use crate::detect::clients::ClientsSection;
 use crate::detect::Finding;
 use crate::http::retry_after::RetryAfter;
 use crate::model::{Position, Warning};
@@ -22,6 +23,8 @@ pub struct Report {
     /// Every 429, and every 503/403 carrying rate-limit evidence, in time order.
     pub rate_limited: Vec<RateLimited>,
     pub findings: Vec<Finding>,
+    /// How clients were told apart, and who they are (see docs/findings.md).
+    pub clients: ClientsSection,
     /// What the client should do instead (`null` when there was no 429 and no `--limit`).
     pub recommendation: Option<crate::recommend::Recommendation>,
 }

@@ -330,18 +330,19 @@ fn retry_after_beyond_deadline_is_stop_or_reschedule() {
     let mut reqs: Vec<Request> = (0..10)
         .map(|i| req(i, i as i64 * 1000, 200, 100.0, None))
         .collect();
-    reqs.push(req(10, 10_000, 429, 10.0, Some("3600")));
+    reqs.push(req(10, 10_000, 429, 10.0, Some("120")));
     let r = report(&reqs, &opts(Some("60/min")));
     let rec = r.recommendation.unwrap();
     assert_eq!(rec.action, Action::StopOrReschedule);
     assert_eq!(
         rec.resume_at,
-        Some(t0() + chrono::Duration::seconds(10 + 3600))
+        Some(t0() + chrono::Duration::seconds(10 + 120))
     );
-    // Not when the deadline is longer than the wait.
+    // Not when the deadline is longer than the wait. (A wait of an hour or more is read as an
+    // exhausted allowance by the detectors, so this case uses two minutes.)
     let o = Options {
         backoff: BackoffOptions {
-            deadline_ms: 7_200_000,
+            deadline_ms: 300_000,
             ..Default::default()
         },
         ..opts(Some("60/min"))

@@ -87,7 +87,22 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
     if let Some(line) = attribution_summary(report) {
         let _ = writeln!(out, "sent by: {line}");
     }
-    out.push('\n');
+    let c = &report.clients;
+    let _ = writeln!(
+        out,
+        "{} client{} (told apart by {})\n",
+        c.count,
+        if c.count == 1 { "" } else { "s" },
+        if c.identified_by.is_empty() {
+            "nothing (no caller hints in the input)".to_string()
+        } else {
+            c.identified_by
+                .iter()
+                .map(|h| h.replace('_', " "))
+                .collect::<Vec<_>>()
+                .join(" + ")
+        }
+    );
 
     // Per-429 listing (bounded unless --all: the JSON report always has every one).
     if !report.rate_limited.is_empty() {
