@@ -647,8 +647,10 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
         .any(|r| r.attribution.quota == Quota::Daily);
     let exhausted = daily || finding("quota_exhausted");
     let deadline_s = b.deadline_ms as f64 / 1000.0;
-    // Largest Retry-After; a value too large to represent counts as infinite.
-    let max_ra = host_429s
+    // The typical (median) Retry-After decides: with a fixed window, the 429s near its start ask
+    // for nearly the whole window while most ask for less, and one long wait should not turn
+    // "slow down" into "stop". A value too large to represent counts as infinite.
+    let mut ras: Vec<f64> = host_429s
         .iter()
         .filter_map(|r| {
             match (
@@ -661,8 +663,22 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
                 _ => None,
             }
         })
-        .fold(None, |m: Option<f64>, s| Some(m.map_or(s, |m| m.max(s))));
-    let ra_too_long = max_ra.map(|s| s > deadline_s).unwrap_or(false);
+        .collect();
+    ras.sort_by(|a, b| a.total_cmp(b));
+    let median_ra = (!ras.is_empty()).then(|| ras[ras.len() / 2]);
+    let max_ra = ras.last().copied();
+    let ra_too_long = median_ra.map(|s| s > deadline_s).unwrap_or(false);
+    if !ra_too_long {
+        if let Some(m) = max_ra.filter(|m| *m > deadline_s) {
+            let n = ras.iter().filter(|s| **s > deadline_s).count();
+            warnings.push(format!(
+                "{n} of {} rate-limited responses asked to wait longer than the {} retry deadline (up to {}): give up on those and reschedule them, do not shorten the wait",
+                ras.len(),
+                fmt_duration_ms(b.deadline_ms as f64),
+                if m.is_finite() { fmt_s(m) } else { "longer than can be represented".into() }
+            ));
+        }
+    }
     let resume_at = resume_time(&host_429s);
     let avg = average_rate(requests, &on_host);
     let client_fault = finding("burst") || finding("retry_storm");
@@ -676,9 +692,9 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
             ));
         }
         if ra_too_long {
-            let ra = max_ra.unwrap_or(f64::INFINITY);
+            let ra = median_ra.unwrap_or(f64::INFINITY);
             rationale.push(format!(
-                "The server asked to wait {} (Retry-After), longer than the {} retry deadline: do not wait in a retry loop and do not shorten the wait; stop and reschedule{}.",
+                "The server typically asked to wait {} (median Retry-After), longer than the {} retry deadline: do not wait in a retry loop and do not shorten the wait; stop and reschedule{}.",
                 if ra.is_finite() { fmt_s(ra) } else { "longer than can be represented".into() },
                 fmt_duration_ms(b.deadline_ms as f64),
                 resume_at.map(|t| format!(" for {} UTC", t.format("%Y-%m-%d %H:%M:%S"))).unwrap_or_default()
