@@ -23,7 +23,7 @@ pub struct Report {
     /// Every 429, and every 503/403 carrying rate-limit evidence, in time order.
     pub rate_limited: Vec<RateLimited>,
     pub findings: Vec<Finding>,
-    /// How clients were told apart, and who they are (see docs/findings.md).
+    /// How clients were told apart, and who they are (see docs/report-schema.md).
     pub clients: ClientsSection,
     /// What the client should do instead (`null` when there was no 429 and no `--limit`).
     pub recommendation: Option<crate::recommend::Recommendation>,

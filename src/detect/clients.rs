@@ -31,11 +31,13 @@ impl ClientKey {
     pub fn of(h: &ClientHints) -> ClientKey {
         match h.client.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
             Some(c) => ClientKey::Named(c.to_string()),
+            // A HAR page already names the tab; its document request has no Origin while its
+            // subresources do, so the origin would split one page into two callers.
             None => ClientKey::Hints {
                 user_agent: h.user_agent.clone(),
                 client_ip: h.client_ip.clone(),
                 pageref: h.pageref.clone(),
-                origin: h.origin.clone(),
+                origin: if h.pageref.is_some() { None } else { h.origin.clone() },
             },
         }
     }
