@@ -37,7 +37,11 @@ impl ClientKey {
                 user_agent: h.user_agent.clone(),
                 client_ip: h.client_ip.clone(),
                 pageref: h.pageref.clone(),
-                origin: if h.pageref.is_some() { None } else { h.origin.clone() },
+                origin: if h.pageref.is_some() {
+                    None
+                } else {
+                    h.origin.clone()
+                },
             },
         }
     }

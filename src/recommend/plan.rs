@@ -81,13 +81,17 @@ pub fn plan(input: &PlanInput) -> Plan {
     let duration_s = round3(n / exact_rps);
     let full_s = round3(n / input.limit.per_second);
 
-    rationale.push(format!(
-        "Limit: {} = {}/min = {}/s ({}).",
-        input.limit,
-        fmt_precise(limit.rate_per_minute),
-        fmt_precise(limit.rate_per_second),
-        limit.detail
-    ));
+    // The limit as written, then per minute and per second, each form once.
+    let mut forms = vec![input.limit.to_string()];
+    for f in [
+        format!("{}/min", fmt_precise(limit.rate_per_minute)),
+        format!("{}/s", fmt_precise(limit.rate_per_second)),
+    ] {
+        if !forms.contains(&f) {
+            forms.push(f);
+        }
+    }
+    rationale.push(format!("Limit: {} ({}).", forms.join(" = "), limit.detail));
     explain_core(
         &limit,
         input.headroom,
