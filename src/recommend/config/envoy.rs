@@ -67,12 +67,7 @@ pub fn emit(p: &Policy) -> Emitted {
         &how,
         &cannot,
     );
-    let statuses = r
-        .retry_on_status
-        .iter()
-        .map(|s| s.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let statuses = super::status_list(&r.retry_on_status);
     let body = format!(
         r#"http_filters:
   - name: envoy.filters.http.local_ratelimit

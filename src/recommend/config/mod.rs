@@ -301,6 +301,24 @@ fn header(c: &str, p: &Policy, title: &str, how: &[String], cannot: &[String]) -
 }
 
 /// Seconds as a compact decimal (`0.667`, `8`): ms ÷ 1000 without float noise.
+/// `429, 503`: status codes as a comma-separated list (valid in YAML, Python, JS and JSON).
+fn status_list(statuses: &[u16]) -> String {
+    statuses
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `"GET", "HEAD"`: strings quoted and comma-separated.
+fn quoted_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|m| format!("\"{m}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn secs(ms: u64) -> String {
     let whole = ms / 1000;
     let frac = ms % 1000;

@@ -42,18 +42,8 @@ pub fn emit(p: &Policy) -> Emitted {
         &how,
         &cannot,
     );
-    let methods = r
-        .retry_methods
-        .iter()
-        .map(|m| format!("\"{m}\""))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let statuses = r
-        .retry_on_status
-        .iter()
-        .map(|s| s.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let methods = super::quoted_list(&r.retry_methods);
+    let statuses = super::status_list(&r.retry_on_status);
     let body = format!(
         r#"import Bottleneck from "bottleneck";
 import pRetry, {{ AbortError }} from "p-retry";

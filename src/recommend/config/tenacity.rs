@@ -23,12 +23,7 @@ pub fn emit(p: &Policy) -> Emitted {
         ),
     ];
     let head = header("#", p, "Python tenacity retry policy", &how, &cannot);
-    let statuses = r
-        .retry_on_status
-        .iter()
-        .map(|s| s.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let statuses = super::status_list(&r.retry_on_status);
     let body = format!(
         r#"import random
 from datetime import datetime, timezone
