@@ -62,7 +62,8 @@ const GENERIC_HEADERS: &[&str] = &[
     "content-disposition",
     "content-language",
     "link",
-    "x-powered-by",
+    // Not `x-powered-by`: the origin's framework sets it (PHP, Express, ASP.NET), and an edge or
+    // proxy answering on its own does not copy it, so on the 429 it is the origin's voice.
     "x-request-id",
     "cross-origin-opener-policy",
     "cross-origin-resource-policy",

@@ -1020,6 +1020,16 @@ fn rate_limited_statuses() {
     assert!(is_rate_limited(&fx("azure apim quota policy")));
     assert!(is_rate_limited(&fx("nginx limit_req default 503")));
     assert!(is_rate_limited(&fx("apigee quota (legacy router, 500)")));
+    // AWS WAF answers a rate-based rule's CAPTCHA with 405 and a Challenge with 202 [W5]; an
+    // ordinary 405 is not a limit.
+    let mut waf = fx("aws waf captcha");
+    assert!(is_rate_limited(&waf));
+    waf.status = 202;
+    waf.response_headers = crate::model::Headers::from_pairs([("x-amzn-waf-action", "challenge")]);
+    assert!(is_rate_limited(&waf));
+    waf.status = 405;
+    waf.response_headers = crate::model::Headers::from_pairs([("allow", "GET")]);
+    assert!(!is_rate_limited(&waf));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
     // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.
