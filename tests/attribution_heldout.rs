@@ -10,6 +10,9 @@
 //! Bars (issue 3): layer right for ≥ 90 %, vendor ≥ 80 %, quota ≥ 80 %; Retry-After kind and
 //! seconds (±1 s) for every case; no pass-through origin 429 called `cdn`; nothing listed that
 //! should not be; no secret anywhere in the report. The test prints every miss.
+//!
+//! `probes.jsonl` (round "post-reading probe") was added after the engine had been read, each
+//! case aimed at a weakness seen in the code; it is scored with the rest and labelled in misses.
 
 mod common;
 
@@ -194,8 +197,9 @@ fn heldout_attribution_meets_the_bars() {
         }
         if !misses.is_empty() {
             table.push(format!(
-                "{id:<26} {}   [{}]",
+                "{id:<26} {}   [{}; {}]",
                 misses.join("; "),
+                c["round"].as_str().unwrap_or("held-out"),
                 c["why"].as_str().unwrap()
             ));
         }
