@@ -256,6 +256,10 @@ pub fn from_headers(headers: &Headers, record_time: Option<DateTime<Utc>>) -> Re
     if !lines.is_empty() {
         let joined = lines.join("\n");
         let mut ra = parse(&joined, now);
+        if lines.len() > 1 {
+            // Shown as one field value, the way RFC 9110 §5.3 combines repeated lines.
+            ra.raw = Some(lines.join(", "));
+        }
         if ra.kind == Kind::Date && headers.get("date").and_then(parse_http_date).is_none() {
             let note = CAPTURE_TIME_NOTE;
             ra.note = Some(match ra.note {
@@ -356,7 +360,9 @@ mod tests {
         h.push("date", "Sun, 06 Nov 1994 08:49:07 GMT");
         h.push("retry-after", "5");
         h.push("Retry-After", "20");
-        assert_eq!(from_headers(&h, None).seconds, Some(20.0));
+        let r = from_headers(&h, None);
+        assert_eq!(r.seconds, Some(20.0));
+        assert_eq!(r.raw.as_deref(), Some("5, 20"));
     }
 
     #[test]
