@@ -55,10 +55,29 @@ pub fn parse(headers: &Headers, now: Option<DateTime<Utc>>) -> Option<Limits> {
 }
 
 /// The family that limits the caller now: one with nothing remaining, else the smallest share
-/// remaining, else the first.
+/// remaining, else the first. Among several exhausted families, the one that stays exhausted
+/// longest binds (its reset, else its window: a spent day outlasts a spent second), and one that
+/// says when it resets beats one that does not (Zendesk's `ratelimit-reset` next to
+/// `x-rate-limit`).
 pub fn binding(families: &[Family]) -> Option<&Family> {
-    if let Some(f) = families.iter().find(|f| f.limits.remaining == Some(0.0)) {
-        return Some(f);
+    let exhausted: Vec<&Family> = families
+        .iter()
+        .filter(|f| f.limits.remaining == Some(0.0))
+        .collect();
+    if !exhausted.is_empty() {
+        let lasts = |f: &Family| f.limits.reset_seconds.or(f.limits.window_seconds);
+        let mut best = exhausted[0];
+        for f in &exhausted[1..] {
+            let better = match (lasts(f), lasts(best)) {
+                (Some(a), Some(b)) => a > b,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            if better {
+                best = f;
+            }
+        }
+        return Some(best);
     }
     let share = |f: &Family| match (f.limits.remaining, f.limits.limit) {
         (Some(r), Some(l)) if l > 0.0 => Some(r / l),
@@ -682,6 +701,39 @@ mod tests {
         assert_eq!(b.unit, Unit::Tokens);
         assert_eq!(b.limits.reset_seconds, Some(360.0));
         assert_eq!(b.limits.limit, Some(30000.0));
+    }
+
+    #[test]
+    fn the_longest_exhausted_family_binds() {
+        // Zendesk: x-rate-limit has no reset, ratelimit-* says 41 s.
+        let fams = parse_all(
+            &h(&[
+                ("x-rate-limit", "700"),
+                ("x-rate-limit-remaining", "0"),
+                ("ratelimit-limit", "700"),
+                ("ratelimit-remaining", "0"),
+                ("ratelimit-reset", "41"),
+            ]),
+            now(),
+        );
+        assert_eq!(binding(&fams).unwrap().limits.reset_seconds, Some(41.0));
+        // Requests (1 s) and tokens (6 min) both spent: the tokens keep the caller waiting.
+        let fams = parse_all(
+            &h(&[
+                ("x-ratelimit-limit-requests", "500"),
+                ("x-ratelimit-remaining-requests", "0"),
+                ("x-ratelimit-reset-requests", "1s"),
+                ("x-ratelimit-limit-tokens", "30000"),
+                ("x-ratelimit-remaining-tokens", "0"),
+                ("x-ratelimit-reset-tokens", "6m0s"),
+            ]),
+            now(),
+        );
+        let b = binding(&fams).unwrap();
+        assert_eq!(
+            (b.unit, b.limits.reset_seconds),
+            (Unit::Tokens, Some(360.0))
+        );
     }
 
     #[test]
