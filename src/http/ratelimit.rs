@@ -296,7 +296,39 @@ pub fn parse_all(headers: &Headers, now: Option<DateTime<Utc>>) -> Vec<Family> {
     fams.extend(ietf(headers, "ratelimit", "ratelimit-policy"));
     fams.extend(ietf(headers, "beta-ratelimit", "beta-ratelimit-policy"));
     fams.extend(out);
+    share_views_of_one_limit(&mut fams);
     fams
+}
+
+/// Services often state one limit twice (Kong: `RateLimit-*` with the reset and
+/// `X-RateLimit-*-Minute` with the window; Zendesk: `X-Rate-Limit` and `RateLimit-*`). Two
+/// families with the same unit, limit and remaining are two views of one limit: each fills in
+/// the reset or window the other states.
+fn share_views_of_one_limit(fams: &mut [Family]) {
+    for i in 0..fams.len() {
+        for j in 0..fams.len() {
+            if i == j {
+                continue;
+            }
+            let (a, b) = (&fams[i], &fams[j]);
+            let same = a.unit == b.unit
+                && a.limits.limit.is_some()
+                && a.limits.limit == b.limits.limit
+                && a.limits.remaining.is_some()
+                && a.limits.remaining == b.limits.remaining;
+            if !same {
+                continue;
+            }
+            let (reset, window) = (b.limits.reset_seconds, b.limits.window_seconds);
+            let a = &mut fams[i].limits;
+            if a.reset_seconds.is_none() {
+                a.reset_seconds = reset;
+            }
+            if a.window_seconds.is_none() {
+                a.window_seconds = window;
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -717,6 +749,22 @@ mod tests {
             now(),
         );
         assert_eq!(binding(&fams).unwrap().limits.reset_seconds, Some(41.0));
+        // Kong states one limit twice: the reset in RateLimit-*, the window in -Minute.
+        let fams = parse_all(
+            &h(&[
+                ("ratelimit-limit", "60"),
+                ("ratelimit-remaining", "0"),
+                ("ratelimit-reset", "23"),
+                ("x-ratelimit-limit-minute", "60"),
+                ("x-ratelimit-remaining-minute", "0"),
+            ]),
+            now(),
+        );
+        let b = &binding(&fams).unwrap().limits;
+        assert_eq!(
+            (b.reset_seconds, b.window_seconds),
+            (Some(23.0), Some(60.0))
+        );
         // Requests (1 s) and tokens (6 min) both spent: the tokens keep the caller waiting.
         let fams = parse_all(
             &h(&[
