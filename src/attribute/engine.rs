@@ -20,6 +20,8 @@ const EVERY: f64 = 0.8;
 pub const BASELINE_MAX: usize = 500;
 /// Below this score no layer is named.
 const DECIDE: f64 = 0.3;
+/// A named API's own score needed before generic origin evidence counts toward it.
+const NAMED_API: f64 = 0.5;
 
 /// Headers every stack sends, which say nothing about who produced a response.
 const GENERIC_HEADERS: &[&str] = &[
@@ -62,7 +64,8 @@ const GENERIC_HEADERS: &[&str] = &[
     "content-disposition",
     "content-language",
     "link",
-    "x-powered-by",
+    // Not `x-powered-by`: the origin's framework sets it (PHP, Express, ASP.NET), and an edge or
+    // proxy answering on its own does not copy it, so on the 429 it is the origin's voice.
     "x-request-id",
     "cross-origin-opener-policy",
     "cross-origin-resource-policy",
@@ -440,8 +443,11 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     let origin_missing = base.origin_names.len() >= 2 && present.is_empty();
     let mismatch = html && base.n > 0 && base.json_share >= 0.5;
     let mut generic_api = Vec::new();
+    // The origin's own headers on the 429 are direct evidence; a body shape that differs from
+    // the host's usual one (below) is indirect, so it does not weaken them.
+    let mut origin_voice = 0.0;
     if !present.is_empty() && present.len() * 2 >= base.origin_names.len() {
-        generic_api.push(0.5);
+        origin_voice = 0.5;
         v.ev_tag(
             Role::Producer,
             present.iter().take(4).cloned().collect::<Vec<_>>().join(", "),
@@ -515,6 +521,9 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     for w in generic_api {
         v.add(None, Layer::Api, w * damp, None);
     }
+    if origin_voice > 0.0 {
+        v.add(None, Layer::Api, origin_voice, None);
+    }
 
     // Unbranded edge rule: no origin headers, one intermediary on the path, nothing else (L).
     let intermediaries: Vec<&String> = v
@@ -530,7 +539,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .cands
         .iter()
         .any(|c| c.layer == Layer::Api && c.vendor.is_some());
-    if (origin_missing || mismatch)
+    if (origin_missing || (mismatch && present.is_empty()))
         && !json
         && intermediaries.len() == 1
         && !vendor_api
@@ -561,10 +570,13 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
             true
         }
     });
+    // A named API takes the generic origin evidence only when its own markers already point at
+    // it (≥ NAMED_API): generic evidence says "an origin", not which one, so a weak shared
+    // marker (the x-rate-limit-* trio that X, Okta and IBM SVA all send) must not inherit it.
     match v
         .cands
         .iter_mut()
-        .filter(|c| c.layer == Layer::Api)
+        .filter(|c| c.layer == Layer::Api && c.score() >= NAMED_API)
         .max_by(|a, b| a.score().total_cmp(&b.score()))
     {
         Some(best_api) => best_api.miss *= api_generic_miss,

@@ -153,8 +153,10 @@ const RATE_LIMIT_WORDS: &[&str] = &[
 ];
 
 /// Is this response a rate-limit signal? Every 429; a 503 or 403 carrying rate-limit evidence
-/// (Retry-After, an exhausted rate-limit header, throttle wording or a limiter's own page); and
-/// legacy Apigee's 500 spike-arrest fault.
+/// (Retry-After, an exhausted rate-limit header, throttle wording or a limiter's own page);
+/// legacy Apigee's 500 spike-arrest fault; and AWS WAF's CAPTCHA (405) and Challenge (202)
+/// interstitials, which a rate-based rule answers with instead of a 429 and which carry
+/// `x-amzn-waf-action` [W5].
 pub fn is_rate_limited(r: &Request) -> bool {
     let h = &r.response_headers;
     let body = || r.body_excerpt.as_deref().unwrap_or("").to_lowercase();
@@ -185,6 +187,13 @@ pub fn is_rate_limited(r: &Request) -> bool {
                 || (r.status == 503 && b.contains("<center>nginx"))
         }
         500 => body().contains("policies.ratelimit"),
+        202 | 405 => h
+            .get("x-amzn-waf-action")
+            .map(|v| {
+                let v = v.trim();
+                v.eq_ignore_ascii_case("captcha") || v.eq_ignore_ascii_case("challenge")
+            })
+            .unwrap_or(false),
         _ => false,
     }
 }

@@ -389,9 +389,9 @@ pub static RULES: &[Rule] = &[
       Any(&[NamePrefix("x-app-limit-24hour"), NamePrefix("x-user-limit-24hour"), Has("x-connection-hash"),
             Has("x-access-level")]),
       RATE, "", "[X1]", "X API headers (24-hour app/user limits, transaction id)"),
-    r("x.rate-limit", "x", Api, Producer, 0.6,
-      All(&[Has("x-rate-limit-limit"), Has("x-rate-limit-reset")]), RATE, "", "[X1]",
-      "x-rate-limit-limit/-reset (epoch) is X's rate-limit header family"),
+    r("x.rate-limit", "x", Api, Producer, 0.45,
+      All(&[Has("x-rate-limit-limit"), Has("x-rate-limit-reset")]), RATE, "", "[X1, P18]",
+      "x-rate-limit-limit/-reset (epoch) is X's rate-limit header family, but not X's alone (IBM SVA, Okta send the same trio): weak on its own"),
 
     r("hubspot.headers", "hubspot", Api, Producer, 0.9,
       NamePrefix("x-hubspot-"), RATE, "", "[HS1]", "X-HubSpot-RateLimit-* headers"),
@@ -436,6 +436,15 @@ const fn c(
     }
 }
 
+/// Google's quota names are CamelCase tokens (`…PerMinute…`, `…PerDay…`); after lower-casing
+/// and removing spaces, plain English ("100 requests per minute") reads the same, so the
+/// Google cues also need Google's error schema.
+const GOOGLE_QUOTA: M = Any(&[
+    Body("resource_exhausted"),
+    Body("quota_limit"),
+    Body("quotaid"),
+    Body("usagelimits"),
+]);
 const CONC: Option<Quota> = Some(Quota::Concurrency);
 const DAILY: Option<Quota> = Some(Quota::Daily);
 const TOKENS: Option<Quota> = Some(Quota::Tokens);
@@ -458,7 +467,8 @@ pub static CUES: &[Cue] = &[
     c("jira.quota", 1, Any(&[Value("ratelimit-reason", "quota"), Value("x-beta-ratelimit-reason", "quota")]), DAILY, None,
       "[J1]", "RateLimit-Reason: tenant quota (points allowance)"),
     c("hubspot.daily", 1, Body("\"policyname\":\"daily\""), DAILY, None, "[HS1]", "HubSpot policyName DAILY"),
-    c("hubspot.secondly", 1, Body("secondly"), RATE, None, "[HS1]", "HubSpot policyName (TEN_)SECONDLY(_ROLLING)"),
+    c("hubspot.secondly", 1, Any(&[Body("secondly_rolling"), Body("\"policyname\":\"secondly\"")]), RATE, None, "[HS1]",
+      "HubSpot policyName (TEN_)SECONDLY(_ROLLING)"),
     c("discord.scope.user", 1, Value("x-ratelimit-scope", "user"), RATE, Some(Scope::User), "[D1]",
       "X-RateLimit-Scope: user (per-user route bucket)"),
     c("discord.scope.global", 1, Value("x-ratelimit-scope", "global"), RATE, Some(Scope::App), "[D1]",
@@ -467,25 +477,28 @@ pub static CUES: &[Cue] = &[
       "X-RateLimit-Scope: shared (a shared resource's limit)"),
     c("openai.insufficient-quota", 1, Body("insufficient_quota"), DAILY, Some(Scope::App), "[O1]",
       "insufficient_quota: billing credit exhausted; do not retry"),
-    c("openai.type-tokens", 1, Any(&[Body("\"type\":\"tokens\""), Body("tokens per min"), Body("tokens per day")]), TOKENS,
+    c("openai.type-tokens", 1, Any(&[Body("\"type\":\"tokens\""), Body("tokens per min (tpm)"), Body("tokens per day (tpd)")]), TOKENS,
       Some(Scope::App), "[O1]", "OpenAI error type tokens (TPM/TPD): a token budget"),
     c("openai.per-day", 1, Body("requests per day (rpd)"), DAILY, Some(Scope::App), "[O1]",
       "OpenAI requests-per-day limit: an allowance until the day rolls over"),
-    c("openai.type-requests", 1, Any(&[Body("\"type\":\"requests\""), Body("requests per min")]), RATE, Some(Scope::App),
+    c("openai.type-requests", 1, Any(&[Body("\"type\":\"requests\""), Body("requests per min (rpm)")]), RATE, Some(Scope::App),
       "[O1]", "OpenAI error type requests (RPM)"),
     c("anthropic.spend-limit", 1, Any(&[Body("enforced_spend_limit_reached"), Body("spend limit")]), DAILY, None, "[AN1]",
       "Anthropic spend limit reached: billing, not retryable"),
-    c("google.per-day", 1, Any(&[Body("perday"), Body("\"reason\":\"dailylimitexceeded\"")]), DAILY, None, "[GG1]",
-      "Google quota name / reason says per day"),
+    c("google.per-day", 1, Any(&[All(&[Body("perday"), GOOGLE_QUOTA]), Body("\"reason\":\"dailylimitexceeded\"")]), DAILY, None,
+      "[GG1]", "Google quota name / reason says per day"),
     c("google.tokens", 1, All(&[Body("resource_exhausted"), Body("tokens")]), TOKENS, None, "[GG1]",
       "Google quota name counts tokens"),
     c("google.per-user", 1, Body("\"reason\":\"userratelimitexceeded\""), RATE, Some(Scope::User), "[GG1]",
       "Google reason userRateLimitExceeded"),
-    c("google.per-minute", 1, Any(&[Body("perminute"), Body("\"reason\":\"ratelimitexceeded\"")]), RATE, None, "[GG1]",
-      "Google quota name / reason says per minute"),
-    c("salesforce.concurrent", 1, Body("concurrentrequests"), CONC, None, "[SF1]", "Salesforce ConcurrentRequests limit"),
-    c("salesforce.total", 1, Body("totalrequests"), DAILY, None, "[SF1]", "Salesforce TotalRequests (rolling 24 h)"),
-    c("twilio.20429", 1, Body("20429"), CONC, None, "[TW1]", "Twilio 20429: too many concurrent requests"),
+    c("google.per-minute", 1, Any(&[All(&[Body("perminute"), GOOGLE_QUOTA]), Body("\"reason\":\"ratelimitexceeded\"")]), RATE,
+      None, "[GG1]", "Google quota name / reason says per minute"),
+    c("salesforce.concurrent", 1, All(&[Body("concurrentrequests"), Body("request_limit_exceeded")]), CONC, None, "[SF1]",
+      "Salesforce ConcurrentRequests limit"),
+    c("salesforce.total", 1, All(&[Body("totalrequests"), Body("request_limit_exceeded")]), DAILY, None, "[SF1]",
+      "Salesforce TotalRequests (rolling 24 h)"),
+    c("twilio.20429", 1, All(&[Body("20429"), Any(&[Body("twilio"), NamePrefix("twilio-")])]), CONC, None, "[TW1]",
+      "Twilio 20429: too many concurrent requests"),
     c("apigee.spike-arrest", 1, Any(&[Body("spikearrestviolation"), Body("spike arrest violation")]), RATE, None, "[P9]",
       "Apigee SpikeArrest"),
     c("apigee.quota", 1, Any(&[Body("quotaviolation"), Body("rate limit quota violation")]), DAILY, None, "[P9]",

@@ -932,6 +932,38 @@ fn pass_through_is_never_called_cdn() {
 }
 
 #[test]
+fn vendor_quota_cues_need_the_vendors_own_wording() {
+    // Plain English that, lower-cased and without spaces, contains OpenAI's "requests per min",
+    // Google's "PerMinute", Salesforce's "TotalRequests", HubSpot's "secondly" and Twilio's
+    // 20429: the kind must come from generic cues, not from another vendor's reason field.
+    static GENERIC: Fx = Fx {
+        name: "generic origin with vendor-like words",
+        host: "api.generic.example",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("x-request-id", "r1")],
+        body: "{\"error\":\"Too many total requests: 120 requests per minute. Secondly, slow down.\",\"trace\":\"1772460204291\"}",
+        baseline: &[("x-request-id", "r0"), ("x-app", "a")],
+        layer: Api,
+        vendor: None,
+        quota: Quota::Rate,
+        owns: &[],
+    };
+    let a = run(&GENERIC);
+    assert_eq!(
+        (a.layer, a.vendor.as_deref(), a.quota),
+        (Api, None, Quota::Rate)
+    );
+    let q = a
+        .evidence
+        .iter()
+        .find(|e| e.role == Role::Quota)
+        .expect("quota evidence");
+    for tag in ["[O1]", "[GG1]", "[SF1]", "[HS1]", "[TW1]"] {
+        assert!(!q.note.contains(tag), "{}: {}", q.signal, q.note);
+    }
+}
+
+#[test]
 fn bare_429_is_unknown_with_low_confidence() {
     let fx = FIXTURES
         .iter()
@@ -1020,6 +1052,16 @@ fn rate_limited_statuses() {
     assert!(is_rate_limited(&fx("azure apim quota policy")));
     assert!(is_rate_limited(&fx("nginx limit_req default 503")));
     assert!(is_rate_limited(&fx("apigee quota (legacy router, 500)")));
+    // AWS WAF answers a rate-based rule's CAPTCHA with 405 and a Challenge with 202 [W5]; an
+    // ordinary 405 is not a limit.
+    let mut waf = fx("aws waf captcha");
+    assert!(is_rate_limited(&waf));
+    waf.status = 202;
+    waf.response_headers = crate::model::Headers::from_pairs([("x-amzn-waf-action", "challenge")]);
+    assert!(is_rate_limited(&waf));
+    waf.status = 405;
+    waf.response_headers = crate::model::Headers::from_pairs([("allow", "GET")]);
+    assert!(!is_rate_limited(&waf));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
     // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.

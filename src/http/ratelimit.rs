@@ -55,10 +55,29 @@ pub fn parse(headers: &Headers, now: Option<DateTime<Utc>>) -> Option<Limits> {
 }
 
 /// The family that limits the caller now: one with nothing remaining, else the smallest share
-/// remaining, else the first.
+/// remaining, else the first. Among several exhausted families, the one that stays exhausted
+/// longest binds (its reset, else its window: a spent day outlasts a spent second), and one that
+/// says when it resets beats one that does not (Zendesk's `ratelimit-reset` next to
+/// `x-rate-limit`).
 pub fn binding(families: &[Family]) -> Option<&Family> {
-    if let Some(f) = families.iter().find(|f| f.limits.remaining == Some(0.0)) {
-        return Some(f);
+    let exhausted: Vec<&Family> = families
+        .iter()
+        .filter(|f| f.limits.remaining == Some(0.0))
+        .collect();
+    if !exhausted.is_empty() {
+        let lasts = |f: &Family| f.limits.reset_seconds.or(f.limits.window_seconds);
+        let mut best = exhausted[0];
+        for f in &exhausted[1..] {
+            let better = match (lasts(f), lasts(best)) {
+                (Some(a), Some(b)) => a > b,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            if better {
+                best = f;
+            }
+        }
+        return Some(best);
     }
     let share = |f: &Family| match (f.limits.remaining, f.limits.limit) {
         (Some(r), Some(l)) if l > 0.0 => Some(r / l),
@@ -277,7 +296,39 @@ pub fn parse_all(headers: &Headers, now: Option<DateTime<Utc>>) -> Vec<Family> {
     fams.extend(ietf(headers, "ratelimit", "ratelimit-policy"));
     fams.extend(ietf(headers, "beta-ratelimit", "beta-ratelimit-policy"));
     fams.extend(out);
+    share_views_of_one_limit(&mut fams);
     fams
+}
+
+/// Services often state one limit twice (Kong: `RateLimit-*` with the reset and
+/// `X-RateLimit-*-Minute` with the window; Zendesk: `X-Rate-Limit` and `RateLimit-*`). Two
+/// families with the same unit, limit and remaining are two views of one limit: each fills in
+/// the reset or window the other states.
+fn share_views_of_one_limit(fams: &mut [Family]) {
+    for i in 0..fams.len() {
+        for j in 0..fams.len() {
+            if i == j {
+                continue;
+            }
+            let (a, b) = (&fams[i], &fams[j]);
+            let same = a.unit == b.unit
+                && a.limits.limit.is_some()
+                && a.limits.limit == b.limits.limit
+                && a.limits.remaining.is_some()
+                && a.limits.remaining == b.limits.remaining;
+            if !same {
+                continue;
+            }
+            let (reset, window) = (b.limits.reset_seconds, b.limits.window_seconds);
+            let a = &mut fams[i].limits;
+            if a.reset_seconds.is_none() {
+                a.reset_seconds = reset;
+            }
+            if a.window_seconds.is_none() {
+                a.window_seconds = window;
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -682,6 +733,55 @@ mod tests {
         assert_eq!(b.unit, Unit::Tokens);
         assert_eq!(b.limits.reset_seconds, Some(360.0));
         assert_eq!(b.limits.limit, Some(30000.0));
+    }
+
+    #[test]
+    fn the_longest_exhausted_family_binds() {
+        // Zendesk: x-rate-limit has no reset, ratelimit-* says 41 s.
+        let fams = parse_all(
+            &h(&[
+                ("x-rate-limit", "700"),
+                ("x-rate-limit-remaining", "0"),
+                ("ratelimit-limit", "700"),
+                ("ratelimit-remaining", "0"),
+                ("ratelimit-reset", "41"),
+            ]),
+            now(),
+        );
+        assert_eq!(binding(&fams).unwrap().limits.reset_seconds, Some(41.0));
+        // Kong states one limit twice: the reset in RateLimit-*, the window in -Minute.
+        let fams = parse_all(
+            &h(&[
+                ("ratelimit-limit", "60"),
+                ("ratelimit-remaining", "0"),
+                ("ratelimit-reset", "23"),
+                ("x-ratelimit-limit-minute", "60"),
+                ("x-ratelimit-remaining-minute", "0"),
+            ]),
+            now(),
+        );
+        let b = &binding(&fams).unwrap().limits;
+        assert_eq!(
+            (b.reset_seconds, b.window_seconds),
+            (Some(23.0), Some(60.0))
+        );
+        // Requests (1 s) and tokens (6 min) both spent: the tokens keep the caller waiting.
+        let fams = parse_all(
+            &h(&[
+                ("x-ratelimit-limit-requests", "500"),
+                ("x-ratelimit-remaining-requests", "0"),
+                ("x-ratelimit-reset-requests", "1s"),
+                ("x-ratelimit-limit-tokens", "30000"),
+                ("x-ratelimit-remaining-tokens", "0"),
+                ("x-ratelimit-reset-tokens", "6m0s"),
+            ]),
+            now(),
+        );
+        let b = binding(&fams).unwrap();
+        assert_eq!(
+            (b.unit, b.limits.reset_seconds),
+            (Unit::Tokens, Some(360.0))
+        );
     }
 
     #[test]

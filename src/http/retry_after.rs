@@ -63,8 +63,61 @@ impl RetryAfter {
 
 /// Parse a Retry-After value. `now` is the instant the response was generated: its own `Date`
 /// header when present (immune to the client's clock skew), else the time the record was taken.
+///
+/// Retry-After is a singleton field, but two layers sometimes both send it and exporters join
+/// repeated lines with `, ` (RFC 9110 §5.3) or a newline: each value is then read on its own
+/// and the longest wait wins, since a client must never wait less than a server asked.
 pub fn parse(raw: &str, now: Option<DateTime<Utc>>) -> RetryAfter {
     let v = raw.trim();
+    let parts: Vec<&str> = if v.contains('\n') {
+        v.split('\n')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect()
+    } else if v.contains(',') && parse_http_date(v).is_none() {
+        v.split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if parts.len() >= 2 {
+        let each: Vec<RetryAfter> = parts.iter().map(|p| parse_one(raw, p, now)).collect();
+        if each.iter().all(|r| r.kind != Kind::Invalid) {
+            let longest = each
+                .iter()
+                .max_by(|a, b| {
+                    let w = |r: &RetryAfter| r.seconds.unwrap_or(f64::INFINITY);
+                    w(a).total_cmp(&w(b))
+                })
+                .cloned()
+                .expect("two or more parts");
+            let same = parts.iter().all(|p| *p == parts[0]);
+            let what = if same {
+                format!(
+                    "the same value {} times (repeated header lines joined)",
+                    parts.len()
+                )
+            } else {
+                format!(
+                    "{} different values (repeated header lines joined): the longest wait is used",
+                    parts.len()
+                )
+            };
+            let mut r = longest;
+            r.note = Some(match r.note {
+                Some(n) => format!("{what}; {n}"),
+                None => what,
+            });
+            return r;
+        }
+    }
+    parse_one(raw, v, now)
+}
+
+/// One Retry-After value `v` (trimmed); `raw` is what the report shows as received.
+fn parse_one(raw: &str, v: &str, now: Option<DateTime<Utc>>) -> RetryAfter {
     if v.is_empty() {
         return RetryAfter::invalid(raw, "empty value");
     }
@@ -187,7 +240,7 @@ pub fn http_date_form(v: &str) -> DateForm {
 
 /// Appended to a date's note when no `Date` header was there to measure from.
 pub const CAPTURE_TIME_NOTE: &str =
-    "measured from the capture time (the response has no Date header)";
+    "measured from the capture time (the response has no usable Date header)";
 
 /// Millisecond-valued retry headers some services send instead of (or beside) Retry-After.
 pub const MS_HEADERS: &[&str] = &["retry-after-ms", "x-ms-retry-after-ms", "x-amz-retry-after"];
@@ -199,8 +252,14 @@ pub fn from_headers(headers: &Headers, record_time: Option<DateTime<Utc>>) -> Re
         .get("date")
         .and_then(parse_http_date)
         .or(record_time);
-    if let Some(v) = headers.get("retry-after") {
-        let mut ra = parse(v, now);
+    let lines: Vec<&str> = headers.get_all("retry-after").collect();
+    if !lines.is_empty() {
+        let joined = lines.join("\n");
+        let mut ra = parse(&joined, now);
+        if lines.len() > 1 {
+            // Shown as one field value, the way RFC 9110 §5.3 combines repeated lines.
+            ra.raw = Some(lines.join(", "));
+        }
         if ra.kind == Kind::Date && headers.get("date").and_then(parse_http_date).is_none() {
             let note = CAPTURE_TIME_NOTE;
             ra.note = Some(match ra.note {
@@ -273,6 +332,37 @@ mod tests {
         let huge = parse("99999999999999999999999", None);
         assert_eq!(huge.kind, Kind::Delta);
         assert_eq!(huge.seconds, None);
+    }
+
+    #[test]
+    fn repeated_values_are_read_once_and_the_longest_wait_wins() {
+        let now = parse_http_date("Sun, 06 Nov 1994 08:49:07 GMT");
+        let r = parse("30, 30", now);
+        assert_eq!((r.kind, r.seconds), (Kind::Delta, Some(30.0)));
+        assert!(r.note.unwrap().contains("same value 2 times"));
+        let r = parse("1, 30", now);
+        assert_eq!(r.seconds, Some(30.0));
+        assert!(r.note.unwrap().contains("longest wait"));
+        // Newline-joined dates (a comma inside each date is not a separator).
+        let r = parse(
+            "Sun, 06 Nov 1994 08:49:37 GMT\nSun, 06 Nov 1994 08:49:17 GMT",
+            now,
+        );
+        assert_eq!((r.kind, r.seconds), (Kind::Date, Some(30.0)));
+        // A single date still parses as one value, and junk in a list stays invalid.
+        assert_eq!(
+            parse("Sun, 06 Nov 1994 08:49:37 GMT", now).seconds,
+            Some(30.0)
+        );
+        assert_eq!(parse("30, soon", now).kind, Kind::Invalid);
+        // Two header lines on one response.
+        let mut h = Headers::new();
+        h.push("date", "Sun, 06 Nov 1994 08:49:07 GMT");
+        h.push("retry-after", "5");
+        h.push("Retry-After", "20");
+        let r = from_headers(&h, None);
+        assert_eq!(r.seconds, Some(20.0));
+        assert_eq!(r.raw.as_deref(), Some("5, 20"));
     }
 
     #[test]
