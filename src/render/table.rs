@@ -123,7 +123,8 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
             "where",
         ]);
         for r in report.rate_limited.iter().take(shown) {
-            let ra = match (&r.retry_after.raw, r.retry_after.seconds) {
+            let raw_short = r.retry_after.raw.as_deref().map(|v| shorten(v, 40));
+            let ra = match (&raw_short, r.retry_after.seconds) {
                 (Some(raw), Some(sec)) if raw.trim() != crate::units::fmt_num(sec) => {
                     format!("{raw} ({} s)", crate::units::fmt_num(sec))
                 }
