@@ -6,7 +6,8 @@
 //! - with a known limit (≤ 1 h window): a 1 s or 10 s window runs at ≥ 3× the limit's rate
 //!   (≥ 10 requests) and either rate-limited responses followed or the window alone holds more
 //!   than the whole allowance; or it runs at ≥ 1.5× the limit's rate and ≥ 3× the sustained
-//!   rate, and rate-limited responses followed;
+//!   rate, and rate-limited responses followed; either way the window holds ≥ 10 requests and,
+//!   when the limit's window is longer than it, ≥ 25 % of the allowance;
 //! - without one: a 1 s / 10 s window holds ≥ 40 requests at ≥ 4× the sustained rate (or ≥ 20
 //!   at ≥ 10×), at ≥ 2/s, where the sustained rate is first attempts over the capture (at least a
 //!   minute), and rate-limited responses came during it or within 10 s after.
@@ -29,6 +30,11 @@ const AFTERMATH_S: f64 = 10.0;
 const MIN_UNLIMITED: usize = 40;
 /// ... or this many when the window runs at ≥ 10× the sustained rate.
 const MIN_UNLIMITED_FAR: usize = 20;
+/// With a known limit whose window is longer than the short window, a burst must also take at
+/// least this share of the allowance: a 120/min limiter lets 120 through at once, so 11
+/// requests in one second (random clustering of traffic at ~2.8/s) are not a burst against it,
+/// while 30 in a second, or 600 in ten, are.
+const MIN_SHARE_OF_ALLOWANCE: f64 = 0.25;
 
 struct Burst {
     /// Positions in the first-attempt arrays.
@@ -99,13 +105,20 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         };
         if let Some(l) = &limit {
             for win in [1.0, 10.0] {
+                // The fewest requests a window must hold: 10, and a quarter of the allowance
+                // when the limit's own window is longer than this one.
+                let min_count = if l.window_s > win {
+                    (MIN_SHARE_OF_ALLOWANCE * l.count).ceil().max(10.0) as usize
+                } else {
+                    10
+                };
                 for w in busiest(&t, win, WORST) {
                     let rate = w.count as f64 / win;
                     let limited = limited_between(w.start, w.last_start) > 0;
-                    let fast = w.count >= 10 && rate >= 3.0 * l.per_second();
+                    let fast = w.count >= min_count && rate >= 3.0 * l.per_second();
                     let hurt = limited || w.count as f64 > l.count;
                     // Over the limit *and* bursty: well above the client's own sustained rate.
-                    let spiky = w.count >= 10
+                    let spiky = w.count >= min_count
                         && rate >= 1.5 * l.per_second()
                         && rate >= 3.0 * sustained
                         && limited;
