@@ -410,4 +410,38 @@ mod tests {
             assert!(kinds(&s.build(), limit).is_empty());
         }
     }
+
+    /// Steady ~2.8/s with one extra cluster of `extra` requests inside a second, then a few
+    /// 429s (a 120/min limiter refusing the tail of a busy minute).
+    fn steady_with_cluster(extra: usize) -> Vec<crate::model::Request> {
+        let mut s = Scenario::new();
+        steady(&mut s, 0.0, 2.8, 300.0, 11);
+        for i in 0..extra {
+            s.at(100.0 + i as f64 * 0.9 / extra as f64)
+                .client("ingest")
+                .cred("aaaa1111")
+                .dur(20.0)
+                .get(&format!("https://api.example.com/v1/extra/{i}"), 200);
+        }
+        for i in 0..5 {
+            s.at(101.0 + i as f64)
+                .client("ingest")
+                .cred("aaaa1111")
+                .dur(10.0)
+                .ra("20")
+                .get(&format!("https://api.example.com/v1/late/{i}"), 429);
+        }
+        s.build()
+    }
+
+    #[test]
+    fn a_short_window_must_take_a_real_share_of_a_long_windows_allowance() {
+        // 12 in a second against 120/min: the limiter lets 120 through at once; chance
+        // clustering of steady traffic, not a burst.
+        let reqs = steady_with_cluster(12);
+        assert!(!kinds(&reqs, Some("120/min")).contains(&"burst".to_string()));
+        // 40 in a second is a third of the allowance at once: a burst.
+        let reqs = steady_with_cluster(40);
+        assert!(kinds(&reqs, Some("120/min")).contains(&"burst".to_string()));
+    }
 }

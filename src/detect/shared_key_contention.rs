@@ -307,4 +307,35 @@ mod tests {
         }
         assert!(kinds(&s.build(), None).is_empty());
     }
+
+    /// Two clients on one key, each at `per_s` (steady, ±30 % spacing noise), no 429.
+    fn two_steady(per_s: f64) -> Vec<crate::model::Request> {
+        let mut s = Scenario::new();
+        for (k, name) in ["sync-0", "sync-1"].iter().enumerate() {
+            let mut rng = Rng::new(20 + k as u64);
+            let mut t = k as f64 * 0.4;
+            let mut n = 0;
+            while t < 600.0 {
+                s.at(t)
+                    .client(name)
+                    .cred("bbbb2222")
+                    .dur(120.0)
+                    .get(&format!("https://api.example.com/v1/items/{k}-{n}"), 200);
+                n += 1;
+                t += (1.0 / per_s) * (0.7 + 0.6 * rng.next());
+            }
+        }
+        s.build()
+    }
+
+    #[test]
+    fn without_any_429_the_excess_must_be_clear() {
+        // Busy minutes around 100-110 of 120 (two workers at ~52/min each): no finding.
+        let reqs = two_steady(0.87);
+        assert!(reqs.iter().all(|r| r.status == 200));
+        assert!(kinds(&reqs, Some("120/min")).is_empty());
+        // 160/min combined (80 each, both under 120): clearly beyond the allowance.
+        let reqs = two_steady(1.33);
+        assert!(kinds(&reqs, Some("120/min")).contains(&"shared_key_contention".to_string()));
+    }
 }
