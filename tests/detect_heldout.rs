@@ -62,6 +62,13 @@ fn check_action(name: &str, want: &Value, report: &Value) -> Vec<String> {
                 "{name}: burst under the average limit gave action {action} at {rate:?}/min (limit {limit}/min)"
             ));
         }
+        // "fix_client when the 429s come from retry storms or bursts while the average is under
+        // the limit": telling the user to stop and reschedule contradicts it.
+        if action == "stop_or_reschedule" {
+            problems.push(format!(
+                "{name}: a burst under the average limit gave stop_or_reschedule"
+            ));
+        }
     }
     problems
 }

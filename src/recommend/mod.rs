@@ -683,7 +683,11 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
     let avg = average_rate(requests, &on_host);
     let client_fault = finding("burst") || finding("retry_storm");
 
-    let action = if exhausted || ra_too_long {
+    // A burst or retry storm whose average stays under the limit is fixed by pacing the client,
+    // even when the window's Retry-After is longer than the deadline (a fixed window refuses the
+    // tail of a burst until the window ends): the long waits are a consequence, not the fix.
+    let fix_first = !exhausted && client_fault && avg_under_limit(avg, limit.as_ref());
+    let action = if exhausted || (ra_too_long && !fix_first) {
         if exhausted {
             rationale.push(format!(
                 "The allowance is exhausted ({}): slowing down does not bring it back; stop and run the rest after it resets{}.",
@@ -701,11 +705,19 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
             ));
         }
         Action::StopOrReschedule
-    } else if client_fault && avg_under_limit(avg, limit.as_ref()) {
+    } else if fix_first {
         let kinds: Vec<&str> = ["burst", "retry_storm"]
             .into_iter()
             .filter(|k| finding(k))
             .collect();
+        if ra_too_long {
+            let ra = median_ra.unwrap_or(f64::INFINITY);
+            warnings.push(format!(
+                "the server typically asked to wait {} (median Retry-After), longer than the {} retry deadline: a paced client stays out of these waits; a request that still gets one should be rescheduled, not retried in a loop, and the wait never shortened",
+                if ra.is_finite() { fmt_s(ra) } else { "longer than can be represented".into() },
+                fmt_duration_ms(b.deadline_ms as f64)
+            ));
+        }
         rationale.push(format!(
             "The clients averaged {} over the capture{}, but the 429s come from {}: pace request starts at the target and cap retries instead of sending in bursts.",
             avg.map(|(r, _)| fmt_rate(round6(r))).unwrap_or_else(|| "an unknown rate".into()),

@@ -264,6 +264,50 @@ fn burst_incident_stays_under_limit_times_headroom_and_is_fix_client() {
 }
 
 #[test]
+fn burst_under_the_average_is_fix_client_even_with_a_long_retry_after() {
+    // A fixed window refuses the tail of the burst with Retry-After of ~50 s (> the 30 s
+    // deadline): pacing is still the fix, and the long wait becomes a warning.
+    let reqs: Vec<Request> = burst_incident()
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let at = (r.started.unwrap() - t0()).num_milliseconds();
+            let ra = (r.status == 429).then_some("50");
+            req(i, at, r.status, 400.0, ra)
+        })
+        .collect();
+    let o = opts(Some("120/min"));
+    let mut r = report(&reqs, &o);
+    assert!(
+        r.findings.iter().any(|f| f.kind == "burst"),
+        "the detectors see the burst"
+    );
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(rec.action, Action::FixClient);
+    // Without the finding, the long wait decides.
+    r.findings.clear();
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(rec.action, Action::StopOrReschedule);
+    r.findings.push(finding("burst"));
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(rec.action, Action::FixClient);
+    assert_eq!(rec.resume_at, None);
+    assert!(
+        rec.warnings
+            .iter()
+            .any(|w| w.contains("median Retry-After")),
+        "{:?}",
+        rec.warnings
+    );
+    // An exhausted quota still wins.
+    r.findings.push(finding("quota_exhausted"));
+    assert_eq!(
+        recommend(&r, &reqs, &o).unwrap().action,
+        Action::StopOrReschedule
+    );
+}
+
+#[test]
 fn burst_but_average_over_limit_is_slow_down() {
     // 300 requests in 60 s = 5/s against a 2/s limit.
     let reqs: Vec<Request> = (0..300)
