@@ -83,7 +83,12 @@ fn check_evidence(name: &str, checks: &Value, report: &Value) -> Vec<String> {
             .iter()
             .find(|f| f["kind"] == kind)
             .and_then(|f| f["evidence"].pointer(pointer));
-        if got != Some(want) {
+        // `{"min": n}`: a number at least n; anything else: equal.
+        let ok = match want.get("min").and_then(Value::as_f64) {
+            Some(min) => got.and_then(Value::as_f64).is_some_and(|g| g >= min),
+            None => got == Some(want),
+        };
+        if !ok {
             problems.push(format!(
                 "{name}: {kind} evidence {pointer} = {got:?}, expected {want}"
             ));

@@ -883,13 +883,22 @@ fn limit_from_traffic(
     })
 }
 
-/// When the allowance is expected back: the latest 429 time + its reset or Retry-After.
+/// When the allowance is expected back: the latest 429 time + its reset (when that allowance is
+/// spent) or Retry-After.
 fn resume_time(limited: &[&crate::report::RateLimited]) -> Option<DateTime<Utc>> {
     limited
         .iter()
         .filter_map(|r| {
             let t = r.time?;
-            let reset = r.attribution.limits.as_ref().and_then(|l| l.reset_seconds);
+            // A reset matters only for a spent allowance: with `remaining` above zero the 429
+            // came from another limit (e.g. a secondary burst limit), and its Retry-After says
+            // when to come back, not the unspent allowance's reset an hour away.
+            let reset = r
+                .attribution
+                .limits
+                .as_ref()
+                .filter(|l| l.remaining.map_or(true, |n| n <= 0.0))
+                .and_then(|l| l.reset_seconds);
             let ra = r.retry_after.seconds;
             let s = match (reset, ra) {
                 (Some(a), Some(b)) => a.max(b),

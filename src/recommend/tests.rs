@@ -396,6 +396,39 @@ fn retry_after_beyond_deadline_is_stop_or_reschedule() {
 }
 
 #[test]
+fn resume_at_ignores_the_reset_of_an_unspent_allowance() {
+    // A secondary limit's 429 (Retry-After 120 s) while the hourly allowance still has 4800
+    // left, resetting in 50 min: come back after the Retry-After, not at the hourly reset.
+    let mut reqs: Vec<Request> = (0..10)
+        .map(|i| req(i, i as i64 * 1000, 200, 100.0, None))
+        .collect();
+    reqs.push(req(10, 10_000, 429, 10.0, Some("120")));
+    let o = opts(Some("60/min"));
+    let mut r = report(&reqs, &o);
+    let limits = |remaining: f64| Limits {
+        limit: Some(5000.0),
+        remaining: Some(remaining),
+        reset_seconds: Some(3000.0),
+        window_seconds: None,
+        policy: None,
+    };
+    r.rate_limited[0].attribution.limits = Some(limits(4800.0));
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(rec.action, Action::StopOrReschedule);
+    assert_eq!(
+        rec.resume_at,
+        Some(t0() + chrono::Duration::seconds(10 + 120))
+    );
+    // Spent: the reset decides.
+    r.rate_limited[0].attribution.limits = Some(limits(0.0));
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(
+        rec.resume_at,
+        Some(t0() + chrono::Duration::seconds(10 + 3000))
+    );
+}
+
+#[test]
 fn unrepresentable_retry_after_is_stop_or_reschedule() {
     let mut reqs: Vec<Request> = (0..3)
         .map(|i| req(i, i as i64 * 1000, 200, 100.0, None))

@@ -11,7 +11,8 @@ noise, and writes one gzipped JSON-lines log or HAR. `expected.json` records, pe
 - `args`: extra `toomany analyze` arguments (e.g. `--limit 120/min`);
 - `action`: recommendation checks (`stop_or_reschedule`, or `burst`: `fix_client` or a rate at
   or under limit x headroom);
-- `evidence`: [kind, JSON pointer, value] checks on a finding's evidence.
+- `evidence`: [kind, JSON pointer, value] checks on a finding's evidence (`{"min": n}`: a
+  number at least n).
 
 Everything else reported is a false alarm. Run: python3 tests/heldout/gen.py (deterministic).
 """
@@ -115,10 +116,11 @@ def write_jsonl(name, recs):
 SCEN = {}
 
 
-def scenario(name, expect=(), allow=(), args=(), action=None, evidence=()):
+def scenario(name, expect=(), allow=(), args=(), action=None, evidence=(), variants=()):
+    """`variants`: (suffix, args, action) re-checks of the same file with other arguments."""
     def deco(fn):
         SCEN[name] = dict(fn=fn, expect=sorted(expect), allow=sorted(allow), args=list(args), action=action,
-                          evidence=[list(e) for e in evidence])
+                          evidence=[list(e) for e in evidence], variants=list(variants))
         return fn
     return deco
 
@@ -1169,6 +1171,173 @@ def clean_two_tabs(rng):
     return write_har("clean-two-tabs-har", pages, ents)
 
 
+
+# ---------------------------------------------------------------------------------------------
+# Fourth round: browsers and CORS, identical delays, long-lived requests, coarse timestamps,
+# several files
+# ---------------------------------------------------------------------------------------------
+
+@scenario("ignored-cors-har", expect=["ignored_retry_after"], allow=["retry_storm"],
+          evidence=[["ignored_retry_after", "/hidden_from_page_by_cors", {"min": 1}]])
+def ignored_cors_har(rng):
+    """Browser HAR: app.example.com calls api.partner.example cross-origin. 429s carry
+    `Retry-After: 10` but no Access-Control-Expose-Headers, so the page cannot read it and its
+    fetch wrapper retries after ~1 s, then ~2 s."""
+    pages = [{"startedDateTime": iso(0).replace("Z", "+00:00"), "id": "page_1", "title": "Partner portal",
+              "pageTimings": {"onContentLoad": 700, "onLoad": 1300}}]
+    ents = []
+    lim = FixedWindow(30, 60)
+    rh = {"User-Agent": CHROME, "Origin": "https://app.example.com", "Accept": "application/json",
+          "Authorization": "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI5OTkifQ.c2lnbmF0dXJlMg"}
+    t = 500
+    while t < 480_000:
+        url = f"https://api.partner.example/v1/quotes/{rng.randint(1, 10**6)}"
+        cur = t
+        for att in range(3):
+            ok, rem, reset = lim.hit(cur)
+            w = lat(rng, 130) if ok else lat(rng, 25)
+            h = {"content-type": "application/json", "access-control-allow-origin": "https://app.example.com"}
+            if not ok:
+                h["retry-after"] = "10"
+            ents.append(har_entry(cur, "GET", url, 200 if ok else 429, w, "page_1", req_headers=rh, resp_headers=h))
+            if ok:
+                break
+            cur += w + 1000 * (att + 1) * rng.uniform(0.9, 1.2)
+        t = cur + rng.expovariate(0.7) * 1000
+    return write_har("ignored-cors-har", pages, ents)
+
+
+@scenario("no-jitter-identical-delays", expect=["synchronized_retries"], allow=["shared_key_contention"])
+def no_jitter_delays(rng):
+    """4 queue workers (one key) against a 40/min limit; a 429 (no Retry-After) is retried after
+    exactly 2 s, then 4 s (tenacity wait_exponential, no jitter). The 429s happen at different
+    moments, so there are no waves, only identical delays."""
+    lim = FixedWindow(40, 60)
+    recs = []
+    import heapq
+    heap = []
+    seq = 0
+    for w in range(4):
+        t = rng.uniform(0, 3000)
+        while t < 600_000:
+            seq += 1
+            heap.append((t, seq, w, f"https://ml.example.com/v1/embeddings/{rng.getrandbits(32):x}", 0))
+            t += rng.expovariate(0.19) * 1000
+    heapq.heapify(heap)
+    while heap:
+        t, _, w, url, att = heapq.heappop(heap)
+        ok, rem, reset = lim.hit(t)
+        d = lat(rng, 300) if ok else lat(rng, 20, 0.1)
+        recs.append(rec(t, "GET", url, 200 if ok else 429, d, client=f"embed-worker-{w}", req=bearer("ml")))
+        if not ok and att < 2:
+            seq += 1
+            heapq.heappush(heap, (t + d + 2000 * 2 ** att + rng.uniform(0.5, 3), seq, w, url, att + 1))
+    return write_jsonl("no-jitter-identical-delays", recs)
+
+
+@scenario("near-streams-and-rate-limit", args=["--limit", "50/min"])
+def near_streams(rng):
+    """A client keeps 3 server-sent-event streams open (60 s each, reconnecting) and calls the
+    API at ~1/s against 50/min: the 429s follow the start rate, not the (constant) streams in
+    flight. Refused calls are not retried."""
+    lim = FixedWindow(50, 60)
+    recs = []
+    for sidx in range(3):
+        t = rng.uniform(0, 2000)
+        while t < 600_000:
+            d = 60_000 + rng.uniform(-200, 200)
+            recs.append(rec(t, "GET", f"https://live.example.com/v1/events/stream?topic=t{sidx}", 200, d, client="trader-ui",
+                            req=bearer("live"), resp={"content-type": "text/event-stream"}))
+            t += d + rng.uniform(50, 300)
+    t = 0
+    while t < 600_000:
+        ok, rem, reset = lim.hit(t)
+        recs.append(rec(t, "GET", f"https://live.example.com/v1/quotes/{rng.randint(1, 5000)}", 200 if ok else 429,
+                        lat(rng, 80) if ok else lat(rng, 10), client="trader-ui", req=bearer("live"), resp=lim.headers(ok, rem, reset)))
+        t += rng.expovariate(1.0) * 1000
+    return write_jsonl("near-streams-and-rate-limit", recs)
+
+
+@scenario("clean-dashboard-har")
+def clean_dashboard_har(rng):
+    """Browser HAR of a monitoring page: 5 panels poll every 5 s with a `_=<ms>` cache buster
+    for 10 minutes; now and then a poll gets 429 (Retry-After: 5) and the next tick polls again."""
+    pages = [{"startedDateTime": iso(0).replace("Z", "+00:00"), "id": "page_1", "title": "Monitoring",
+              "pageTimings": {"onContentLoad": 500, "onLoad": 900}}]
+    ents = []
+    rh = {"User-Agent": CHROME, "Accept": "application/json", "Cookie": "sid=zzz"}
+    for p in range(5):
+        t = 1000 + p * 40
+        while t < 600_000:
+            limited = rng.random() < 0.03
+            ents.append(har_entry(t, "GET", f"https://mon.example.com/api/panels/{p}/data?_={int(epoch_s(t) * 1000 + t % 1000)}",
+                                  429 if limited else 200, lat(rng, 20) if limited else lat(rng, 110), "page_1", req_headers=rh,
+                                  resp_headers={"content-type": "application/json", **({"retry-after": "5"} if limited else {})}))
+            t += 5000 + rng.uniform(-25, 25)
+    return write_har("clean-dashboard-har", pages, ents)
+
+
+@scenario("clean-whole-seconds")
+def clean_whole_seconds(rng):
+    """An access log with whole-second timestamps: ~3/s steady for 10 minutes, a few 429s with
+    Retry-After: 5 each retried once 5-7 s later."""
+    recs = []
+    t = 0.0
+    while t < 600_000:
+        limited = rng.random() < 0.01
+        url = f"https://api.example.com/v1/feed/{rng.randint(1, 10**6)}"
+        r = rec(t, "GET", url, 429 if limited else 200, lat(rng, 60), client="feed-reader",
+                resp={"Retry-After": "5"} if limited else None)
+        recs.append(r)
+        if limited:
+            recs.append(rec(t + rng.uniform(5200, 7000), "GET", url, 200, lat(rng, 60), client="feed-reader"))
+        t += rng.expovariate(3.0) * 1000
+    for r in recs:
+        r["time"] = r["time"][:19] + "Z"
+    return write_jsonl("clean-whole-seconds", recs)
+
+
+@scenario("burst-secondary-limit", expect=["burst"], allow=["retry_storm", "ignored_retry_after"],
+          variants=[("+limit", ["--limit", "5000/h"], {"burst": {"limit_per_minute": 5000 / 60}})])
+def burst_secondary(rng):
+    """GitHub-style: a primary allowance of 5000 per hour (x-ratelimit-* with an epoch reset,
+    x-ratelimit-resource: core) that is nowhere near spent, and a secondary limit on bursts
+    (more than 80 requests in 10 s gets 429 + Retry-After: 60, "secondary rate limit"). A
+    release bot fires 250 label/comment calls in ~5 s twice an hour; ordinary traffic around
+    (its repeated page GETs right after a 429 are, to the server, early retries)."""
+    recs = []
+    used = 0
+    recent = []
+    reset = epoch_s(0) + 3600
+    evs = []
+    t = 0
+    while t < 1_800_000:
+        evs.append((t, "ui"))
+        t += rng.expovariate(0.2) * 1000
+    for k in range(2):
+        base = 400_000 + k * 900_000
+        for i in range(250):
+            evs.append((base + i * 20 + rng.uniform(0, 10), "bot"))
+    for t, who in sorted(evs):
+        recent = [x for x in recent if x > t - 10_000]
+        ok = len(recent) < 80
+        if ok:
+            recent.append(t)
+            used += 1
+        h = {"x-ratelimit-limit": "5000", "x-ratelimit-remaining": str(5000 - used), "x-ratelimit-used": str(used),
+             "x-ratelimit-reset": str(reset), "x-ratelimit-resource": "core", "x-github-request-id": f"{rng.getrandbits(40):X}"}
+        body = None
+        if not ok:
+            h["retry-after"] = "60"
+            body = '{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}'
+        url = (f"https://api.github.com/repos/acme/widgets/issues/{rng.randint(1, 4000)}/labels" if who == "bot"
+               else f"https://api.github.com/repos/acme/widgets/pulls?page={rng.randint(1, 5)}")
+        recs.append(rec(t, "GET", url, 200 if ok else 429, lat(rng, 180) if ok else lat(rng, 30),
+                        client="release-bot" if who == "bot" else "dev-portal", req={"Authorization": "token ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
+                        resp=h, body=body))
+    return write_jsonl("burst-secondary-limit", recs)
+
+
 def main():
     expected = {}
     for i, (name, s) in enumerate(SCEN.items()):
@@ -1176,6 +1345,8 @@ def main():
         fname = s["fn"](rng)
         expected[name] = {"file": fname, "args": s["args"], "expect": s["expect"], "allow": s["allow"],
                           "action": s["action"], "evidence": s["evidence"]}
+        for suffix, args, action in s["variants"]:
+            expected[name + suffix] = dict(expected[name], args=list(args), action=action)
     with open(os.path.join(OUT, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1)
         f.write("\n")

@@ -30,13 +30,22 @@ for seed in a.seeds:
             miss[name].append(f"{k}@{seed}")
         for k in got - set(s["expect"]) - set(s["allow"]):
             false[name].append(f"{k}@{seed}")
+        for kind, pointer, want in s.get("evidence", []):
+            f = next((f for f in rep["findings"] if f["kind"] == kind), None)
+            got = f["evidence"] if f else None
+            for part in pointer.strip("/").split("/"):
+                got = got.get(part) if isinstance(got, dict) else None
+            ok = (isinstance(got, (int, float)) and got >= want["min"]) if isinstance(want, dict) else got == want
+            if not ok:
+                miss[name].append(f"evidence {kind}{pointer}={got}@{seed}")
         act = s.get("action") or {}
         rec = rep.get("recommendation") or {}
         if "action" in act and rec.get("action") != act["action"]:
             miss[name].append(f"action:{rec.get('action')}@{seed}")
         if "burst" in act:
             lim = act["burst"]["limit_per_minute"]
-            if not (rec.get("action") == "fix_client" or (rec.get("rate_per_minute") or 1e9) <= lim * 0.75 + 1e-6):
+            if rec.get("action") == "stop_or_reschedule" or not (
+                    rec.get("action") == "fix_client" or (rec.get("rate_per_minute") or 1e9) <= lim * 0.75 + 1e-6):
                 miss[name].append(f"burst-action:{rec.get('action')}/{rec.get('rate_per_minute')}@{seed}")
 names = list(exp)
 print(f"{runs} seeds x {len(names)} scenarios")
