@@ -53,6 +53,15 @@ fn check_action(name: &str, want: &Value, report: &Value) -> Vec<String> {
             problems.push(format!("{name}: action {action}, expected {a}"));
         }
     }
+    // A sanity floor: the target must not fall far below what the server plainly accepted.
+    if let Some(min) = want.get("min_rate_per_minute").and_then(Value::as_f64) {
+        let rate = rec["rate_per_minute"].as_f64();
+        if !rate.is_some_and(|r| r >= min) {
+            problems.push(format!(
+                "{name}: rate target {rate:?}/min, expected at least {min}/min"
+            ));
+        }
+    }
     if let Some(b) = want.get("burst") {
         let limit = b["limit_per_minute"].as_f64().expect("limit_per_minute");
         let rate = rec["rate_per_minute"].as_f64();

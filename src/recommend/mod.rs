@@ -22,6 +22,8 @@ pub const ASSUMED_LATENCY_MS: f64 = 1000.0;
 /// When the clients' throughput is the only evidence, a run shorter than this is read as one
 /// window of this length (most request-rate limits are per minute).
 pub const OBSERVED_MIN_WINDOW_S: f64 = 60.0;
+/// Fewer requests accepted before the first 429 than this are too few to read a limit from.
+pub const OBSERVED_MIN_ACCEPTED: usize = 10;
 
 /// Float noise guard for ceilings: `ceil(3.0000000001)` must stay 3.
 const EPS: f64 = 1e-9;
@@ -853,6 +855,18 @@ fn limit_from_traffic(
         .filter_map(|(_, r)| r.started)
         .filter(|t| *t < first)
         .collect();
+    if before.len() < OBSERVED_MIN_ACCEPTED {
+        // Too few accepted before the first 429 to read a limit from (a dashboard whose first
+        // poll of the day was limited would be told 1/min): what the server accepted in the
+        // minutes it was refusing others is what it allows.
+        if let Some(l) = limit_from_saturated_minutes(requests, limited_idx, on_host, before.len())
+        {
+            warnings.push(
+                "the limit was estimated from the traffic the server accepted while it was rate-limiting, not stated by the server: confirm it in the provider's documentation and pass --limit".into(),
+            );
+            return Some(l);
+        }
+    }
     let Some(start) = before.iter().min().copied() else {
         warnings.push(
             "the very first request was already rate-limited: there is no throughput to learn the limit from; pass --limit".into(),
@@ -879,6 +893,50 @@ fn limit_from_traffic(
             n,
             fmt_s(window),
             if span_s < OBSERVED_MIN_WINDOW_S { " (a one-minute window is assumed for a shorter run)" } else { "" }
+        ),
+    })
+}
+
+/// The median number of requests accepted per UTC minute over the minutes that also had a 429
+/// (the server was at its limit then), when it is at least [`OBSERVED_MIN_ACCEPTED`].
+fn limit_from_saturated_minutes(
+    requests: &[Request],
+    limited_idx: &std::collections::HashSet<usize>,
+    on_host: &dyn Fn(&Request) -> bool,
+    before_first: usize,
+) -> Option<LimitInfo> {
+    let mut minutes: std::collections::BTreeMap<i64, (usize, bool)> = Default::default();
+    for (i, r) in requests.iter().enumerate() {
+        let (Some(t), true) = (r.started, on_host(r)) else {
+            continue;
+        };
+        let m = minutes.entry(t.timestamp().div_euclid(60)).or_default();
+        if limited_idx.contains(&i) {
+            m.1 = true;
+        } else if r.status != 0 {
+            m.0 += 1;
+        }
+    }
+    let mut accepted: Vec<usize> = minutes
+        .values()
+        .filter(|(_, limited)| *limited)
+        .map(|(n, _)| *n)
+        .collect();
+    accepted.sort_unstable();
+    let median = *accepted.get(accepted.len().checked_sub(1)? / 2)?;
+    if median < OBSERVED_MIN_ACCEPTED {
+        return None;
+    }
+    let rate = median as f64 / 60.0;
+    Some(LimitInfo {
+        rate_per_second: rate,
+        rate_per_minute: floor_sig(rate * 60.0),
+        window_s: 60.0,
+        source: LimitSource::Observed,
+        detail: format!(
+            "observed: the server accepted a median of {median} requests per minute in the {} minute{} that also had a 429 (the {before_first} accepted before the first 429 are too few to read a limit from)",
+            accepted.len(),
+            if accepted.len() == 1 { "" } else { "s" }
         ),
     })
 }

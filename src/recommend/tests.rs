@@ -223,6 +223,35 @@ fn limit_from_traffic_before_first_429() {
 }
 
 #[test]
+fn an_early_first_429_does_not_make_a_limit_of_one_per_minute() {
+    // A dashboard at 70/min whose second poll was limited, then one poll in 20: the single
+    // request before the first 429 says nothing; the minutes with 429s accepted ~66 each.
+    let reqs: Vec<Request> = (0..700)
+        .map(|i| {
+            let limited = i == 1 || i % 20 == 0 && i > 0;
+            req(
+                i,
+                i as i64 * 857,
+                if limited { 429 } else { 200 },
+                120.0,
+                limited.then_some("5"),
+            )
+        })
+        .collect();
+    let r = report(&reqs, &opts(None));
+    let rec = r.recommendation.unwrap();
+    let l = rec.limit.as_ref().unwrap();
+    assert_eq!(l.source, LimitSource::Observed);
+    assert!(
+        (60.0..=70.0).contains(&l.rate_per_minute),
+        "{}: {}",
+        l.rate_per_minute,
+        l.detail
+    );
+    assert!(l.detail.contains("that also had a 429"), "{}", l.detail);
+}
+
+#[test]
 fn first_request_limited_means_no_limit_known() {
     let reqs = vec![
         req(0, 0, 429, 10.0, Some("1")),

@@ -9,8 +9,9 @@ noise, and writes one gzipped JSON-lines log or HAR. `expected.json` records, pe
 - `expect`: finding kinds that must be reported;
 - `allow`: kinds that are defensible side effects (neither required nor a false alarm);
 - `args`: extra `toomany analyze` arguments (e.g. `--limit 120/min`);
-- `action`: recommendation checks (`stop_or_reschedule`, or `burst`: `fix_client` or a rate at
-  or under limit x headroom);
+- `action`: recommendation checks (`action`: the action; `burst`: `fix_client` or a rate at
+  or under limit x headroom, never `stop_or_reschedule`; `min_rate_per_minute`: a sanity floor
+  for the rate target, well under what the server plainly accepted);
 - `evidence`: [kind, JSON pointer, value] checks on a finding's evidence (`{"min": n}`: a
   number at least n).
 
@@ -674,7 +675,7 @@ def clean_steady_nolimit(rng):
     return write_jsonl("clean-steady-nolimit", recs)
 
 
-@scenario("clean-dashboard-poll")
+@scenario("clean-dashboard-poll", action={"min_rate_per_minute": 30})
 def clean_dashboard(rng):
     """A dashboard with 6 widgets polling every 5 s for 10 minutes; now and then a poll gets a
     429 (Retry-After: 5 or none) and the widget simply polls again on its next tick."""

@@ -42,6 +42,8 @@ for seed in a.seeds:
         rec = rep.get("recommendation") or {}
         if "action" in act and rec.get("action") != act["action"]:
             miss[name].append(f"action:{rec.get('action')}@{seed}")
+        if "min_rate_per_minute" in act and not (rec.get("rate_per_minute") or 0) >= act["min_rate_per_minute"]:
+            miss[name].append(f"rate:{rec.get('rate_per_minute')}@{seed}")
         if "burst" in act:
             lim = act["burst"]["limit_per_minute"]
             if rec.get("action") == "stop_or_reschedule" or not (
