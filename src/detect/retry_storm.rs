@@ -4,10 +4,10 @@
 //! layers that multiply attempts (an SDK's 3 attempts inside an app loop of 4 = 12).
 //!
 //! Reported when a host saw ≥ 10 retries and either a p95 of ≥ 6 attempts per logical request,
-//! one logical request with ≥ 10 attempts; or ≥ 1 retry per first attempt with some logical
-//! request at ≥ 3 attempts, or ≥ 0.5 with one at ≥ 6, unless ≥ 80 % of the retries waited out
-//! the server's Retry-After. A client that retries the odd 429 once or twice, or every request
-//! once, or politely after each Retry-After, stays clean.
+//! one logical request with ≥ 10 attempts at ≥ 2 a minute; or ≥ 1 retry per first attempt with
+//! some logical request at ≥ 3 attempts, or ≥ 0.5 with one at ≥ 6, unless ≥ 80 % of the
+//! retries waited out the server's Retry-After. A client that retries the odd 429 once or
+//! twice, or every request once, or politely after each Retry-After, stays clean.
 
 use super::logical::Logical;
 use super::{at, end_s, percentile, r3, sort_f64, start_s, Context, Finding, Severity};
@@ -18,6 +18,9 @@ const MIN_RETRIES: usize = 10;
 /// p95 attempts per logical request that make a storm on their own: more than the
 /// recommendation's own budget of 5 attempts.
 const PERSISTENT_P95: f64 = 6.0;
+/// A logical request of ≥ 10 attempts makes a storm when it retried at least this often (per
+/// minute).
+const MIN_PERSISTENT_PACE: f64 = 2.0;
 
 /// Inner attempts per round and number of rounds, when the gaps show two retry layers.
 fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
@@ -73,6 +76,17 @@ fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
     best.map(|(_, m, _, k)| (k, m))
 }
 
+/// Attempts per minute over a logical request's life (first start to last start).
+fn attempts_per_minute(cx: &Context, l: &Logical) -> f64 {
+    let (Some(&a), Some(&b)) = (l.attempts.first(), l.attempts.last()) else {
+        return 0.0;
+    };
+    match (start_s(&cx.requests[a]), start_s(&cx.requests[b])) {
+        (Some(x), Some(y)) if y > x => (l.attempts.len() - 1) as f64 * 60.0 / (y - x),
+        _ => f64::INFINITY,
+    }
+}
+
 /// Did the retry `next` wait out the Retry-After (≥ 1 s) of the failed attempt `prev`?
 fn waited_retry_after(cx: &Context, prev: usize, next: usize) -> bool {
     let p = &cx.requests[prev];
@@ -120,7 +134,16 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         // Up to 5 attempts (4 retries) is the budget the recommendation itself gives, so a p95
         // at that budget is not a storm on its own (a client following the advice through an
         // outage reaches it); a p95 beyond it is.
-        let persistent = p95 >= PERSISTENT_P95 || max >= 10.0;
+        // One logical request with ≥ 10 attempts counts when it kept at it (≥ 2 attempts a
+        // minute): a poller stuck behind 429s for ten minutes, one request a minute, is not a
+        // storm.
+        let max_fast = logical
+            .iter()
+            .filter(|l| attempts_per_minute(cx, l) >= MIN_PERSISTENT_PACE)
+            .map(|l| l.attempts.len())
+            .max()
+            .unwrap_or(0);
+        let persistent = p95 >= PERSISTENT_P95 || max_fast >= 10;
         let amplified = (ratio >= 1.0 && max >= 3.0) || (ratio >= 0.5 && max >= 6.0);
         if !(persistent || (amplified && patient_share < 0.8)) {
             continue;
@@ -394,5 +417,44 @@ mod tests {
             .expect("storm");
         assert!(!f.summary.contains("nested"), "{}", f.summary);
         assert!(f.evidence["nested_layers"].is_null());
+    }
+
+    #[test]
+    fn a_poller_stuck_behind_429s_is_not_a_storm() {
+        // One agent polls its config once a minute and is refused 11 times in a row, among 400
+        // ordinary requests: 11 "attempts", but one a minute.
+        let mut s = Scenario::new();
+        for k in 0..12 {
+            let st = if k < 11 { 429 } else { 200 };
+            s.at(60.0 + k as f64 * 60.0)
+                .client("agent-7")
+                .dur(10.0)
+                .get("https://fleet.example.com/v1/agents/7/config", st);
+        }
+        for op in 0..400 {
+            s.at(op as f64 * 1.9)
+                .client("console")
+                .dur(80.0)
+                .get(&format!("https://fleet.example.com/v1/items/{op}"), 200);
+        }
+        let reqs = s.build();
+        assert!(!kinds(&reqs, None).contains(&"retry_storm".to_string()));
+        // The same 12 attempts 2 s apart: a storm.
+        let mut s = Scenario::new();
+        for k in 0..12 {
+            let st = if k < 11 { 429 } else { 200 };
+            s.at(60.0 + k as f64 * 2.0)
+                .client("agent-7")
+                .dur(10.0)
+                .get("https://fleet.example.com/v1/agents/7/config", st);
+        }
+        for op in 0..400 {
+            s.at(op as f64 * 1.9)
+                .client("console")
+                .dur(80.0)
+                .get(&format!("https://fleet.example.com/v1/items/{op}"), 200);
+        }
+        let reqs = s.build();
+        assert!(kinds(&reqs, None).contains(&"retry_storm".to_string()));
     }
 }

@@ -22,8 +22,11 @@ pub const ASSUMED_LATENCY_MS: f64 = 1000.0;
 /// When the clients' throughput is the only evidence, a run shorter than this is read as one
 /// window of this length (most request-rate limits are per minute).
 pub const OBSERVED_MIN_WINDOW_S: f64 = 60.0;
-/// Fewer requests accepted before the first 429 than this are too few to read a limit from.
+/// The minutes that had a 429 must show at least this many accepted requests to stand in for
+/// the limit.
 pub const OBSERVED_MIN_ACCEPTED: usize = 10;
+/// ... and at least this multiple of the reading before the first 429, which they replace.
+pub const SATURATED_OVER_EARLY: f64 = 2.0;
 
 /// Float noise guard for ceilings: `ceil(3.0000000001)` must stay 3.
 const EPS: f64 = 1e-9;
@@ -855,17 +858,24 @@ fn limit_from_traffic(
         .filter_map(|(_, r)| r.started)
         .filter(|t| *t < first)
         .collect();
-    if before.len() < OBSERVED_MIN_ACCEPTED {
-        // Too few accepted before the first 429 to read a limit from (a dashboard whose first
-        // poll of the day was limited would be told 1/min): what the server accepted in the
-        // minutes it was refusing others is what it allows.
-        if let Some(l) = limit_from_saturated_minutes(requests, limited_idx, on_host, before.len())
-        {
-            warnings.push(
-                "the limit was estimated from the traffic the server accepted while it was rate-limiting, not stated by the server: confirm it in the provider's documentation and pass --limit".into(),
-            );
-            return Some(l);
+    // The reading before the first 429, per minute (0 when nothing was accepted before it).
+    let early_per_minute = match before.iter().min() {
+        Some(start) => {
+            let span_s = (first - *start).num_milliseconds().max(0) as f64 / 1000.0;
+            before.len() as f64 * 60.0 / span_s.max(OBSERVED_MIN_WINDOW_S)
         }
+        None => 0.0,
+    };
+    // An early first 429 leaves too little to read a limit from (a dashboard whose second poll
+    // was limited would be told 1/min): when the server went on to accept at least twice as
+    // much per minute in the minutes it was refusing others, that is what it allows.
+    if let Some(l) = limit_from_saturated_minutes(requests, limited_idx, on_host, before.len())
+        .filter(|l| l.rate_per_minute >= SATURATED_OVER_EARLY * early_per_minute)
+    {
+        warnings.push(
+            "the limit was estimated from the traffic the server accepted while it was rate-limiting, not stated by the server: confirm it in the provider's documentation and pass --limit".into(),
+        );
+        return Some(l);
     }
     let Some(start) = before.iter().min().copied() else {
         warnings.push(
@@ -934,7 +944,7 @@ fn limit_from_saturated_minutes(
         window_s: 60.0,
         source: LimitSource::Observed,
         detail: format!(
-            "observed: the server accepted a median of {median} requests per minute in the {} minute{} that also had a 429 (the {before_first} accepted before the first 429 are too few to read a limit from)",
+            "observed: the server accepted a median of {median} requests per minute in the {} minute{} that also had a 429 (more than twice what the {before_first} accepted before the first 429 suggested)",
             accepted.len(),
             if accepted.len() == 1 { "" } else { "s" }
         ),

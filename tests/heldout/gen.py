@@ -103,6 +103,7 @@ def background(rng, recs, start, end, rate, host="https://api.example.com", clie
 
 
 def bearer(name):
+    # Note: names must not be prefixes of one another followed by "0" (padding would merge them).
     return {"Authorization": "Bearer sk_live_" + name.ljust(24, "0")}
 
 
@@ -1337,6 +1338,99 @@ def burst_secondary(rng):
                         client="release-bot" if who == "bot" else "dev-portal", req={"Authorization": "token ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
                         resp=h, body=body))
     return write_jsonl("burst-secondary-limit", recs)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Fifth round: polls on the clock, unsorted and split logs, IETF RateLimit headers
+# ---------------------------------------------------------------------------------------------
+
+@scenario("burst-cron-fleet", expect=["burst"])
+def burst_cron_fleet(rng):
+    """20 agents (each its own token) fetch their config at every minute boundary (NTP skew
+    ±30 ms) for 15 minutes; an 8-per-second limiter refuses 12 of them each time. They do not
+    retry: the next fetch is the next minute's. Not synchronized *retries* (those are polls),
+    but a burst of first attempts."""
+    recs = []
+    for minute in range(15):
+        base = 60_000 * (minute + 1)
+        starts = sorted((base + rng.gauss(0, 15), a) for a in range(20))
+        for k, (t, a) in enumerate(starts):
+            ok = k < 8
+            recs.append(rec(t, "GET", f"https://fleet.example.com/v1/agents/ag-{a:03d}/config", 200 if ok else 429,
+                            lat(rng, 60) if ok else lat(rng, 8), client=f"agent-{a:03d}", req=bearer(f"agent{a:03d}x")))
+    background(rng, recs, 0, 960_000, 0.2, host="https://fleet.example.com", client="fleet-console")
+    return write_jsonl("burst-cron-fleet", recs)
+
+
+@scenario("ms-misread-unsorted", expect=["ignored_retry_after"], allow=["retry_storm"],
+          evidence=[["ignored_retry_after", "/seconds_read_as_milliseconds", True]])
+def ms_misread_unsorted(rng):
+    """The ms-misread client again, but its log was merged from 4 threads: lines are out of
+    time order (each thread's block written at flush)."""
+    lim = FixedWindow(40, 60)
+    recs = []
+    t = 0
+    while t < 300_000:
+        url = f"https://crm.example.io/v3/accounts/{rng.randint(10**5, 10**6)}"
+        cur = t
+        for att in range(5):
+            ok, rem, reset = lim.hit(cur)
+            d = lat(rng, 160) if ok else lat(rng, 22, 0.25)
+            resp = {"Retry-After": "8"} if not ok else {}
+            r = rec(cur, "GET", url, 200 if ok else 429, d, client="crm-sync", req=bearer("crm"), resp=resp)
+            r["thread"] = rng.randint(0, 3)
+            recs.append(r)
+            if ok:
+                break
+            cur += d + 8 + rng.uniform(0.3, 4)
+        t = max(cur + 50, t + rng.expovariate(1.1) * 1000)
+    recs.sort(key=lambda r: (r["thread"], r["time"]))
+    with gzip.GzipFile(os.path.join(OUT, "ms-misread-unsorted.jsonl.gz"), "wb", mtime=0) as f:
+        for r in recs:
+            f.write((json.dumps(r, separators=(",", ":")) + "\n").encode())
+    return "ms-misread-unsorted.jsonl.gz"
+
+
+@scenario("shared-key-split-files", expect=["shared_key_contention"],
+          args=["--limit", "120/min", "tests/heldout/shared-key-split-1.jsonl.gz", "tests/heldout/shared-key-split-2.jsonl.gz"])
+def shared_key_split(rng):
+    """3 services share one key, each ~50/min against 120/min; each service's log is its own
+    file (the test passes all three), without a `client` field: user agents tell them apart."""
+    lim = FixedWindow(120, 60)
+    svcs = [("ledger/3.1 (+java)", "/v1/ledgers"), ("payouts/1.4 python-httpx", "/v1/payouts"), ("kyc-worker/0.9 node", "/v1/persons")]
+    events = []
+    for i, (ua, path) in enumerate(svcs):
+        t = rng.uniform(0, 3000)
+        while t < 600_000:
+            events.append((t, i, ua, path))
+            t += rng.expovariate(50 / 60) * 1000
+    per = [[], [], []]
+    for t, i, ua, path in sorted(events):
+        ok, rem, reset = lim.hit(t)
+        per[i].append(rec(t, "GET", f"https://api.bank.example{path}/{rng.randint(1, 10**6)}", 200 if ok else 429,
+                          lat(rng, 150) if ok else lat(rng, 20), ua=ua, req=bearer("bank"), resp=lim.headers(ok, rem, reset)))
+    write_jsonl("shared-key-split-1", per[1])
+    write_jsonl("shared-key-split-2", per[2])
+    return write_jsonl("shared-key-split-files", per[0])
+
+
+@scenario("quota-ietf-headers", expect=["quota_exhausted"], action={"action": "stop_or_reschedule"})
+def quota_ietf(rng):
+    """IETF draft headers: `RateLimit-Policy: "daily";q=2000;w=86400` and
+    `RateLimit: "daily";r=0;t=52000` on 429s after the allowance is spent; the importer keeps
+    calling every ~4 s."""
+    recs = []
+    t = 0
+    left = 25
+    while t < 500_000:
+        ok = left > 0
+        left -= 1
+        h = {"RateLimit-Policy": '"daily";q=2000;w=86400', "RateLimit": f'"daily";r={max(left, 0)};t={52000 - int(t / 1000)}'}
+        recs.append(rec(t, "GET", f"https://api.catalog.example/v1/items?cursor={rng.getrandbits(32):x}", 200 if ok else 429,
+                        lat(rng, 180) if ok else lat(rng, 25), client="importer", req={"X-Api-Key": "cat_55aa66bb77cc88dd"}, resp=h))
+        t += rng.uniform(3000, 5000)
+    return write_jsonl("quota-ietf-headers", recs)
 
 
 def main():
