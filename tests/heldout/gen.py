@@ -1254,7 +1254,7 @@ def near_streams(rng):
     t = 0
     while t < 600_000:
         ok, rem, reset = lim.hit(t)
-        recs.append(rec(t, "GET", f"https://live.example.com/v1/quotes/{rng.randint(1, 5000)}", 200 if ok else 429,
+        recs.append(rec(t, "GET", f"https://live.example.com/v1/quotes/{rng.getrandbits(40):x}", 200 if ok else 429,
                         lat(rng, 80) if ok else lat(rng, 10), client="trader-ui", req=bearer("live"), resp=lim.headers(ok, rem, reset)))
         t += rng.expovariate(1.0) * 1000
     return write_jsonl("near-streams-and-rate-limit", recs)
