@@ -29,7 +29,9 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
     }
     let host_index: BTreeMap<&str, &Vec<usize>> =
         cx.by_host.iter().map(|(h, v)| (h.as_str(), v)).collect();
-    let mut out = Vec::new();
+    // (host, first request, finding): fingerprints are keyed per run, so ordering by them would
+    // change the output from one run to the next.
+    let mut out: Vec<(String, usize, Finding)> = Vec::new();
     for (cred, all) in by_cred {
         // The credential's busiest host: limits are per host.
         let mut hosts: BTreeMap<String, usize> = BTreeMap::new();
@@ -215,25 +217,30 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 })
             })
             .collect();
-        out.push(Finding::new(
-            "shared_key_contention",
-            severity,
-            summary,
-            json!({
-                "credential": cred,
-                "host": host,
-                "requests": total,
-                "rate_limited": limited.len(),
-                "limit": limit.as_ref().map(|l| l.json()),
-                "combined_in_busiest_window": combined,
-                "max_single_client_first_attempts_in_window": alone_max,
-                "window_s": limit.as_ref().map(|l| l.window_s).unwrap_or(60.0),
-                "most_successes_in_a_minute": estimated,
-                "clients": clients,
-            }),
+        out.push((
+            host.clone(),
+            idx[0],
+            Finding::new(
+                "shared_key_contention",
+                severity,
+                summary,
+                json!({
+                    "credential": cred,
+                    "host": host,
+                    "requests": total,
+                    "rate_limited": limited.len(),
+                    "limit": limit.as_ref().map(|l| l.json()),
+                    "combined_in_busiest_window": combined,
+                    "max_single_client_first_attempts_in_window": alone_max,
+                    "window_s": limit.as_ref().map(|l| l.window_s).unwrap_or(60.0),
+                    "most_successes_in_a_minute": estimated,
+                    "clients": clients,
+                }),
+            ),
         ));
     }
-    out
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    out.into_iter().map(|(_, _, f)| f).collect()
 }
 
 #[cfg(test)]
@@ -337,5 +344,43 @@ mod tests {
         // 160/min combined (80 each, both under 120): clearly beyond the allowance.
         let reqs = two_steady(1.33);
         assert!(kinds(&reqs, Some("120/min")).contains(&"shared_key_contention".to_string()));
+    }
+
+    #[test]
+    fn findings_follow_the_credentials_first_use_not_their_fingerprint() {
+        // Two keys, each shared by 4 services over the limit, one after the other; the later
+        // one has the smaller fingerprint.
+        let mut reqs = Vec::new();
+        for (cred, start) in [("ffff0000", 0.0), ("0000ffff", 400.0)] {
+            let mut sim = Sim::new(Limiter::Window {
+                limit: 120,
+                window_s: 60.0,
+            });
+            for k in 0..4 {
+                let mut w = Worker::new(
+                    &format!("svc-{cred}-{k}"),
+                    "https://api.example.com/v1/items/{j}",
+                    150,
+                );
+                w.start_s = start + k as f64 * 0.37;
+                w.spacing_s = 1.3;
+                w.cred = cred.to_string();
+                sim.workers.push(w);
+            }
+            sim.horizon_s = start + 300.0;
+            reqs.extend(sim.run());
+        }
+        let d = crate::detect::run(
+            &reqs,
+            &unknown_attributions(&reqs),
+            Some(crate::units::Rate::parse("120/min").unwrap()),
+        );
+        let creds: Vec<&str> = d
+            .findings
+            .iter()
+            .filter(|f| f.kind == "shared_key_contention")
+            .map(|f| f.evidence["credential"].as_str().unwrap())
+            .collect();
+        assert_eq!(creds, ["ffff0000", "0000ffff"]);
     }
 }
