@@ -1433,6 +1433,37 @@ def quota_ietf(rng):
     return write_jsonl("quota-ietf-headers", recs)
 
 
+@scenario("near-quota-daily-mentioned", allow=["synchronized_retries"])
+def near_quota_daily_mentioned(rng):
+    """A free-plan weather API refuses past 60 per minute with `Retry-After` to the minute's
+    end; its error body also mentions the plan's daily cap, which is nowhere near spent. The
+    widget waits the Retry-After (plus spread) before its one retry. (At ~1.15/s against 60/min
+    the refused requests' retries all land in the first seconds of the next window:
+    synchronized_retries is defensible, as in near-retry-waits-full-ra.)"""
+    lim = FixedWindow(60, 60)
+    recs = []
+    import heapq
+    heap = []
+    t = 0
+    seq = 0
+    while t < 600_000:
+        seq += 1
+        heap.append((t, seq, f"https://api.weather.example/v1/observations?station={rng.getrandbits(24):x}", 0))
+        t += rng.expovariate(1.15) * 1000
+    heapq.heapify(heap)
+    while heap:
+        t, _, url, att = heapq.heappop(heap)
+        ok, rem, reset = lim.hit(t)
+        d = lat(rng, 110) if ok else lat(rng, 15)
+        hdr = lim.headers(ok, rem, reset)
+        recs.append(rec(t, "GET", url, 200 if ok else 429, d, client="weather-widget", req={"X-Api-Key": "wx_8877665544332211"},
+                        resp=hdr, body=None if ok else '{"error":"rate_limited","message":"Too many requests: 60 per minute allowed on the free plan (daily cap 10000)."}'))
+        if not ok and att < 1:
+            seq += 1
+            heapq.heappush(heap, (t + d + int(hdr["Retry-After"]) * 1000 + rng.uniform(300, 3000), seq, url, att + 1))
+    return write_jsonl("near-quota-daily-mentioned", recs)
+
+
 def main():
     expected = {}
     for i, (name, s) in enumerate(SCEN.items()):
