@@ -6,7 +6,8 @@
 //! - with a known limit (≤ 1 h window): a 1 s or 10 s window runs at ≥ 3× the limit's rate
 //!   (≥ 10 requests) and either rate-limited responses followed or the window alone holds more
 //!   than the whole allowance; or it runs at ≥ 1.5× the limit's rate and ≥ 3× the sustained
-//!   rate, and rate-limited responses followed;
+//!   rate, and rate-limited responses followed; either way the window holds ≥ 10 requests and,
+//!   when the limit's window is longer than it, ≥ 25 % of the allowance (at most 40 requests);
 //! - without one: a 1 s / 10 s window holds ≥ 40 requests at ≥ 4× the sustained rate (or ≥ 20
 //!   at ≥ 10×), at ≥ 2/s, where the sustained rate is first attempts over the capture (at least a
 //!   minute), and rate-limited responses came during it or within 10 s after.
@@ -29,6 +30,11 @@ const AFTERMATH_S: f64 = 10.0;
 const MIN_UNLIMITED: usize = 40;
 /// ... or this many when the window runs at ≥ 10× the sustained rate.
 const MIN_UNLIMITED_FAR: usize = 20;
+/// With a known limit whose window is longer than the short window, a burst must also take at
+/// least this share of the allowance: a 120/min limiter lets 120 through at once, so 11
+/// requests in one second (random clustering of traffic at ~2.8/s) are not a burst against it,
+/// while 30 in a second, or 600 in ten, are. Capped at [`MIN_UNLIMITED`] requests.
+const MIN_SHARE_OF_ALLOWANCE: f64 = 0.25;
 
 struct Burst {
     /// Positions in the first-attempt arrays.
@@ -99,13 +105,24 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
         };
         if let Some(l) = &limit {
             for win in [1.0, 10.0] {
+                // The fewest requests a window must hold: 10, and a quarter of the allowance
+                // when the limit's own window is longer than this one, but never more than the
+                // 40 that make a burst without any known limit (an hourly allowance hides a
+                // short-term limiter: 80 in 10 s refused under 5000/h is still a burst).
+                let min_count = if l.window_s > win {
+                    (MIN_SHARE_OF_ALLOWANCE * l.count)
+                        .ceil()
+                        .clamp(10.0, MIN_UNLIMITED as f64) as usize
+                } else {
+                    10
+                };
                 for w in busiest(&t, win, WORST) {
                     let rate = w.count as f64 / win;
                     let limited = limited_between(w.start, w.last_start) > 0;
-                    let fast = w.count >= 10 && rate >= 3.0 * l.per_second();
+                    let fast = w.count >= min_count && rate >= 3.0 * l.per_second();
                     let hurt = limited || w.count as f64 > l.count;
                     // Over the limit *and* bursty: well above the client's own sustained rate.
-                    let spiky = w.count >= 10
+                    let spiky = w.count >= min_count
                         && rate >= 1.5 * l.per_second()
                         && rate >= 3.0 * sustained
                         && limited;
@@ -396,5 +413,61 @@ mod tests {
             polling(&mut s, 0.0, 5.0, 120, 8, None);
             assert!(kinds(&s.build(), limit).is_empty());
         }
+    }
+
+    /// Steady ~2.8/s with one extra cluster of `extra` requests inside a second, then a few
+    /// 429s (a 120/min limiter refusing the tail of a busy minute).
+    fn steady_with_cluster(extra: usize) -> Vec<crate::model::Request> {
+        let mut s = Scenario::new();
+        steady(&mut s, 0.0, 2.8, 300.0, 11);
+        for i in 0..extra {
+            s.at(100.0 + i as f64 * 0.9 / extra as f64)
+                .client("ingest")
+                .cred("aaaa1111")
+                .dur(20.0)
+                .get(&format!("https://api.example.com/v1/extra/{i}"), 200);
+        }
+        for i in 0..5 {
+            s.at(101.0 + i as f64)
+                .client("ingest")
+                .cred("aaaa1111")
+                .dur(10.0)
+                .ra("20")
+                .get(&format!("https://api.example.com/v1/late/{i}"), 429);
+        }
+        s.build()
+    }
+
+    #[test]
+    fn a_short_window_must_take_a_real_share_of_a_long_windows_allowance() {
+        // 12 in a second against 120/min: the limiter lets 120 through at once; chance
+        // clustering of steady traffic, not a burst.
+        let reqs = steady_with_cluster(12);
+        assert!(!kinds(&reqs, Some("120/min")).contains(&"burst".to_string()));
+        // 40 in a second is a third of the allowance at once: a burst.
+        let reqs = steady_with_cluster(40);
+        assert!(kinds(&reqs, Some("120/min")).contains(&"burst".to_string()));
+    }
+
+    #[test]
+    fn an_hourly_allowance_does_not_hide_a_refused_burst() {
+        // 5000/h; the server refuses past 60 starts in 10 s (a short-term limiter behind it).
+        let mut s = Scenario::new();
+        steady(&mut s, 0.0, 0.3, 600.0, 3);
+        for i in 0..100 {
+            let b = s
+                .at(300.0 + i as f64 * 0.05)
+                .client("bot")
+                .cred("aaaa1111")
+                .dur(30.0);
+            let url = format!("https://api.example.com/v1/labels/{i}");
+            if i < 60 {
+                b.get(&url, 200);
+            } else {
+                b.ra("60").get(&url, 429);
+            }
+        }
+        let reqs = s.build();
+        assert!(kinds(&reqs, Some("5000/h")).contains(&"burst".to_string()));
     }
 }

@@ -23,11 +23,13 @@ impl KnownLimit {
 
     /// `120/min (2/s)`.
     pub fn text(&self) -> String {
-        let r = Rate::new(self.count, self.window_s);
-        if self.window_s == 1.0 {
-            r.to_string()
+        let r = Rate::new(self.count, self.window_s).to_string();
+        let per = super::rate_text(self.per_second());
+        // `50/min` rather than `50/min (50/min)` when the rate reads the same.
+        if self.window_s == 1.0 || per == r {
+            r
         } else {
-            format!("{r} ({})", super::rate_text(self.per_second()))
+            format!("{r} ({per})")
         }
     }
 
@@ -145,6 +147,12 @@ mod tests {
         let k = for_host(&cx, "api.x.com").unwrap();
         assert_eq!((k.count, k.window_s), (120.0, 60.0));
         assert_eq!(k.text(), "120/min (2/s)");
+        let slow = KnownLimit {
+            count: 50.0,
+            window_s: 60.0,
+            source: "--limit 50/min".into(),
+        };
+        assert_eq!(slow.text(), "50/min", "not `50/min (50/min)`");
         assert!(for_host(&cx, "cdn.x.com").is_none());
     }
 

@@ -4,7 +4,8 @@
 //! Signals on a rate-limited response, any one of which counts: the attribution's quota type is
 //! `daily`; rate-limit headers show `remaining: 0` on a window of ≥ 1 h (or with a reset ≥ 1 h
 //! away); Retry-After ≥ 1 h; the body says so (`insufficient_quota`, "exceeded your current
-//! quota", a daily/monthly limit or quota, a spent credit balance).
+//! quota", a spent credit balance, or a daily/monthly limit or quota, unless the same response
+//! gives a Retry-After or reset under an hour: then the body only mentions the long limit).
 
 use super::{at, r3, time_str, Context, Finding, Severity};
 use crate::attribute::Quota;
@@ -80,11 +81,19 @@ fn signals(cx: &Context, i: usize) -> Option<Hit> {
         ));
         wait = Some(wait.map_or(sec, |w: f64| w.max(sec)));
     }
+    // The same response saying the wait is short (a Retry-After or a reset under an hour)
+    // outweighs a daily/monthly limit merely *mentioned* in its body ("60 per minute allowed
+    // (daily cap 10000)"): that 429 is the short limit's.
+    let short_wait = ra.seconds.is_some_and(|x| x < LONG_S)
+        || limits
+            .as_ref()
+            .and_then(|l| l.reset_seconds)
+            .is_some_and(|x| x < LONG_S);
     if let Some(b) = &r.body_excerpt {
         let lower = b.to_ascii_lowercase();
         if let Some(p) = BODY_SIGNS.iter().find(|p| lower.contains(*p)) {
             s.push(format!("body: \"{p}\""));
-        } else if let Some(m) = long_period_limit().find(&lower) {
+        } else if let Some(m) = long_period_limit().find(&lower).filter(|_| !short_wait) {
             s.push(format!("body: \"{}\"", m.as_str()));
         }
     }
@@ -317,5 +326,26 @@ mod tests {
             .collect();
         let cx = Context::new(&reqs, &lim, None);
         assert!(super::detect(&cx).is_empty());
+    }
+
+    #[test]
+    fn a_daily_cap_mentioned_beside_a_short_retry_after_is_not_exhaustion() {
+        let body = r#"{"error":"rate_limited","message":"60 per minute allowed on the free plan (daily cap 10000)."}"#;
+        let build = |ra: Option<&str>| {
+            let mut s = Scenario::new();
+            for k in 0..20 {
+                let b = s.at(k as f64 * 3.0).client("c").excerpt(body);
+                let b = match ra {
+                    Some(v) => b.ra(v),
+                    None => b,
+                };
+                b.get(&format!("https://api.x.com/v1/obs/{k}"), 429);
+            }
+            s.build()
+        };
+        // Retry-After: 10 on the same response: the per-minute limit's 429.
+        assert!(!kinds(&build(Some("10")), None).contains(&"quota_exhausted".to_string()));
+        // Nothing says the wait is short: the daily cap is what the body reports.
+        assert!(kinds(&build(None), None).contains(&"quota_exhausted".to_string()));
     }
 }

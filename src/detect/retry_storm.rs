@@ -3,11 +3,11 @@
 //! attempts fall into short runs separated by long pauses of equal length, the nested retry
 //! layers that multiply attempts (an SDK's 3 attempts inside an app loop of 4 = 12).
 //!
-//! Reported when a host saw ≥ 10 retries and either a p95 of ≥ 5 attempts per logical request,
-//! one logical request with ≥ 10 attempts; or ≥ 1 retry per first attempt with some logical
-//! request at ≥ 3 attempts, or ≥ 0.5 with one at ≥ 6, unless ≥ 80 % of the retries waited out
-//! the server's Retry-After. A client that retries the odd 429 once or twice, or every request
-//! once, or politely after each Retry-After, stays clean.
+//! Reported when a host saw ≥ 10 retries and either a p95 of ≥ 6 attempts per logical request,
+//! one logical request with ≥ 10 attempts at ≥ 2 a minute; or ≥ 1 retry per first attempt with
+//! some logical request at ≥ 3 attempts, or ≥ 0.5 with one at ≥ 6, unless ≥ 80 % of the
+//! retries waited out the server's Retry-After. A client that retries the odd 429 once or
+//! twice, or every request once, or politely after each Retry-After, stays clean.
 
 use super::logical::Logical;
 use super::{at, end_s, percentile, r3, sort_f64, start_s, Context, Finding, Severity};
@@ -15,6 +15,12 @@ use serde_json::json;
 use std::collections::BTreeMap;
 
 const MIN_RETRIES: usize = 10;
+/// p95 attempts per logical request that make a storm on their own: more than the
+/// recommendation's own budget of 5 attempts.
+const PERSISTENT_P95: f64 = 6.0;
+/// A logical request of ≥ 10 attempts makes a storm when it retried at least this often (per
+/// minute).
+const MIN_PERSISTENT_PACE: f64 = 2.0;
 
 /// Inner attempts per round and number of rounds, when the gaps show two retry layers.
 fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
@@ -50,7 +56,10 @@ fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
         }
         let (k, m) = (segments[0], segments.len());
         let (full, last) = segments.split_at(m - 1);
-        if k >= 2 && m >= 2 && full.iter().all(|&s| s == k) && last[0] <= k {
+        // At least two complete rounds: one run of k followed by a shorter one is what a single
+        // exponential backoff looks like when its last (longest) wait stands out.
+        let complete = segments.iter().filter(|&&s| s == k).count();
+        if k >= 2 && m >= 2 && complete >= 2 && full.iter().all(|&s| s == k) && last[0] <= k {
             let cand = (k * m == n, m, ratio, k);
             let better = match best {
                 None => true,
@@ -65,6 +74,17 @@ fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
         }
     }
     best.map(|(_, m, _, k)| (k, m))
+}
+
+/// Attempts per minute over a logical request's life (first start to last start).
+fn attempts_per_minute(cx: &Context, l: &Logical) -> f64 {
+    let (Some(&a), Some(&b)) = (l.attempts.first(), l.attempts.last()) else {
+        return 0.0;
+    };
+    match (start_s(&cx.requests[a]), start_s(&cx.requests[b])) {
+        (Some(x), Some(y)) if y > x => (l.attempts.len() - 1) as f64 * 60.0 / (y - x),
+        _ => f64::INFINITY,
+    }
 }
 
 /// Did the retry `next` wait out the Retry-After (≥ 1 s) of the failed attempt `prev`?
@@ -111,7 +131,19 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             .filter(|w| waited_retry_after(cx, w[0], w[1]))
             .count();
         let patient_share = patient as f64 / retries as f64;
-        let persistent = p95 >= 5.0 || max >= 10.0;
+        // Up to 5 attempts (4 retries) is the budget the recommendation itself gives, so a p95
+        // at that budget is not a storm on its own (a client following the advice through an
+        // outage reaches it); a p95 beyond it is.
+        // One logical request with ≥ 10 attempts counts when it kept at it (≥ 2 attempts a
+        // minute): a poller stuck behind 429s for ten minutes, one request a minute, is not a
+        // storm.
+        let max_fast = logical
+            .iter()
+            .filter(|l| attempts_per_minute(cx, l) >= MIN_PERSISTENT_PACE)
+            .map(|l| l.attempts.len())
+            .max()
+            .unwrap_or(0);
+        let persistent = p95 >= PERSISTENT_P95 || max_fast >= 10;
         let amplified = (ratio >= 1.0 && max >= 3.0) || (ratio >= 0.5 && max >= 6.0);
         if !(persistent || (amplified && patient_share < 0.8)) {
             continue;
@@ -150,7 +182,9 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
             .iter()
             .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(a.0.cmp(b.0)))
             .filter(|(k, e)| e.0 >= 2 || **k * e.1 >= 6)
-            .map(|(k, e)| ((*k, if e.2 > 0 { e.2 } else { e.1 }), e.0));
+            .map(|(k, e)| ((*k, if e.2 > 0 { e.2 } else { e.1 }), e.0))
+            // Never claim a product larger than any logical request actually reached.
+            .filter(|((k, m), _)| (k * m) as f64 <= max);
         let mut summary = format!(
             "{retries} of {total} requests to {host} were retries ({:.0}%): {firsts} logical requests took up to {} attempts (p95 {}), {} retries per first attempt",
             share * 100.0,
@@ -335,5 +369,92 @@ mod tests {
         let retries = reqs.len() - 200;
         assert!(retries > 0, "the near miss must contain some retries");
         assert!(!kinds(&reqs, None).contains(&"retry_storm".to_string()));
+    }
+
+    /// `retried` logical requests whose attempts are separated by `gaps` (all failing but the
+    /// last), among `clean` single successful requests.
+    fn outage(gaps: &[f64], retried: usize, clean: usize) -> Vec<crate::model::Request> {
+        let mut s = Scenario::new();
+        let mut rng = Rng::new(5);
+        for op in 0..retried {
+            let url = format!("https://api.example.com/v1/skus/r{op}");
+            let mut t = 200.0 + op as f64 * 1.1;
+            for (a, g) in std::iter::once(&0.0).chain(gaps.iter()).enumerate() {
+                t += g * (0.8 + 0.4 * rng.next());
+                let st = if a == gaps.len() { 200 } else { 503 };
+                s.at(t).client("app").dur(15.0).get(&url, st);
+            }
+        }
+        for op in 0..clean {
+            s.at(op as f64 * 1.7)
+                .client("app")
+                .dur(90.0)
+                .get(&format!("https://api.example.com/v1/skus/c{op}"), 200);
+        }
+        s.build()
+    }
+
+    #[test]
+    fn the_recommended_budget_through_an_outage_is_not_a_storm() {
+        // 5 attempts with backoff (the recommendation's own budget) for 10 % of requests.
+        let reqs = outage(&[0.5, 1.2, 2.5, 6.0], 30, 270);
+        assert!(!kinds(&reqs, None).contains(&"retry_storm".to_string()));
+        // 7 attempts for the same share: beyond the budget, a storm.
+        let reqs = outage(&[0.5, 1.2, 2.5, 3.0, 3.0, 6.0], 30, 270);
+        assert!(kinds(&reqs, None).contains(&"retry_storm".to_string()));
+    }
+
+    #[test]
+    fn one_run_and_a_long_last_wait_is_not_nesting() {
+        // 6 quick attempts, one long wait, a 7th: one layer whose last wait stands out. Before,
+        // this read as "6 × 2 = 12" although no request made more than 7 attempts.
+        let reqs = outage(&[0.3, 0.3, 0.3, 0.3, 0.3, 9.0], 30, 270);
+        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == "retry_storm")
+            .expect("storm");
+        assert!(!f.summary.contains("nested"), "{}", f.summary);
+        assert!(f.evidence["nested_layers"].is_null());
+    }
+
+    #[test]
+    fn a_poller_stuck_behind_429s_is_not_a_storm() {
+        // One agent polls its config once a minute and is refused 11 times in a row, among 400
+        // ordinary requests: 11 "attempts", but one a minute.
+        let mut s = Scenario::new();
+        for k in 0..12 {
+            let st = if k < 11 { 429 } else { 200 };
+            s.at(60.0 + k as f64 * 60.0)
+                .client("agent-7")
+                .dur(10.0)
+                .get("https://fleet.example.com/v1/agents/7/config", st);
+        }
+        for op in 0..400 {
+            s.at(op as f64 * 1.9)
+                .client("console")
+                .dur(80.0)
+                .get(&format!("https://fleet.example.com/v1/items/{op}"), 200);
+        }
+        let reqs = s.build();
+        assert!(!kinds(&reqs, None).contains(&"retry_storm".to_string()));
+        // The same 12 attempts 2 s apart: a storm.
+        let mut s = Scenario::new();
+        for k in 0..12 {
+            let st = if k < 11 { 429 } else { 200 };
+            s.at(60.0 + k as f64 * 2.0)
+                .client("agent-7")
+                .dur(10.0)
+                .get("https://fleet.example.com/v1/agents/7/config", st);
+        }
+        for op in 0..400 {
+            s.at(op as f64 * 1.9)
+                .client("console")
+                .dur(80.0)
+                .get(&format!("https://fleet.example.com/v1/items/{op}"), 200);
+        }
+        let reqs = s.build();
+        assert!(kinds(&reqs, None).contains(&"retry_storm".to_string()));
     }
 }

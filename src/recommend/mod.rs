@@ -22,6 +22,11 @@ pub const ASSUMED_LATENCY_MS: f64 = 1000.0;
 /// When the clients' throughput is the only evidence, a run shorter than this is read as one
 /// window of this length (most request-rate limits are per minute).
 pub const OBSERVED_MIN_WINDOW_S: f64 = 60.0;
+/// The minutes that had a 429 must show at least this many accepted requests to stand in for
+/// the limit.
+pub const OBSERVED_MIN_ACCEPTED: usize = 10;
+/// ... and at least this multiple of the reading before the first 429, which they replace.
+pub const SATURATED_OVER_EARLY: f64 = 2.0;
 
 /// Float noise guard for ceilings: `ceil(3.0000000001)` must stay 3.
 const EPS: f64 = 1e-9;
@@ -683,7 +688,11 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
     let avg = average_rate(requests, &on_host);
     let client_fault = finding("burst") || finding("retry_storm");
 
-    let action = if exhausted || ra_too_long {
+    // A burst or retry storm whose average stays under the limit is fixed by pacing the client,
+    // even when the window's Retry-After is longer than the deadline (a fixed window refuses the
+    // tail of a burst until the window ends): the long waits are a consequence, not the fix.
+    let fix_first = !exhausted && client_fault && avg_under_limit(avg, limit.as_ref());
+    let action = if exhausted || (ra_too_long && !fix_first) {
         if exhausted {
             rationale.push(format!(
                 "The allowance is exhausted ({}): slowing down does not bring it back; stop and run the rest after it resets{}.",
@@ -701,11 +710,19 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
             ));
         }
         Action::StopOrReschedule
-    } else if client_fault && avg_under_limit(avg, limit.as_ref()) {
+    } else if fix_first {
         let kinds: Vec<&str> = ["burst", "retry_storm"]
             .into_iter()
             .filter(|k| finding(k))
             .collect();
+        if ra_too_long {
+            let ra = median_ra.unwrap_or(f64::INFINITY);
+            warnings.push(format!(
+                "the server typically asked to wait {} (median Retry-After), longer than the {} retry deadline: a paced client stays out of these waits; a request that still gets one should be rescheduled, not retried in a loop, and the wait never shortened",
+                if ra.is_finite() { fmt_s(ra) } else { "longer than can be represented".into() },
+                fmt_duration_ms(b.deadline_ms as f64)
+            ));
+        }
         rationale.push(format!(
             "The clients averaged {} over the capture{}, but the 429s come from {}: pace request starts at the target and cap retries instead of sending in bursts.",
             avg.map(|(r, _)| fmt_rate(round6(r))).unwrap_or_else(|| "an unknown rate".into()),
@@ -841,6 +858,25 @@ fn limit_from_traffic(
         .filter_map(|(_, r)| r.started)
         .filter(|t| *t < first)
         .collect();
+    // The reading before the first 429, per minute (0 when nothing was accepted before it).
+    let early_per_minute = match before.iter().min() {
+        Some(start) => {
+            let span_s = (first - *start).num_milliseconds().max(0) as f64 / 1000.0;
+            before.len() as f64 * 60.0 / span_s.max(OBSERVED_MIN_WINDOW_S)
+        }
+        None => 0.0,
+    };
+    // An early first 429 leaves too little to read a limit from (a dashboard whose second poll
+    // was limited would be told 1/min): when the server went on to accept at least twice as
+    // much per minute in the minutes it was refusing others, that is what it allows.
+    if let Some(l) = limit_from_saturated_minutes(requests, limited_idx, on_host, before.len())
+        .filter(|l| l.rate_per_minute >= SATURATED_OVER_EARLY * early_per_minute)
+    {
+        warnings.push(
+            "the limit was estimated from the traffic the server accepted while it was rate-limiting, not stated by the server: confirm it in the provider's documentation and pass --limit".into(),
+        );
+        return Some(l);
+    }
     let Some(start) = before.iter().min().copied() else {
         warnings.push(
             "the very first request was already rate-limited: there is no throughput to learn the limit from; pass --limit".into(),
@@ -871,13 +907,66 @@ fn limit_from_traffic(
     })
 }
 
-/// When the allowance is expected back: the latest 429 time + its reset or Retry-After.
+/// The median number of requests accepted per UTC minute over the minutes that also had a 429
+/// (the server was at its limit then), when it is at least [`OBSERVED_MIN_ACCEPTED`].
+fn limit_from_saturated_minutes(
+    requests: &[Request],
+    limited_idx: &std::collections::HashSet<usize>,
+    on_host: &dyn Fn(&Request) -> bool,
+    before_first: usize,
+) -> Option<LimitInfo> {
+    let mut minutes: std::collections::BTreeMap<i64, (usize, bool)> = Default::default();
+    for (i, r) in requests.iter().enumerate() {
+        let (Some(t), true) = (r.started, on_host(r)) else {
+            continue;
+        };
+        let m = minutes.entry(t.timestamp().div_euclid(60)).or_default();
+        if limited_idx.contains(&i) {
+            m.1 = true;
+        } else if r.status != 0 {
+            m.0 += 1;
+        }
+    }
+    let mut accepted: Vec<usize> = minutes
+        .values()
+        .filter(|(_, limited)| *limited)
+        .map(|(n, _)| *n)
+        .collect();
+    accepted.sort_unstable();
+    let median = *accepted.get(accepted.len().checked_sub(1)? / 2)?;
+    if median < OBSERVED_MIN_ACCEPTED {
+        return None;
+    }
+    let rate = median as f64 / 60.0;
+    Some(LimitInfo {
+        rate_per_second: rate,
+        rate_per_minute: floor_sig(rate * 60.0),
+        window_s: 60.0,
+        source: LimitSource::Observed,
+        detail: format!(
+            "observed: the server accepted a median of {median} requests per minute in the {} minute{} that also had a 429 (more than twice what the {before_first} accepted before the first 429 suggested)",
+            accepted.len(),
+            if accepted.len() == 1 { "" } else { "s" }
+        ),
+    })
+}
+
+/// When the allowance is expected back: the latest 429 time + its reset (when that allowance is
+/// spent) or Retry-After.
 fn resume_time(limited: &[&crate::report::RateLimited]) -> Option<DateTime<Utc>> {
     limited
         .iter()
         .filter_map(|r| {
             let t = r.time?;
-            let reset = r.attribution.limits.as_ref().and_then(|l| l.reset_seconds);
+            // A reset matters only for a spent allowance: with `remaining` above zero the 429
+            // came from another limit (e.g. a secondary burst limit), and its Retry-After says
+            // when to come back, not the unspent allowance's reset an hour away.
+            let reset = r
+                .attribution
+                .limits
+                .as_ref()
+                .filter(|l| l.remaining.map_or(true, |n| n <= 0.0))
+                .and_then(|l| l.reset_seconds);
             let ra = r.retry_after.seconds;
             let s = match (reset, ra) {
                 (Some(a), Some(b)) => a.max(b),

@@ -223,6 +223,35 @@ fn limit_from_traffic_before_first_429() {
 }
 
 #[test]
+fn an_early_first_429_does_not_make_a_limit_of_one_per_minute() {
+    // A dashboard at 70/min whose second poll was limited, then one poll in 20: the single
+    // request before the first 429 says nothing; the minutes with 429s accepted ~66 each.
+    let reqs: Vec<Request> = (0..700)
+        .map(|i| {
+            let limited = i == 1 || i % 20 == 0 && i > 0;
+            req(
+                i,
+                i as i64 * 857,
+                if limited { 429 } else { 200 },
+                120.0,
+                limited.then_some("5"),
+            )
+        })
+        .collect();
+    let r = report(&reqs, &opts(None));
+    let rec = r.recommendation.unwrap();
+    let l = rec.limit.as_ref().unwrap();
+    assert_eq!(l.source, LimitSource::Observed);
+    assert!(
+        (60.0..=70.0).contains(&l.rate_per_minute),
+        "{}: {}",
+        l.rate_per_minute,
+        l.detail
+    );
+    assert!(l.detail.contains("that also had a 429"), "{}", l.detail);
+}
+
+#[test]
 fn first_request_limited_means_no_limit_known() {
     let reqs = vec![
         req(0, 0, 429, 10.0, Some("1")),
@@ -261,6 +290,50 @@ fn burst_incident_stays_under_limit_times_headroom_and_is_fix_client() {
     };
     let rec = recommend(&r, &reqs, &o).unwrap();
     assert_eq!(rec.rate_per_minute, Some(60.0));
+}
+
+#[test]
+fn burst_under_the_average_is_fix_client_even_with_a_long_retry_after() {
+    // A fixed window refuses the tail of the burst with Retry-After of ~50 s (> the 30 s
+    // deadline): pacing is still the fix, and the long wait becomes a warning.
+    let reqs: Vec<Request> = burst_incident()
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let at = (r.started.unwrap() - t0()).num_milliseconds();
+            let ra = (r.status == 429).then_some("50");
+            req(i, at, r.status, 400.0, ra)
+        })
+        .collect();
+    let o = opts(Some("120/min"));
+    let mut r = report(&reqs, &o);
+    assert!(
+        r.findings.iter().any(|f| f.kind == "burst"),
+        "the detectors see the burst"
+    );
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(rec.action, Action::FixClient);
+    // Without the finding, the long wait decides.
+    r.findings.clear();
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(rec.action, Action::StopOrReschedule);
+    r.findings.push(finding("burst"));
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(rec.action, Action::FixClient);
+    assert_eq!(rec.resume_at, None);
+    assert!(
+        rec.warnings
+            .iter()
+            .any(|w| w.contains("median Retry-After")),
+        "{:?}",
+        rec.warnings
+    );
+    // An exhausted quota still wins.
+    r.findings.push(finding("quota_exhausted"));
+    assert_eq!(
+        recommend(&r, &reqs, &o).unwrap().action,
+        Action::StopOrReschedule
+    );
 }
 
 #[test]
@@ -349,6 +422,39 @@ fn retry_after_beyond_deadline_is_stop_or_reschedule() {
     };
     let rec = recommend(&report(&reqs, &o), &reqs, &o).unwrap();
     assert_eq!(rec.action, Action::SlowDown);
+}
+
+#[test]
+fn resume_at_ignores_the_reset_of_an_unspent_allowance() {
+    // A secondary limit's 429 (Retry-After 120 s) while the hourly allowance still has 4800
+    // left, resetting in 50 min: come back after the Retry-After, not at the hourly reset.
+    let mut reqs: Vec<Request> = (0..10)
+        .map(|i| req(i, i as i64 * 1000, 200, 100.0, None))
+        .collect();
+    reqs.push(req(10, 10_000, 429, 10.0, Some("120")));
+    let o = opts(Some("60/min"));
+    let mut r = report(&reqs, &o);
+    let limits = |remaining: f64| Limits {
+        limit: Some(5000.0),
+        remaining: Some(remaining),
+        reset_seconds: Some(3000.0),
+        window_seconds: None,
+        policy: None,
+    };
+    r.rate_limited[0].attribution.limits = Some(limits(4800.0));
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(rec.action, Action::StopOrReschedule);
+    assert_eq!(
+        rec.resume_at,
+        Some(t0() + chrono::Duration::seconds(10 + 120))
+    );
+    // Spent: the reset decides.
+    r.rate_limited[0].attribution.limits = Some(limits(0.0));
+    let rec = recommend(&r, &reqs, &o).unwrap();
+    assert_eq!(
+        rec.resume_at,
+        Some(t0() + chrono::Duration::seconds(10 + 3000))
+    );
 }
 
 #[test]
