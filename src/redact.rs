@@ -475,7 +475,15 @@ impl Redactor {
 pub fn scrub_message(msg: &str) -> String {
     static Q: OnceLock<Regex> = OnceLock::new();
     let q = Q.get_or_init(|| Regex::new(r#""(?:[^"\\]|\\.)*"|`[^`]*`"#).unwrap());
-    q.replace_all(msg, "…").into_owned()
+    q.replace_all(msg, |c: &Captures| {
+        // Serde's syntax errors quote punctuation (expected `,` or `}`): no value, keep it.
+        if c[0].starts_with('`') && !c[0].chars().any(|ch| ch.is_alphanumeric()) {
+            c[0].to_string()
+        } else {
+            "…".to_string()
+        }
+    })
+    .into_owned()
 }
 
 fn floor_char_boundary(s: &str, max: usize) -> usize {
@@ -593,6 +601,10 @@ mod tests {
         assert_eq!(
             scrub_message("unknown variant `hunter2`, expected one of"),
             "unknown variant …, expected one of"
+        );
+        assert_eq!(
+            scrub_message("expected `,` or `}` at line 5"),
+            "expected `,` or `}` at line 5"
         );
     }
 
