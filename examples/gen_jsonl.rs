@@ -24,7 +24,7 @@ fn main() -> std::io::Result<()> {
         };
         let line = format!(
             r#"{{"ts":{t_ms},"method":"{m}","url":"https://api.example.com/v1/orders/{id}?expand=items","status":{status},"duration_ms":{d},"client":"worker-{wk}","request_headers":{{"Authorization":"Bearer sk-test-{k:024}","User-Agent":"orders-sync/1.4","Idempotency-Key":"idem-{i}"}},"response_headers":{{"Content-Type":"application/json","X-RateLimit-Limit":"120","X-RateLimit-Remaining":"{rem}","Retry-After":"{ra}"}},"response_body":"{body}"}}"#,
-            m = if i % 7 == 0 { "POST" } else { "GET" },
+            m = if i.is_multiple_of(7) { "POST" } else { "GET" },
             id = i % 5000,
             d = 40 + i % 90,
             wk = i % 4,

@@ -253,7 +253,7 @@ pub fn polling(
         for w in 0..widgets {
             k += 1;
             let t = t0 + round as f64 * every + w as f64 * 0.03 + rng.next() * 0.02;
-            let limited = limited_every.map(|e| k % e == 0).unwrap_or(false);
+            let limited = limited_every.map(|e| k.is_multiple_of(e)).unwrap_or(false);
             let b = s
                 .at(t)
                 .ua(ua)

@@ -965,7 +965,7 @@ fn resume_time(limited: &[&crate::report::RateLimited]) -> Option<DateTime<Utc>>
                 .attribution
                 .limits
                 .as_ref()
-                .filter(|l| l.remaining.map_or(true, |n| n <= 0.0))
+                .filter(|l| l.remaining.is_none_or(|n| n <= 0.0))
                 .and_then(|l| l.reset_seconds);
             let ra = r.retry_after.seconds;
             let s = match (reset, ra) {

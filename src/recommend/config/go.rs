@@ -8,7 +8,7 @@ use super::{header, Emitted, Policy, Target};
 /// A Go `time.Duration` expression for whole milliseconds: `8 * time.Second`,
 /// `667 * time.Millisecond`.
 pub fn go_duration(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} * time.Second", ms / 1000)
     } else {
         format!("{ms} * time.Millisecond")

@@ -5,7 +5,7 @@ use super::{header, Emitted, Policy, Target};
 
 /// Spring Boot duration: whole seconds as `8s`, otherwise milliseconds as `667ms`.
 pub fn spring_duration(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
