@@ -59,6 +59,17 @@ pub enum OutputFormat {
     Json,
 }
 
+/// Formats of the analysis report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Terminal tables.
+    Table,
+    /// The versioned JSON report (docs/report-schema.md).
+    Json,
+    /// GitHub-flavoured Markdown, to paste into a ticket or pull request.
+    Markdown,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -78,9 +89,9 @@ pub struct AnalyzeArgs {
     pub input: InputArgs,
     /// Output format.
     #[arg(long, short = 'f', value_enum)]
-    pub format: Option<OutputFormat>,
+    pub format: Option<ReportFormat>,
     /// Write the report to FILE (atomically) instead of stdout; the format follows the
-    /// extension (.json) unless --format is given.
+    /// extension (.json, .md) unless --format is given.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.

@@ -180,3 +180,49 @@ fn output_does_not_depend_on_thread_count() {
     };
     assert_eq!(run("1"), run("4"));
 }
+
+#[test]
+fn markdown_report_has_every_section_and_a_table_per_429() {
+    let out = toomany()
+        .args(["analyze", &sample("cdn-burst.har"), "--format", "markdown"])
+        .assert()
+        .success();
+    let md = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for heading in [
+        "# toomany report",
+        "## Inputs",
+        "## Findings",
+        "## Recommendation for api.shop.example.com",
+        "## Rate-limited responses",
+    ] {
+        assert!(md.contains(heading), "missing {heading}:\n{md}");
+    }
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| 14:02:0") && l.contains("| 429 |"))
+        .count();
+    assert_eq!(rows, 20);
+    assert!(
+        md.contains("cdn (99 %) | cloudflare | rate | 30 (30 s)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("&lt;redacted:"),
+        "redacted tokens are escaped, not swallowed as HTML"
+    );
+    // -o FILE.md picks Markdown.
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("r.md");
+    toomany()
+        .args([
+            "analyze",
+            &sample("cdn-burst.har"),
+            "-o",
+            p.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&p)
+        .unwrap()
+        .starts_with("# toomany report"));
+}

@@ -2,7 +2,7 @@
 
 use super::{ingest_options, Error, Outcome};
 use crate::analyze::{analyze_with, merge_inputs, AnalyzeOptions};
-use crate::cli::{AnalyzeArgs, OutputFormat};
+use crate::cli::{AnalyzeArgs, ReportFormat};
 use crate::ingest;
 use crate::output;
 use crate::render::{self, Style};
@@ -15,15 +15,17 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         None => None,
     };
     let po = super::emit::policy_options(&args.policy)?;
-    let format = args.format.unwrap_or_else(|| match &args.output {
-        Some(p)
-            if p.extension()
-                .map(|e| e.eq_ignore_ascii_case("json"))
-                .unwrap_or(false) =>
-        {
-            OutputFormat::Json
+    let format = args.format.unwrap_or_else(|| {
+        let ext = args
+            .output
+            .as_ref()
+            .and_then(|p| p.extension())
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("json") => ReportFormat::Json,
+            Some("md") | Some("markdown") => ReportFormat::Markdown,
+            _ => ReportFormat::Table,
         }
-        _ => OutputFormat::Table,
     });
     if let Some(out) = &args.output {
         for f in &args.files {
@@ -62,8 +64,16 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     }
 
     let bytes = match format {
-        OutputFormat::Json => render::json::render(&report),
-        OutputFormat::Table => {
+        ReportFormat::Json => render::json::render(&report),
+        ReportFormat::Markdown => render::markdown::render(
+            &report,
+            Style {
+                color: false,
+                width: None,
+                max_rows: (!args.all).then_some(50),
+            },
+        ),
+        ReportFormat::Table => {
             let color = args.output.is_none() && output::use_color(args.color);
             render::table::render(
                 &report,

@@ -1,6 +1,7 @@
 //! Renderers: pure functions from a finished [`Report`](crate::report::Report) to bytes.
 
 pub mod json;
+pub mod markdown;
 pub mod recommend;
 pub mod table;
 
