@@ -54,6 +54,13 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         },
         report.rate_limited.len()
     );
+    if let Some(note) = super::table::not_counted_note(report) {
+        let _ = writeln!(
+            out,
+            "{}.",
+            cell(&note[..1].to_uppercase()) + &cell(&note[1..])
+        );
+    }
     if let Some(line) = super::table::attribution_summary(report) {
         let _ = writeln!(out, "Sent by: {}.", cell(&line));
     }

@@ -84,6 +84,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         }
     );
     let _ = writeln!(out, "{} rate-limited responses", report.rate_limited.len());
+    if let Some(note) = not_counted_note(report) {
+        let _ = writeln!(out, "{note}");
+    }
     if let Some(line) = attribution_summary(report) {
         let _ = writeln!(out, "sent by: {line}");
     }
@@ -186,6 +189,37 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
 }
 
 /// One line per layer/vendor: "41 × cdn/cloudflare (rate, 1015), 2 × api (rate)", most first.
+/// 503s and 403s that were not counted as rate limiting (no Retry-After, no rate-limit headers,
+/// no limiter's page): say so, so a user does not read "0 rate-limited" as "nothing went wrong".
+pub fn not_counted_note(report: &Report) -> Option<String> {
+    let counted = |status: u16| {
+        report
+            .rate_limited
+            .iter()
+            .filter(|r| r.status == status)
+            .count()
+    };
+    let mut parts = Vec::new();
+    for status in [503u16, 403] {
+        let all = report
+            .summary
+            .by_status
+            .get(&status.to_string())
+            .copied()
+            .unwrap_or(0);
+        let other = all.saturating_sub(counted(status));
+        if other > 0 {
+            parts.push(format!("{other} × {status}"));
+        }
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "not counted: {} without rate-limit evidence (no Retry-After, rate-limit headers or limiter page)",
+            parts.join(", ")
+        )
+    })
+}
+
 pub fn attribution_summary(report: &Report) -> Option<String> {
     let mut groups: Vec<(String, usize)> = Vec::new();
     for r in &report.rate_limited {
