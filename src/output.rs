@@ -37,7 +37,25 @@ pub fn atomic_write_with(
         w.flush()?;
     }
     tmp.as_file().sync_all()?;
+    fix_permissions(tmp.as_file(), path)?;
     tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A temporary file is created private (0600); the result should look like any other file the
+/// user writes: keep the permissions of the file it replaces, else rw-r--r--.
+#[cfg(unix)]
+fn fix_permissions(file: &std::fs::File, path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let perms = match std::fs::metadata(path) {
+        Ok(m) => m.permissions(),
+        Err(_) => std::fs::Permissions::from_mode(0o644),
+    };
+    file.set_permissions(perms)
+}
+
+#[cfg(not(unix))]
+fn fix_permissions(_: &std::fs::File, _: &Path) -> io::Result<()> {
     Ok(())
 }
 

@@ -12,6 +12,7 @@ fn opts() -> Options {
         format: None,
         field_map: Vec::new(),
         redactor: Redactor::from_key_material(b"property tests key"),
+        progress: None,
     }
 }
 

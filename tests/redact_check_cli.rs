@@ -27,6 +27,13 @@ fn redact_refuses_existing_output_without_force_and_never_touches_input() {
         .code(2)
         .stderr(contains("overwrite the input"));
     assert_eq!(std::fs::read(&input).unwrap(), original, "input unchanged");
+    // Written files are ordinary (not the temp file's 0600).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{mode:o}");
+    }
     // No temp files left behind.
     let names: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()

@@ -9,7 +9,7 @@ use crate::render::{self, Style};
 use crate::units::Rate;
 
 pub fn run(args: AnalyzeArgs) -> Outcome {
-    let opts = ingest_options(&args.input)?;
+    let mut opts = ingest_options(&args.input)?;
     let limit = match &args.limit {
         Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
         None => None,
@@ -38,7 +38,22 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         }
     }
 
+    let bars = progress_bars(&args.files);
+    if let Some((_, bars)) = &bars {
+        let bars = bars.clone();
+        opts.progress = Some(std::sync::Arc::new(move |path: &str, n: u64| {
+            if let Some(b) = bars.get(path) {
+                b.inc(n);
+            }
+        }));
+    }
     let inputs = ingest::read_inputs(&args.files, &opts);
+    if let Some((multi, bars)) = bars {
+        for b in bars.values() {
+            b.finish_and_clear();
+        }
+        let _ = multi.clear();
+    }
     report_input_problems(&inputs);
     let read_any = inputs.iter().any(|i| i.summary.records > 0);
     let (summaries, requests) = merge_inputs(inputs);
@@ -92,6 +107,46 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(0)
+}
+
+/// Inputs smaller than this are read without a progress display.
+const PROGRESS_MIN_BYTES: u64 = 64 * 1024 * 1024;
+
+/// One progress bar per input file on stderr, only when stderr is a terminal and the inputs
+/// are big enough to take a while (stdout stays clean for the report).
+fn progress_bars(
+    files: &[String],
+) -> Option<(
+    indicatif::MultiProgress,
+    std::sync::Arc<std::collections::HashMap<String, indicatif::ProgressBar>>,
+)> {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let sizes: Vec<(String, u64)> = files
+        .iter()
+        .filter(|f| *f != "-")
+        .filter_map(|f| std::fs::metadata(f).ok().map(|m| (f.clone(), m.len())))
+        .collect();
+    if sizes.iter().map(|(_, n)| n).sum::<u64>() < PROGRESS_MIN_BYTES {
+        return None;
+    }
+    let multi = indicatif::MultiProgress::new();
+    let style = indicatif::ProgressStyle::with_template(
+        "{msg:30!} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+    )
+    .ok()?;
+    let bars = sizes
+        .into_iter()
+        .map(|(f, n)| {
+            let b = multi.add(indicatif::ProgressBar::new(n));
+            b.set_style(style.clone());
+            b.set_message(f.clone());
+            (f, b)
+        })
+        .collect();
+    Some((multi, std::sync::Arc::new(bars)))
 }
 
 /// Input errors and warnings go to stderr, once, each with its file and entry/line.

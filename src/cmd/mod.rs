@@ -85,5 +85,6 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
         format: args.input_format,
         field_map,
         redactor,
+        progress: None,
     })
 }

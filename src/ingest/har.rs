@@ -679,6 +679,7 @@ mod tests {
             format: None,
             field_map: Vec::new(),
             redactor: Redactor::from_key_material(b"k"),
+            progress: None,
         }
     }
 

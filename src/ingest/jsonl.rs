@@ -571,6 +571,7 @@ mod tests {
             format: None,
             field_map: map,
             redactor: Redactor::from_key_material(b"k"),
+            progress: None,
         }
     }
 

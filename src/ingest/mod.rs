@@ -32,6 +32,10 @@ impl Format {
     }
 }
 
+/// Called with an input's path and the number of (compressed) bytes just read from it, so the
+/// command layer can show progress; ingestion itself never touches the terminal.
+pub type Progress = std::sync::Arc<dyn Fn(&str, u64) + Send + Sync>;
+
 /// How to read inputs.
 #[derive(Clone)]
 pub struct Options {
@@ -40,6 +44,8 @@ pub struct Options {
     /// `--map canonical=dotted.path` field mappings for JSON lines.
     pub field_map: Vec<(String, String)>,
     pub redactor: Redactor,
+    /// Progress hook (None = silent).
+    pub progress: Option<Progress>,
 }
 
 /// How many warnings of one input are kept with their text (all are counted).
@@ -110,7 +116,11 @@ pub fn read_input(path: &str, opts: &Options) -> Ingested {
         },
         requests: Vec::new(),
     };
-    let opened = match source::open(path) {
+    let counter = opts.progress.clone().map(|p| {
+        let path = path.to_string();
+        Box::new(move |n: u64| p(&path, n)) as Box<dyn FnMut(u64) + Send>
+    });
+    let opened = match source::open_counted(path, counter) {
         Ok(o) => o,
         Err(e) => return failed(None, e),
     };

@@ -30,8 +30,30 @@ fn read_prefix(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// Counts the bytes read from the underlying input (before decompression).
+struct Counted {
+    inner: Box<dyn Read + Send>,
+    on_read: Box<dyn FnMut(u64) + Send>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        (self.on_read)(n as u64);
+        Ok(n)
+    }
+}
+
 /// Open `path` (`-` = stdin), transparently gunzipping, and read the sniffing prefix.
 pub fn open(path: &str) -> Result<Opened, String> {
+    open_counted(path, None)
+}
+
+/// [`open`], calling `on_read` with the number of raw bytes each read returns.
+pub fn open_counted(
+    path: &str,
+    on_read: Option<Box<dyn FnMut(u64) + Send>>,
+) -> Result<Opened, String> {
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
@@ -45,7 +67,13 @@ pub fn open(path: &str) -> Result<Opened, String> {
             Err(e) => return Err(format!("cannot open: {e}")),
         }
     };
-    let mut raw = raw;
+    let mut raw: Box<dyn Read + Send> = match on_read {
+        Some(on_read) => Box::new(Counted {
+            inner: raw,
+            on_read,
+        }),
+        None => raw,
+    };
     let magic = read_prefix(&mut raw, 2).map_err(|e| format!("cannot read: {e}"))?;
     let mut reader: Box<dyn Read + Send> = if magic == [0x1f, 0x8b] {
         Box::new(MultiGzDecoder::new(Cursor::new(magic).chain(raw)))
