@@ -74,6 +74,22 @@ impl Headers {
         self.spans.push([start, mid, self.text.len() as u32]);
     }
 
+    /// Push with the value cut to at most `max` bytes (at a char boundary, marked with `…`).
+    /// Used for responses no analysis reads in full (2xx/3xx): their names and the start of
+    /// their values are what baselines need, and browsers send multi-KB policy headers.
+    pub fn push_capped(&mut self, name: impl AsRef<str>, value: impl AsRef<str>, max: usize) {
+        let v = value.as_ref();
+        if v.len() <= max {
+            self.push(name, v);
+            return;
+        }
+        let mut cut = max;
+        while cut > 0 && !v.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.push(name, format!("{}…", &v[..cut]));
+    }
+
     fn pair(&self, s: &[u32; 3]) -> (&str, &str) {
         (
             &self.text[s[0] as usize..s[1] as usize],
@@ -259,6 +275,15 @@ impl fmt::Display for Warning {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capped_values_cut_at_char_boundaries() {
+        let mut h = Headers::new();
+        h.push_capped("a", "ééé", 3);
+        h.push_capped("b", "short", 10);
+        assert_eq!(h.get("a"), Some("é…"));
+        assert_eq!(h.get("b"), Some("short"));
+    }
 
     #[test]
     fn headers_keep_order_and_duplicates() {

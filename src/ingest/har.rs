@@ -390,11 +390,20 @@ fn odd_note(field: &str, got: &str) -> String {
     format!("{field} is {got}; ignored")
 }
 
+/// Longest request header value kept: identity hints and idempotency keys are short, cookies
+/// and long referers are not needed whole (the credential is fingerprinted before the cut).
+pub(crate) const REQUEST_HEADER_VALUE_MAX: usize = 1024;
+/// Longest header value kept for responses that are not errors (see [`Headers::push_capped`]).
+pub(crate) const SUCCESS_HEADER_VALUE_MAX: usize = 256;
+
+/// Redacted headers of one side. `raw` collects the unredacted pairs when the caller needs them
+/// (request headers, for the credential fingerprint); `cap` bounds each value's length.
 fn headers_from(
     list: &LList<RawHeader>,
     field: &str,
     redactor: &Redactor,
-    raw: &mut Vec<(String, String)>,
+    mut raw: Option<&mut Vec<(String, String)>>,
+    cap: Option<usize>,
     warns: &mut Vec<String>,
 ) -> Headers {
     if let Some(o) = list.odd {
@@ -419,8 +428,14 @@ fn headers_from(
                 ""
             }
         };
-        raw.push((name.to_string(), value.to_string()));
-        h.push(name, redactor.header(name, value));
+        if let Some(raw) = raw.as_deref_mut() {
+            raw.push((name.to_string(), value.to_string()));
+        }
+        let redacted = redactor.header(name, value);
+        match cap {
+            Some(max) => h.push_capped(name, redacted, max),
+            None => h.push(name, redacted),
+        }
     }
     if null_values > 0 {
         warns.push(format!(
@@ -509,7 +524,8 @@ fn normalize(
             &req.headers,
             "request.headers",
             redactor,
-            &mut raw_req_headers,
+            Some(&mut raw_req_headers),
+            Some(REQUEST_HEADER_VALUE_MAX),
             &mut warns,
         );
         if let Some(pd) = req.post_data.get() {
@@ -522,7 +538,6 @@ fn normalize(
         }
     }
 
-    let mut raw_resp_headers = Vec::new();
     if let Some(resp) = resp {
         match num_field(&resp.status, "response.status", &mut warns) {
             Some(s) if (100.0..1000.0).contains(&s) => r.status = s as u16,
@@ -540,11 +555,15 @@ fn normalize(
             }
             None => {}
         }
+        let cap = (200..400)
+            .contains(&r.status)
+            .then_some(SUCCESS_HEADER_VALUE_MAX);
         r.response_headers = headers_from(
             &resp.headers,
             "response.headers",
             redactor,
-            &mut raw_resp_headers,
+            None,
+            cap,
             &mut warns,
         );
         if let Some(c) = resp.content.get() {
@@ -615,7 +634,6 @@ fn normalize(
             .map(|(n, v)| (n.as_str(), v.as_str())),
         &raw_url,
     );
-    let _ = raw_resp_headers;
 
     r.shrink_to_fit();
     let ws = warns

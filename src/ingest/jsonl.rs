@@ -186,10 +186,13 @@ fn as_text(v: &Value) -> Option<String> {
     }
 }
 
+/// Redacted headers; `raw` collects the unredacted pairs when the caller needs them, `cap`
+/// bounds each value (see the HAR reader's caps).
 fn headers_of(
     v: &Value,
     redactor: &Redactor,
-    raw: &mut Vec<(String, String)>,
+    mut raw: Option<&mut Vec<(String, String)>>,
+    cap: usize,
     warns: &mut Vec<String>,
     field: &str,
 ) -> Headers {
@@ -200,8 +203,10 @@ fn headers_of(
             other => as_text(other).into_iter().collect(),
         };
         for val in values {
-            raw.push((name.to_string(), val.clone()));
-            h.push(name, redactor.header(name, &val));
+            if let Some(raw) = raw.as_deref_mut() {
+                raw.push((name.to_string(), val.clone()));
+            }
+            h.push_capped(name, redactor.header(name, &val), cap);
         }
     };
     match v {
@@ -336,11 +341,16 @@ fn normalize(
     }
     let mut raw_req = Vec::new();
     if let Some((h, f)) = find(v, "request_headers", map) {
-        r.request_headers = headers_of(h, red, &mut raw_req, &mut warns, &f);
+        let cap = super::har::REQUEST_HEADER_VALUE_MAX;
+        r.request_headers = headers_of(h, red, Some(&mut raw_req), cap, &mut warns, &f);
     }
-    let mut raw_resp = Vec::new();
     if let Some((h, f)) = find(v, "response_headers", map) {
-        r.response_headers = headers_of(h, red, &mut raw_resp, &mut warns, &f);
+        let cap = if (200..400).contains(&r.status) {
+            super::har::SUCCESS_HEADER_VALUE_MAX
+        } else {
+            usize::MAX
+        };
+        r.response_headers = headers_of(h, red, None, cap, &mut warns, &f);
     }
     if !r.response_headers.contains("retry-after") {
         if let Some(ra) = find(v, "retry_after", map).and_then(|(x, _)| as_text(x)) {
