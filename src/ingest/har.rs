@@ -392,7 +392,7 @@ fn odd_note(field: &str, got: &str) -> String {
 
 /// Longest request header value kept: identity hints and idempotency keys are short, cookies
 /// and long referers are not needed whole (the credential is fingerprinted before the cut).
-pub(crate) const REQUEST_HEADER_VALUE_MAX: usize = 1024;
+pub(crate) const REQUEST_HEADER_VALUE_MAX: usize = 512;
 /// Longest header value kept for responses that are not errors (see [`Headers::push_capped`]).
 pub(crate) const SUCCESS_HEADER_VALUE_MAX: usize = 256;
 
