@@ -36,13 +36,30 @@ impl fmt::Display for Location {
 
 /// HTTP header fields in their original order, duplicates kept; names compared case-insensitively.
 ///
-/// Stored compactly (one text buffer plus spans) because a large capture holds millions of
-/// header fields: a `Vec<(String, String)>` costs two allocations per field.
+/// Stored compactly (one text buffer plus a pair of lengths per field) because a large capture
+/// holds millions of header fields: a `Vec<(String, String)>` costs two allocations per field,
+/// and 32-bit offsets cost three times what 16-bit lengths do.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Headers {
     text: String,
-    /// `[name_start, value_start, value_end]` into `text`; the name ends where the value starts.
-    spans: Vec<[u32; 3]>,
+    /// `(name length, value length)` of each field, in order; fields are laid end to end in
+    /// `text`.
+    lens: Vec<(u16, u16)>,
+}
+
+/// Longest header name or value stored (longer ones are cut at a char boundary): the 16-bit
+/// lengths that keep a record small. Real header values are far shorter.
+pub const HEADER_PART_MAX: usize = u16::MAX as usize;
+
+fn cut_to(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut cut = max;
+    while cut > 0 && !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &s[..cut]
 }
 
 impl Headers {
@@ -62,16 +79,11 @@ impl Headers {
     }
 
     pub fn push(&mut self, name: impl AsRef<str>, value: impl AsRef<str>) {
-        let (name, value) = (name.as_ref(), value.as_ref());
-        // Fields beyond 4 GiB of header text in one record are dropped rather than wrapped.
-        if self.text.len() + name.len() + value.len() > u32::MAX as usize {
-            return;
-        }
-        let start = self.text.len() as u32;
+        let name = cut_to(name.as_ref(), HEADER_PART_MAX);
+        let value = cut_to(value.as_ref(), HEADER_PART_MAX);
         self.text.push_str(name);
-        let mid = self.text.len() as u32;
         self.text.push_str(value);
-        self.spans.push([start, mid, self.text.len() as u32]);
+        self.lens.push((name.len() as u16, value.len() as u16));
     }
 
     /// Push with the value cut to at most `max` bytes (at a char boundary, marked with `…`).
@@ -88,13 +100,6 @@ impl Headers {
             cut -= 1;
         }
         self.push(name, format!("{}…", &v[..cut]));
-    }
-
-    fn pair(&self, s: &[u32; 3]) -> (&str, &str) {
-        (
-            &self.text[s[0] as usize..s[1] as usize],
-            &self.text[s[1] as usize..s[2] as usize],
-        )
     }
 
     /// The first value of `name` (case-insensitive).
@@ -116,21 +121,28 @@ impl Headers {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
-        self.spans.iter().map(move |s| self.pair(s))
+        let mut at = 0usize;
+        self.lens.iter().map(move |&(n, v)| {
+            let (n, v) = (n as usize, v as usize);
+            let name = &self.text[at..at + n];
+            let value = &self.text[at + n..at + n + v];
+            at += n + v;
+            (name, value)
+        })
     }
 
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.lens.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.lens.is_empty()
     }
 
     /// Release spare capacity once a record is complete.
     pub fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();
-        self.spans.shrink_to_fit();
+        self.lens.shrink_to_fit();
     }
 }
 
@@ -275,6 +287,16 @@ impl fmt::Display for Warning {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oversized_parts_are_cut_not_wrapped() {
+        let mut h = Headers::new();
+        let big = "é".repeat(HEADER_PART_MAX);
+        h.push("x", &big);
+        h.push("y", "1");
+        assert!(h.get("x").unwrap().len() <= HEADER_PART_MAX);
+        assert_eq!(h.get("y"), Some("1"));
+    }
 
     #[test]
     fn capped_values_cut_at_char_boundaries() {
