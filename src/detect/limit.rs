@@ -55,7 +55,7 @@ pub fn for_host(cx: &Context, host: &str) -> Option<KnownLimit> {
 /// The most common (limit, window) pair wins; ties go to the smaller window.
 pub fn compute(
     requests: &[crate::model::Request],
-    hosts: &[String],
+    hosts: &super::HostIndex,
     limited: &[bool],
     attribution: &[Option<&crate::attribute::Attribution>],
     limit_option: Option<Rate>,
@@ -73,15 +73,16 @@ pub fn compute(
     let any_limited = limited.iter().any(|&l| l);
     let mut host_limited: BTreeMap<&str, bool> = BTreeMap::new();
     let mut from_attr: BTreeMap<&str, Seen> = BTreeMap::new();
-    for (i, h) in hosts.iter().enumerate() {
-        *host_limited.entry(h.as_str()).or_insert(false) |= limited[i];
+    for i in 0..hosts.len() {
+        let h = hosts.get(i);
+        *host_limited.entry(h).or_insert(false) |= limited[i];
         if let Some(l) = attribution[i].and_then(|a| a.limits.as_ref()) {
-            add(from_attr.entry(h.as_str()).or_default(), l);
+            add(from_attr.entry(h).or_default(), l);
         }
     }
     let mut from_headers: BTreeMap<&str, Seen> = BTreeMap::new();
     for (i, r) in requests.iter().enumerate() {
-        let h = hosts[i].as_str();
+        let h = hosts.get(i);
         if from_attr.contains_key(h) {
             continue;
         }

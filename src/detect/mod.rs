@@ -16,6 +16,7 @@ use crate::units::Rate;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::HashMap;
 
 pub mod burst;
 pub mod clients;
@@ -77,7 +78,7 @@ pub struct Context<'a> {
     pub clients: clients::Clients,
     pub attempts: logical::Attempts,
     /// Host per request index (lower-cased, "" when the URL has none).
-    pub hosts: Vec<String>,
+    pub hosts: HostIndex,
     /// Rate-limited per request index.
     pub limited: Vec<bool>,
     /// Timed request indices per host (time order), hosts sorted by name.
@@ -103,7 +104,7 @@ impl<'a> Context<'a> {
         }
         let clients = clients::Clients::identify(requests);
         let attempts = logical::Attempts::build(requests, &clients);
-        let hosts: Vec<String> = requests.iter().map(Request::host).collect();
+        let hosts = HostIndex::build(requests);
         let limited: Vec<bool> = requests
             .iter()
             .zip(&attribution)
@@ -112,7 +113,7 @@ impl<'a> Context<'a> {
         let mut index: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
         for (i, r) in requests.iter().enumerate() {
             if r.started.is_some() {
-                index.entry(hosts[i].as_str()).or_default().push(i);
+                index.entry(hosts.get(i)).or_default().push(i);
             }
         }
         let by_host = index.into_iter().map(|(h, v)| (h.to_string(), v)).collect();
@@ -137,7 +138,53 @@ impl<'a> Context<'a> {
     }
 
     pub fn host(&self, i: usize) -> &str {
-        self.hosts.get(i).map(String::as_str).unwrap_or("")
+        self.hosts.get(i)
+    }
+}
+
+/// Host of each request, each distinct host stored once (a `String` per request cost more than
+/// the rest of the per-request indexes together on large captures).
+#[derive(Debug, Clone, Default)]
+pub struct HostIndex {
+    ids: Vec<u32>,
+    names: Vec<String>,
+}
+
+impl HostIndex {
+    pub fn build(requests: &[Request]) -> HostIndex {
+        let mut seen: HashMap<String, u32> = HashMap::new();
+        let mut hi = HostIndex::default();
+        for r in requests {
+            let h = r.host();
+            let id = match seen.get(&h) {
+                Some(&id) => id,
+                None => {
+                    let id = hi.names.len() as u32;
+                    hi.names.push(h.clone());
+                    seen.insert(h, id);
+                    id
+                }
+            };
+            hi.ids.push(id);
+        }
+        hi
+    }
+
+    /// Host of request `i` ("" when out of range or the URL has none).
+    pub fn get(&self, i: usize) -> &str {
+        self.ids
+            .get(i)
+            .and_then(|&id| self.names.get(id as usize))
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
     }
 }
 
