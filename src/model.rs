@@ -200,7 +200,8 @@ pub struct Request {
     pub wait_ms: Option<f64>,
     pub request_headers: Headers,
     pub response_headers: Headers,
-    /// Response `Content-Type` (from headers, else the HAR `content.mimeType`).
+    /// The HAR `content.mimeType`, kept only when the response has no `Content-Type` header
+    /// (no second copy per record); read both through [`Request::content_type`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub response_mime: Option<String>,
     /// First few KiB of a non-2xx/3xx response body, redacted. 2xx/3xx bodies are never kept.
@@ -254,6 +255,13 @@ impl Request {
 
     pub fn is_rate_limit_status(&self) -> bool {
         self.status == 429
+    }
+
+    /// Response content type: the `Content-Type` header, else the HAR `content.mimeType`.
+    pub fn content_type(&self) -> Option<&str> {
+        self.response_headers
+            .get("content-type")
+            .or(self.response_mime.as_deref())
     }
 
     /// Release spare capacity once the record is complete: a capture holds millions of them.

@@ -108,8 +108,7 @@ fn layer_header_names() -> Vec<&'static str> {
 }
 
 fn is_json(r: &Request, body_lc: &str) -> bool {
-    r.response_mime
-        .as_deref()
+    r.content_type()
         .map(|m| m.to_ascii_lowercase().contains("json"))
         .unwrap_or(false)
         || body_lc.trim_start().starts_with('{')
@@ -461,7 +460,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     if mismatch {
         v.ev(
             Role::RuledOut,
-            format!("content-type: {}", req.response_mime.as_deref().unwrap_or("text/html")),
+            format!("content-type: {}", req.content_type().unwrap_or("text/html")),
             format!("{host} answers JSON but this response is HTML: not the API's own error format, an intermediary produced it"),
         );
     } else if json {

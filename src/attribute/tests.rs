@@ -48,7 +48,6 @@ fn request(
     for (n, v) in headers {
         r.response_headers.push(*n, red.header(n, v));
     }
-    r.response_mime = r.response_headers.get("content-type").map(str::to_string);
     if !body.is_empty() && !(200..400).contains(&status) {
         r.body_excerpt = Some(red.excerpt(body, 4096));
     }

@@ -567,17 +567,14 @@ fn normalize(
             &mut warns,
         );
         if let Some(c) = resp.content.get() {
-            let mime = r
-                .response_headers
-                .get("content-type")
-                .map(str::to_string)
-                .or_else(|| {
-                    c.mime
-                        .as_str()
-                        .filter(|m| !m.is_empty())
-                        .map(str::to_string)
-                });
-            r.response_mime = mime;
+            // Only when the headers lack it: `Request::content_type` reads the header first.
+            if !r.response_headers.contains("content-type") {
+                r.response_mime = c
+                    .mime
+                    .as_str()
+                    .filter(|m| !m.is_empty())
+                    .map(str::to_string);
+            }
             let keep_body = !(200..400).contains(&r.status);
             if keep_body {
                 if let Some(head) = &c.text.head {
@@ -596,8 +593,6 @@ fn normalize(
                     }
                 }
             }
-        } else if r.response_mime.is_none() {
-            r.response_mime = r.response_headers.get("content-type").map(str::to_string);
         }
     }
 

@@ -360,7 +360,6 @@ fn normalize(
             }
         }
     }
-    r.response_mime = r.response_headers.get("content-type").map(str::to_string);
     if !(200..400).contains(&r.status) {
         if let Some(b) = find(v, "response_body", map).map(|(b, _)| b) {
             let text = match b {
