@@ -169,6 +169,8 @@ pub struct ClientHints {
     /// Explicit caller id from a log's `client` field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    /// Only when the request has no `User-Agent` header (a log's own field): read both through
+    /// [`Request::user_agent`], so a capture does not hold every UA twice.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_agent: Option<String>,
     /// First address of `X-Forwarded-For`, or a log's client IP field.
@@ -255,6 +257,14 @@ impl Request {
 
     pub fn is_rate_limit_status(&self) -> bool {
         self.status == 429
+    }
+
+    /// The caller's user agent: the `User-Agent` header, else a log's user-agent field.
+    pub fn user_agent(&self) -> Option<&str> {
+        self.request_headers
+            .get("user-agent")
+            .filter(|u| !u.is_empty())
+            .or(self.client.user_agent.as_deref())
     }
 
     /// Response content type: the `Content-Type` header, else the HAR `content.mimeType`.

@@ -7,7 +7,7 @@
 //! is *not* part of the identity: it is what `shared_key_contention` looks for across clients.
 
 use super::Context;
-use crate::model::{ClientHints, Request};
+use crate::model::Request;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -28,13 +28,14 @@ pub enum ClientKey {
 }
 
 impl ClientKey {
-    pub fn of(h: &ClientHints) -> ClientKey {
+    pub fn of(r: &Request) -> ClientKey {
+        let h = &r.client;
         match h.client.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
             Some(c) => ClientKey::Named(c.to_string()),
             // A HAR page already names the tab; its document request has no Origin while its
             // subresources do, so the origin would split one page into two callers.
             None => ClientKey::Hints {
-                user_agent: h.user_agent.clone(),
+                user_agent: r.user_agent().map(str::to_string),
                 client_ip: h.client_ip.clone(),
                 pageref: h.pageref.clone(),
                 origin: if h.pageref.is_some() {
@@ -116,7 +117,7 @@ impl Clients {
             let h = &r.client;
             for (name, present) in [
                 ("client", h.client.is_some()),
-                ("user_agent", h.user_agent.is_some()),
+                ("user_agent", r.user_agent().is_some()),
                 ("client_ip", h.client_ip.is_some()),
                 ("pageref", h.pageref.is_some()),
                 ("origin", h.origin.is_some()),
@@ -125,7 +126,7 @@ impl Clients {
                     c.hints_seen.insert(name);
                 }
             }
-            let key = ClientKey::of(h);
+            let key = ClientKey::of(r);
             let id = match index.get(&key) {
                 Some(&id) => id,
                 None => {

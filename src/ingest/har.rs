@@ -662,7 +662,7 @@ pub(crate) fn client_hints(r: &Request, pageref: Option<&str>) -> ClientHints {
     let h = &r.request_headers;
     ClientHints {
         client: None,
-        user_agent: h.get("user-agent").map(str::to_string),
+        user_agent: None, // read from the header by Request::user_agent
         client_ip: h
             .get("x-forwarded-for")
             .and_then(|v| v.split(',').next())

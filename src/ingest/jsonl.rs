@@ -386,7 +386,7 @@ fn normalize(
     if let Some(ip) = find(v, "client_ip", map).and_then(|(c, _)| as_text(c)) {
         r.client.client_ip = Some(ip);
     }
-    if r.client.user_agent.is_none() {
+    if r.request_headers.get("user-agent").is_none() {
         r.client.user_agent = find(v, "user_agent", map)
             .and_then(|(c, _)| as_text(c))
             .map(|u| red.text(&u));
