@@ -13,8 +13,27 @@ bin=target/release/toomany
 [ -f "$DATA/har-3k-$MB.har" ]  || target/release/examples/gen_har "$MB" "$DATA/har-3k-$MB.har" 40
 [ -f "$DATA/har-1k-$MB.har" ]  || target/release/examples/gen_har "$MB" "$DATA/har-1k-$MB.har" 0
 [ -f "$DATA/log-$MB.jsonl" ]   || target/release/examples/gen_jsonl "$MB" "$DATA/log-$MB.jsonl"
+# A real browser capture from the shared corpus, its entries repeated up to the target size.
+REAL=../shared/corpus/real-har/chrome-har-capturer-0.10.3-cnn.har
+inputs=("$DATA/har-33k-$MB.har" "$DATA/har-3k-$MB.har" "$DATA/har-1k-$MB.har" "$DATA/log-$MB.jsonl")
+if [ -f "$REAL" ] && command -v python3 >/dev/null; then
+  [ -f "$DATA/real-cnn-$MB.har" ] || python3 - "$REAL" "$DATA/real-cnn-$MB.har" "$MB" <<'PY'
+import json, sys
+src, out, mb = sys.argv[1], sys.argv[2], int(sys.argv[3])
+entries = [json.dumps(e) for e in json.load(open(src, encoding="utf-8-sig"))["log"]["entries"]]
+with open(out, "w") as f:
+    f.write('{"log":{"version":"1.2","creator":{"name":"bench","version":"1"},"entries":[')
+    n, first = 0, True
+    while n < mb * 1024 * 1024:
+        for e in entries:
+            f.write(("" if first else ",") + e)
+            first, n = False, n + len(e) + 1
+    f.write("]}}")
+PY
+  inputs+=("$DATA/real-cnn-$MB.har")
+fi
 printf '%-22s %10s %10s %12s %10s %12s\n' input MB records seconds MB/s peak_RSS_MB
-for f in "$DATA/har-33k-$MB.har" "$DATA/har-3k-$MB.har" "$DATA/har-1k-$MB.har" "$DATA/log-$MB.jsonl"; do
+for f in "${inputs[@]}"; do
   size=$(stat -c %s "$f")
   /usr/bin/time -f '%e %M' -o /tmp/toomany-bench.time "$bin" analyze "$f" --format json -o /tmp/toomany-bench.json 2>/dev/null
   read -r secs kb < /tmp/toomany-bench.time
