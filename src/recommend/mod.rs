@@ -570,7 +570,11 @@ pub fn recommend(report: &Report, requests: &[Request], opts: &Options) -> Optio
             others.join(", ")
         ));
     }
-    let on_host = |r: &Request| host.as_deref().map(|h| r.host() == h).unwrap_or(true);
+    let on_host = |r: &Request| {
+        host.as_deref()
+            .map(|h| crate::http::url::host(&r.url).eq_ignore_ascii_case(h))
+            .unwrap_or(true)
+    };
     let limited_idx: std::collections::HashSet<usize> = report
         .rate_limited
         .iter()
