@@ -4,7 +4,6 @@
 
 use super::Style;
 use crate::model::Position;
-use crate::recommend::{Jitter, LimitSource};
 use crate::report::Report;
 use crate::units::{fmt_duration_ms, fmt_num};
 use std::fmt::Write;
@@ -105,57 +104,12 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         let _ = writeln!(
             out,
             "## Recommendation{}: `{}`\n",
-            r.host
-                .as_deref()
-                .map(|h| format!(" for {h}"))
-                .unwrap_or_default(),
+            super::recommend::for_host(r),
             r.action.as_str()
         );
-        if let Some(t) = r.resume_at {
-            let _ = writeln!(
-                out,
-                "- **resume after** {} UTC",
-                t.format("%Y-%m-%d %H:%M:%S")
-            );
+        for (label, value) in super::recommend::key_lines(r) {
+            let _ = writeln!(out, "- **{label}** {}", prose(&value));
         }
-        if let Some(l) = &r.limit {
-            let src = match l.source {
-                LimitSource::Flag => "--limit",
-                LimitSource::Headers => "rate-limit headers",
-                LimitSource::Observed => "estimated from traffic",
-            };
-            let _ = writeln!(
-                out,
-                "- **limit** {}/min ({src})",
-                fmt_num(l.rate_per_minute)
-            );
-        }
-        if let (Some(rps), Some(rpm), Some(i)) =
-            (r.rate_per_second, r.rate_per_minute, r.min_interval_ms)
-        {
-            let _ = writeln!(
-                out,
-                "- **target rate** {}/min = {}/s (headroom {}), one start every {i} ms",
-                fmt_num(rpm),
-                fmt_num(rps),
-                fmt_num(r.headroom)
-            );
-        }
-        if let Some(c) = r.concurrency {
-            let _ = writeln!(out, "- **concurrency** {c} in flight");
-        }
-        let b = &r.backoff;
-        let _ = writeln!(
-            out,
-            "- **retries** {} attempts in all, {} jitter in windows from {} to {}, Retry-After honoured as a minimum, {} deadline",
-            b.max_attempts,
-            match b.jitter {
-                Jitter::Full => "full",
-            },
-            fmt_duration_ms(b.base_ms as f64),
-            fmt_duration_ms(b.cap_ms as f64),
-            fmt_duration_ms(b.deadline_ms as f64)
-        );
         if !r.rationale.is_empty() {
             let _ = writeln!(out, "\n### Why\n");
             for line in &r.rationale {

@@ -4,23 +4,23 @@ use crate::recommend::{LimitSource, Recommendation};
 use crate::units::{fmt_duration_ms, fmt_num};
 use std::fmt::Write;
 
-pub fn section(r: &Recommendation) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Recommendation{}: {}",
-        r.host
-            .as_deref()
-            .map(|h| format!(" for {h}"))
-            .unwrap_or_default(),
-        r.action.as_str()
-    );
+/// "for HOST" after the section title, when the recommendation names its host.
+pub fn for_host(r: &Recommendation) -> String {
+    r.host
+        .as_deref()
+        .map(|h| format!(" for {h}"))
+        .unwrap_or_default()
+}
+
+/// The key numbers as (label, value) lines, shared by the table and Markdown renderers so each
+/// only supplies its own syntax.
+pub fn key_lines(r: &Recommendation) -> Vec<(&'static str, String)> {
+    let mut lines = Vec::new();
     if let Some(t) = r.resume_at {
-        let _ = writeln!(
-            out,
-            "  resume after   {} UTC",
-            t.format("%Y-%m-%d %H:%M:%S")
-        );
+        lines.push((
+            "resume after",
+            format!("{} UTC", t.format("%Y-%m-%d %H:%M:%S")),
+        ));
     }
     if let Some(l) = &r.limit {
         let src = match l.source {
@@ -28,37 +28,49 @@ pub fn section(r: &Recommendation) -> String {
             LimitSource::Headers => "rate-limit headers",
             LimitSource::Observed => "estimated from traffic",
         };
-        let _ = writeln!(
-            out,
-            "  limit          {}/min ({src})",
-            fmt_num(l.rate_per_minute)
-        );
+        lines.push((
+            "limit",
+            format!("{}/min ({src})", fmt_num(l.rate_per_minute)),
+        ));
     }
     if let (Some(rps), Some(rpm), Some(i)) =
         (r.rate_per_second, r.rate_per_minute, r.min_interval_ms)
     {
-        let _ = writeln!(
-            out,
-            "  target rate    {}/min = {}/s (headroom {})",
-            fmt_num(rpm),
-            fmt_num(rps),
-            fmt_num(r.headroom)
-        );
-        let _ = writeln!(out, "  spacing        one start every {i} ms");
+        lines.push((
+            "target rate",
+            format!(
+                "{}/min = {}/s (headroom {})",
+                fmt_num(rpm),
+                fmt_num(rps),
+                fmt_num(r.headroom)
+            ),
+        ));
+        lines.push(("spacing", format!("one start every {i} ms")));
     }
     if let Some(c) = r.concurrency {
-        let _ = writeln!(out, "  concurrency    {c} in flight");
+        lines.push(("concurrency", format!("{c} in flight")));
     }
     let b = &r.backoff;
-    let _ = writeln!(
-        out,
-        "  retries        {} attempts ({} retries), full jitter {} s windows, Retry-After as minimum + 0–{}, {} deadline",
-        b.max_attempts,
-        b.retries(),
-        b.windows_ms.iter().map(|w| fmt_num(*w as f64 / 1000.0)).collect::<Vec<_>>().join("/"),
-        fmt_duration_ms(b.retry_after_spread_ms as f64),
-        fmt_duration_ms(b.deadline_ms as f64)
-    );
+    lines.push((
+        "retries",
+        format!(
+            "{} attempts ({} retries), full jitter {} s windows, Retry-After as minimum + 0–{}, {} deadline",
+            b.max_attempts,
+            b.retries(),
+            b.windows_ms.iter().map(|w| fmt_num(*w as f64 / 1000.0)).collect::<Vec<_>>().join("/"),
+            fmt_duration_ms(b.retry_after_spread_ms as f64),
+            fmt_duration_ms(b.deadline_ms as f64)
+        ),
+    ));
+    lines
+}
+
+pub fn section(r: &Recommendation) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Recommendation{}: {}", for_host(r), r.action.as_str());
+    for (label, value) in key_lines(r) {
+        let _ = writeln!(out, "  {label:<14} {value}");
+    }
     out.push_str("  Why:\n");
     for s in &r.rationale {
         let _ = writeln!(out, "    - {s}");
