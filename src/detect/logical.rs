@@ -100,7 +100,7 @@ const VOLATILE_PARAMS: &[&str] = &[
 ];
 
 /// The normalized URL without volatile query parameters.
-fn operation_url(url: &str) -> String {
+pub fn operation_url(url: &str) -> String {
     let n = normalize(url);
     let Some((base, query)) = n.split_once('?') else {
         return n;

@@ -1,5 +1,8 @@
 //! The analysis stage: normalized requests in, [`Report`] out. No I/O, no environment.
 
+pub mod event;
+pub mod order;
+
 use crate::attribute;
 use crate::http::retry_after;
 use crate::ingest::Ingested;
