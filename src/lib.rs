@@ -9,6 +9,9 @@ pub mod attribute;
 pub mod cli;
 pub mod cmd;
 pub mod detect;
+#[cfg(test)]
+#[allow(dead_code)]
+pub(crate) mod legacy_detect;
 pub mod http;
 pub mod ingest;
 pub mod limiter;

@@ -75,6 +75,8 @@ pub mod flag {
     pub const HINT_IP: u16 = 1 << 6;
     pub const HINT_PAGE: u16 = 1 << 7;
     pub const HINT_ORIGIN: u16 = 1 << 8;
+    /// The position is a line (a log), not an entry (a HAR).
+    pub const POS_LINE: u16 = 1 << 9;
     /// Method in bits 12..15.
     pub const METHOD_SHIFT: u16 = 12;
 }
@@ -160,6 +162,16 @@ impl Event {
 
     pub fn position(&self) -> u64 {
         self.loc & POSITION_MASK
+    }
+
+    /// Entry or line, as the input numbers it.
+    pub fn model_position(&self) -> crate::model::Position {
+        let p = self.position() as usize;
+        if self.flags & flag::POS_LINE != 0 {
+            crate::model::Position::Line(p)
+        } else {
+            crate::model::Position::Entry(p)
+        }
     }
 
     /// Sort key of the merged time order: time, then the input's rank by name, then position
@@ -397,13 +409,17 @@ fn hidden_from_page(r: &Request) -> bool {
 
 /// Turn one request into its event (on a worker thread). `input` numbers the input.
 pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
-    let position = match r.location.position {
-        crate::model::Position::Entry(i) | crate::model::Position::Line(i) => i,
+    let (position, line) = match r.location.position {
+        crate::model::Position::Entry(i) => (i, false),
+        crate::model::Position::Line(i) => (i, true),
     };
     let limited = crate::attribute::is_rate_limited(&r);
     let method_upper = r.method.to_ascii_uppercase();
     let method = Method::of(&method_upper);
     let mut flags = (method as u16) << flag::METHOD_SHIFT;
+    if line {
+        flags |= flag::POS_LINE;
+    }
     if limited {
         flags |= flag::LIMITED;
     }

@@ -30,6 +30,7 @@ pub mod shared_key_contention;
 pub mod synchronized_retries;
 pub mod timeline;
 pub mod unsafe_retry;
+pub mod link;
 
 #[cfg(test)]
 mod scenarios;
@@ -57,7 +58,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(kind: &str, severity: Severity, summary: String, evidence: Value) -> Finding {
+    pub(crate) fn new(kind: &str, severity: Severity, summary: String, evidence: Value) -> Finding {
         Finding {
             kind: kind.to_string(),
             severity,
