@@ -21,4 +21,5 @@ pub mod recommend;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod stats;
 pub mod units;

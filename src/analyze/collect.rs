@@ -59,6 +59,11 @@ impl<T> Interner<T> {
         self.names.len()
     }
 
+    /// The id of a hash already interned.
+    pub fn lookup(&self, h: u64) -> Option<u32> {
+        self.ids.get(&h).copied()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
@@ -145,6 +150,9 @@ pub struct Collector {
     pub orderers: Vec<Orderer>,
     /// Requests without a time.
     pub untimed: usize,
+    /// Reading in parallel (workers may stop sending baseline samples); off for records
+    /// already in memory.
+    pub streaming: bool,
     /// What the recommendation reads from the untimed requests, per host (the timed ones are
     /// read in time order later).
     pub untimed_evidence: Vec<HostEvidence>,
@@ -184,6 +192,7 @@ impl Collector {
             input_samples: Map::default(),
             orderers: Vec::new(),
             untimed: 0,
+            streaming: false,
             untimed_evidence: Vec::new(),
             reorder,
         }
@@ -356,7 +365,7 @@ impl Collector {
         }
         // Once the host's samples are the earliest this input can still give (its sorted log is
         // past the latest of them), workers stop sending more.
-        if heap.len() >= BASELINE_MAX {
+        if self.streaming && heap.len() >= BASELINE_MAX {
             let latest = heap.peek().map(|s| s.key);
             let written = self.orderers.get(input).and_then(|o| o.written_up_to());
             if let (Some((false, l)), Some(w)) = (latest, written) {

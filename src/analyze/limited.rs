@@ -84,10 +84,7 @@ impl Rows {
 
     /// Attribute every rate-limited row against its host's baseline (`baselines[host id]`),
     /// returning the report's rows in time order. The records are released as they are read.
-    pub fn attribute(
-        &mut self,
-        baseline: &dyn Fn(u32) -> Option<std::sync::Arc<attribute::engine::Baseline>>,
-    ) -> Vec<RateLimited> {
+    pub fn attribute(&mut self, attribute: &dyn Fn(&Request, u32) -> Attribution) -> Vec<RateLimited> {
         let order = self.order.clone();
         let mut out = Vec::with_capacity(order.len());
         for i in order {
@@ -95,10 +92,7 @@ impl Rows {
             let Some(r) = row.record.take() else {
                 continue;
             };
-            let a = match baseline(row.ev.host) {
-                Some(b) => attribute::engine::attribute_one(&r, &b),
-                None => Attribution::unknown(),
-            };
+            let a = attribute(&r, row.ev.host);
             row.facts = Some(facts(&r, &a, &row.retry_after));
             out.push(RateLimited {
                 request_index: i as usize,

@@ -83,6 +83,27 @@ pub struct CadenceTable {
 }
 
 impl CadenceTable {
+    /// The tables of several groups of keys together.
+    pub fn merged(parts: impl Iterator<Item = CadenceTable>) -> CadenceTable {
+        let mut t = CadenceTable::default();
+        for p in parts {
+            for (k, mut v) in p.map {
+                let e = t.map.entry(k).or_default();
+                e.append(&mut v);
+                e.sort_by_key(|(from, _)| *from);
+            }
+        }
+        t
+    }
+
+    /// Every cadence found, by key then stretch (keys in hash order: for counting only).
+    pub fn cadences(&self) -> Vec<f64> {
+        self.map
+            .values()
+            .flat_map(|v| v.iter().filter_map(|(_, c)| *c))
+            .collect()
+    }
+
     /// The cadence that applies to key `op` at merged position `seq`.
     pub fn get(&self, op: u64, seq: u64) -> Option<f64> {
         let v = self.map.get(&op)?;
@@ -92,11 +113,16 @@ impl CadenceTable {
 }
 
 /// First replay: each key's cadence.
-#[derive(Default)]
 pub struct Cadences {
     keys: Map<u64, KeyGaps>,
     table: CadenceTable,
     cap: usize,
+}
+
+impl Default for Cadences {
+    fn default() -> Self {
+        Cadences::new()
+    }
 }
 
 impl Cadences {
@@ -106,8 +132,9 @@ impl Cadences {
 
     pub fn with_cap(cap: usize) -> Cadences {
         Cadences {
+            keys: Map::default(),
+            table: CadenceTable::default(),
             cap: cap.max(1),
-            ..Default::default()
         }
     }
 
