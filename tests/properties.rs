@@ -11,6 +11,7 @@ fn opts() -> Options {
     Options {
         format: None,
         field_map: Vec::new(),
+        log_format: None,
         redactor: Redactor::from_key_material(b"property tests key"),
         progress: None,
     }

@@ -81,9 +81,17 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
         }
         None => Redactor::random(),
     };
+    let log_format = match &args.log_format {
+        Some(spec) => Some(std::sync::Arc::new(
+            ingest::access::format::compile_user(spec)
+                .map_err(|e| Error::fatal(format!("--log-format: {e}")))?,
+        )),
+        None => None,
+    };
     Ok(ingest::Options {
         format: args.input_format,
         field_map,
+        log_format,
         redactor,
         progress: None,
     })

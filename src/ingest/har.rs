@@ -691,6 +691,7 @@ mod tests {
         Options {
             format: None,
             field_map: Vec::new(),
+            log_format: None,
             redactor: Redactor::from_key_material(b"k"),
             progress: None,
         }

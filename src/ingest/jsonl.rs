@@ -579,6 +579,7 @@ mod tests {
         Options {
             format: None,
             field_map: map,
+            log_format: None,
             redactor: Redactor::from_key_material(b"k"),
             progress: None,
         }
