@@ -24,10 +24,11 @@ pub mod signal;
 pub mod time;
 pub mod w3c;
 
-use super::{warn, Format, Options, ReadOutcome, Warnings};
+use super::pipeline::{self, Done};
+use super::{warn, Format, Options, ReadOutcome, Tail};
+use crate::model::Warning;
 use crate::model::{Position, Request};
 use format::LogFormat;
-use rayon::prelude::*;
 use record::{Convert, Fields};
 use signal::{rule, LogRule};
 use std::io::BufRead;
@@ -37,8 +38,6 @@ use std::sync::Arc;
 pub const MAX_LINE: usize = 4 * 1024 * 1024;
 /// Bytes handed to one worker at once.
 const BLOCK_BYTES: usize = 1024 * 1024;
-/// Blocks read before they are parsed in parallel (bounds memory: ~16 MiB of text in flight).
-const BATCH_BLOCKS: usize = 16;
 /// Lines looked at to decide a layout.
 const SNIFF_LINES: usize = 20;
 
@@ -382,25 +381,48 @@ pub fn sniff_json(first_line: &str) -> Option<Format> {
 // ------------------------------------------------------------------------------------------
 // Reading a whole input.
 
-/// One unit of parallel work: lines read with one parser.
-struct Unit {
-    parser: Arc<Parser>,
-    text: Vec<u8>,
-    first_line: usize,
+/// One job for a worker: lines read with one parser, or a problem the reader found.
+enum Job {
+    Lines {
+        parser: Arc<Parser>,
+        text: Vec<u8>,
+        first_line: usize,
+    },
+    /// A located warning; `skips` lines were lost with it.
+    Note(Warning, usize),
 }
 
-/// What one unit gave: its requests in line order, and the lines skipped (line, reason).
-type UnitOut = (Vec<Request>, Vec<(usize, String)>);
-
-fn parse_unit(u: &Unit, source: &Arc<str>, opts: &Options) -> UnitOut {
-    let mut out = Vec::with_capacity(u.text.len() / 160 + 1);
-    let mut skipped = Vec::new();
-    for (n, raw) in (u.first_line..).zip(u.text.split(|&b| b == b'\n')) {
+fn work<T>(
+    job: Job,
+    source: &Arc<str>,
+    opts: &Options,
+    map: &(dyn Fn(Request) -> T + Sync),
+) -> Done<T> {
+    let (parser, text, first_line) = match job {
+        Job::Note(w, skips) => {
+            return Done {
+                items: Vec::new(),
+                warnings: vec![w],
+                skipped: skips,
+            }
+        }
+        Job::Lines {
+            parser,
+            text,
+            first_line,
+        } => (parser, text, first_line),
+    };
+    let mut done = Done {
+        items: Vec::with_capacity(text.len() / 160 + 1),
+        ..Done::default()
+    };
+    let mut reqs = Vec::with_capacity(1);
+    for (n, raw) in (first_line..).zip(text.split(|&b| b == b'\n')) {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         if raw.is_empty() || raw.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        if raw[0] == b'#' && u.parser.is_stateful() {
+        if raw[0] == b'#' && parser.is_stateful() {
             continue; // directives and comments of W3C logs
         }
         let lossy;
@@ -412,198 +434,209 @@ fn parse_unit(u: &Unit, source: &Arc<str>, opts: &Options) -> UnitOut {
             }
         };
         let line = line.trim_start_matches('\u{FEFF}');
-        let before = out.len();
-        if let Err(e) = u.parser.parse_line(line, n, source, opts, &mut out) {
-            out.truncate(before);
-            skipped.push((n, format!("not {}: {e}", u.parser.label)));
-        }
-    }
-    (out, skipped)
-}
-
-/// Read an access log with a known format family (`--input-format`, or sniffed).
-pub fn read(
-    mut reader: Box<dyn BufRead + Send>,
-    source: &Arc<str>,
-    opts: &Options,
-    format: Format,
-) -> ReadOutcome {
-    let mut warnings = Warnings::default();
-    let failed = |msg: String, warnings: Warnings| ReadOutcome {
-        requests: Vec::new(),
-        skipped: 0,
-        warnings,
-        creator: None,
-        error: Some(msg),
-    };
-    let parser = match &opts.log_format {
-        Some(f) => Parser::custom(f.clone()),
-        None => {
-            let prefix = match reader.fill_buf() {
-                Ok(b) => b.to_vec(),
-                Err(e) => return failed(format!("cannot read: {e}"), warnings),
-            };
-            match sniff_layout(&prefix, Some(format)) {
-                Ok(p) => p,
-                Err(e) => return failed(e, warnings),
+        match parser.parse_line(line, n, source, opts, &mut reqs) {
+            Ok(()) => done.items.extend(reqs.drain(..).map(map)),
+            Err(e) => {
+                reqs.clear();
+                done.skipped += 1;
+                done.warnings.push(warn(
+                    source,
+                    Some(Position::Line(n)),
+                    format!("not {}: {e}; skipped", parser.label),
+                ));
             }
         }
-    };
-    if let Kind::Text { format: f, .. } = &parser.kind {
-        if !f.has_time() {
-            warnings.push(warn(
-                source,
-                None,
-                "the format logs no time; bursts, retries and rates need one (add $time_local, $msec, %t or %START_TIME%)",
-            ));
-        }
     }
-    let mut parser = Arc::new(parser);
-    let mut requests: Vec<Request> = Vec::new();
-    let mut skipped = 0usize;
-    let mut error = None;
+    done
+}
+
+/// The reader side: cut the input into blocks of whole lines (a W3C `#Fields:` directive
+/// also cuts, and changes the parser for what follows). Returns a read error, if any.
+fn produce(
+    reader: &mut dyn BufRead,
+    mut parser: Arc<Parser>,
+    source: &Arc<str>,
+    feed: &mut dyn FnMut(Job),
+) -> Option<String> {
     let mut line_no = 1usize;
     let mut carry: Vec<u8> = Vec::new();
     let mut skipping_long = false;
     let mut eof = false;
+    let mut error = None;
     while !eof {
-        // Read a batch of blocks, each ending at a line end.
-        let mut units: Vec<Unit> = Vec::new();
-        while units.len() < BATCH_BLOCKS && !eof {
-            let mut block = std::mem::take(&mut carry);
-            while block.len() < BLOCK_BYTES {
-                let buf = match reader.fill_buf() {
-                    Ok(b) => b,
-                    Err(e) => {
-                        error = Some(format!("read error after line {line_no}: {e}"));
-                        eof = true;
-                        break;
-                    }
-                };
-                if buf.is_empty() {
+        let mut block = std::mem::take(&mut carry);
+        while block.len() < BLOCK_BYTES {
+            let buf = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) => {
+                    error = Some(format!("read error after line {line_no}: {e}"));
                     eof = true;
                     break;
                 }
-                let n = buf.len();
-                if skipping_long {
-                    match memchr::memchr(b'\n', buf) {
-                        Some(i) => {
-                            reader.consume(i + 1);
-                            skipping_long = false;
-                            line_no += 1;
-                        }
-                        None => reader.consume(n),
-                    }
-                    continue;
-                }
-                block.extend_from_slice(buf);
-                reader.consume(n);
+            };
+            if buf.is_empty() {
+                eof = true;
+                break;
             }
-            let cut = if eof {
-                block.len()
-            } else {
-                match memchr::memrchr(b'\n', &block) {
-                    Some(i) => i + 1,
-                    None => {
-                        if block.len() > MAX_LINE {
-                            warnings.push(warn(
+            let n = buf.len();
+            if skipping_long {
+                match memchr::memchr(b'\n', buf) {
+                    Some(i) => {
+                        reader.consume(i + 1);
+                        skipping_long = false;
+                        line_no += 1;
+                    }
+                    None => reader.consume(n),
+                }
+                continue;
+            }
+            block.extend_from_slice(buf);
+            reader.consume(n);
+        }
+        let cut = if eof {
+            block.len()
+        } else {
+            match memchr::memrchr(b'\n', &block) {
+                Some(i) => i + 1,
+                None => {
+                    if block.len() > MAX_LINE {
+                        feed(Job::Note(
+                            warn(
                                 source,
                                 Some(Position::Line(line_no)),
                                 format!(
                                     "line is longer than {} MiB; skipped",
                                     MAX_LINE / (1024 * 1024)
                                 ),
-                            ));
-                            skipped += 1;
-                            skipping_long = true;
-                            block.clear();
-                        } else {
-                            carry = block;
-                        }
-                        continue;
+                            ),
+                            1,
+                        ));
+                        skipping_long = true;
+                    } else {
+                        carry = block;
                     }
+                    continue;
                 }
-            };
-            carry = block.split_off(cut);
-            let lines = memchr::memchr_iter(b'\n', &block).count();
-            // W3C: a `#Fields:` directive changes how the lines after it are read.
-            if parser.is_stateful() && block.contains(&b'#') {
-                let mut start = 0;
-                let mut ln = line_no;
-                let mut pos = 0;
-                while pos < block.len() {
-                    let end = memchr::memchr(b'\n', &block[pos..])
-                        .map(|i| pos + i + 1)
-                        .unwrap_or(block.len());
-                    if block[pos] == b'#' {
-                        let text = String::from_utf8_lossy(&block[pos..end]);
-                        if let Some(next) = parser.directive(text.trim_end()) {
-                            units.push(Unit {
-                                parser: parser.clone(),
-                                text: block[start..pos].to_vec(),
-                                first_line: ln,
-                            });
-                            ln += memchr::memchr_iter(b'\n', &block[start..end]).count();
-                            start = end;
-                            match next {
-                                Ok(p) => parser = Arc::new(p),
-                                Err(e) => warnings.push(warn(
+            }
+        };
+        carry = block.split_off(cut);
+        let lines = memchr::memchr_iter(b'\n', &block).count();
+        if parser.is_stateful() && block.contains(&b'#') {
+            let mut start = 0;
+            let mut ln = line_no;
+            let mut pos = 0;
+            while pos < block.len() {
+                let end = memchr::memchr(b'\n', &block[pos..])
+                    .map(|i| pos + i + 1)
+                    .unwrap_or(block.len());
+                if block[pos] == b'#' {
+                    let text = String::from_utf8_lossy(&block[pos..end]);
+                    if let Some(next) = parser.directive(text.trim_end()) {
+                        feed(Job::Lines {
+                            parser: parser.clone(),
+                            text: block[start..pos].to_vec(),
+                            first_line: ln,
+                        });
+                        ln += memchr::memchr_iter(b'\n', &block[start..end]).count();
+                        start = end;
+                        match next {
+                            Ok(p) => parser = Arc::new(p),
+                            Err(e) => feed(Job::Note(
+                                warn(
                                     source,
                                     Some(Position::Line(ln - 1)),
                                     format!("#Fields: directive not read ({e}); the previous fields stay in effect"),
-                                )),
-                            }
+                                ),
+                                0,
+                            )),
                         }
                     }
-                    pos = end;
                 }
-                units.push(Unit {
-                    parser: parser.clone(),
-                    text: block[start..].to_vec(),
-                    first_line: ln,
-                });
-            } else {
-                units.push(Unit {
-                    parser: parser.clone(),
-                    text: block,
-                    first_line: line_no,
-                });
+                pos = end;
             }
-            line_no += lines;
-        }
-        let results: Vec<UnitOut> = units
-            .par_iter()
-            .map(|u| parse_unit(u, source, opts))
-            .collect();
-        for (reqs, skips) in results {
-            requests.extend(reqs);
-            for (n, e) in skips {
-                skipped += 1;
-                warnings.push(warn(
-                    source,
-                    Some(Position::Line(n)),
-                    format!("{e}; skipped"),
-                ));
-            }
-        }
-    }
-    if error.is_none() && requests.is_empty() {
-        error = Some(if skipped > 0 {
-            format!(
-                "none of the {skipped} lines could be read as {}; if the format is custom, pass it with --log-format '...'",
-                parser.label
-            )
+            feed(Job::Lines {
+                parser: parser.clone(),
+                text: block[start..].to_vec(),
+                first_line: ln,
+            });
         } else {
-            "no records: the file has no log lines".to_string()
-        });
+            feed(Job::Lines {
+                parser: parser.clone(),
+                text: block,
+                first_line: line_no,
+            });
+        }
+        line_no += lines;
     }
-    ReadOutcome {
-        requests,
-        skipped,
-        warnings,
-        creator: Some(parser.label.clone()),
-        error,
+    error
+}
+
+/// Stream an access log with a known format family (`--input-format`, or sniffed): the reader
+/// thread cuts blocks of lines, workers parse, normalize, redact and `map` them.
+pub(crate) fn stream<T: Send>(
+    mut reader: Box<dyn BufRead + Send>,
+    source: &Arc<str>,
+    opts: &Options,
+    format: Format,
+    map: &(dyn Fn(Request) -> T + Sync),
+    sink: &mut dyn FnMut(Done<T>),
+) -> Tail {
+    let parser = match &opts.log_format {
+        Some(f) => Parser::custom(f.clone()),
+        None => {
+            let prefix = match reader.fill_buf() {
+                Ok(b) => b.to_vec(),
+                Err(e) => {
+                    return Tail {
+                        creator: None,
+                        error: Some(format!("cannot read: {e}")),
+                    }
+                }
+            };
+            match sniff_layout(&prefix, Some(format)) {
+                Ok(p) => p,
+                Err(e) => {
+                    return Tail {
+                        creator: None,
+                        error: Some(e),
+                    }
+                }
+            }
+        }
+    };
+    if let Kind::Text { format: f, .. } = &parser.kind {
+        if !f.has_time() {
+            sink(Done {
+                warnings: vec![warn(
+                    source,
+                    None,
+                    "the format logs no time; bursts, retries and rates need one (add $time_local, $msec, %t or %START_TIME%)",
+                )],
+                ..Done::default()
+            });
+        }
     }
+    let creator = Some(parser.label.clone());
+    let parser = Arc::new(parser);
+    let error = pipeline::run(
+        pipeline::workers(opts.threads),
+        |feed| produce(&mut *reader, parser, source, feed),
+        &|job| work(job, source, opts, map),
+        sink,
+    );
+    Tail { creator, error }
+}
+
+/// Read a whole access log into a `Vec` (tests, and callers holding an open reader).
+pub fn read(
+    reader: Box<dyn BufRead + Send>,
+    source: &Arc<str>,
+    opts: &Options,
+    format: Format,
+) -> ReadOutcome {
+    super::collect(format, |take| {
+        stream(reader, source, opts, format, &|r| r, take)
+    })
 }
 
 #[cfg(test)]

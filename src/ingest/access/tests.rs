@@ -13,13 +13,7 @@ use chrono::SecondsFormat;
 use std::io::Cursor;
 
 fn opts() -> Options {
-    Options {
-        format: None,
-        field_map: Vec::new(),
-        log_format: None,
-        redactor: Redactor::from_key_material(b"test key"),
-        progress: None,
-    }
+    Options::new(Redactor::from_key_material(b"test key"))
 }
 
 fn src() -> Arc<str> {
