@@ -129,8 +129,11 @@ pub fn analyze_with(
         findings: detected.findings,
         clients: detected.clients,
         recommendation: None,
+        overview: Default::default(),
     };
     // Last: the recommendation reads the finished report (attribution and findings).
     report.recommendation = crate::recommend::recommend(&report, requests, rec);
+    let host_order: Vec<String> = report.summary.hosts.iter().map(|h| h.host.clone()).collect();
+    report.overview = crate::overview::build(requests, &report.rate_limited, &host_order);
     report
 }

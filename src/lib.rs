@@ -13,6 +13,7 @@ pub mod http;
 pub mod ingest;
 pub mod model;
 pub mod output;
+pub mod overview;
 pub mod recommend;
 pub mod redact;
 pub mod render;
