@@ -133,7 +133,12 @@ pub fn analyze_with(
     };
     // Last: the recommendation reads the finished report (attribution and findings).
     report.recommendation = crate::recommend::recommend(&report, requests, rec);
-    let host_order: Vec<String> = report.summary.hosts.iter().map(|h| h.host.clone()).collect();
+    let host_order: Vec<String> = report
+        .summary
+        .hosts
+        .iter()
+        .map(|h| h.host.clone())
+        .collect();
     report.overview = crate::overview::build(requests, &report.rate_limited, &host_order);
     report
 }

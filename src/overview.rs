@@ -33,9 +33,28 @@ pub const RETRY_LINK_MS: i64 = 120_000;
 
 /// Bucket widths the timeline picks from: the smallest that keeps it within [`MAX_BUCKETS`].
 const BUCKET_LADDER_MS: [i64; 22] = [
-    100, 250, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
-    600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000,
-    86_400_000, 604_800_000,
+    100,
+    250,
+    500,
+    1_000,
+    2_000,
+    5_000,
+    10_000,
+    15_000,
+    30_000,
+    60_000,
+    120_000,
+    300_000,
+    600_000,
+    900_000,
+    1_800_000,
+    3_600_000,
+    7_200_000,
+    10_800_000,
+    21_600_000,
+    43_200_000,
+    86_400_000,
+    604_800_000,
 ];
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -176,7 +195,11 @@ fn operation_hash(r: &Request, client: u64) -> u64 {
 
 /// The overview of time-sorted `requests` (as `analyze::merge_inputs` orders them) and the
 /// report's rate-limited responses. `host_order` lists hosts busiest rate-limited first.
-pub fn build(requests: &[Request], rate_limited: &[RateLimited], host_order: &[String]) -> Overview {
+pub fn build(
+    requests: &[Request],
+    rate_limited: &[RateLimited],
+    host_order: &[String],
+) -> Overview {
     let layer_of: HashMap<usize, (usize, Layer)> = rate_limited
         .iter()
         .enumerate()
@@ -210,7 +233,14 @@ pub fn build(requests: &[Request], rate_limited: &[RateLimited], host_order: &[S
         });
     }
 
-    let timeline = timeline(requests, &timed, &spans, &windows_out, &layer_of, host_order);
+    let timeline = timeline(
+        requests,
+        &timed,
+        &spans,
+        &windows_out,
+        &layer_of,
+        host_order,
+    );
     let next_attempt = next_attempts(requests, rate_limited, &layer_of);
     let (credentials, credential_count) = credentials(requests, &layer_of);
     Overview {

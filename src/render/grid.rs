@@ -289,7 +289,11 @@ mod tests {
             assert!(width(l) <= 60, "{l:?} is {} wide", width(l));
         }
         assert!(laid.lines[2].contains('…'));
-        assert!(laid.lines[2].contains("  429"), "status whole: {}", laid.lines[2]);
+        assert!(
+            laid.lines[2].contains("  429"),
+            "status whole: {}",
+            laid.lines[2]
+        );
         assert!(laid.dropped.is_empty());
         let laid = g.render(40, "", Palette::default());
         assert_eq!(laid.dropped, vec!["where".to_string()]);
@@ -304,7 +308,11 @@ mod tests {
         let mut g = Grid::new(vec![Column::new("a"), Column::new("b")]);
         g.push(vec!["x".repeat(30).into(), "y".repeat(30).into()]);
         let laid = g.render(40, "", Palette::default());
-        assert!(laid.lines.iter().all(|l| width(l) <= 40), "{:?}", laid.lines);
+        assert!(
+            laid.lines.iter().all(|l| width(l) <= 40),
+            "{:?}",
+            laid.lines
+        );
     }
 
     #[test]

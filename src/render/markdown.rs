@@ -30,7 +30,11 @@ fn table(out: &mut String, header: &[(&str, bool)], rows: &[Vec<String>]) {
     let _ = writeln!(
         out,
         "| {} |",
-        header.iter().map(|(h, _)| *h).collect::<Vec<_>>().join(" | ")
+        header
+            .iter()
+            .map(|(h, _)| *h)
+            .collect::<Vec<_>>()
+            .join(" | ")
     );
     let _ = writeln!(
         out,
@@ -145,7 +149,10 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
     let _ = writeln!(out, "## Details\n");
     let groups = verdict::groups(report);
     if !groups.is_empty() {
-        let _ = writeln!(out, "### Rate-limited responses by host, layer, vendor and quota\n");
+        let _ = writeln!(
+            out,
+            "### Rate-limited responses by host, layer, vendor and quota\n"
+        );
         let rows: Vec<Vec<String>> = groups
             .iter()
             .map(|g| {
@@ -200,7 +207,11 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                     if row.credentials.is_empty() {
                         "—".to_string()
                     } else {
-                        row.credentials.iter().cloned().collect::<Vec<_>>().join(", ")
+                        row.credentials
+                            .iter()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     },
                 ]
             })

@@ -118,7 +118,9 @@ fn verdict_block(report: &Report, o: &mut Out) {
     let who = verdict::who_limited(report);
     let n = report.rate_limited.len();
     if who.is_empty() {
-        o.heading(&format!("Who limited you: nobody ({n} rate-limited responses)"));
+        o.heading(&format!(
+            "Who limited you: nobody ({n} rate-limited responses)"
+        ));
     } else {
         o.heading(&format!(
             "Who limited you: {n} rate-limited response{} of {} requests ({})",
@@ -253,7 +255,9 @@ fn details(report: &Report, style: Style, o: &mut Out) {
             Column::new("requests").right(),
             Column::new("429s").right(),
             Column::new("limited").right().drop_at(1),
-            Column::new("credentials").shrink(Fit::End, 10, 1).drop_at(0),
+            Column::new("credentials")
+                .shrink(Fit::End, 10, 1)
+                .drop_at(0),
         ]);
         for row in c.list.iter().take(shown) {
             let creds: Vec<&str> = row.credentials.iter().map(String::as_str).collect();

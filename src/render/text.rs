@@ -116,7 +116,11 @@ pub fn wrap(text: &str, max: usize, first: &str, rest: &str) -> Vec<String> {
             let piece = prefix_fitting(word, room);
             let piece = if piece.is_empty() {
                 // A wide character that does not fit even alone: take it anyway.
-                let end = word.chars().next().map(char::len_utf8).unwrap_or(word.len());
+                let end = word
+                    .chars()
+                    .next()
+                    .map(char::len_utf8)
+                    .unwrap_or(word.len());
                 &word[..end]
             } else {
                 piece

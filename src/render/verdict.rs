@@ -232,7 +232,10 @@ pub fn location(source: &str, position: Position) -> String {
 /// A Retry-After value the same way in every format: `12 s`, `Tue, 03 Nov … (30 s)`,
 /// `soon (invalid)`, `—` when absent.
 pub fn retry_after_text(ra: &RetryAfter) -> String {
-    let raw = ra.raw.as_deref().map(|v| crate::render::text::shorten_end(v.trim(), 32));
+    let raw = ra
+        .raw
+        .as_deref()
+        .map(|v| crate::render::text::shorten_end(v.trim(), 32));
     match (raw, ra.seconds, ra.kind) {
         (None, _, _) | (_, _, Kind::Absent) => "—".to_string(),
         (Some(raw), Some(s), Kind::Delta) if raw == fmt_num(s) => format!("{raw} s"),
@@ -280,9 +283,16 @@ pub fn short_range(first: Option<DateTime<Utc>>, last: Option<DateTime<Utc>>) ->
         return "—".to_string();
     };
     if a.date_naive() != b.date_naive() {
-        return format!("{}–{}", a.format("%m-%d %H:%M:%S"), b.format("%m-%d %H:%M:%S"));
+        return format!(
+            "{}–{}",
+            a.format("%m-%d %H:%M:%S"),
+            b.format("%m-%d %H:%M:%S")
+        );
     }
-    let (a, b) = (a.format("%H:%M:%S").to_string(), b.format("%H:%M:%S").to_string());
+    let (a, b) = (
+        a.format("%H:%M:%S").to_string(),
+        b.format("%H:%M:%S").to_string(),
+    );
     if a == b {
         a
     } else {
@@ -440,9 +450,15 @@ mod tests {
         let a = Utc.with_ymd_and_hms(2026, 3, 2, 14, 0, 0).unwrap();
         let b = Utc.with_ymd_and_hms(2026, 11, 3, 14, 2, 32).unwrap();
         let s = span(a, b);
-        assert!(s.starts_with("2026-03-02 14:00:00 → 2026-11-03 14:02:32 UTC"), "{s}");
+        assert!(
+            s.starts_with("2026-03-02 14:00:00 → 2026-11-03 14:02:32 UTC"),
+            "{s}"
+        );
         let c = Utc.with_ymd_and_hms(2026, 3, 2, 14, 3, 55).unwrap();
-        assert_eq!(span(a, c), "2026-03-02 14:00:00 → 14:03:55 UTC (3 min 55 s)");
+        assert_eq!(
+            span(a, c),
+            "2026-03-02 14:00:00 → 14:03:55 UTC (3 min 55 s)"
+        );
         // Across midnight, even an hour apart shows both dates.
         let d = Utc.with_ymd_and_hms(2026, 3, 2, 23, 30, 0).unwrap();
         let e = Utc.with_ymd_and_hms(2026, 3, 3, 0, 30, 0).unwrap();
