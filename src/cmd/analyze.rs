@@ -27,16 +27,25 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             _ => ReportFormat::Table,
         }
     });
-    if let Some(out) = &args.output {
-        for f in &args.files {
-            if output::same_file(std::path::Path::new(f), out) {
-                return Err(Error::fatal(format!(
-                    "-o {}: refusing to write over the input {f}",
-                    out.display()
-                )));
-            }
-        }
-    }
+    // Every output is checked before the inputs are read: a refusal costs nothing.
+    let _emit_dir = match &po.emit {
+        Some((dir, _)) => Some(super::emit::prepare_dir(dir)?),
+        None => None,
+    };
+    let report_file = match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
+        Some(p) => Some(
+            output::prepare(
+                p,
+                &output::Rules {
+                    flag: "-o",
+                    inputs: &args.files,
+                    force: args.force,
+                },
+            )
+            .map_err(Error::fatal)?,
+        ),
+        None => None,
+    };
 
     let bars = progress_bars(&args.files);
     if let Some((_, bars)) = &bars {
@@ -75,19 +84,23 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             None => Err("no rate-limited response and no --limit: nothing to recommend; pass --limit to write config files".into()),
         };
         let policy = policy.map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
-        super::emit::write_configs(dir, &policy, targets)?;
+        let avoid = super::emit::Avoid {
+            inputs: &args.files,
+            report: report_file.as_ref(),
+        };
+        super::emit::write_configs(dir, &policy, targets, &avoid)?;
     }
 
     let max_rows = (!args.all).then_some(50);
     let style = match format {
         ReportFormat::Table => Style {
             // Colour on a file only when asked for (`always`); `auto` means a terminal.
-            color: if args.output.is_some() {
+            color: if report_file.is_some() {
                 args.color == ColorChoice::Always
             } else {
                 output::use_color(args.color)
             },
-            width: report_width(args.output.is_none()),
+            width: report_width(report_file.is_none()),
             max_rows,
         },
         _ => Style {
@@ -96,9 +109,8 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         },
     };
     let bytes = render::render(format.into(), &report, style);
-    match &args.output {
-        Some(p) => output::atomic_write(p, &bytes)
-            .map_err(|e| Error::fatal(format!("cannot write {}: {e}", p.display())))?,
+    match &report_file {
+        Some(f) => f.write(&bytes).map_err(Error::fatal)?,
         None => output::to_stdout(&bytes)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
