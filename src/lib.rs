@@ -18,4 +18,5 @@ pub mod recommend;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod simulate;
 pub mod units;
