@@ -6,20 +6,23 @@
 
 pub mod analyze;
 pub mod attribute;
+pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod detect;
+pub mod http;
+pub mod ingest;
 #[cfg(test)]
 #[allow(dead_code)]
 pub(crate) mod legacy_detect;
-pub mod http;
-pub mod ingest;
 pub mod limiter;
 pub mod model;
 pub mod output;
+pub mod overview;
 pub mod recommend;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod simulate;
 pub mod stats;
 pub mod units;

@@ -1,6 +1,27 @@
 //! Streaming statistics that merge: so an analysis can read its input once, in parts, on any
 //! number of threads, and give the answer a single pass over everything would.
 
+/// A float ordered totally (`f64::total_cmp`), for heaps and sorted keys.
+#[derive(Debug, Clone, Copy)]
+pub struct TotalF64(pub f64);
+
+impl PartialEq for TotalF64 {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+impl Eq for TotalF64 {}
+impl PartialOrd for TotalF64 {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for TotalF64 {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
 /// Values for percentiles: every value up to [`Samples::CAP`], then an even sample of them (one
 /// in 2, 4, 8, ...: the stride doubles each time the store fills), so memory stays bounded and
 /// the percentiles of a long stream stay close. Exact whenever the count is at most `CAP`.

@@ -95,6 +95,18 @@ pub struct ClientCounts {
     pub first_key: (bool, Key),
 }
 
+/// Per credential, in id order (for the overview's top talkers).
+#[derive(Debug, Clone, Default)]
+pub struct CredCounts {
+    pub requests: usize,
+    pub rate_limited: usize,
+    /// Distinct clients (at most [`crate::overview::CLIENTS_COUNTED`]).
+    pub clients: std::collections::HashSet<u32, foldhash::fast::FixedState>,
+    pub first: Option<(i64, u16)>,
+    pub last: Option<(i64, u16)>,
+    pub first_key: (bool, Key),
+}
+
 /// A success kept for the attribution baseline, ordered by its place in time.
 struct Sample {
     key: (bool, Key),
@@ -140,6 +152,7 @@ pub struct Collector {
     pub all_whole_seconds: bool,
     /// Client hints the input had at all (`flag::HINT_*`).
     pub hints: u16,
+    pub cred_counts: Vec<CredCounts>,
     /// Timed requests per (credential, host).
     pub cred_hosts: BTreeMap<(u32, u32), usize>,
     pub rows: Rows,
@@ -187,6 +200,7 @@ impl Collector {
             all_whole_seconds: true,
             hints: 0,
             cred_hosts: BTreeMap::new(),
+            cred_counts: Vec::new(),
             rows: Rows::default(),
             samples: Vec::new(),
             input_samples: Map::default(),
@@ -233,7 +247,8 @@ impl Collector {
         ev.host = self.hosts.id(keys.host.max(1));
         self.hosts.name(ev.host, names.host);
         if self.host_counts.len() < self.hosts.len() {
-            self.host_counts.resize(self.hosts.len(), HostCounts::default());
+            self.host_counts
+                .resize(self.hosts.len(), HostCounts::default());
             self.host_hash.resize(self.hosts.len(), 0);
             self.samples.resize_with(self.hosts.len(), BinaryHeap::new);
         }
@@ -295,6 +310,26 @@ impl Collector {
         }
         if ev.cred != NONE {
             cc.creds.insert(ev.cred);
+            let i = ev.cred as usize;
+            if self.cred_counts.len() <= i {
+                self.cred_counts.resize_with(i + 1, CredCounts::default);
+            }
+            let k = &mut self.cred_counts[i];
+            if k.requests == 0 || key < k.first_key {
+                k.first_key = key;
+            }
+            k.requests += 1;
+            if limited {
+                k.rate_limited += 1;
+            }
+            if k.clients.len() < crate::overview::CLIENTS_COUNTED {
+                k.clients.insert(ev.client);
+            }
+            if ev.timed() {
+                let t = (ev.t_us, ev.t_ns);
+                k.first = Some(k.first.map_or(t, |f| f.min(t)));
+                k.last = Some(k.last.map_or(t, |l| l.max(t)));
+            }
         }
         if ev.timed() {
             let t = (ev.t_us, ev.t_ns);
@@ -339,7 +374,8 @@ impl Collector {
         } else {
             let host = ev.host as usize;
             if self.untimed_evidence.len() <= host {
-                self.untimed_evidence.resize_with(host + 1, HostEvidence::default);
+                self.untimed_evidence
+                    .resize_with(host + 1, HostEvidence::default);
             }
             self.untimed_evidence[host].observe(evidence::Seen {
                 started: None,
@@ -351,7 +387,14 @@ impl Collector {
     }
 
     /// A success that may be among the host's earliest [`BASELINE_MAX`].
-    fn sample(&mut self, input: usize, key: (bool, Key), ev: &Event, host_hash: u64, r: Box<Request>) {
+    fn sample(
+        &mut self,
+        input: usize,
+        key: (bool, Key),
+        ev: &Event,
+        host_hash: u64,
+        r: Box<Request>,
+    ) {
         let host = ev.host as usize;
         let heap = &mut self.samples[host];
         let n = self.input_samples.entry(ev.host).or_insert(0);

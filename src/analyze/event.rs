@@ -177,7 +177,10 @@ impl Event {
     /// Sort key of the merged time order: time, then the input's rank by name, then position
     /// (`ranks[input]`).
     pub fn order_key(&self, ranks: &[u16]) -> (i64, u16, u16, u64) {
-        let rank = ranks.get(self.input() as usize).copied().unwrap_or(u16::MAX);
+        let rank = ranks
+            .get(self.input() as usize)
+            .copied()
+            .unwrap_or(u16::MAX);
         (self.t_us, self.t_ns, rank, self.position())
     }
 
@@ -428,7 +431,10 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
             if t.timestamp_subsec_millis() == 0 {
                 flags |= flag::WHOLE_SECOND;
             }
-            (t.timestamp_micros(), (t.timestamp_subsec_nanos() % 1000) as u16)
+            (
+                t.timestamp_micros(),
+                (t.timestamp_subsec_nanos() % 1000) as u16,
+            )
         }
         None => (Event::UNTIMED, 0),
     };
@@ -504,7 +510,9 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
         }
         hh.finish()
     };
-    let idem = idem_value.map(|v| (hash_of(0, v) as u32).max(1)).unwrap_or(0);
+    let idem = idem_value
+        .map(|v| (hash_of(0, v) as u32).max(1))
+        .unwrap_or(0);
     if shared.first(client) {
         names.client = Some(client_key);
     }
@@ -513,16 +521,22 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
     if failure && hidden_from_page(&r) {
         flags |= flag::RA_HIDDEN;
     }
-    let header_limit = crate::http::ratelimit::parse(&r.response_headers, r.started).and_then(|l| {
-        match (l.limit, l.window_seconds) {
-            (Some(c), Some(w))
-                if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 && c < 1e12 && w < 1e9 =>
-            {
-                Some(((c * 1000.0) as u64, (w * 1000.0) as u64))
+    let header_limit =
+        crate::http::ratelimit::parse(&r.response_headers, r.started).and_then(|l| {
+            match (l.limit, l.window_seconds) {
+                (Some(c), Some(w))
+                    if c.is_finite()
+                        && w.is_finite()
+                        && c > 0.0
+                        && w > 0.0
+                        && c < 1e12
+                        && w < 1e9 =>
+                {
+                    Some(((c * 1000.0) as u64, (w * 1000.0) as u64))
+                }
+                _ => None,
             }
-            _ => None,
-        }
-    });
+        });
     let ev = Event {
         t_us,
         dur_ms: r.duration_ms.unwrap_or(f64::NAN),

@@ -84,7 +84,10 @@ impl Rows {
 
     /// Attribute every rate-limited row against its host's baseline (`baselines[host id]`),
     /// returning the report's rows in time order. The records are released as they are read.
-    pub fn attribute(&mut self, attribute: &dyn Fn(&Request, u32) -> Attribution) -> Vec<RateLimited> {
+    pub fn attribute(
+        &mut self,
+        attribute: &dyn Fn(&Request, u32) -> Attribution,
+    ) -> Vec<RateLimited> {
         let order = self.order.clone();
         let mut out = Vec::with_capacity(order.len());
         for i in order {

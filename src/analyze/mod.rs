@@ -82,7 +82,9 @@ fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
         ));
     }
     if let Some(e) = &o.log.spill_error {
-        notes.push(format!("{e}; the analysis kept its events in memory instead"));
+        notes.push(format!(
+            "{e}; the analysis kept its events in memory instead"
+        ));
     }
     for n in notes {
         s.warning_count += 1;
@@ -155,8 +157,8 @@ fn collect_records(requests: &[Request], given: Option<&[(usize, Attribution)]>)
             } else {
                 m.ev.flags &= !event::flag::LIMITED;
                 if let Some((Kept::Limited, _)) = &m.kept {
-                    m.kept = event::is_failure(r.status)
-                        .then(|| (Kept::Failure, Box::new(r.clone())));
+                    m.kept =
+                        event::is_failure(r.status).then(|| (Kept::Failure, Box::new(r.clone())));
                 }
             }
         }
@@ -179,9 +181,17 @@ struct Prepared {
     cred_host: Vec<u32>,
     remap: Vec<u32>,
     clients: ClientsSection,
+    /// Hosts busiest rate-limited first (the summary's order).
+    host_order: Vec<String>,
+    /// Position in the report's rate-limited list, by row id.
+    listed: Vec<Option<usize>>,
 }
 
-fn prepare(c: &mut Collector, attribute: &Attribute, limit_option: Option<crate::units::Rate>) -> Prepared {
+fn prepare(
+    c: &mut Collector,
+    attribute: &Attribute,
+    limit_option: Option<crate::units::Rate>,
+) -> Prepared {
     c.rows.sort();
     let hosts: Vec<String> = (0..c.hosts.len() as u32)
         .map(|h| c.host_name(h).to_string())
@@ -202,7 +212,10 @@ fn prepare(c: &mut Collector, attribute: &Attribute, limit_option: Option<crate:
         }),
         Attribute::Given(given) => c.rows.attribute(&|r, _| {
             let key = (r.location.source.clone(), r.location.position);
-            given.get(&key).cloned().unwrap_or_else(Attribution::unknown)
+            given
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(Attribution::unknown)
         }),
     };
 
@@ -248,7 +261,11 @@ fn prepare(c: &mut Collector, attribute: &Attribute, limit_option: Option<crate:
                 label: label.clone(),
                 requests: cc.requests,
                 rate_limited: cc.rate_limited,
-                credentials: cc.creds.iter().map(|&i| creds[i as usize].clone()).collect(),
+                credentials: cc
+                    .creds
+                    .iter()
+                    .map(|&i| creds[i as usize].clone())
+                    .collect(),
                 first: cc.first.and_then(|e| e.started()),
                 last: cc.last.and_then(|e| e.started()),
             }
@@ -267,7 +284,18 @@ fn prepare(c: &mut Collector, attribute: &Attribute, limit_option: Option<crate:
             cred_host[cred as usize] = host;
         }
     }
+    let mut listed = vec![None; c.rows.rows.len()];
+    for (pos, &row) in c.rows.order.iter().enumerate() {
+        listed[row as usize] = Some(pos);
+    }
+    let host_order = summary(c, &hosts)
+        .hosts
+        .into_iter()
+        .map(|h| h.host)
+        .collect();
     Prepared {
+        host_order,
+        listed,
         rate_limited,
         limits,
         hosts,
@@ -291,6 +319,9 @@ struct Partition {
     detectors: Vec<(Box<dyn Detector>, usize)>,
     polls: usize,
     findings: Vec<(usize, Placed)>,
+    /// The overview (one group builds it for all hosts), and each group's next attempts.
+    overview: Option<crate::overview::Builder>,
+    next: crate::overview::NextAttempts,
     error: Option<String>,
 }
 
@@ -317,7 +348,12 @@ fn replay(c: &Collector, remap: &[u32], f: &mut dyn FnMut(&Event, u64)) -> std::
 }
 
 /// The replays: cadences and evidence, then the detectors (and their second look).
-fn run_detectors(c: &Collector, p: &Prepared, coarse: bool, limit_option: Option<crate::units::Rate>) -> (Vec<Finding>, BTreeMap<u32, HostEvidence>, Option<String>) {
+fn run_detectors(
+    c: &Collector,
+    p: &Prepared,
+    coarse: bool,
+    limit_option: Option<crate::units::Rate>,
+) -> Replayed {
     let n_hosts = p.hosts.len();
     let threads = rayon::current_num_threads().max(1);
     // Balance hosts over groups by their number of requests (largest first).
@@ -342,14 +378,22 @@ fn run_detectors(c: &Collector, p: &Prepared, coarse: bool, limit_option: Option
             detectors: crate::detect::detectors(),
             polls: 0,
             findings: Vec::new(),
+            overview: None,
+            next: crate::overview::NextAttempts::new(),
             error: None,
         })
         .collect();
+    if let Some(first) = parts.first_mut() {
+        first.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
+    }
     let mut cx = cx_of(c, p, coarse, limit_option);
 
     // 1. Cadences and the recommendation's evidence.
     parts.par_iter_mut().for_each(|part| {
         let r = replay(c, &p.remap, &mut |ev, seq| {
+            if let (Some(b), Some(t)) = (&mut part.overview, ev.started()) {
+                b.first_pass(t, ev.limited());
+            }
             if !part.has(ev.host) {
                 return;
             }
@@ -372,6 +416,9 @@ fn run_detectors(c: &Collector, p: &Prepared, coarse: bool, limit_option: Option
         }
         let cad = std::mem::take(&mut part.cadences);
         part.table = CadenceTable::merged(cad.into_values().map(Cadences::finish));
+        if let Some(b) = &mut part.overview {
+            b.start_timeline();
+        }
     });
 
     // 2. The detectors.
@@ -383,12 +430,28 @@ fn run_detectors(c: &Collector, p: &Prepared, coarse: bool, limit_option: Option
             table,
             linkers,
             detectors,
+            overview,
+            next,
             error,
             ..
         } = part;
         let r = replay(c, &p.remap, &mut |ev, seq| {
+            let t = ev.started();
+            if let (Some(b), Some(t)) = (overview.as_mut(), t) {
+                let layer = ev
+                    .limited()
+                    .then(|| cx_ref.facts(ev).map(|f| f.layer))
+                    .flatten();
+                b.second_pass(t, cx_ref.host(ev.host), layer, ev.duration_ms());
+            }
             if !mine.get(ev.host as usize).copied().unwrap_or(false) {
                 return;
+            }
+            if let Some(t) = t {
+                let listed = (ev.limited() && ev.detail != event::NONE)
+                    .then(|| p.listed.get(ev.detail as usize).copied().flatten())
+                    .flatten();
+                next.observe(t, ev.op, listed);
             }
             let linker = linkers
                 .entry(ev.host)
@@ -490,13 +553,60 @@ fn run_detectors(c: &Collector, p: &Prepared, coarse: bool, limit_option: Option
     let error = parts.iter().find_map(|p| p.error.clone());
     let mut all: Vec<(usize, Placed)> = Vec::new();
     let mut evidence: BTreeMap<u32, HostEvidence> = BTreeMap::new();
+    let mut next_attempt = vec![None; p.rate_limited.len()];
+    let mut builder = None;
     for part in parts {
         all.extend(part.findings);
         evidence.extend(part.evidence);
+        for (pos, t) in part.next.found {
+            if let Some(slot) = next_attempt.get_mut(pos) {
+                *slot = Some(t);
+            }
+        }
+        if part.overview.is_some() {
+            builder = part.overview;
+        }
     }
+    let creds: Vec<crate::overview::CredentialCount> = c
+        .cred_counts
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let time = |t: Option<(i64, u16)>| {
+                t.and_then(|(us, ns)| {
+                    chrono::DateTime::from_timestamp_micros(us)
+                        .map(|d| d + chrono::Duration::nanoseconds(ns as i64))
+                })
+            };
+            crate::overview::CredentialCount {
+                fingerprint: p.creds[i].clone(),
+                requests: k.requests,
+                rate_limited: k.rate_limited,
+                clients: k.clients.len(),
+                first: time(k.first),
+                last: time(k.last),
+                first_seen: k.first_key,
+            }
+        })
+        .collect();
+    let overview = builder.unwrap_or_default().finish(creds, next_attempt);
     // Report order: detector, then each detector's own order.
     all.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1 .0.cmp(&b.1 .0)));
-    (all.into_iter().map(|(_, (_, f))| f).collect(), evidence, error)
+    Replayed {
+        findings: all.into_iter().map(|(_, (_, f))| f).collect(),
+        evidence,
+        overview,
+        error,
+    }
+}
+
+/// What the replays found.
+struct Replayed {
+    findings: Vec<Finding>,
+    evidence: BTreeMap<u32, HostEvidence>,
+    overview: crate::overview::Overview,
+    #[allow(dead_code)]
+    error: Option<String>,
 }
 
 /// From the first stage to the report.
@@ -509,11 +619,19 @@ fn finish(
 ) -> Report {
     let p = prepare(&mut c, attribute, opts.limit);
     let coarse = c.coarse_time();
-    let (findings, mut evidence, _error) = run_detectors(&c, &p, coarse, opts.limit);
+    let Replayed {
+        findings,
+        mut evidence,
+        overview,
+        ..
+    } = run_detectors(&c, &p, coarse, opts.limit);
 
     // What the recommendation reads: the timed requests (replayed), the untimed ones, and the
     // rate-limited responses in time order.
-    for (h, ev) in std::mem::take(&mut c.untimed_evidence).into_iter().enumerate() {
+    for (h, ev) in std::mem::take(&mut c.untimed_evidence)
+        .into_iter()
+        .enumerate()
+    {
         let h = h as u32;
         evidence
             .entry(h)
@@ -545,7 +663,7 @@ fn finish(
         all.merge(h);
     }
     let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
-    let recommendation = crate::recommend::recommend(&limited, &all, &findings, rec);
+    let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
     Report {
         schema_version: SCHEMA_VERSION,
         generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
@@ -554,7 +672,9 @@ fn finish(
         rate_limited: p.rate_limited,
         findings,
         clients: p.clients,
-        recommendation,
+        recommendation: recommendations.first().cloned(),
+        recommendations,
+        overview,
     }
 }
 
@@ -624,7 +744,7 @@ pub fn detect_records(
     let given = given_map(requests, limited);
     let p = prepare(&mut c, &Attribute::Given(given), limit_option);
     let coarse = c.coarse_time();
-    let (findings, _, _) = run_detectors(&c, &p, coarse, limit_option);
+    let findings = run_detectors(&c, &p, coarse, limit_option).findings;
     Detected {
         findings,
         clients: p.clients,
@@ -692,7 +812,9 @@ pub fn link_records(requests: &[Request]) -> crate::detect::logical::Attempts {
     let mut closed: Vec<Logical> = Vec::new();
     let mut linked: Vec<(usize, Linked)> = Vec::new();
     let _ = replay(&c, &p.remap, &mut |ev, seq| {
-        let linker = linkers.entry(ev.host).or_insert_with(|| Linker::new(coarse));
+        let linker = linkers
+            .entry(ev.host)
+            .or_insert_with(|| Linker::new(coarse));
         let wait = cx.wait_s(ev).unwrap_or(0.0);
         if let Some(l) = linker.step(ev, seq, table.get(ev.op, seq), wait, &mut closed) {
             if let Some(&i) = by_loc.get(&(ev.input(), ev.position())) {
@@ -814,4 +936,62 @@ pub fn recommend_evidence(
         all.merge(h);
     }
     (hosts, all)
+}
+
+#[cfg(test)]
+mod legacy_tests {
+    //! The streaming engine against the batch analysis it replaced, on the repository's inputs.
+
+    use super::*;
+
+    fn inputs() -> Vec<Vec<String>> {
+        let mut out: Vec<Vec<String>> = Vec::new();
+        for dir in [
+            "samples",
+            "tests/scenarios",
+            "tests/heldout",
+            "tests/fixtures/heldout",
+        ] {
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut v: Vec<String> = rd
+                .filter_map(|e| e.ok())
+                .map(|e| e.path().to_string_lossy().into_owned())
+                .filter(|p| p.ends_with(".har") || p.ends_with(".jsonl") || p.ends_with(".gz"))
+                .collect();
+            v.sort();
+            out.extend(v.into_iter().map(|p| vec![p]));
+        }
+        out.push(vec![
+            "tests/heldout/shared-key-split-1.jsonl.gz".into(),
+            "tests/heldout/shared-key-split-2.jsonl.gz".into(),
+        ]);
+        out
+    }
+
+    #[test]
+    fn streaming_reports_equal_the_batch_ones() {
+        let key = crate::redact::Redactor::from_key_material(b"0123456789abcdef0123456789abcdef");
+        let opts = ingest::Options::new(key);
+        for files in inputs() {
+            let read = ingest::read_inputs(&files, &opts);
+            let (summaries, requests) = merge_inputs(read);
+            let o = AnalyzeOptions::default();
+            let rec = crate::recommend::Options::default();
+            let old = crate::legacy_detect::analyze_with(summaries.clone(), &requests, &o, &rec);
+            let new = analyze_files(&files, &opts, &o, &rec);
+            let (a, b) = (
+                serde_json::to_string_pretty(&old).unwrap(),
+                serde_json::to_string_pretty(&new).unwrap(),
+            );
+            assert!(a == b, "{files:?}: JSON differs");
+            let (mut x, y) = (old.overview.clone(), new.overview.clone());
+            assert_eq!(x.windows, y.windows, "{files:?}");
+            assert_eq!(x.timeline, y.timeline, "{files:?}");
+            assert_eq!(x.credentials, y.credentials, "{files:?}");
+            assert_eq!(x.credential_count, y.credential_count, "{files:?}");
+            x.next_attempt.truncate(0);
+        }
+    }
 }

@@ -96,7 +96,9 @@ impl EventLog {
     pub fn reader(&self) -> std::io::Result<LogReader<'_>> {
         let file = match &self.file {
             Some(w) if !w.buffer().is_empty() => {
-                return Err(std::io::Error::other("event log read before it was finished"))
+                return Err(std::io::Error::other(
+                    "event log read before it was finished",
+                ))
             }
             Some(w) => Some(FileReader {
                 file: w.get_ref(),

@@ -88,20 +88,26 @@ pub struct Burst {
     hosts: Vec<Host>,
 }
 
-fn host<'a>(hosts: &'a mut Vec<Host>, id: u32) -> &'a mut Host {
+fn host(hosts: &mut Vec<Host>, id: u32) -> &mut Host {
     let i = id as usize;
     if hosts.len() <= i {
         hosts.resize_with(i + 1, Host::default);
     }
     let h = &mut hosts[i];
     if h.windows.is_empty() {
-        h.windows = WINDOWS.iter().map(|&w| Candidates::new(w, MIN_ANY)).collect();
+        h.windows = WINDOWS
+            .iter()
+            .map(|&w| Candidates::new(w, MIN_ANY))
+            .collect();
     }
     h
 }
 
 fn limited_between(limited_t: &[f64], a: f64, b: f64) -> usize {
-    limited_t.iter().filter(|&&x| x >= a && x <= b + AFTERMATH_S).count()
+    limited_t
+        .iter()
+        .filter(|&&x| x >= a && x <= b + AFTERMATH_S)
+        .count()
 }
 
 /// Grow a window over neighbours that keep its pace: gaps up to 5× its mean gap, 0.25–1 s.
@@ -185,7 +191,7 @@ impl Detector for Burst {
         let limited = s.ev.limited();
         for b in &mut h.bursts {
             let Some(g) = &mut b.grown else { continue };
-            if !g.left_done && (k == 0 || !(gap <= b.thr)) {
+            if !g.left_done && (k == 0 || gap > b.thr) {
                 // A gap wider than the pace: the run starts here.
                 g.first = k;
                 g.first_ev = Some(*s.ev);
@@ -197,7 +203,7 @@ impl Detector for Burst {
             if g.right_done {
                 continue;
             }
-            if k > b.last && !(gap <= b.thr) {
+            if k > b.last && gap > b.thr {
                 g.right_done = true;
                 continue;
             }
@@ -290,22 +296,19 @@ fn qualifies(
     }
 }
 
-fn finding(
-    cx: &Cx,
-    host: &str,
-    h: &Host,
-    found: &[Found],
-    limit: Option<&KnownLimit>,
-) -> Finding {
+fn finding(cx: &Cx, host: &str, h: &Host, found: &[Found], limit: Option<&KnownLimit>) -> Finding {
     let ends = |b: &Found| -> (f64, f64, Value, Value, usize) {
         let g = b.grown.as_ref();
-        let (fe, le) = (
-            g.and_then(|g| g.first_ev),
-            g.and_then(|g| g.last_ev),
-        );
+        let (fe, le) = (g.and_then(|g| g.first_ev), g.and_then(|g| g.last_ev));
         let t = |e: Option<Event>| e.and_then(|e| e.start_s()).unwrap_or(0.0);
         let at = |e: Option<Event>| e.map(|e| cx.at(&e)).unwrap_or(Value::Null);
-        (t(fe), t(le), at(fe), at(le), g.map(|g| g.limited).unwrap_or(0))
+        (
+            t(fe),
+            t(le),
+            at(fe),
+            at(le),
+            g.map(|g| g.limited).unwrap_or(0),
+        )
     };
     let lb = |a: f64, b: f64| limited_between(&h.limited_t, a, b);
     let windows: Vec<Value> = found

@@ -62,7 +62,10 @@ fn label_of(key: &ClientKey) -> String {
 /// share a label (the same user agent on two IPs, cut short).
 pub fn labels<'a>(keys: impl Iterator<Item = Option<&'a ClientKey>>) -> Vec<String> {
     let mut out: Vec<String> = keys
-        .map(|k| k.map(label_of).unwrap_or_else(|| "unidentified".to_string()))
+        .map(|k| {
+            k.map(label_of)
+                .unwrap_or_else(|| "unidentified".to_string())
+        })
         .collect();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for label in &mut out {

@@ -50,14 +50,7 @@ impl Features {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-struct End(f64);
-impl Eq for End {}
-impl Ord for End {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0)
-    }
-}
+use crate::stats::TotalF64 as End;
 
 #[derive(Default)]
 struct Host {
@@ -110,12 +103,15 @@ impl Host {
         }
         for (ev, start, end, said) in std::mem::take(&mut self.group) {
             let own = usize::from(end > start);
-            let fl = self
+            let fl = self.started.saturating_sub(self.ended).saturating_sub(own);
+            let r1 = self
                 .started
-                .saturating_sub(self.ended)
-                .saturating_sub(own);
-            let r1 = self.started.saturating_sub(self.before_1s).saturating_sub(1);
-            let r10 = self.started.saturating_sub(self.before_10s).saturating_sub(1);
+                .saturating_sub(self.before_1s)
+                .saturating_sub(1);
+            let r10 = self
+                .started
+                .saturating_sub(self.before_10s)
+                .saturating_sub(1);
             if ev.limited() {
                 if said {
                     self.said += 1;
@@ -183,9 +179,8 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
     let (b_r1, _) = separation(&h.lim.r1, &h.ok.r1);
     let (b_r10, _) = separation(&h.lim.r10, &h.ok.r10);
     let b_rate = b_r1.max(b_r10);
-    let by_flight = b_fl >= 0.85
-        && b_fl - b_rate >= 0.1
-        && h.lim.fl.percentile(0.5) > h.ok.fl.percentile(0.5);
+    let by_flight =
+        b_fl >= 0.85 && b_fl - b_rate >= 0.1 && h.lim.fl.percentile(0.5) > h.ok.fl.percentile(0.5);
     let by_attribution = h.said * 2 >= h.lim.fl.len();
     if !(by_flight || by_attribution) {
         return None;

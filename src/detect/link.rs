@@ -257,14 +257,7 @@ pub struct Linker {
     pub polls_after_failure: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
-struct OrdF64(f64);
-impl Eq for OrdF64 {}
-impl Ord for OrdF64 {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&o.0)
-    }
-}
+use crate::stats::TotalF64 as OrdF64;
 
 impl Linker {
     /// `coarse`: the input has whole-second times only.

@@ -127,7 +127,10 @@ pub struct Cx<'a> {
 
 impl Cx<'_> {
     pub fn host(&self, id: u32) -> &str {
-        self.hosts.get(id as usize).map(String::as_str).unwrap_or("")
+        self.hosts
+            .get(id as usize)
+            .map(String::as_str)
+            .unwrap_or("")
     }
 
     pub fn client_label(&self, id: u32) -> &str {

@@ -147,7 +147,11 @@ fn finding(cx: &Cx, cred_id: u32, c: &Cred, earlier: &[Finding]) -> Option<Findi
     let clients_limited = members.iter().filter(|(_, m)| m.rate_limited > 0).count();
     let limit = cx.limit(c.host);
     // Each client's own demand (first attempts) in its busiest window.
-    let alone = members.iter().map(|(_, m)| m.alone.get()).max().unwrap_or(0);
+    let alone = members
+        .iter()
+        .map(|(_, m)| m.alone.get())
+        .max()
+        .unwrap_or(0);
     let combined = c.combined.get();
     let (alone_max, estimated, meets) = match &limit {
         Some(l) => {

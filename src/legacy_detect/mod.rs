@@ -23,13 +23,13 @@ pub mod concurrency_limit;
 pub mod ignored_retry_after;
 pub mod limit;
 pub mod logical;
+pub mod overview;
 pub mod quota_exhausted;
 pub mod retry_storm;
 pub mod shared_key_contention;
 pub mod synchronized_retries;
 pub mod timeline;
 pub mod unsafe_retry;
-
 
 pub use crate::detect::{Finding, Severity};
 
@@ -306,7 +306,11 @@ pub fn summarize(requests: &[Request], rate_limited: &[usize]) -> Summary {
 
 /// Run every analysis over the merged requests, with the default recommendation knobs (and the
 /// `--limit` of `opts`).
-pub fn analyze_legacy(inputs: Vec<InputSummary>, requests: &[Request], opts: &AnalyzeOptions) -> Report {
+pub fn analyze_legacy(
+    inputs: Vec<InputSummary>,
+    requests: &[Request],
+    opts: &AnalyzeOptions,
+) -> Report {
     let rec = crate::recommend::Options {
         limit: opts.limit,
         ..Default::default()
@@ -357,10 +361,20 @@ pub fn analyze_with(
         findings: detected.findings,
         clients: detected.clients,
         recommendation: None,
+        recommendations: Vec::new(),
+        overview: Default::default(),
     };
     let (hosts, all) = recommend_evidence(requests, &report.rate_limited);
     let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
-    report.recommendation = crate::recommend::recommend(&limited, &all, &report.findings, rec);
+    report.recommendations = crate::recommend::recommend_all(&limited, &all, &report.findings, rec);
+    report.recommendation = report.recommendations.first().cloned();
+    let host_order: Vec<String> = report
+        .summary
+        .hosts
+        .iter()
+        .map(|h| h.host.clone())
+        .collect();
+    report.overview = overview::build(requests, &report.rate_limited, &host_order);
     report
 }
 
