@@ -367,7 +367,10 @@ fn key_shapes() -> Vec<(u32, String)> {
     let shapes = vec![
         (352, format!("glpat-{}", pad("CANARY352x", 20))),
         (353, format!("npm_{}", pad("CANARY353x", 36))),
-        (354, "xapp-1-A0CANARY354-1234567890-abcdef0123456789".to_string()),
+        (
+            354,
+            "xapp-1-A0CANARY354-1234567890-abcdef0123456789".to_string(),
+        ),
         (355, "ASIACANARY355XABCDEF".to_string()),
         (356, format!("whsec_{}", pad("CANARY356x", 32))),
         (357, format!("hf_{}", pad("CANARY357x", 34))),
@@ -378,12 +381,19 @@ fn key_shapes() -> Vec<(u32, String)> {
         (359, format!("shpat_{}", pad("CANARY359x", 32))),
         (360, format!("ya29.{}", pad("CANARY360x", 60))),
         (361, format!("dop_v1_{}", UNMARKED_SECRETS[1])),
-        (362, format!("pypi-AgEIcHlwaS5vcmc{}", pad("CANARY362x", 80))),
+        (
+            362,
+            format!("pypi-AgEIcHlwaS5vcmc{}", pad("CANARY362x", 80)),
+        ),
     ];
     assert_eq!(shapes[3].1.len(), 20, "ASIA key ids are 20 characters");
     assert_eq!(shapes[6].1.len(), 69, "SendGrid keys are 69 characters");
     assert_eq!(shapes[7].1.len(), 38, "Shopify tokens are 38 characters");
-    assert_eq!(shapes[9].1.len(), 71, "DigitalOcean tokens: dop_v1_ + 64 hex");
+    assert_eq!(
+        shapes[9].1.len(),
+        71,
+        "DigitalOcean tokens: dop_v1_ + 64 hex"
+    );
     shapes
 }
 
@@ -392,7 +402,12 @@ fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-fn entry(status: u16, second: u32, request: serde_json::Value, content: serde_json::Value) -> serde_json::Value {
+fn entry(
+    status: u16,
+    second: u32,
+    request: serde_json::Value,
+    content: serde_json::Value,
+) -> serde_json::Value {
     let mut request = request;
     let r = request.as_object_mut().unwrap();
     r.entry("method").or_insert("GET".into());
@@ -423,10 +438,20 @@ fn hardening_har() -> String {
     let multipart = "--XyZ\r\nContent-Disposition: form-data; name=\"api_key\"\r\n\r\nCANARY310x\r\n--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nCANARY311x\r\n--XyZ\r\nContent-Disposition: form-data; name=\"comment\"\r\n\r\nhello\r\n--XyZ--\r\n";
     // A MIME-wrapped (76 columns) base64 body.
     let wrapped: String = {
-        let raw = b64(format!("{{\"note\":\"{}\",\"access_token\":\"CANARY312x\"}}", "n".repeat(80)).as_bytes());
-        raw.as_bytes().chunks(76).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join("\r\n")
+        let raw = b64(format!(
+            "{{\"note\":\"{}\",\"access_token\":\"CANARY312x\"}}",
+            "n".repeat(80)
+        )
+        .as_bytes());
+        raw.as_bytes()
+            .chunks(76)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect::<Vec<_>>()
+            .join("\r\n")
     };
-    let unpadded = b64(b"{\"session\":\"CANARY313xy\"}").trim_end_matches('=').to_string();
+    let unpadded = b64(b"{\"session\":\"CANARY313xy\"}")
+        .trim_end_matches('=')
+        .to_string();
     let mut binary = vec![0xff, 0xfe, 0x00, 0x01];
     binary.extend_from_slice(b"Authorization: Bearer CANARY314x\n");
     binary.extend_from_slice(&[0x80, 0x81, 0xc3, 0x28]);
@@ -437,57 +462,115 @@ fn hardening_har() -> String {
     let double_encoded = "\"{\\\"password\\\":\\\"CANARY376x\\\",\\\"user\\\":\\\"bob\\\"}\"";
     let graphql = "{\"query\":\"mutation { login(email: \\\"a@b.c\\\", password: \\\"CANARY377x\\\") { token } }\"}";
     let entries = vec![
-        entry(429, 0, json!({
-            "method": "POST",
-            "url": format!("https://api.example.com/v1/search?q=Bearer%20CANARY332x&%2573ignature=CANARY333x&{long_name}=CANARY334x&hmac=CANARY344x&api_sig=CANARY345x&passphrase=CANARY346x&_csrf=CANARY347x&pw=CANARY348x&page=2"),
-            "headers": [
-                {"name": "X-Api-Key", "value": ["CANARY300x"]},
-                {"name": "Authorization", "value": {"v": "CANARY301x"}},
-                {"name": "X-Auth-Token", "value": 302302302},
-                {"name": "User-Agent", "value": "MyApp/1.0 key=CANARY331x"},
-                {"name": "X-Honeycomb-Team", "value": "CANARY340x"},
-                {"name": "X-JFrog-Art-Api", "value": "CANARY341x"},
-                {"name": "Sec-WebSocket-Protocol", "value": "graphql-ws, base64url.bearer.authorization.k8s.io.CANARY342x"},
-                {"name": "Sec-WebSocket-Protocol", "value": "wamp.2.json, CANARY343xAbCdEf0123456789AbCdEf0123"},
-                {"name": "X-Debug-Note", "value": shapes.join(" ")},
-            ],
-            "cookies": [{"value": "CANARY305x"}],
-            "postData": {"mimeType": "multipart/form-data; boundary=XyZ", "text": multipart},
-            "comment": "replay with api_key=CANARY330x",
-        }), json!({"size": 10, "mimeType": "text/plain", "text": "slow down"})),
-        entry(200, 1, json!({"url": "https://api.example.com/token"}),
-            json!({"size": 100, "mimeType": "application/json", "encoding": "base64", "text": wrapped})),
-        entry(200, 2, json!({"url": "https://api.example.com/session"}),
-            json!({"size": 24, "mimeType": "application/json", "encoding": "base64", "text": unpadded})),
-        entry(429, 3, json!({"url": "https://api.example.com/blob"}),
-            json!({"size": 40, "mimeType": "application/octet-stream", "encoding": "base64", "text": b64(&binary)})),
-        entry(200, 4, json!({"url": "https://shop.example.com/login"}),
-            json!({"size": 200, "mimeType": "text/html", "text": html})),
-        entry(429, 5, json!({"method": "POST", "url": "https://sts.amazonaws.com/"}),
-            json!({"size": 300, "mimeType": "text/xml", "text": sts})),
-        entry(200, 6, json!({"url": "https://cdn.example.com/app.js"}),
-            json!({"size": 50, "mimeType": "application/javascript", "text": js})),
-        entry(200, 7, json!({"url": "https://cdn.example.com/config.yaml"}),
-            json!({"size": 50, "mimeType": "application/yaml", "text": yaml})),
-        entry(200, 8, json!({"method": "POST", "url": "https://api.example.com/echo",
+        entry(
+            429,
+            0,
+            json!({
+                "method": "POST",
+                "url": format!("https://api.example.com/v1/search?q=Bearer%20CANARY332x&%2573ignature=CANARY333x&{long_name}=CANARY334x&hmac=CANARY344x&api_sig=CANARY345x&passphrase=CANARY346x&_csrf=CANARY347x&pw=CANARY348x&page=2"),
+                "headers": [
+                    {"name": "X-Api-Key", "value": ["CANARY300x"]},
+                    {"name": "Authorization", "value": {"v": "CANARY301x"}},
+                    {"name": "X-Auth-Token", "value": 302302302},
+                    {"name": "User-Agent", "value": "MyApp/1.0 key=CANARY331x"},
+                    {"name": "X-Honeycomb-Team", "value": "CANARY340x"},
+                    {"name": "X-JFrog-Art-Api", "value": "CANARY341x"},
+                    {"name": "Sec-WebSocket-Protocol", "value": "graphql-ws, base64url.bearer.authorization.k8s.io.CANARY342x"},
+                    {"name": "Sec-WebSocket-Protocol", "value": "wamp.2.json, CANARY343xAbCdEf0123456789AbCdEf0123"},
+                    {"name": "X-Debug-Note", "value": shapes.join(" ")},
+                ],
+                "cookies": [{"value": "CANARY305x"}],
+                "postData": {"mimeType": "multipart/form-data; boundary=XyZ", "text": multipart},
+                "comment": "replay with api_key=CANARY330x",
+            }),
+            json!({"size": 10, "mimeType": "text/plain", "text": "slow down"}),
+        ),
+        entry(
+            200,
+            1,
+            json!({"url": "https://api.example.com/token"}),
+            json!({"size": 100, "mimeType": "application/json", "encoding": "base64", "text": wrapped}),
+        ),
+        entry(
+            200,
+            2,
+            json!({"url": "https://api.example.com/session"}),
+            json!({"size": 24, "mimeType": "application/json", "encoding": "base64", "text": unpadded}),
+        ),
+        entry(
+            429,
+            3,
+            json!({"url": "https://api.example.com/blob"}),
+            json!({"size": 40, "mimeType": "application/octet-stream", "encoding": "base64", "text": b64(&binary)}),
+        ),
+        entry(
+            200,
+            4,
+            json!({"url": "https://shop.example.com/login"}),
+            json!({"size": 200, "mimeType": "text/html", "text": html}),
+        ),
+        entry(
+            429,
+            5,
+            json!({"method": "POST", "url": "https://sts.amazonaws.com/"}),
+            json!({"size": 300, "mimeType": "text/xml", "text": sts}),
+        ),
+        entry(
+            200,
+            6,
+            json!({"url": "https://cdn.example.com/app.js"}),
+            json!({"size": 50, "mimeType": "application/javascript", "text": js}),
+        ),
+        entry(
+            200,
+            7,
+            json!({"url": "https://cdn.example.com/config.yaml"}),
+            json!({"size": 50, "mimeType": "application/yaml", "text": yaml}),
+        ),
+        entry(
+            200,
+            8,
+            json!({"method": "POST", "url": "https://api.example.com/echo",
                 "postData": {"mimeType": "application/json", "text": double_encoded}}),
-            json!({"size": 0, "mimeType": "application/json", "text": "{\"password\": [\"CANARY309x\"]}"})),
-        entry(200, 9, json!({"method": "POST", "url": "https://api.example.com/graphql",
+            json!({"size": 0, "mimeType": "application/json", "text": "{\"password\": [\"CANARY309x\"]}"}),
+        ),
+        entry(
+            200,
+            9,
+            json!({"method": "POST", "url": "https://api.example.com/graphql",
                 "postData": {"mimeType": "application/json", "text": graphql}}),
-            json!({"size": 0, "mimeType": "application/json"})),
-        entry(429, 10, json!({"method": "POST", "url": "https://hooks.slack.com/services/T0CANARY349/B0CANARY349/CANARY349xAbCdEfGhIjKl"}),
-            json!({"size": 0, "mimeType": "text/plain"})),
-        entry(429, 11, json!({"method": "POST", "url": "https://discord.com/api/webhooks/123456789012345678/CANARY350x-AbCdEfGhIjKlMnOp"}),
-            json!({"size": 0, "mimeType": "text/plain"})),
-        entry(429, 12, json!({"method": "POST", "url": "https://api.telegram.org/bot123456789:CANARY351xAbCdEfGhIjKlMnOpQrStUvWxY/sendMessage"}),
-            json!({"size": 0, "mimeType": "text/plain"})),
+            json!({"size": 0, "mimeType": "application/json"}),
+        ),
+        entry(
+            429,
+            10,
+            json!({"method": "POST", "url": "https://hooks.slack.com/services/T0CANARY349/B0CANARY349/CANARY349xAbCdEfGhIjKl"}),
+            json!({"size": 0, "mimeType": "text/plain"}),
+        ),
+        entry(
+            429,
+            11,
+            json!({"method": "POST", "url": "https://discord.com/api/webhooks/123456789012345678/CANARY350x-AbCdEfGhIjKlMnOp"}),
+            json!({"size": 0, "mimeType": "text/plain"}),
+        ),
+        entry(
+            429,
+            12,
+            json!({"method": "POST", "url": "https://api.telegram.org/bot123456789:CANARY351xAbCdEfGhIjKlMnOpQrStUvWxY/sendMessage"}),
+            json!({"size": 0, "mimeType": "text/plain"}),
+        ),
     ];
     let mut entries = entries;
     {
         let e = entries[0].as_object_mut().unwrap();
-        e.insert("_auth".into(), json!({"client_secret": ["CANARY306x"], "password": {"v": "CANARY308x"}}));
+        e.insert(
+            "_auth".into(),
+            json!({"client_secret": ["CANARY306x"], "password": {"v": "CANARY308x"}}),
+        );
         let resp = e["response"].as_object_mut().unwrap();
-        resp["headers"].as_array_mut().unwrap().push(json!({"name": "Set-Cookie", "value": "a=CANARY303x; Path=/\nb=CANARY304x; Path=/"}));
+        resp["headers"].as_array_mut().unwrap().push(
+            json!({"name": "Set-Cookie", "value": "a=CANARY303x; Path=/\nb=CANARY304x; Path=/"}),
+        );
     }
     serde_json::to_string_pretty(&json!({"log": {"version": "1.2", "creator": {"name": "hardening", "version": "1"}, "entries": entries}})).unwrap()
 }
@@ -546,7 +629,9 @@ fn decoded_bodies(text: &str) -> Vec<String> {
                             .chars()
                             .filter(|c| !c.is_whitespace() && *c != '=')
                             .collect();
-                        if let Ok(b) = base64::engine::general_purpose::STANDARD_NO_PAD.decode(&clean) {
+                        if let Ok(b) =
+                            base64::engine::general_purpose::STANDARD_NO_PAD.decode(&clean)
+                        {
                             out.push(String::from_utf8_lossy(&b).into_owned());
                         }
                     }
@@ -584,7 +669,11 @@ fn redact_closes_header_cookie_and_body_misses() {
     let out = redact_stdout(tmp.path(), "h.har", &hardening_har(), &[]);
     // The planted base64 bodies really hide canaries (the check can fail).
     let planted = leaked_anywhere(&hardening_har(), &[312, 313, 314]);
-    assert_eq!(planted, vec![312, 313, 314], "fixture plants the base64 canaries");
+    assert_eq!(
+        planted,
+        vec![312, 313, 314],
+        "fixture plants the base64 canaries"
+    );
     let ids = [
         300, 301, 303, 304, 305, 306, 308, 309, 310, 311, 312, 313, 314, 376, 377,
     ];
@@ -606,7 +695,9 @@ fn redact_closes_header_cookie_and_body_misses() {
         let clean: String = t.chars().filter(|c| !c.is_whitespace()).collect();
         match base64::engine::general_purpose::STANDARD.decode(&clean) {
             Ok(dec) if String::from_utf8_lossy(&dec).contains("<redacted:") => {}
-            _ => problems.push(format!("entry {i}: base64 body not re-encoded redacted text")),
+            _ => problems.push(format!(
+                "entry {i}: base64 body not re-encoded redacted text"
+            )),
         }
     }
     let jl = redact_stdout(tmp.path(), "h.jsonl", &hardening_jsonl(), &[]);
@@ -625,7 +716,10 @@ fn redact_closes_free_text_misses() {
     let tmp = tempfile::tempdir().unwrap();
     let out = redact_stdout(tmp.path(), "h.har", &hardening_har(), &[]);
     let jl = redact_stdout(tmp.path(), "h.jsonl", &hardening_jsonl(), &[]);
-    let l = (leaked(&out, &[330, 331, 332, 333, 334]), leaked(&jl, &[330]));
+    let l = (
+        leaked(&out, &[330, 331, 332, 333, 334]),
+        leaked(&jl, &[330]),
+    );
     assert_eq!(l, (vec![], vec![]), "leaked canaries (HAR, JSON lines)");
 }
 
@@ -724,8 +818,14 @@ fn redaction_keeps_what_is_not_secret() {
     ]);
     let out = redact_stdout(tmp.path(), "ok.har", &har.to_string(), &[]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["log"]["entries"][0]["request"]["headers"], har["log"]["entries"][0]["request"]["headers"]);
-    assert_eq!(v["log"]["entries"][0]["response"]["headers"], har["log"]["entries"][0]["response"]["headers"]);
+    assert_eq!(
+        v["log"]["entries"][0]["request"]["headers"],
+        har["log"]["entries"][0]["request"]["headers"]
+    );
+    assert_eq!(
+        v["log"]["entries"][0]["response"]["headers"],
+        har["log"]["entries"][0]["response"]["headers"]
+    );
     assert_eq!(v["log"]["entries"][0]["response"]["content"]["text"], js);
     assert_eq!(v["log"]["entries"][1]["response"]["content"]["text"], body);
 }

@@ -149,7 +149,10 @@ enum LinesError {
 fn is_json_fragment(line: &str) -> bool {
     let t = line.trim();
     t.starts_with('"')
-        || matches!(t, "{" | "}" | "[" | "]" | "}," | "]," | "{}" | "[]" | "{}," | "[],")
+        || matches!(
+            t,
+            "{" | "}" | "[" | "]" | "}," | "]," | "{}" | "[]" | "{}," | "[],"
+        )
         || t.ends_with('{')
         || t.ends_with('[')
 }

@@ -16,18 +16,16 @@ pub fn percent_decode(s: &str) -> Cow<'_, str> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'%' if i + 2 < b.len() => {
-                match (hex(b[i + 1]), hex(b[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push(h << 4 | l);
-                        i += 3;
-                    }
-                    _ => {
-                        out.push(b'%');
-                        i += 1;
-                    }
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 3;
                 }
-            }
+                _ => {
+                    out.push(b'%');
+                    i += 1;
+                }
+            },
             b'+' => {
                 out.push(b' ');
                 i += 1;
@@ -85,7 +83,10 @@ mod tests {
         let want = b"{\"session\":\"abcdefghijkl\"}".to_vec();
         let padded = base64_encode(&want);
         assert_eq!(base64_lenient(&padded), Some(want.clone()));
-        assert_eq!(base64_lenient(padded.trim_end_matches('=')), Some(want.clone()));
+        assert_eq!(
+            base64_lenient(padded.trim_end_matches('=')),
+            Some(want.clone())
+        );
         let wrapped: String = padded
             .as_bytes()
             .chunks(8)
@@ -94,7 +95,10 @@ mod tests {
             .join("\r\n");
         assert_eq!(base64_lenient(&wrapped), Some(want.clone()));
         let url_safe = general_purpose::URL_SAFE_NO_PAD.encode([0xfbu8, 0xff, 0xfe, 0x01]);
-        assert_eq!(base64_lenient(&url_safe), Some(vec![0xfb, 0xff, 0xfe, 0x01]));
+        assert_eq!(
+            base64_lenient(&url_safe),
+            Some(vec![0xfb, 0xff, 0xfe, 0x01])
+        );
         assert_eq!(base64_lenient("not base64!"), None);
     }
 }

@@ -145,7 +145,7 @@ impl Redactor {
     /// `[name, value]` arrays, or a flat `[name, value, name, value…]` list (Node's
     /// `rawHeaders`).
     fn pair_list(&self, items: &mut [Value], kind: Pairs, key: Option<&str>, notes: &mut Notes) {
-        let flat = items.len() % 2 == 0
+        let flat = items.len().is_multiple_of(2)
             && !items.is_empty()
             && items.iter().all(Value::is_string)
             && kind == Pairs::Headers;
@@ -165,7 +165,11 @@ impl Redactor {
                         .or_else(|| m.get("key"))
                         .and_then(Value::as_str)
                         .map(str::to_string);
-                    let name_key = if m.contains_key("name") { "name" } else { "key" };
+                    let name_key = if m.contains_key("name") {
+                        "name"
+                    } else {
+                        "key"
+                    };
                     for (k, val) in m.iter_mut() {
                         if k == "value" {
                             self.pair_value(kind, name.as_deref(), val, notes);

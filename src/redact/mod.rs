@@ -28,7 +28,9 @@ pub fn is_redacted(s: &str) -> bool {
     b.len() == 19
         && s.starts_with("<redacted:")
         && b[18] == b'>'
-        && b[10..18].iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+        && b[10..18]
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
 }
 
 /// Applies the policy. Cheap to clone and share across threads.
@@ -46,9 +48,11 @@ const FINGERPRINT_CACHE: usize = 4096;
 /// Longer secrets are fingerprinted every time (rare, and not worth the memory).
 const CACHEABLE_SECRET: usize = 256;
 
+/// Fingerprints of one key (by its id) remembered on one thread.
+type FingerprintCache = (u64, HashMap<Box<str>, [u8; 4]>);
+
 thread_local! {
-    static FINGERPRINTS: RefCell<(u64, HashMap<Box<str>, [u8; 4]>)> =
-        RefCell::new((0, HashMap::new()));
+    static FINGERPRINTS: RefCell<FingerprintCache> = RefCell::new((0, HashMap::new()));
     static HEADER_RULES: RefCell<HashMap<Box<str>, HeaderRule>> = RefCell::new(HashMap::new());
 }
 
@@ -178,7 +182,9 @@ impl Redactor {
                 match v.split_once(char::is_whitespace) {
                     Some((scheme, cred))
                         if !cred.trim().is_empty()
-                            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') =>
+                            && scheme
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || c == '-') =>
                     {
                         format!("{} {}", scheme, self.token(cred.trim()))
                     }
@@ -336,9 +342,18 @@ impl Redactor {
         }
         let cut = floor_char_boundary(&red, max);
         let mut kept = &red[..cut];
+        // A redaction token cut in half goes whole (half a token is no token, and redacting the
+        // excerpt again would fingerprint the half).
+        if let Some(i) = kept.rfind('<') {
+            if !kept[i..].contains('>')
+                && "<redacted:".starts_with(&kept[i..kept.len().min(i + 10)])
+            {
+                kept = &kept[..i];
+            }
+        }
         // Drop the trailing partial word.
-        if let Some(i) = kept.rfind(|c: char| c.is_whitespace() || "\"'<>,;&{}[]()".contains(c)) {
-            if cut - i < 256 {
+        if let Some(i) = kept.rfind(|c: char| c.is_whitespace() || "\"',;&{}[]()>".contains(c)) {
+            if kept.len() - i < 256 {
                 kept = &kept[..=i];
             }
         }
@@ -380,8 +395,7 @@ impl Redactor {
                 || lower.contains("token")
                 || lower == "x-honeycomb-team"
                 || lower == "x-jfrog-art-api";
-            if api_key && is_secret_header(&lower) && !v.trim().is_empty()
-            {
+            if api_key && is_secret_header(&lower) && !v.trim().is_empty() {
                 return Some(self.fingerprint(v.trim()));
             }
         }

@@ -266,8 +266,23 @@ const METADATA: &[&str] = &[
 /// `key` after these names a database or cache key, not a credential (`public_key`,
 /// `primary_key`, `sort_key`).
 const PLAIN_KEY_QUALIFIERS: &[&str] = &[
-    "public", "primary", "foreign", "sort", "partition", "range", "cache", "object", "routing",
-    "shard", "row", "lookup", "composite", "unique", "dedupe", "dedup", "group",
+    "public",
+    "primary",
+    "foreign",
+    "sort",
+    "partition",
+    "range",
+    "cache",
+    "object",
+    "routing",
+    "shard",
+    "row",
+    "lookup",
+    "composite",
+    "unique",
+    "dedupe",
+    "dedup",
+    "group",
 ];
 
 /// In JSON, `code` is secret only after one of these (`auth_code`, `device_code`); elsewhere it
@@ -303,14 +318,18 @@ const SECRET_CODE_QUALIFIERS: &[&str] = &[
 /// In URLs and forms `code` is an OAuth code unless one of these says otherwise.
 const PLAIN_CODE_QUALIFIERS: &[&str] = &[
     "error", "status", "country", "currency", "language", "lang", "locale", "region", "zip",
-    "postal", "area", "response", "http", "exit", "return", "result", "product", "reason",
-    "event", "item", "sku", "color", "iso", "airport", "phone", "dial", "promo", "coupon",
-    "discount", "qr", "bar", "post", "source", "short", "lang",
+    "postal", "area", "response", "http", "exit", "return", "result", "product", "reason", "event",
+    "item", "sku", "color", "iso", "airport", "phone", "dial", "promo", "coupon", "discount", "qr",
+    "bar", "post", "source", "short", "lang",
 ];
 
 fn secret_words(name: &str, ctx: Context) -> bool {
     let mut words = split_words(name);
-    while words.len() > 1 && words.last().is_some_and(|w| SEE_THROUGH.contains(&w.as_str())) {
+    while words.len() > 1
+        && words
+            .last()
+            .is_some_and(|w| SEE_THROUGH.contains(&w.as_str()))
+    {
         words.pop();
     }
     let Some(last) = words.last() else {
@@ -348,8 +367,7 @@ fn split_words(name: &str) -> Vec<String> {
         if c.is_uppercase() && !cur.is_empty() {
             let prev = chars[i - 1];
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower)
-            {
+            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower) {
                 push_word(&mut words, &mut cur);
             }
         }
@@ -397,7 +415,10 @@ mod tests {
         assert_eq!(split_words("X-Api-Key"), ["x", "api", "key"]);
         assert_eq!(split_words("clientSecret"), ["client", "secret"]);
         assert_eq!(split_words("XMLHttpToken"), ["xml", "http", "token"]);
-        assert_eq!(split_words("X-Hub-Signature-256"), ["x", "hub", "signature"]);
+        assert_eq!(
+            split_words("X-Hub-Signature-256"),
+            ["x", "hub", "signature"]
+        );
         assert_eq!(split_words("password2"), ["password"]);
         assert_eq!(split_words("__VIEWSTATE"), ["viewstate"]);
     }
@@ -495,7 +516,10 @@ mod tests {
         assert_eq!(header_rule("cookie"), HeaderRule::Cookie);
         assert_eq!(header_rule("X-Honeycomb-Team"), HeaderRule::Secret);
         assert_eq!(header_rule("X-JFrog-Art-Api"), HeaderRule::Secret);
-        assert_eq!(header_rule("Sec-WebSocket-Protocol"), HeaderRule::WebSocketProtocol);
+        assert_eq!(
+            header_rule("Sec-WebSocket-Protocol"),
+            HeaderRule::WebSocketProtocol
+        );
         for n in [
             "Access-Control-Allow-Credentials",
             "X-Goog-AuthUser",

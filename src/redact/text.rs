@@ -208,7 +208,9 @@ impl Redactor {
                     return None;
                 }
                 let whole = &c[0];
-                let at = c.get(2).map(|g| g.start() - c.get(0).map_or(0, |g| g.start()))?;
+                let at = c
+                    .get(2)
+                    .map(|g| g.start() - c.get(0).map_or(0, |g| g.start()))?;
                 let lead = &content[..content.len() - content.trim_start().len()];
                 let trail = &content[content.trim_end().len()..];
                 Some(format!(
@@ -302,7 +304,10 @@ impl Redactor {
                 }
             }
             let rest = &text[at..];
-            let end = rest.find("\r\n--").or_else(|| rest.find("\n--")).unwrap_or(rest.len());
+            let end = rest
+                .find("\r\n--")
+                .or_else(|| rest.find("\n--"))
+                .unwrap_or(rest.len());
             let value = &rest[..end];
             let secret = !file
                 && name.as_deref().is_some_and(is_secret_field)
@@ -350,7 +355,8 @@ impl Redactor {
         if !(hidden || named) || inner.is_empty() || is_redacted(inner) {
             return None;
         }
-        let quote = &target.as_str()[..target.as_str().len() - target.as_str().trim_start_matches(['"', '\'']).len()];
+        let quote = &target.as_str()
+            [..target.as_str().len() - target.as_str().trim_start_matches(['"', '\'']).len()];
         let base = c.get(2).expect("attrs").start() - c.get(0).expect("tag").start();
         let whole = &c[0];
         let (s, e) = (base + target.start(), base + target.end());
@@ -383,7 +389,8 @@ impl Redactor {
                 continue;
             };
             let raw = &text[v.start..v.end];
-            if raw.is_empty() || is_redacted(raw) {
+            // `…` is where an excerpt was cut, not a value.
+            if raw.is_empty() || is_redacted(raw) || raw == "…" {
                 continue;
             }
             let replacement = match v.kind {
@@ -427,7 +434,9 @@ impl Redactor {
                     }
                     i = j + 1;
                 }
-                c if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) => {
+                c if c.is_ascii_digit()
+                    || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) =>
+                {
                     let prev = if i == 0 { b' ' } else { b[i - 1] };
                     let mut j = i + 1;
                     while j < b.len() && (b[j].is_ascii_digit() || b".eE+-".contains(&b[j])) {
@@ -598,8 +607,13 @@ fn scan_value(text: &str, at: usize, quoted_only: bool) -> Option<ValueSpan> {
     if is_identifier_path(word) && matches!(next, Some(b',' | b'}' | b')' | b';')) {
         return None;
     }
-    let number = word.bytes().all(|c| c.is_ascii_digit() || b".eE+-".contains(&c))
-        && word.bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'-');
+    let number = word
+        .bytes()
+        .all(|c| c.is_ascii_digit() || b".eE+-".contains(&c))
+        && word
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == b'-');
     Some(ValueSpan {
         start: i,
         end: j,
@@ -655,7 +669,12 @@ mod tests {
 
     #[test]
     fn plain_values_are_borrowed() {
-        for v in ["application/json", "Mon, 01 Jan 2024 00:00:00 GMT", "max-age=3600", "gzip, br"] {
+        for v in [
+            "application/json",
+            "Mon, 01 Jan 2024 00:00:00 GMT",
+            "max-age=3600",
+            "gzip, br",
+        ] {
             assert!(matches!(r().text_cow(v, 0), Cow::Borrowed(_)), "{v}");
         }
     }
@@ -666,13 +685,25 @@ mod tests {
         gone("MyApp/1.0 key=S3CRET2", "S3CRET2");
         gone("https://h/x?q=Bearer%20S3CRET3abc&page=1", "S3CRET3");
         gone("https://h/x?%2573ignature=S3CRET4", "S3CRET4");
-        gone(&format!("https://h/x?{}_access_token=S3CRET5", "x".repeat(80)), "S3CRET5");
-        gone("a=1&hmac=S3CRET6&api_sig=S3CRET7&passphrase=S3CRET8&_csrf=S3CRET9&pw=S3CRETA", "S3CRET");
-        gone("cb?redirect_uri=https%3A%2F%2Fapp%2Fcb%3Ftoken%3DS3CRETB", "S3CRETB");
+        gone(
+            &format!("https://h/x?{}_access_token=S3CRET5", "x".repeat(80)),
+            "S3CRET5",
+        );
+        gone(
+            "a=1&hmac=S3CRET6&api_sig=S3CRET7&passphrase=S3CRET8&_csrf=S3CRET9&pw=S3CRETA",
+            "S3CRET",
+        );
+        gone(
+            "cb?redirect_uri=https%3A%2F%2Fapp%2Fcb%3Ftoken%3DS3CRETB",
+            "S3CRETB",
+        );
         // A value never swallows the JSON around it.
         let j = r#"{"u":"https://h/?token=S3CRETC","next":"x"}"#;
         let out = r().text(j);
-        assert!(!out.contains("S3CRETC") && out.ends_with(r#"","next":"x"}"#), "{out}");
+        assert!(
+            !out.contains("S3CRETC") && out.ends_with(r#"","next":"x"}"#),
+            "{out}"
+        );
     }
 
     #[test]
@@ -687,15 +718,28 @@ mod tests {
         gone(r#"{"password":"S3CRETD","user":"bob"}"#, "S3CRETD");
         gone(r#"{"password": ["S3CRETE", 12345]}"#, "S3CRETE");
         gone(r#"{"otp": 987654}"#, "987654");
-        gone(r#""{\"password\":\"S3CRETF\",\"user\":\"bob\"}""#, "S3CRETF");
-        gone(r#"{\"data\":\"{\\\"api_key\\\":\\\"S3CRETG\\\"}\"}"#, "S3CRETG");
-        gone(r#"mutation { login(email: \"a@b.c\", password: \"S3CRETH\") { token } }"#, "S3CRETH");
+        gone(
+            r#""{\"password\":\"S3CRETF\",\"user\":\"bob\"}""#,
+            "S3CRETF",
+        );
+        gone(
+            r#"{\"data\":\"{\\\"api_key\\\":\\\"S3CRETG\\\"}\"}"#,
+            "S3CRETG",
+        );
+        gone(
+            r#"mutation { login(email: \"a@b.c\", password: \"S3CRETH\") { token } }"#,
+            "S3CRETH",
+        );
         gone("var cfg = {apiKey: 'S3CRETI', region: 'eu'};", "S3CRETI");
         gone("var apiKey = \"S3CRETJ\";", "S3CRETJ");
         gone("service: shop\napi_key: S3CRETK\nretries: 3\n", "S3CRETK");
         gone("$cfg = ['api_key' => 'S3CRETL'];", "S3CRETL");
-        kept(r#"{"keys_url": "https://api.github.com/repos/o/r/keys{/key_id}", "token_type": "Bearer", "max_tokens": 1024}"#);
-        kept(r#"{"error":{"code":"rate_limit_exceeded","message":"Basic authentication and token budget exceeded"},"code":20429}"#);
+        kept(
+            r#"{"keys_url": "https://api.github.com/repos/o/r/keys{/key_id}", "token_type": "Bearer", "max_tokens": 1024}"#,
+        );
+        kept(
+            r#"{"error":{"code":"rate_limit_exceeded","message":"Basic authentication and token budget exceeded"},"code":20429}"#,
+        );
         kept("{apiKey: key, region: r}");
         let b = r().text(r#"{"password":"S3CRETM","n":1}"#);
         assert!(serde_json::from_str::<serde_json::Value>(&b).is_ok(), "{b}");
@@ -708,7 +752,10 @@ mod tests {
         gone("Cookie: sid=S3CRETN", "S3CRETN");
         gone("X-Api-Key: S3CRETO", "S3CRETO");
         gone("password: S3CRETP", "S3CRETP");
-        gone("GET / HTTP/1.1\r\nAuthorization: Token S3CRETQ\r\nAccept: */*\r\n", "S3CRETQ");
+        gone(
+            "GET / HTTP/1.1\r\nAuthorization: Token S3CRETQ\r\nAccept: */*\r\n",
+            "S3CRETQ",
+        );
         kept("Note: the limit resets hourly");
     }
 
@@ -717,7 +764,10 @@ mod tests {
         let mp = "--XyZ\r\nContent-Disposition: form-data; name=\"api_key\"\r\n\r\nS3CRETR\r\n--XyZ\r\nContent-Disposition: form-data; name=\"comment\"\r\n\r\nhello\r\n--XyZ--\r\n";
         let out = r().text(mp);
         assert!(!out.contains("S3CRETR") && out.contains("hello"), "{out}");
-        gone("<form><input type=\"hidden\" name=\"__VIEWSTATE\" value=\"S3CRETS\"></form>", "S3CRETS");
+        gone(
+            "<form><input type=\"hidden\" name=\"__VIEWSTATE\" value=\"S3CRETS\"></form>",
+            "S3CRETS",
+        );
         gone("<meta name=\"csrf-token\" content=\"S3CRETT\">", "S3CRETT");
         gone("<input value='S3CRETU' type=password>", "S3CRETU");
         kept("<meta name=\"csrf-param\" content=\"authenticity_token\"><input name=\"q\" value=\"shoes\">");
@@ -727,10 +777,19 @@ mod tests {
 
     #[test]
     fn webhooks_in_paths() {
-        gone("https://hooks.slack.com/services/T000/B000/S3CRETX", "S3CRETX");
+        gone(
+            "https://hooks.slack.com/services/T000/B000/S3CRETX",
+            "S3CRETX",
+        );
         let d = r().text("https://discord.com/api/webhooks/123456789012345678/S3CRETY-abc");
-        assert!(d.contains("/webhooks/123456789012345678/<redacted:") && !d.contains("S3CRETY"), "{d}");
-        gone("https://api.telegram.org/bot123456:S3CRETZ-DEF1234ghIkl-zyx57W2v1u123ew11/getMe", "S3CRETZ");
+        assert!(
+            d.contains("/webhooks/123456789012345678/<redacted:") && !d.contains("S3CRETY"),
+            "{d}"
+        );
+        gone(
+            "https://api.telegram.org/bot123456:S3CRETZ-DEF1234ghIkl-zyx57W2v1u123ew11/getMe",
+            "S3CRETZ",
+        );
     }
 
     #[test]
