@@ -8,12 +8,7 @@ use toomany::ingest::{har, jsonl, Options};
 use toomany::redact::Redactor;
 
 fn opts() -> Options {
-    Options {
-        format: None,
-        field_map: Vec::new(),
-        redactor: Redactor::from_key_material(b"property tests key"),
-        progress: None,
-    }
+    Options::new(Redactor::from_key_material(b"property tests key"))
 }
 
 fn sample() -> Vec<u8> {

@@ -81,10 +81,19 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
         }
         None => Redactor::random(),
     };
+    let threads = args.threads.map(usize::from);
+    if let Some(n) = threads {
+        // The analysis's own parallel parts use the global pool; it can be sized only once,
+        // before first use (a second call in the same process keeps the first size).
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
     Ok(ingest::Options {
         format: args.input_format,
         field_map,
         redactor,
         progress: None,
+        threads,
     })
 }

@@ -6,11 +6,11 @@
 //! entries. Bodies are read into a bounded head; 2xx/3xx bodies are dropped at normalization.
 
 use super::loose::{LBody, LList, LNum, LObj, LStr, Odd};
-use super::{warn, Options, ReadOutcome, Warnings};
+use super::pipeline::{self, Done};
+use super::{warn, Options, ReadOutcome, Tail};
 use crate::model::{ClientHints, Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
 use base64::Engine;
-use rayon::prelude::*;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -92,15 +92,26 @@ struct RawCreator {
     version: LStr,
 }
 
-struct State<'a> {
+/// One item of `log.entries` as read by the reader thread. Held by value in a batch: boxing
+/// the large variant would cost an allocation per entry for the rare small one.
+#[allow(clippy::large_enum_variant)]
+enum Item {
+    Entry(RawEntry),
+    /// Not an object: what it was.
+    NotObject(&'static str),
+}
+
+/// A batch of entries for one worker, plus warnings about the file that belong here in order.
+struct Job {
+    items: Vec<(usize, Item)>,
+    notes: Vec<Warning>,
+}
+
+/// The reader thread's state while serde walks the document.
+struct State<'a, 'f> {
     source: &'a Arc<str>,
-    redactor: &'a Redactor,
-    /// Normalized records. Growing by doubling is cheap in resident memory: large
-    /// reallocations are remapped by the allocator, not copied (measured: docs/decisions.md).
-    out: Vec<Request>,
-    batch: Vec<(usize, RawEntry)>,
-    warnings: Warnings,
-    skipped: usize,
+    feed: &'f mut dyn FnMut(Job),
+    batch: Vec<(usize, Item)>,
     creator: Option<String>,
     version: Option<String>,
     /// Index of the entry being read (for error locations).
@@ -109,34 +120,30 @@ struct State<'a> {
     saw_entries: bool,
 }
 
-impl State<'_> {
+impl State<'_, '_> {
     fn flush(&mut self) {
         if self.batch.is_empty() {
             return;
         }
-        let batch = std::mem::take(&mut self.batch);
-        let (source, redactor) = (self.source, self.redactor);
-        let results: Vec<(Option<Request>, Vec<Warning>)> = batch
-            .into_par_iter()
-            .map(|(i, e)| normalize(i, e, source, redactor))
-            .collect();
-        let mut kept = Vec::with_capacity(results.len());
-        for (req, ws) in results {
-            for w in ws {
-                self.warnings.push(w);
-            }
-            match req {
-                Some(r) => kept.push(r),
-                None => self.skipped += 1,
-            }
-        }
-        self.out.extend(kept);
+        let items = std::mem::take(&mut self.batch);
+        (self.feed)(Job {
+            items,
+            notes: Vec::new(),
+        });
+    }
+
+    fn note(&mut self, w: Warning) {
+        self.flush();
+        (self.feed)(Job {
+            items: Vec::new(),
+            notes: vec![w],
+        });
     }
 }
 
-struct RootSeed<'s, 'a>(&'s mut State<'a>);
+struct RootSeed<'s, 'a, 'f>(&'s mut State<'a, 'f>);
 
-impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_map(LogVisitor {
@@ -146,9 +153,9 @@ impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_> {
     }
 }
 
-struct LogSeed<'s, 'a>(&'s mut State<'a>);
+struct LogSeed<'s, 'a, 'f>(&'s mut State<'a, 'f>);
 
-impl<'de> DeserializeSeed<'de> for LogSeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for LogSeed<'_, '_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(LogVisitor {
@@ -160,12 +167,12 @@ impl<'de> DeserializeSeed<'de> for LogSeed<'_, '_> {
 
 /// Visits the root object and `log`. The root may also be the log itself (some tools write
 /// `{"version":…, "entries":[…]}` without the `log` wrapper).
-struct LogVisitor<'s, 'a> {
-    st: &'s mut State<'a>,
+struct LogVisitor<'s, 'a, 'f> {
+    st: &'s mut State<'a, 'f>,
     root: bool,
 }
 
-impl<'de> Visitor<'de> for LogVisitor<'_, '_> {
+impl<'de> Visitor<'de> for LogVisitor<'_, '_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(if self.root {
@@ -224,18 +231,18 @@ impl<'de> Visitor<'de> for LogVisitor<'_, '_> {
     }
 }
 
-struct EntriesSeed<'s, 'a>(&'s mut State<'a>);
+struct EntriesSeed<'s, 'a, 'f>(&'s mut State<'a, 'f>);
 
-impl<'de> DeserializeSeed<'de> for EntriesSeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for EntriesSeed<'_, '_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(EntriesVisitor(self.0))
     }
 }
 
-struct EntriesVisitor<'s, 'a>(&'s mut State<'a>);
+struct EntriesVisitor<'s, 'a, 'f>(&'s mut State<'a, 'f>);
 
-impl<'de> Visitor<'de> for EntriesVisitor<'_, '_> {
+impl<'de> Visitor<'de> for EntriesVisitor<'_, '_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("the log.entries array")
@@ -248,26 +255,18 @@ impl<'de> Visitor<'de> for EntriesVisitor<'_, '_> {
             let index = st.next_entry;
             match seq.next_element::<LObj<RawEntry>>()? {
                 None => break,
-                Some(LObj::Val(e)) => {
-                    st.batch.push((index, e));
-                    if st.batch.len() >= BATCH {
-                        st.flush();
-                    }
-                }
+                Some(LObj::Val(e)) => st.batch.push((index, Item::Entry(e))),
                 Some(other) => {
                     let what = match other {
                         LObj::Null => "null",
                         LObj::Odd(o) => o.describe(),
                         _ => "not an object",
                     };
-                    st.skipped += 1;
-                    let w = warn(
-                        st.source,
-                        Some(Position::Entry(index)),
-                        format!("entry is {what}, not an object; skipped"),
-                    );
-                    st.warnings.push(w);
+                    st.batch.push((index, Item::NotObject(what)));
                 }
+            }
+            if st.batch.len() >= BATCH {
+                st.flush();
             }
             st.next_entry += 1;
         }
@@ -285,7 +284,7 @@ impl<'de> Visitor<'de> for EntriesVisitor<'_, '_> {
             None,
             "log.entries is an object, not an array; no entries read",
         );
-        self.0.warnings.push(w);
+        self.0.note(w);
         Ok(())
     }
     fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
@@ -293,69 +292,132 @@ impl<'de> Visitor<'de> for EntriesVisitor<'_, '_> {
     }
 }
 
-/// Read a HAR from `reader`. `jsonp`: skip a `callback(` prefix (HARP files).
+/// Read a HAR from `reader` into a `Vec` (see [`stream`]).
 pub fn read(
-    mut reader: Box<dyn BufRead + Send>,
+    reader: Box<dyn BufRead + Send>,
     source: &Arc<str>,
     opts: &Options,
     jsonp: bool,
 ) -> ReadOutcome {
+    super::collect(super::Format::Har, |sink| {
+        stream(reader, source, opts, jsonp, &|r| r, sink)
+    })
+}
+
+/// What the reader thread reports when the document is consumed.
+struct Walked {
+    result: Result<(), serde_json::Error>,
+    in_entries: bool,
+    at_entry: usize,
+    creator: Option<String>,
+    version: Option<String>,
+}
+
+/// Stream a HAR from `reader`: entries are read on a reader thread and normalized, redacted and
+/// mapped on workers; `sink` gets them in entry order. `jsonp`: skip a `callback(` prefix
+/// (HARP files).
+pub(crate) fn stream<T: Send>(
+    mut reader: Box<dyn BufRead + Send>,
+    source: &Arc<str>,
+    opts: &Options,
+    jsonp: bool,
+    map: &(dyn Fn(Request) -> T + Sync),
+    sink: &mut dyn FnMut(Done<T>),
+) -> Tail {
     if jsonp {
         let mut skipped = Vec::new();
         if let Err(e) = reader.read_until(b'(', &mut skipped) {
-            return ReadOutcome {
-                requests: Vec::new(),
-                skipped: 0,
-                warnings: Warnings::default(),
+            return Tail {
                 creator: None,
                 error: Some(format!("cannot read: {e}")),
             };
         }
-    }
-    let mut st = State {
-        source,
-        redactor: &opts.redactor,
-        out: Vec::new(),
-        batch: Vec::new(),
-        warnings: Warnings::default(),
-        skipped: 0,
-        creator: None,
-        version: None,
-        next_entry: 0,
-        in_entries: false,
-        saw_entries: false,
-    };
-    if jsonp {
-        st.warnings.push(warn(
-            source,
-            None,
-            "JSONP/HARP wrapper (callback(...)) around the HAR; read the HAR inside",
-        ));
-    }
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    let result = RootSeed(&mut st).deserialize(&mut de);
-    let in_entries = st.in_entries;
-    let at_entry = st.next_entry;
-    st.flush();
-    let requests = std::mem::take(&mut st.out);
-    let error = result
-        .err()
-        .map(|e| describe_error(&e, in_entries, at_entry, requests.len()));
-    if let Some(v) = &st.version {
-        if !matches!(v.trim(), "1.1" | "1.2" | "1.3") {
-            let w = warn(
+        sink(Done {
+            warnings: vec![warn(
                 source,
                 None,
-                format!("log.version is {v:?} (expected 1.1, 1.2 or 1.3); read anyway"),
-            );
-            st.warnings.push(w);
+                "JSONP/HARP wrapper (callback(...)) around the HAR; read the HAR inside",
+            )],
+            ..Done::default()
+        });
+    }
+    let redactor = &opts.redactor;
+    let work = |job: Job| {
+        let mut done = Done {
+            warnings: job.notes,
+            ..Done::default()
+        };
+        for (index, item) in job.items {
+            match item {
+                Item::Entry(e) => {
+                    let (req, ws) = normalize(index, e, source, redactor);
+                    done.warnings.extend(ws);
+                    match req {
+                        Some(r) => done.items.push(map(r)),
+                        None => done.skipped += 1,
+                    }
+                }
+                Item::NotObject(what) => {
+                    done.skipped += 1;
+                    done.warnings.push(warn(
+                        source,
+                        Some(Position::Entry(index)),
+                        format!("entry is {what}, not an object; skipped"),
+                    ));
+                }
+            }
+        }
+        done
+    };
+    let mut kept = 0usize;
+    let walked = pipeline::run(
+        pipeline::workers(opts.threads),
+        |feed| {
+            let mut st = State {
+                source,
+                feed,
+                batch: Vec::new(),
+                creator: None,
+                version: None,
+                next_entry: 0,
+                in_entries: false,
+                saw_entries: false,
+            };
+            let mut de = serde_json::Deserializer::from_reader(reader);
+            let result = RootSeed(&mut st).deserialize(&mut de);
+            st.flush();
+            Walked {
+                result,
+                in_entries: st.in_entries,
+                at_entry: st.next_entry,
+                creator: st.creator,
+                version: st.version,
+            }
+        },
+        &work,
+        &mut |d: Done<T>| {
+            kept += d.items.len();
+            sink(d)
+        },
+    );
+    let error = walked
+        .result
+        .err()
+        .map(|e| describe_error(&e, walked.in_entries, walked.at_entry, kept));
+    if let Some(v) = &walked.version {
+        if !matches!(v.trim(), "1.1" | "1.2" | "1.3") {
+            sink(Done {
+                warnings: vec![warn(
+                    source,
+                    None,
+                    format!("log.version is {v:?} (expected 1.1, 1.2 or 1.3); read anyway"),
+                )],
+                ..Done::default()
+            });
         }
     }
-    ReadOutcome {
-        requests,
-        skipped: st.skipped,
-        warnings: st.warnings,
-        creator: st.creator,
+    Tail {
+        creator: walked.creator,
         error,
     }
 }
@@ -688,12 +750,7 @@ mod tests {
     use std::io::Cursor;
 
     fn opts() -> Options {
-        Options {
-            format: None,
-            field_map: Vec::new(),
-            redactor: Redactor::from_key_material(b"k"),
-            progress: None,
-        }
+        Options::new(Redactor::from_key_material(b"k"))
     }
 
     fn read_str(s: &str) -> ReadOutcome {

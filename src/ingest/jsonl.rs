@@ -2,19 +2,21 @@
 //! `--map canonical=dotted.path` for anything else. Lines are read with a length cap (a single
 //! 1 GB line is skipped with a warning, not loaded) and parsed in parallel chunks.
 
-use super::{warn, Options, ReadOutcome, Warnings};
+use super::pipeline::{self, Done};
+use super::{warn, Options, ReadOutcome, Tail};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
 use crate::model::{Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
-use rayon::prelude::*;
 use serde_json::Value;
 use std::io::BufRead;
 use std::sync::Arc;
 
 /// Longest line we parse; longer lines are skipped with a warning.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
-/// Text handed to the thread pool at once.
-const CHUNK_BYTES: usize = 8 * 1024 * 1024;
+/// Whole lines handed to one worker at once.
+const CHUNK_BYTES: usize = 1024 * 1024;
+/// Most bytes taken from the reader per step.
+const READ_STEP: usize = 256 * 1024;
 
 /// Canonical fields and the paths tried for each, in order. `--map` entries go first.
 const ALIASES: &[(&str, &[&str])] = &[
@@ -412,159 +414,222 @@ fn normalize(
     Ok((r, ws))
 }
 
-enum Line {
-    Text(usize, String),
-    TooLong(usize, usize),
-    NotUtf8(usize),
+/// A run of whole lines for one worker.
+struct Job {
+    /// Line number of the first line in `text` (1-based).
+    first_line: usize,
+    text: Vec<u8>,
+    /// A line longer than [`MAX_LINE`] that followed `text`: its number and length. It was
+    /// consumed without being held.
+    too_long: Option<(usize, usize)>,
 }
 
-/// Read one line of at most [`MAX_LINE`] bytes; longer lines are consumed and reported.
-fn next_line(
-    reader: &mut dyn BufRead,
-    buf: &mut Vec<u8>,
-) -> std::io::Result<Option<(bool, usize)>> {
-    buf.clear();
-    let mut total = 0usize;
-    let mut too_long = false;
-    loop {
-        let avail = reader.fill_buf()?;
-        if avail.is_empty() {
-            return Ok(if total == 0 {
-                None
-            } else {
-                Some((too_long, total))
-            });
+/// Parse and normalize one worker's lines.
+fn work_lines<T>(
+    job: Job,
+    source: &Arc<str>,
+    opts: &Options,
+    map: &(dyn Fn(Request) -> T + Sync),
+) -> Done<T> {
+    let mut done = Done::default();
+    let mut line_no = job.first_line;
+    let mut at = 0usize;
+    let text = &job.text[..];
+    while at < text.len() {
+        let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i);
+        let raw = &text[at..end];
+        at = end + 1;
+        let n = line_no;
+        line_no += 1;
+        if raw.len() > MAX_LINE {
+            done.skipped += 1;
+            done.warnings.push(too_long(source, n, raw.len()));
+            continue;
         }
-        let (chunk, done) = match memchr(avail) {
-            Some(i) => (&avail[..i], Some(i + 1)),
-            None => (avail, None),
+        let Ok(line) = std::str::from_utf8(raw) else {
+            done.skipped += 1;
+            done.warnings.push(warn(
+                source,
+                Some(Position::Line(n)),
+                "line is not UTF-8 text; skipped",
+            ));
+            continue;
         };
-        total += chunk.len();
-        if !too_long {
-            if buf.len() + chunk.len() > MAX_LINE {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(chunk);
-            }
+        let line = line.trim_start_matches('\u{FEFF}').trim();
+        if line.is_empty() {
+            continue;
         }
-        let used = done.unwrap_or(avail.len());
-        reader.consume(used);
-        if done.is_some() {
-            return Ok(Some((too_long, total)));
+        let parsed = match serde_json::from_str::<Value>(line) {
+            Ok(v) => normalize(n, &v, source, opts),
+            Err(e) => Err(warn(
+                source,
+                Some(Position::Line(n)),
+                format!("not valid JSON: {e}; skipped"),
+            )),
+        };
+        match parsed {
+            Ok((r, ws)) => {
+                done.items.push(map(r));
+                done.warnings.extend(ws);
+            }
+            Err(w) => {
+                done.skipped += 1;
+                done.warnings.push(w);
+            }
         }
     }
+    if let Some((n, len)) = job.too_long {
+        done.skipped += 1;
+        done.warnings.push(too_long(source, n, len));
+    }
+    done
 }
 
-fn memchr(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'\n')
+fn too_long(source: &Arc<str>, line: usize, len: usize) -> Warning {
+    warn(
+        source,
+        Some(Position::Line(line)),
+        format!(
+            "line is {len} bytes, longer than the {} MiB limit; skipped",
+            MAX_LINE / (1024 * 1024)
+        ),
+    )
 }
 
-/// Read a JSON-lines log.
-pub fn read(mut reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Options) -> ReadOutcome {
-    let mut out = Vec::new();
-    let mut warnings = Warnings::default();
-    let mut skipped = 0usize;
-    let mut error = None;
-    let mut line_no = 0usize;
-    let mut buf = Vec::new();
-    let mut chunk: Vec<Line> = Vec::new();
-    let mut chunk_bytes = 0usize;
-
-    let process = |chunk: &mut Vec<Line>,
-                   out: &mut Vec<Request>,
-                   warnings: &mut Warnings,
-                   skipped: &mut usize| {
-        let lines = std::mem::take(chunk);
-        let results: Vec<Result<(Request, Vec<Warning>), Warning>> = lines
-            .into_par_iter()
-            .map(|l| match l {
-                Line::Text(n, s) => match serde_json::from_str::<Value>(&s) {
-                    Ok(v) => normalize(n, &v, source, opts),
-                    Err(e) => Err(warn(
-                        source,
-                        Some(Position::Line(n)),
-                        format!("not valid JSON: {e}; skipped"),
-                    )),
-                },
-                Line::TooLong(n, len) => Err(warn(
-                    source,
-                    Some(Position::Line(n)),
-                    format!(
-                        "line is {len} bytes, longer than the {} MiB limit; skipped",
-                        MAX_LINE / (1024 * 1024)
-                    ),
-                )),
-                Line::NotUtf8(n) => Err(warn(
-                    source,
-                    Some(Position::Line(n)),
-                    "line is not UTF-8 text; skipped",
-                )),
-            })
-            .collect();
-        let mut kept = Vec::with_capacity(results.len());
-        for res in results {
-            match res {
-                Ok((r, ws)) => {
-                    kept.push(r);
-                    for w in ws {
-                        warnings.push(w);
-                    }
-                }
-                Err(w) => {
-                    *skipped += 1;
-                    warnings.push(w);
-                }
-            }
-        }
-        out.extend(kept);
-    };
-
+/// Split the input into jobs of whole lines (about [`CHUNK_BYTES`] each) with memchr; a line
+/// longer than [`MAX_LINE`] is consumed and counted, never held. Returns the read error, if
+/// reading stopped on one.
+fn split_lines(reader: &mut dyn BufRead, feed: &mut dyn FnMut(Job)) -> Option<String> {
+    let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK_BYTES + 64 * 1024);
+    // Line number of the first line in `chunk`.
+    let mut first_line = 1usize;
+    // Where the unterminated last line of `chunk` starts (everything before ends in '\n').
+    let mut tail = 0usize;
+    // Inside an over-long line being skipped: its number and the bytes seen so far.
+    let mut skipping: Option<(usize, usize)> = None;
     loop {
-        match next_line(&mut reader, &mut buf) {
-            Ok(None) => break,
-            Ok(Some((too_long, len))) => {
-                line_no += 1;
-                if too_long {
-                    chunk.push(Line::TooLong(line_no, len));
-                    continue;
-                }
-                let text = match std::str::from_utf8(&buf) {
-                    Ok(t) => t,
-                    Err(_) => {
-                        chunk.push(Line::NotUtf8(line_no));
-                        continue;
-                    }
-                };
-                let text = text.trim_start_matches('\u{FEFF}').trim();
-                if text.is_empty() {
-                    continue;
-                }
-                chunk_bytes += text.len();
-                chunk.push(Line::Text(line_no, text.to_string()));
-                if chunk_bytes >= CHUNK_BYTES {
-                    process(&mut chunk, &mut out, &mut warnings, &mut skipped);
-                    chunk_bytes = 0;
-                }
-            }
+        let avail = match reader.fill_buf() {
+            Ok(a) => a,
             Err(e) => {
-                error = Some(format!("read error after line {line_no}: {e}"));
-                break;
+                let whole = chunk[..tail].to_vec();
+                let lines = memchr::memchr_iter(b'\n', &whole).count();
+                let before = first_line - 1 + lines;
+                if !whole.is_empty() {
+                    feed(Job {
+                        first_line,
+                        text: whole,
+                        too_long: None,
+                    });
+                }
+                return Some(format!("read error after line {before}: {e}"));
             }
+        };
+        if avail.is_empty() {
+            break;
+        }
+        // A step at a time, so a reader that hands out everything at once (a Cursor) is still
+        // split without holding more than a chunk and one line.
+        let avail = &avail[..avail.len().min(READ_STEP)];
+        let n = avail.len();
+        if let Some((line, seen)) = skipping {
+            match memchr::memchr(b'\n', avail) {
+                Some(i) => {
+                    feed(Job {
+                        first_line: line,
+                        text: Vec::new(),
+                        too_long: Some((line, seen + i)),
+                    });
+                    skipping = None;
+                    first_line = line + 1;
+                    reader.consume(i + 1);
+                }
+                None => {
+                    skipping = Some((line, seen + n));
+                    reader.consume(n);
+                }
+            }
+            continue;
+        }
+        let old_len = chunk.len();
+        chunk.extend_from_slice(avail);
+        reader.consume(n);
+        if let Some(i) = memchr::memrchr(b'\n', &chunk[old_len..]) {
+            tail = old_len + i + 1;
+        }
+        if chunk.len() - tail > MAX_LINE {
+            // The unterminated line is too long: send what precedes it, then skip it.
+            let long_start = tail;
+            let whole_lines = memchr::memchr_iter(b'\n', &chunk[..long_start]).count();
+            let long_line = first_line + whole_lines;
+            let seen = chunk.len() - long_start;
+            chunk.truncate(long_start);
+            if !chunk.is_empty() {
+                feed(Job {
+                    first_line,
+                    text: std::mem::take(&mut chunk),
+                    too_long: None,
+                });
+            }
+            chunk.clear();
+            tail = 0;
+            skipping = Some((long_line, seen));
+            first_line = long_line;
+            continue;
+        }
+        if tail >= CHUNK_BYTES {
+            let rest = chunk[tail..].to_vec();
+            chunk.truncate(tail);
+            let lines = memchr::memchr_iter(b'\n', &chunk).count();
+            let mut next = Vec::with_capacity(CHUNK_BYTES + 64 * 1024);
+            next.extend_from_slice(&rest);
+            feed(Job {
+                first_line,
+                text: std::mem::replace(&mut chunk, next),
+                too_long: None,
+            });
+            first_line += lines;
+            tail = 0;
         }
     }
-    process(&mut chunk, &mut out, &mut warnings, &mut skipped);
-    if out.is_empty() && skipped > 0 && error.is_none() {
-        error = Some(format!(
-            "none of the {skipped} non-blank lines could be read as a request record"
-        ));
-    } else if out.is_empty() && skipped == 0 && error.is_none() {
-        error = Some("no records: the file has only blank lines".into());
+    if let Some((line, seen)) = skipping {
+        feed(Job {
+            first_line: line,
+            text: Vec::new(),
+            too_long: Some((line, seen)),
+        });
+    } else if !chunk.is_empty() {
+        feed(Job {
+            first_line,
+            text: chunk,
+            too_long: None,
+        });
     }
-    ReadOutcome {
-        requests: out,
-        skipped,
-        warnings,
+    None
+}
+
+/// Read a JSON-lines log into a `Vec` (see [`stream`]).
+pub fn read(reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Options) -> ReadOutcome {
+    super::collect(super::Format::Jsonl, |sink| {
+        stream(reader, source, opts, &|r| r, sink)
+    })
+}
+
+/// Stream a JSON-lines log: lines are split on a reader thread and parsed, normalized,
+/// redacted and mapped on workers; `sink` gets them in line order.
+pub(crate) fn stream<T: Send>(
+    mut reader: Box<dyn BufRead + Send>,
+    source: &Arc<str>,
+    opts: &Options,
+    map: &(dyn Fn(Request) -> T + Sync),
+    sink: &mut dyn FnMut(Done<T>),
+) -> Tail {
+    let error = pipeline::run(
+        pipeline::workers(opts.threads),
+        |feed| split_lines(&mut *reader, feed),
+        &|job| work_lines(job, source, opts, map),
+        sink,
+    );
+    Tail {
         creator: None,
         error,
     }
@@ -577,10 +642,8 @@ mod tests {
 
     fn opts(map: Vec<(String, String)>) -> Options {
         Options {
-            format: None,
             field_map: map,
-            redactor: Redactor::from_key_material(b"k"),
-            progress: None,
+            ..Options::new(Redactor::from_key_material(b"k"))
         }
     }
 
@@ -641,5 +704,51 @@ mod tests {
         let o = read_str(&long, &opts(vec![]));
         assert_eq!(o.requests.len(), 1);
         assert!(o.warnings.kept[0].message.contains("longer than"));
+    }
+
+    #[test]
+    fn chunks_keep_line_numbers_and_order_whatever_the_thread_count() {
+        // Several chunks' worth of lines, a blank and a broken line at known places, and an
+        // over-long line in the middle read through a small BufReader (so it is met unterminated).
+        let mut text = String::new();
+        let mut expected = Vec::new();
+        for n in 1..=12_000usize {
+            match n {
+                500 => text.push('\n'),
+                7_001 => text.push_str("not json\n"),
+                9_000 => {
+                    text.push_str(&format!("{{\"x\":\"{}\"}}\n", "y".repeat(MAX_LINE)));
+                }
+                _ => {
+                    text.push_str(&format!(
+                        "{{\"time\":{n},\"url\":\"https://a.example/{n}?pad={}\",\"status\":200}}\n",
+                        "p".repeat(n % 97)
+                    ));
+                    expected.push(n);
+                }
+            }
+        }
+        for threads in [1, 2, 3] {
+            let o = Options {
+                threads: Some(threads),
+                ..opts(vec![])
+            };
+            let src: Arc<str> = Arc::from("t.jsonl");
+            let reader = std::io::BufReader::with_capacity(64 * 1024, Cursor::new(text.clone()));
+            let out = read(Box::new(reader), &src, &o);
+            let lines: Vec<usize> = out
+                .requests
+                .iter()
+                .map(|r| match r.location.position {
+                    Position::Line(n) => n,
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            assert_eq!(lines, expected, "{threads} threads");
+            assert_eq!(out.skipped, 2);
+            let warned: Vec<_> = out.warnings.kept.iter().map(|w| w.position).collect();
+            assert!(warned.contains(&Some(Position::Line(7_001))), "{warned:?}");
+            assert!(warned.contains(&Some(Position::Line(9_000))), "{warned:?}");
+        }
     }
 }

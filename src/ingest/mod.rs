@@ -8,6 +8,7 @@
 pub mod har;
 pub mod jsonl;
 pub mod loose;
+mod pipeline;
 pub mod source;
 
 use crate::model::{Position, Request, Warning};
@@ -46,6 +47,22 @@ pub struct Options {
     pub redactor: Redactor,
     /// Progress hook (None = silent).
     pub progress: Option<Progress>,
+    /// Worker threads per input (None = rayon's pool size, which follows `--threads` and
+    /// `RAYON_NUM_THREADS`). 1 reads, parses and normalizes on the calling thread alone.
+    pub threads: Option<usize>,
+}
+
+impl Options {
+    /// Sniffed format, no field map, silent, default thread count.
+    pub fn new(redactor: Redactor) -> Options {
+        Options {
+            format: None,
+            field_map: Vec::new(),
+            redactor,
+            progress: None,
+            threads: None,
+        }
+    }
 }
 
 /// How many warnings of one input are kept with their text (all are counted).
@@ -82,13 +99,22 @@ pub struct Ingested {
     pub requests: Vec<Request>,
 }
 
-/// What a format reader hands back.
+/// What a format reader hands back when collected into a `Vec` ([`har::read`],
+/// [`jsonl::read`]): the records plus what [`InputSummary`] reports about them.
 pub struct ReadOutcome {
     pub requests: Vec<Request>,
     pub skipped: usize,
     pub warnings: Warnings,
     pub creator: Option<String>,
     /// Set when reading stopped early; records before it are kept.
+    pub error: Option<String>,
+}
+
+/// What a streaming format reader knows once the input is consumed.
+#[derive(Debug, Default)]
+pub(crate) struct Tail {
+    pub creator: Option<String>,
+    /// Set when reading stopped early; records before it were streamed.
     pub error: Option<String>,
 }
 
@@ -100,21 +126,68 @@ pub(crate) fn warn(source: &Arc<str>, pos: Option<Position>, msg: impl Into<Stri
     }
 }
 
-/// Read one input (a path, or `-` for stdin).
-pub fn read_input(path: &str, opts: &Options) -> Ingested {
+/// The error an input gets when it ended without a problem but yielded nothing usable.
+fn empty_input_error(format: Format, records: usize, skipped: usize) -> Option<String> {
+    if records > 0 {
+        return None;
+    }
+    match format {
+        Format::Har if skipped == 0 => {
+            Some("the HAR has no entries (log.entries is empty or missing)".to_string())
+        }
+        Format::Har => None,
+        Format::Jsonl if skipped > 0 => Some(format!(
+            "none of the {skipped} non-blank lines could be read as a request record"
+        )),
+        Format::Jsonl => Some("no records: the file has only blank lines".into()),
+    }
+}
+
+/// Counts what passes from a format reader to the caller's sink.
+struct Tally<'s, T> {
+    sink: &'s mut dyn FnMut(Vec<T>),
+    records: usize,
+    skipped: usize,
+    warnings: Warnings,
+}
+
+impl<T> Tally<'_, T> {
+    fn take(&mut self, done: pipeline::Done<T>) {
+        for w in done.warnings {
+            self.warnings.push(w);
+        }
+        self.skipped += done.skipped;
+        self.records += done.items.len();
+        if !done.items.is_empty() {
+            (self.sink)(done.items);
+        }
+    }
+}
+
+/// Stream one input (a path, or `-` for stdin).
+///
+/// Records are normalized and redacted on worker threads; `map` runs there too (turn a
+/// [`Request`] into whatever the caller keeps), and `sink` receives the mapped records in
+/// batches on the calling thread, in input order (entry order for a HAR, line order for
+/// JSON lines). Memory stays bounded by a few jobs in flight, whatever the input's size.
+/// Problems are in the returned summary: counted warnings with their locations, and `error`
+/// when reading stopped early (everything before it was streamed).
+pub fn stream_input<T: Send>(
+    path: &str,
+    opts: &Options,
+    map: &(dyn Fn(Request) -> T + Sync),
+    sink: &mut dyn FnMut(Vec<T>),
+) -> InputSummary {
     let source: Arc<str> = Arc::from(path);
-    let failed = |format: Option<Format>, msg: String| Ingested {
-        summary: InputSummary {
-            source: source.clone(),
-            format: format.map(|f| f.as_str().to_string()),
-            creator: None,
-            records: 0,
-            skipped: 0,
-            warning_count: 0,
-            warnings: Vec::new(),
-            error: Some(msg),
-        },
-        requests: Vec::new(),
+    let failed = |format: Option<Format>, msg: String| InputSummary {
+        source: source.clone(),
+        format: format.map(|f| f.as_str().to_string()),
+        creator: None,
+        records: 0,
+        skipped: 0,
+        warning_count: 0,
+        warnings: Vec::new(),
+        error: Some(msg),
     };
     let counter = opts.progress.clone().map(|p| {
         let path = path.to_string();
@@ -132,30 +205,139 @@ pub fn read_input(path: &str, opts: &Options) -> Ingested {
         (None, Err(e)) => return failed(None, e),
     };
     let reader = opened.into_reader();
-    let outcome = match format {
-        Format::Har => har::read(reader, &source, opts, jsonp),
-        Format::Jsonl => jsonl::read(reader, &source, opts),
+    let mut tally = Tally {
+        sink,
+        records: 0,
+        skipped: 0,
+        warnings: Warnings::default(),
     };
-    let error = outcome.error.or_else(|| {
-        (outcome.requests.is_empty() && outcome.skipped == 0 && format == Format::Har)
-            .then(|| "the HAR has no entries (log.entries is empty or missing)".to_string())
-    });
-    Ingested {
-        summary: InputSummary {
-            source: source.clone(),
-            format: Some(format.as_str().to_string()),
-            creator: outcome.creator,
-            records: outcome.requests.len(),
-            skipped: outcome.skipped,
-            warning_count: outcome.warnings.count,
-            warnings: outcome.warnings.kept,
-            error,
-        },
-        requests: outcome.requests,
+    let tail = {
+        let mut take = |d: pipeline::Done<T>| tally.take(d);
+        match format {
+            Format::Har => har::stream(reader, &source, opts, jsonp, map, &mut take),
+            Format::Jsonl => jsonl::stream(reader, &source, opts, map, &mut take),
+        }
+    };
+    let error = tail
+        .error
+        .or_else(|| empty_input_error(format, tally.records, tally.skipped));
+    InputSummary {
+        source: source.clone(),
+        format: Some(format.as_str().to_string()),
+        creator: tail.creator,
+        records: tally.records,
+        skipped: tally.skipped,
+        warning_count: tally.warnings.count,
+        warnings: tally.warnings.kept,
+        error,
     }
+}
+
+/// Read one input (a path, or `-` for stdin) into a `Vec`, for callers that want every record.
+pub fn read_input(path: &str, opts: &Options) -> Ingested {
+    let mut requests = Vec::new();
+    let summary = stream_input(path, opts, &|r| r, &mut |batch| requests.extend(batch));
+    Ingested { summary, requests }
 }
 
 /// Read many inputs in parallel; results keep the order of `paths`.
 pub fn read_inputs(paths: &[String], opts: &Options) -> Vec<Ingested> {
     paths.par_iter().map(|p| read_input(p, opts)).collect()
+}
+
+/// Collect a format reader's stream into a [`ReadOutcome`] (the `read` functions of the
+/// format modules, for tests and callers that hold an open reader).
+pub(crate) fn collect(
+    format: Format,
+    stream: impl FnOnce(&mut dyn FnMut(pipeline::Done<Request>)) -> Tail,
+) -> ReadOutcome {
+    let mut requests = Vec::new();
+    let mut tally = Tally {
+        sink: &mut |batch: Vec<Request>| requests.extend(batch),
+        records: 0,
+        skipped: 0,
+        warnings: Warnings::default(),
+    };
+    let tail = stream(&mut |d| tally.take(d));
+    let (records, skipped, warnings) = (tally.records, tally.skipped, tally.warnings);
+    let error = tail
+        .error
+        .or_else(|| empty_input_error(format, records, skipped));
+    ReadOutcome {
+        requests,
+        skipped,
+        warnings,
+        creator: tail.creator,
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn har_with(n: usize) -> tempfile::NamedTempFile {
+        let mut f = tempfile::Builder::new().suffix(".har").tempfile().unwrap();
+        let entries: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    r#"{{"startedDateTime":"2024-01-01T00:00:{:02}Z","request":{{"method":"GET","url":"https://a.example/{i}"}},"response":{{"status":{}}}}}"#,
+                    i % 60,
+                    if i % 10 == 9 { 429 } else { 200 }
+                )
+            })
+            .collect();
+        write!(
+            f,
+            r#"{{"log":{{"version":"1.2","entries":[{}]}}}}"#,
+            entries.join(",")
+        )
+        .unwrap();
+        f
+    }
+
+    #[test]
+    fn stream_maps_on_workers_and_sinks_in_input_order() {
+        let f = har_with(3_000);
+        let path = f.path().to_str().unwrap();
+        let mut seen = Vec::new();
+        for threads in [1, 2, 4] {
+            let opts = Options {
+                threads: Some(threads),
+                ..Options::new(Redactor::from_key_material(b"k"))
+            };
+            let mut got: Vec<(usize, u16)> = Vec::new();
+            let mut batches = 0;
+            let summary = stream_input(
+                path,
+                &opts,
+                &|r: Request| match r.location.position {
+                    Position::Entry(i) => (i, r.status),
+                    Position::Line(_) => unreachable!(),
+                },
+                &mut |batch| {
+                    batches += 1;
+                    got.extend(batch)
+                },
+            );
+            assert!(summary.error.is_none(), "{:?}", summary.error);
+            assert_eq!(summary.records, 3_000);
+            assert!(batches > 1, "streamed in batches");
+            assert!(got.iter().enumerate().all(|(i, (e, _))| i == *e));
+            assert_eq!(got.iter().filter(|(_, s)| *s == 429).count(), 300);
+            seen.push(got);
+        }
+        assert!(seen.windows(2).all(|w| w[0] == w[1]));
+    }
+
+    #[test]
+    fn read_input_collects_what_stream_input_streams() {
+        let f = har_with(10);
+        let opts = Options::new(Redactor::from_key_material(b"k"));
+        let ing = read_input(f.path().to_str().unwrap(), &opts);
+        assert_eq!(ing.requests.len(), 10);
+        assert_eq!(ing.summary.records, 10);
+        assert_eq!(ing.summary.format.as_deref(), Some("har"));
+    }
 }
