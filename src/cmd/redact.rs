@@ -32,7 +32,7 @@ pub fn run(args: RedactArgs) -> Outcome {
     let (format, jsonp) = match (opts.format, sniffed) {
         // A HAR copied line by line as text, or JSON lines parsed as one document, would not be
         // a sanitized copy: a forced format the content contradicts is refused.
-        (Some(f), Ok(s)) if f != s.format => {
+        (Some(f), Ok(s)) if family(f) != family(s.format) => {
             return Err(Error::fatal(format!(
                 "{}: --input-format {} but the content is {}; refusing to write a copy that \
                  could not be sanitized (drop --input-format)",
@@ -73,7 +73,7 @@ pub fn run(args: RedactArgs) -> Outcome {
             out.push(b'\n');
             (out, notes_warnings(&notes, None))
         }
-        Format::Jsonl => redact_lines(&mut reader, r).map_err(|e| match e {
+        f if is_json_lines(f) => redact_lines(&mut reader, r).map_err(|e| match e {
             LinesError::Io(e) => Error::fatal(format!("{}: {e}", args.input)),
             LinesError::Fragment(line) => Error::fatal(format!(
                 "{}:{line}: this line is part of a multi-line JSON document, not a JSON-lines \
@@ -81,6 +81,15 @@ pub fn run(args: RedactArgs) -> Outcome {
                 args.input
             )),
         })?,
+        other => {
+            // Positional text logs hold secrets in unnamed fields (a logged API-key header):
+            // only a reader that knows the layout could find them, so no copy is written.
+            return Err(Error::fatal(format!(
+                "{}: a {} access log; `redact` writes sanitized HAR and JSON-lines files only (analyze reads access logs and redacts them on ingestion)",
+                args.input,
+                other.as_str()
+            )));
+        }
     };
     for w in &warnings {
         eprintln!("toomany: warning: {}:{w}", args.input);
@@ -113,10 +122,33 @@ fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     enc.finish()
 }
 
-fn describe(f: Format) -> &'static str {
+/// JSON lines, whatever service wrote them (one JSON object per line).
+fn is_json_lines(f: Format) -> bool {
+    matches!(
+        f,
+        Format::Jsonl
+            | Format::Cloudflare
+            | Format::Kong
+            | Format::Traefik
+            | Format::Caddy
+            | Format::GcpLb
+    )
+}
+
+/// How a copy is made: one JSON document, JSON lines, or not at all (text logs).
+fn family(f: Format) -> u8 {
     match f {
-        Format::Har => "a HAR document",
-        Format::Jsonl => "JSON lines",
+        Format::Har => 0,
+        f if is_json_lines(f) => 1,
+        _ => 2,
+    }
+}
+
+fn describe(f: Format) -> &'static str {
+    match family(f) {
+        0 => "a HAR document",
+        1 => "JSON lines",
+        _ => "a text access log",
     }
 }
 
