@@ -81,6 +81,16 @@ pub enum ReportFormat {
     Markdown,
 }
 
+impl From<ReportFormat> for crate::render::Format {
+    fn from(f: ReportFormat) -> Self {
+        match f {
+            ReportFormat::Table => crate::render::Format::Table,
+            ReportFormat::Json => crate::render::Format::Json,
+            ReportFormat::Markdown => crate::render::Format::Markdown,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
