@@ -128,6 +128,10 @@ pub struct AnalyzeArgs {
     /// List every rate-limited response in the table (default: the first 50).
     #[arg(long)]
     pub all: bool,
+    /// With --emit-config: write only the plan for this host, into DIR itself (by default each
+    /// rate-limited host's plan goes into DIR/<host>/ when there are several).
+    #[arg(long, value_name = "NAME", requires = "emit_config")]
+    pub host: Option<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
