@@ -247,21 +247,25 @@ fn run_everything(d: &Path, inputs: &[String]) {
         d,
     );
     run_and_check("calc", &["calc", "rate", "90/min"], d);
-    // Every file written anywhere under the directory, decompressed when gzipped.
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(d).unwrap() {
-        let p = entry.unwrap().path();
-        if p.is_dir() {
-            let inner: Vec<_> = std::fs::read_dir(&p)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .collect();
-            assert!(!inner.is_empty(), "{} has the emitted configs", p.display());
-            files.extend(inner);
-        } else {
-            files.push(p);
+    // Every file written anywhere under the directory (at any depth), decompressed when gzipped.
+    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                let before = files.len();
+                walk(&p, files);
+                assert!(
+                    files.len() > before,
+                    "{} has the emitted configs",
+                    p.display()
+                );
+            } else {
+                files.push(p);
+            }
         }
     }
+    let mut files = Vec::new();
+    walk(d, &mut files);
     for p in files {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
         if name.starts_with("canary") || name.starts_with("hardening.") {
