@@ -16,6 +16,12 @@ pub enum M {
     /// The body contains the text (also tried with whitespace removed, so JSON spacing does
     /// not matter).
     Body(&'static str),
+    /// The body contains the text, compared case-insensitively (for stock wording kept as the
+    /// vendor writes it); like `Body`, also tried with whitespace removed.
+    Text(&'static str),
+    /// The whole body is this text (case-insensitive, whitespace ignored): a producer's stock
+    /// body with nothing else in it, e.g. a gateway's `{"message":"Too Many Requests"}`.
+    BodyIs(&'static str),
     /// The body is empty or absent.
     BodyEmpty,
     Status(u16),
@@ -68,6 +74,14 @@ fn contains_ci(hay: &str, needle: &str) -> bool {
     n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
+/// Lower-cased, whitespace removed: the form `Subject::body_compact` is kept in.
+fn compact_lc(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 impl M {
     /// The signals that made this condition true (`cf-ray: 8a1b…`, `body: "error code: 1015"`),
     /// or `None` when it is false.
@@ -102,6 +116,21 @@ impl M {
                     };
                 found.then(|| vec![format!("body: \"{needle}\"")])
             }
+            M::Text(text) => {
+                let found = contains_ci(&s.body_lc, text)
+                    || if text.contains(char::is_whitespace) {
+                        let compact = compact_lc(text);
+                        !compact.is_empty() && s.body_compact.contains(&compact)
+                    } else {
+                        contains_ci(&s.body_compact, text)
+                    };
+                found.then(|| vec![format!("body: \"{}\"", shown(text))])
+            }
+            M::BodyIs(text) => {
+                let whole = s.body_compact.trim_end_matches('…');
+                (!whole.is_empty() && whole == compact_lc(text))
+                    .then(|| vec![format!("body is \"{}\"", shown(text))])
+            }
             M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
             M::Status(code) => (s.req.status == *code).then(|| vec![format!("status {code}")]),
             M::All(ms) => {
@@ -125,7 +154,7 @@ impl M {
         match self {
             M::Has(n) | M::Value(n, _) | M::NamePrefix(n) => out.push(n),
             M::All(ms) | M::Any(ms) => ms.iter().for_each(|m| m.header_names(out)),
-            M::Not(_) | M::Body(_) | M::BodyEmpty | M::Status(_) => {}
+            M::Not(_) | M::Body(_) | M::Text(_) | M::BodyIs(_) | M::BodyEmpty | M::Status(_) => {}
         }
     }
 
@@ -136,6 +165,8 @@ impl M {
             M::Value(n, v) => format!("`{n}` contains `{v}`"),
             M::NamePrefix(p) => format!("a header named `{p}*`"),
             M::Body(b) => format!("body contains `{}`", b.replace('|', "\\|")),
+            M::Text(t) => format!("body contains `{}`", t.replace('|', "\\|")),
+            M::BodyIs(t) => format!("body is exactly `{}`", t.replace('|', "\\|")),
             M::BodyEmpty => "empty body".into(),
             M::Status(c) => format!("status {c}"),
             M::All(ms) => ms

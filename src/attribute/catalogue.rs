@@ -1,0 +1,714 @@
+//! The provider catalogue: the public APIs and platforms people call most, one row each, with
+//! the hosts they answer on, their rate-limit header family, the markers only they send, the
+//! documented 429 (or rate-limit 403) wording and the kind of limit each message means, and the
+//! source every fact was taken from (the vendor's documentation or the producer's source).
+//!
+//! Why a catalogue and not more rules: when the layer that answered is the API, the vendor is
+//! the API's owner, and for most APIs the host says who that is. A known host is evidence, but
+//! weaker than a vendor header or body: a CDN's own error page on `api.example.com` is still the
+//! CDN (the engine weighs it; see docs/attribution.md, "Provider catalogue").
+//!
+//! Rows are data. `markers` are rules like those of `rules.rs` (layer `api`, this vendor);
+//! `messages` are the documented stock wording, matched case-insensitively, each both a marker
+//! and a tier-1 quota cue that applies when this vendor is the verdict.
+
+use super::matcher::M::*;
+use super::rules::{Cue, Proves, Rule};
+use super::{Layer, Quota, Scope};
+
+/// What kind of service a provider is, for the docs table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    SourceHosting,
+    Chat,
+    Payments,
+    Commerce,
+    Ai,
+    Cloud,
+    Crm,
+    Social,
+    Media,
+    Registry,
+    Certificates,
+    Messaging,
+    Maps,
+    Productivity,
+    Identity,
+    Observability,
+    Finance,
+    Data,
+    Platform,
+}
+
+impl Category {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Category::SourceHosting => "source hosting",
+            Category::Chat => "chat",
+            Category::Payments => "payments",
+            Category::Commerce => "commerce",
+            Category::Ai => "AI",
+            Category::Cloud => "cloud APIs",
+            Category::Crm => "CRM and support",
+            Category::Social => "social",
+            Category::Media => "media",
+            Category::Registry => "registries",
+            Category::Certificates => "certificates",
+            Category::Messaging => "messaging",
+            Category::Maps => "maps and geocoding",
+            Category::Productivity => "productivity",
+            Category::Identity => "identity",
+            Category::Observability => "observability",
+            Category::Finance => "finance and crypto",
+            Category::Data => "data and reference",
+            Category::Platform => "platform edges",
+        }
+    }
+}
+
+/// One documented message: the stock wording (as the vendor writes it; matched
+/// case-insensitively, JSON spacing ignored) and the kind of limit it means.
+#[derive(Debug)]
+pub struct Message {
+    pub id: &'static str,
+    pub text: &'static str,
+    pub quota: Option<Quota>,
+    pub scope: Option<Scope>,
+    pub note: &'static str,
+}
+
+#[derive(Debug)]
+pub struct Provider {
+    /// Slug (NOTES.md "VENDOR SLUG CONVENTION").
+    pub vendor: &'static str,
+    pub name: &'static str,
+    pub category: Category,
+    /// Host patterns: `api.stripe.com` exactly, `*` for any run of characters
+    /// (`*.slack.com`, `*-aiplatform.googleapis.com`), and an optional path prefix after the
+    /// host (`www.googleapis.com/youtube/`). The most specific matching pattern wins.
+    pub hosts: &'static [&'static str],
+    /// The rate-limit header family the API sends (for the docs and the reader of a verdict).
+    pub family: &'static str,
+    /// The API's limiter kind when the response says nothing more specific (tier 6).
+    pub quota: Quota,
+    /// Where the row's facts come from.
+    pub source: &'static str,
+    /// Vendor-only markers and the messages, as rules (layer `api`, proves `Producer`).
+    pub markers: &'static [Rule],
+    /// The documented messages, as written.
+    pub messages: &'static [Message],
+    /// The messages as tier-1 quota cues.
+    pub cues: &'static [Cue],
+}
+
+/// One catalogue row. `markers: [(id, weight, matcher, detail, note), ...]` are vendor-only headers or
+/// bodies; `messages: [(id, weight, "stock wording", quota, scope, note), ...]` are documented
+/// messages, each a marker and a quota cue.
+macro_rules! provider {
+    (
+        vendor: $vendor:literal, name: $name:literal, category: $cat:ident, quota: $quota:ident,
+        hosts: [$($host:literal),* $(,)?],
+        family: $family:literal,
+        source: $source:literal,
+        markers: [$(($id:literal, $w:literal, $when:expr, $detail:literal, $note:literal)),* $(,)?],
+        messages: [$(($mid:literal, $mw:literal, $text:literal, $mq:expr, $ms:expr, $mnote:literal)),* $(,)?] $(,)?
+    ) => {
+        Provider {
+            vendor: $vendor,
+            name: $name,
+            category: Category::$cat,
+            hosts: &[$($host),*],
+            family: $family,
+            quota: Quota::$quota,
+            source: $source,
+            markers: &[
+                $(Rule {
+                    id: $id, vendor: $vendor, layer: Layer::Api, proves: Proves::Producer,
+                    weight: $w, when: $when, quota: Some(Quota::$quota), detail: $detail,
+                    source: $source, note: $note,
+                },)*
+                $(Rule {
+                    id: $mid, vendor: $vendor, layer: Layer::Api, proves: Proves::Producer,
+                    weight: $mw, when: Text($text), quota: Some(Quota::$quota), detail: "",
+                    source: $source, note: $mnote,
+                },)*
+            ],
+            messages: &[$(Message { id: $mid, text: $text, quota: $mq, scope: $ms, note: $mnote },)*],
+            cues: &[$(Cue {
+                id: $mid, tier: 1, when: Text($text), quota: $mq, scope: $ms,
+                source: $source, note: $mnote,
+            },)*],
+        }
+    };
+}
+
+const RATE: Option<Quota> = Some(Quota::Rate);
+const CONC: Option<Quota> = Some(Quota::Concurrency);
+const DAILY: Option<Quota> = Some(Quota::Daily);
+const TOKENS: Option<Quota> = Some(Quota::Tokens);
+const NOQ: Option<Quota> = None;
+const NOS: Option<Scope> = None;
+const IP: Option<Scope> = Some(Scope::Ip);
+const USER: Option<Scope> = Some(Scope::User);
+const APP: Option<Scope> = Some(Scope::App);
+const KEY: Option<Scope> = Some(Scope::Key);
+const RESOURCE: Option<Scope> = Some(Scope::Resource);
+
+/// `*` matches any run of characters (dots included); everything else literally, ASCII
+/// case-insensitively.
+fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] != b'*' && pattern[p].eq_ignore_ascii_case(&text[t]) {
+            p += 1;
+            t += 1;
+        } else if p < pattern.len() && pattern[p] == b'*' {
+            star = Some(p);
+            mark = t;
+            p += 1;
+        } else if let Some(s) = star {
+            p = s + 1;
+            mark += 1;
+            t = mark;
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&c| c == b'*')
+}
+
+/// Does `pattern` (host glob, optional `/path-prefix`) match this host and path? Returns its
+/// specificity (literal characters), the most specific match naming the owner.
+fn pattern_match(pattern: &str, host: &str, path: &str) -> Option<usize> {
+    let (hp, pp) = match pattern.find('/') {
+        Some(i) => (&pattern[..i], &pattern[i..]),
+        None => (pattern, ""),
+    };
+    if !glob(hp.as_bytes(), host.as_bytes()) {
+        return None;
+    }
+    if !pp.is_empty() && !path.to_ascii_lowercase().starts_with(pp) {
+        return None;
+    }
+    Some(pattern.bytes().filter(|&c| c != b'*').count())
+}
+
+/// The provider whose documented API host this is (most specific pattern wins), with the
+/// pattern that matched.
+pub fn owner(host: &str, path: &str) -> Option<(&'static Provider, &'static str)> {
+    if host.is_empty() {
+        return None;
+    }
+    let mut best: Option<(usize, &'static Provider, &'static str)> = None;
+    for p in PROVIDERS {
+        for pat in p.hosts {
+            if let Some(score) = pattern_match(pat, host, path) {
+                if best.is_none_or(|(b, _, _)| score > b) {
+                    best = Some((score, p, pat));
+                }
+            }
+        }
+    }
+    best.map(|(_, p, pat)| (p, pat))
+}
+
+/// The catalogue row of a vendor slug.
+pub fn find(vendor: &str) -> Option<&'static Provider> {
+    PROVIDERS.iter().find(|p| p.vendor == vendor)
+}
+
+#[rustfmt::skip]
+pub static PROVIDERS: &[Provider] = &[
+    // ------------------------------------------------------------------ source hosting
+    provider! {
+        vendor: "github", name: "GitHub", category: SourceHosting, quota: Rate,
+        hosts: ["api.github.com", "uploads.github.com", "github.com", "raw.githubusercontent.com",
+                "objects.githubusercontent.com", "codeload.github.com", "gist.githubusercontent.com"],
+        family: "x-ratelimit-limit/-remaining/-used/-reset (epoch s) + x-ratelimit-resource; retry-after on secondary limits",
+        source: "https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api",
+        markers: [
+            ("github.resource", 0.9, Has("x-ratelimit-resource"), "", "x-ratelimit-resource names a GitHub rate-limit bucket"),
+            ("github.request-id", 0.8, Has("x-github-request-id"), "", "x-github-request-id is sent by GitHub's API itself"),
+            ("github.body", 0.75, Any(&[Body("docs.github.com/rest"), Body("secondary rate limit")]), "",
+             "GitHub rate-limit message pointing at its docs"),
+        ],
+        messages: [
+            ("github.msg.primary", 0.8, "API rate limit exceeded for", RATE, NOS,
+             "primary limit: requests per hour per user, app or IP (60 unauthenticated, 5,000 authenticated)"),
+        ],
+    },
+    provider! {
+        vendor: "gitlab", name: "GitLab", category: SourceHosting, quota: Rate,
+        hosts: ["gitlab.com", "registry.gitlab.com"],
+        family: "RateLimit-Name/-Limit/-Observed/-Remaining/-Reset (epoch) + RateLimit-ResetTime (HTTP-date), Retry-After",
+        source: "https://docs.gitlab.com/ee/security/rate_limits.html",
+        markers: [
+            ("gitlab.headers", 0.85, Any(&[Has("ratelimit-name"), Has("ratelimit-observed"), Has("ratelimit-resettime"), Has("x-gitlab-meta")]), "",
+             "GitLab RateLimit-Name/-Observed/-ResetTime"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ chat
+    provider! {
+        vendor: "slack", name: "Slack", category: Chat, quota: Rate,
+        hosts: ["slack.com", "*.slack.com", "hooks.slack.com"],
+        family: "Retry-After only (per-method tiers: 1+/20+/50+/100+ per minute per workspace per app)",
+        source: "https://docs.slack.dev/apis/web-api/rate-limits",
+        markers: [
+            ("slack.body", 0.9, Body("\"error\":\"ratelimited\""), "", "Slack Web API error ratelimited"),
+            ("slack.headers", 0.85, Any(&[Has("x-slack-req-id"), Has("x-slack-backend"), Has("x-slack-unique-id")]), "",
+             "X-Slack-* headers come from Slack's API"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "discord", name: "Discord", category: Chat, quota: Rate,
+        hosts: ["discord.com", "discordapp.com", "*.discord.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset/-Reset-After/-Bucket; -Scope and -Global on 429 only",
+        source: "https://docs.discord.com/developers/topics/rate-limits",
+        markers: [
+            ("discord.headers", 0.9, Any(&[Has("x-ratelimit-bucket"), Has("x-ratelimit-scope"), Has("x-ratelimit-global")]), "",
+             "X-RateLimit-Bucket/-Scope/-Global are Discord's"),
+            ("discord.body", 0.85, All(&[Body("you are being rate limited"), Body("\"global\"")]), "",
+             "Discord 429 body (message, retry_after, global)"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "microsoft-graph", name: "Microsoft Graph", category: Chat, quota: Rate,
+        hosts: ["graph.microsoft.com", "graph.microsoft.us", "microsoftgraph.chinacloudapi.cn"],
+        family: "Retry-After (seconds); no remaining/limit headers on most workloads",
+        source: "https://learn.microsoft.com/graph/throttling",
+        markers: [
+            ("microsoft-graph.headers", 0.85, Any(&[Has("x-ms-ags-diagnostic"), Has("x-ms-resource-unit"), Has("x-ms-throttle-limit-percentage")]), "",
+             "Microsoft Graph diagnostic headers"),
+            ("microsoft-graph.body", 0.8, Any(&[Body("activitylimitreached"), Body("throttledrequest"), Body("the request has been throttled")]), "",
+             "Microsoft Graph throttling error"),
+        ],
+        messages: [
+            ("microsoft-graph.msg.too-many", 0.75, "Too many requests from Identifier:", RATE, NOS,
+             "Graph's throttle error (code TooManyRequests) naming the throttled category"),
+        ],
+    },
+    // ------------------------------------------------------------------ payments
+    provider! {
+        vendor: "stripe", name: "Stripe", category: Payments, quota: Rate,
+        hosts: ["api.stripe.com", "files.stripe.com", "connect.stripe.com"],
+        family: "no rate-limit headers; Stripe-Rate-Limited-Reason and Stripe-Should-Retry on 429",
+        source: "https://docs.stripe.com/rate-limits",
+        markers: [
+            ("stripe.headers", 0.9, Any(&[Has("stripe-rate-limited-reason"), Has("stripe-should-retry"), Has("stripe-version")]), "",
+             "Stripe-* response headers come from Stripe's API"),
+            ("stripe.body", 0.85, Any(&[Body("too many requests hit the api too quickly"), Body("another api request or stripe process")]), "",
+             "Stripe rate-limit / lock_timeout message"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ commerce
+    provider! {
+        vendor: "shopify", name: "Shopify", category: Commerce, quota: Rate,
+        hosts: ["*.myshopify.com", "partners.shopify.com"],
+        family: "X-Shopify-Shop-Api-Call-Limit: 32/40 (REST leaky bucket), Retry-After; GraphQL extensions.cost.throttleStatus",
+        source: "https://shopify.dev/docs/api/admin-rest/usage/rate-limits",
+        markers: [
+            ("shopify.headers", 0.9, Any(&[Has("x-shopify-shop-api-call-limit"), NamePrefix("x-shopify-"), Has("x-shopid")]), "",
+             "X-Shopify-* headers come from Shopify's API"),
+            ("shopify.body", 0.8, Any(&[Body("calls per second for api client"), Body("\"code\":\"throttled\"")]), "",
+             "Shopify throttle message"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ AI
+    provider! {
+        vendor: "openai", name: "OpenAI", category: Ai, quota: Rate,
+        hosts: ["api.openai.com"],
+        family: "x-ratelimit-limit/-remaining/-reset-requests and -tokens (Go durations: 1s, 6m0s)",
+        source: "https://platform.openai.com/docs/guides/error-codes",
+        markers: [
+            ("openai.headers", 0.9, Any(&[Has("openai-organization"), Has("openai-processing-ms"), Has("openai-version"), Has("openai-project")]), "",
+             "openai-* headers come from OpenAI's API itself"),
+            ("openai.body", 0.8, Any(&[All(&[Body("rate limit reached for"), Body("organization")]), Body("platform.openai.com"), Body("insufficient_quota")]), "",
+             "OpenAI rate-limit / quota error message"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "anthropic", name: "Anthropic", category: Ai, quota: Rate,
+        hosts: ["api.anthropic.com"],
+        family: "anthropic-ratelimit-requests/-tokens/-input-tokens/-output-tokens-limit/-remaining/-reset (RFC 3339), retry-after",
+        source: "https://docs.claude.com/en/api/errors",
+        markers: [
+            ("anthropic.headers", 0.95, Any(&[NamePrefix("anthropic-ratelimit-"), Has("anthropic-organization-id")]), "",
+             "anthropic-ratelimit-* / anthropic-organization-id come from Anthropic's API"),
+            ("anthropic.body", 0.85, Any(&[Body("\"type\":\"rate_limit_error\""), Body("enforced_spend_limit_reached")]), "",
+             "Anthropic error schema (type rate_limit_error)"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ cloud APIs
+    provider! {
+        vendor: "google", name: "Google APIs", category: Cloud, quota: Rate,
+        hosts: ["*.googleapis.com"],
+        family: "none in headers; google.rpc ErrorInfo / QuotaFailure / RetryInfo (retryDelay) in the body",
+        source: "https://cloud.google.com/docs/quota_detail/troubleshoot",
+        markers: [
+            ("google.resource-exhausted", 0.85, Any(&[Body("resource_exhausted"), Body("type.googleapis.com/google.rpc")]), "",
+             "Google API error status RESOURCE_EXHAUSTED / google.rpc details"),
+            ("google.usage-limits", 0.85, Any(&[Body("\"domain\":\"usagelimits\""), Body("\"reason\":\"userratelimitexceeded\""),
+                                               Body("\"reason\":\"dailylimitexceeded\""), Body("\"reason\":\"ratelimitexceeded\""),
+                                               Body("\"reason\":\"quotaexceeded\"")]), "",
+             "legacy Google API errors (domain usageLimits, reason …LimitExceeded)"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ CRM and support
+    provider! {
+        vendor: "salesforce", name: "Salesforce", category: Crm, quota: Daily,
+        hosts: ["*.salesforce.com", "*.my.salesforce.com", "*.force.com"],
+        family: "Sforce-Limit-Info: api-usage=18/5000 (daily allocation); no Retry-After",
+        source: "https://developer.salesforce.com/docs/platform/salesforce-app-limits-cheatsheet/guide/salesforce-app-limits-platform-api.html",
+        markers: [
+            ("salesforce.limit-info", 0.85, Has("sforce-limit-info"), "", "Sforce-Limit-Info is Salesforce's API usage header"),
+            ("salesforce.body", 0.9, Body("request_limit_exceeded"), "REQUEST_LIMIT_EXCEEDED", "Salesforce errorCode REQUEST_LIMIT_EXCEEDED"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "atlassian", name: "Atlassian (Jira, Confluence)", category: Crm, quota: Rate,
+        hosts: ["*.atlassian.net", "api.atlassian.com", "*.jira.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (ISO 8601), X-RateLimit-NearLimit, RateLimit-Reason, Beta-RateLimit-Policy, Retry-After",
+        source: "https://developer.atlassian.com/cloud/jira/platform/rate-limiting/",
+        markers: [
+            ("atlassian.headers", 0.85, Any(&[Has("x-ratelimit-nearlimit"), Has("beta-ratelimit-policy"), Has("x-beta-ratelimit-reason"),
+                                             Value("ratelimit-reason", "jira-"), Has("x-arequestid"), Has("atl-traceid"), Has("atl-request-id")]), "",
+             "Atlassian (Jira) rate-limit / request headers"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "hubspot", name: "HubSpot", category: Crm, quota: Rate,
+        hosts: ["api.hubapi.com", "api.hubspot.com", "api.hubapi.eu"],
+        family: "X-HubSpot-RateLimit-Daily/-Daily-Remaining, -Max/-Remaining/-Interval-Milliseconds (or -Secondly)",
+        source: "https://developers.hubspot.com/docs/api/usage-details",
+        markers: [
+            ("hubspot.headers", 0.9, NamePrefix("x-hubspot-"), "", "X-HubSpot-RateLimit-* headers"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "zendesk", name: "Zendesk", category: Crm, quota: Rate,
+        hosts: ["*.zendesk.com", "*.zdusercontent.com"],
+        family: "X-Rate-Limit/-Remaining (per minute), ratelimit-limit/-remaining/-reset, zendesk-ratelimit-<endpoint>, Retry-After",
+        source: "https://developer.zendesk.com/api-reference/introduction/rate-limits",
+        markers: [
+            ("zendesk.headers", 0.85, Any(&[NamePrefix("x-zendesk-"), NamePrefix("zendesk-ratelimit-")]), "", "Zendesk headers"),
+            ("zendesk.body", 0.8, Body("number of allowed api requests per minute exceeded"), "", "Zendesk rate-limit message"),
+        ],
+        messages: [
+            ("zendesk.msg.unique-user", 0.8, "You have exceeded the rate limit for updating a single unique user", RATE, RESOURCE,
+             "endpoint limit on updates to one user"),
+        ],
+    },
+    // ------------------------------------------------------------------ social
+    provider! {
+        vendor: "x", name: "X (Twitter)", category: Social, quota: Rate,
+        hosts: ["api.x.com", "api.twitter.com", "upload.twitter.com", "ads-api.x.com", "ads-api.twitter.com"],
+        family: "x-rate-limit-limit/-remaining/-reset (epoch s, 15-minute windows), x-app-limit-24hour-*, x-user-limit-24hour-*",
+        source: "https://docs.x.com/fundamentals/rate-limits",
+        markers: [
+            ("x.headers", 0.85, Any(&[NamePrefix("x-app-limit-24hour"), NamePrefix("x-user-limit-24hour"), Has("x-connection-hash"), Has("x-access-level")]), "",
+             "X API headers (24-hour app/user limits, transaction id)"),
+            ("x.rate-limit", 0.45, All(&[Has("x-rate-limit-limit"), Has("x-rate-limit-reset")]), "",
+             "x-rate-limit-limit/-reset (epoch) is X's rate-limit header family, but not X's alone (IBM SVA, Okta send the same trio): weak on its own"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ messaging
+    provider! {
+        vendor: "twilio", name: "Twilio", category: Messaging, quota: Concurrency,
+        hosts: ["api.twilio.com", "*.twilio.com"],
+        family: "none; error code 20429 in the body (too many concurrent requests)",
+        source: "https://www.twilio.com/docs/api/errors/20429",
+        markers: [
+            ("twilio.headers", 0.85, NamePrefix("twilio-"), "", "Twilio-* response headers"),
+            ("twilio.body", 0.9, Body("twilio.com/docs/errors/"), "20429", "Twilio error JSON (more_info points at the error code page)"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ platform edges' own APIs
+    provider! {
+        vendor: "cloudflare", name: "Cloudflare API", category: Platform, quota: Rate,
+        hosts: ["api.cloudflare.com"],
+        family: "Ratelimit: \"default\";r=50;t=30 and Ratelimit-Policy (IETF), retry-after when exceeded",
+        source: "https://developers.cloudflare.com/fundamentals/api/reference/limits/",
+        markers: [
+            ("cloudflare.api-limit", 0.8, Body("more than 1200 requests per 300 seconds"), "API 1200/5 min",
+             "Cloudflare's own API limit (1200 requests per 5 minutes per user), not an edge rule"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "akamai", name: "Akamai APIs (Fast Purge)", category: Platform, quota: Rate,
+        hosts: ["*.akamaiapis.net"],
+        family: "X-RateLimit-Limit/-Remaining, X-RateLimit-Limit-Per-Second, -Objects",
+        source: "https://techdocs.akamai.com/purge-cache/reference/rate-limit-response-examples",
+        markers: [
+            ("akamai.fast-purge", 0.7, Has("x-ratelimit-limit-per-second"), "Fast Purge API",
+             "Akamai's own APIs (Fast Purge) send X-RateLimit-Limit-Per-Second"),
+        ],
+        messages: [],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::super::{attribute, Layer, Quota};
+    use super::*;
+    use crate::model::{Headers, Location, Position, Request};
+    use std::collections::HashSet;
+    use std::sync::Arc;
+
+    /// A concrete host for a pattern: `*` becomes `acme`.
+    fn concrete(pattern: &str) -> (String, String) {
+        let p = pattern.replace('*', "acme");
+        match p.find('/') {
+            Some(i) => (p[..i].to_string(), format!("{}x", &p[i..])),
+            None => (p, "/v1/x".to_string()),
+        }
+    }
+
+    fn response(
+        host: &str,
+        path: &str,
+        status: u16,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> Request {
+        let mut r = Request::at(Location {
+            source: Arc::from("catalogue"),
+            position: Position::Line(1),
+        });
+        r.url = format!("https://{host}{path}");
+        r.method = "GET".into();
+        r.status = status;
+        r.response_headers =
+            Headers::from_pairs(headers.iter().map(|(n, v)| (n.to_string(), v.to_string())));
+        r.body_excerpt = (!body.is_empty()).then(|| body.to_string());
+        r
+    }
+
+    fn verdict(r: Request) -> super::super::Attribution {
+        attribute(&[r], &[0]).remove(0)
+    }
+
+    #[test]
+    fn glob_matches_like_a_host_pattern() {
+        assert!(glob(b"api.stripe.com", b"api.stripe.com"));
+        assert!(glob(b"API.Stripe.com", b"api.stripe.com"));
+        assert!(!glob(b"api.stripe.com", b"xapi.stripe.com"));
+        assert!(glob(b"*.slack.com", b"acme.slack.com"));
+        assert!(!glob(b"*.slack.com", b"slack.com"));
+        assert!(glob(
+            b"*-aiplatform.googleapis.com",
+            b"us-central1-aiplatform.googleapis.com"
+        ));
+        assert!(glob(
+            b"bedrock-runtime.*.amazonaws.com",
+            b"bedrock-runtime.us-east-1.amazonaws.com"
+        ));
+        assert!(!glob(
+            b"bedrock-runtime.*.amazonaws.com",
+            b"bedrock-runtime.amazonaws.org"
+        ));
+        assert!(glob(b"*", b""));
+    }
+
+    #[test]
+    fn the_most_specific_host_pattern_names_the_owner() {
+        let (p, pat) = owner("api.github.com", "/repos").expect("github");
+        assert_eq!((p.vendor, pat), ("github", "api.github.com"));
+        assert!(owner("api.example.com", "/").is_none());
+        assert!(owner("", "/").is_none());
+        // A tenant subdomain of a vendor's platform.
+        assert_eq!(
+            owner("acme.zendesk.com", "/api/v2").map(|(p, _)| p.vendor),
+            Some("zendesk")
+        );
+    }
+
+    #[test]
+    fn every_row_is_well_formed_and_sourced() {
+        let mut slugs = HashSet::new();
+        let mut ids: HashSet<&str> = super::super::rules::RULES.iter().map(|r| r.id).collect();
+        let mut patterns = HashSet::new();
+        for p in PROVIDERS {
+            assert!(slugs.insert(p.vendor), "duplicate provider {}", p.vendor);
+            assert!(
+                p.vendor
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "slug {} breaks the convention (NOTES.md)",
+                p.vendor
+            );
+            assert!(!p.name.is_empty() && !p.family.is_empty(), "{}", p.vendor);
+            assert!(
+                p.source.starts_with("https://"),
+                "{}: source {}",
+                p.vendor,
+                p.source
+            );
+            assert!(!p.hosts.is_empty(), "{} has no host", p.vendor);
+            for h in p.hosts {
+                assert_eq!(
+                    *h,
+                    h.to_ascii_lowercase(),
+                    "{}: host patterns are lower-case",
+                    p.vendor
+                );
+                assert!(patterns.insert(*h), "host pattern {h} is in two rows");
+            }
+            for m in p.markers {
+                assert_eq!(m.vendor, p.vendor, "{}", m.id);
+                assert_eq!(m.layer, Layer::Api, "{}", m.id);
+                assert!(
+                    m.id.starts_with(&format!("{}.", p.vendor)),
+                    "{} is not prefixed by its vendor",
+                    m.id
+                );
+                assert!(ids.insert(m.id), "duplicate rule id {}", m.id);
+                assert!((0.0..1.0).contains(&m.weight), "{}", m.id);
+            }
+            for msg in p.messages {
+                assert!(
+                    msg.text.len() >= 12,
+                    "{}: stock wording too short to be specific",
+                    msg.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_documented_host_names_its_owner_when_the_api_answered() {
+        for p in PROVIDERS {
+            for pat in p.hosts {
+                let (host, path) = concrete(pat);
+                let (found, _) = owner(&host, &path).expect("host resolves");
+                assert_eq!(found.vendor, p.vendor, "{pat} resolves to {}", found.vendor);
+                let a = verdict(response(
+                    &host,
+                    &path,
+                    429,
+                    &[("content-type", "application/json")],
+                    "{\"error\":\"slow down\"}",
+                ));
+                assert_eq!(
+                    (a.layer, a.vendor.as_deref()),
+                    (Layer::Api, Some(p.vendor)),
+                    "{pat}: {:#?}",
+                    a.evidence
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_documented_message_is_recognised_with_its_kind() {
+        for p in PROVIDERS {
+            for msg in p.messages {
+                // On a host nobody documents: the wording alone must name the vendor.
+                let body = format!(
+                    "{{\"error\":{{\"message\":\"{}\"}}}}",
+                    msg.text.replace('"', "\\\"")
+                );
+                let a = verdict(response(
+                    "gateway.example.net",
+                    "/v1/x",
+                    429,
+                    &[("content-type", "application/json")],
+                    &body,
+                ));
+                assert_eq!(
+                    (a.layer, a.vendor.as_deref()),
+                    (Layer::Api, Some(p.vendor)),
+                    "{}: {:#?}",
+                    msg.id,
+                    a.evidence
+                );
+                if let Some(q) = msg.quota {
+                    assert_eq!(a.quota, q, "{}", msg.id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_host_does_not_outweigh_an_edge_or_proxy_page() {
+        let cf = [
+            ("server", "cloudflare"),
+            ("cf-ray", "8a1b2c3d4e5f6789-SJC"),
+            ("content-type", "text/plain"),
+        ];
+        let a = verdict(response(
+            "api.github.com",
+            "/repos",
+            429,
+            &cf,
+            "error code: 1015",
+        ));
+        assert_eq!(
+            (a.layer, a.vendor.as_deref()),
+            (Layer::Cdn, Some("cloudflare"))
+        );
+        let page = "<html>\r\n<head><title>429 Too Many Requests</title></head>\r\n<body>\r\n<center><h1>429 Too Many Requests</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>";
+        let a = verdict(response(
+            "api.openai.com",
+            "/v1/chat/completions",
+            429,
+            &[("server", "nginx"), ("content-type", "text/html")],
+            page,
+        ));
+        assert_eq!(
+            (a.layer, a.vendor.as_deref()),
+            (Layer::Proxy, Some("nginx"))
+        );
+        // The host line is there, and marked as outweighed.
+        assert!(a
+            .evidence
+            .iter()
+            .any(|e| e.signal == "host api.openai.com" && e.note.contains("outweighed")));
+    }
+
+    #[test]
+    fn an_origin_429_through_a_cdn_on_a_known_host_is_the_api() {
+        let h = [
+            ("server", "cloudflare"),
+            ("cf-ray", "8a1b2c3d4e5f6789-SJC"),
+            ("content-type", "application/json"),
+        ];
+        let a = verdict(response(
+            "api.openai.com",
+            "/v1/chat/completions",
+            429,
+            &h,
+            "{\"error\":{\"message\":\"slow down\"}}",
+        ));
+        assert_eq!(
+            (a.layer, a.vendor.as_deref(), a.quota),
+            (Layer::Api, Some("openai"), Quota::Rate)
+        );
+        assert!(a.path.iter().any(|p| p == "cloudflare"));
+    }
+
+    #[test]
+    fn a_vendor_marker_outweighs_the_host() {
+        // Anthropic's own headers on a host documented for someone else: the markers decide.
+        let h = [
+            ("content-type", "application/json"),
+            ("anthropic-ratelimit-requests-remaining", "0"),
+        ];
+        let a = verdict(response("api.openai.com", "/v1/x", 429, &h, "{}"));
+        assert_eq!(a.vendor.as_deref(), Some("anthropic"));
+    }
+}
