@@ -213,6 +213,22 @@ pub fn owner(host: &str, path: &str) -> Option<(&'static Provider, &'static str)
     best.map(|(_, p, pat)| (p, pat))
 }
 
+/// Products of a larger vendor whose generic markers they share: when both score at the same
+/// layer, the product's evidence absorbs the parent's (a Gemini quota error is also a Google API
+/// error; it is not a second candidate).
+pub static PARENTS: &[(&str, &str)] = &[
+    ("google-gemini", "google"),
+    ("google-vertex-ai", "google"),
+    ("google-maps", "google"),
+    ("youtube", "google"),
+    ("aws-bedrock", "aws"),
+];
+
+/// The parent vendor of a product, if it has one.
+pub fn parent(vendor: &str) -> Option<&'static str> {
+    PARENTS.iter().find(|(c, _)| *c == vendor).map(|(_, p)| *p)
+}
+
 /// The catalogue row of a vendor slug.
 pub fn find(vendor: &str) -> Option<&'static Provider> {
     PROVIDERS.iter().find(|p| p.vendor == vendor)
@@ -305,6 +321,73 @@ pub static PROVIDERS: &[Provider] = &[
         ],
         messages: [],
     },
+    provider! {
+        vendor: "paypal", name: "PayPal", category: Payments, quota: Rate,
+        hosts: ["api-m.paypal.com", "api.paypal.com", "api-m.sandbox.paypal.com", "api.sandbox.paypal.com"],
+        family: "none (limits unpublished); PayPal-Debug-Id on every response",
+        source: "https://developer.paypal.com/api/rest/reference/rate-limiting",
+        markers: [
+            ("paypal.debug-id", 0.8, Has("paypal-debug-id"), "", "PayPal-Debug-Id is on every PayPal REST response"),
+        ],
+        messages: [
+            ("paypal.msg.rate-limit-reached", 0.8, "RATE_LIMIT_REACHED", RATE, NOS,
+             "PayPal's temporary rate limit on traffic that looks anomalous (limits are not published)"),
+            ("paypal.msg.failed-attempts", 0.8, "Your request has been blocked due to multiple failed attempts", RATE, NOS,
+             "Payouts' block after repeated failed attempts (RATE_LIMIT_VALIDATION_FAILURES)"),
+        ],
+    },
+    provider! {
+        vendor: "adyen", name: "Adyen", category: Payments, quota: Rate,
+        hosts: ["*.adyen.com", "*.adyenpayments.com"],
+        family: "none; errorCode 00_500 with detail \"too many requests\"",
+        source: "https://docs.adyen.com/errors/internal",
+        markers: [
+            ("adyen.too-many", 0.8, All(&[Body("00_500"), Body("too many requests")]), "",
+             "Adyen's internal error 00_500 whose detail says too many requests: its rate limit"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "square", name: "Square", category: Payments, quota: Rate,
+        hosts: ["connect.squareup.com", "connect.squareupsandbox.com"],
+        family: "none (limits unpublished)",
+        source: "https://developer.squareup.com/docs/build-basics/handling-errors",
+        markers: [
+            ("square.rate-limited", 0.85, All(&[Body("\"code\":\"rate_limited\""), Body("rate_limit_error")]), "",
+             "Square error object: code RATE_LIMITED, category RATE_LIMIT_ERROR"),
+        ],
+        messages: [
+            ("square.msg.rate-limited", 0.75, "This request was rate limited. Please retry later", RATE, NOS, "Square's rate limit (limits are not published)"),
+        ],
+    },
+    provider! {
+        vendor: "checkout-com", name: "Checkout.com", category: Payments, quota: Rate,
+        hosts: ["api.checkout.com", "api.sandbox.checkout.com", "*.api.checkout.com"],
+        family: "none; 100 read and 100 write requests per second per account",
+        source: "https://www.checkout.com/docs/developer-resources/api/api-rate-limits",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "klarna", name: "Klarna", category: Payments, quota: Rate,
+        hosts: ["api.klarna.com", "api-na.klarna.com", "api-oc.klarna.com", "api.playground.klarna.com", "api-na.playground.klarna.com"],
+        family: "rate-limit headers with the remaining quota; limits per merchant_id and operation",
+        source: "https://docs.klarna.com/api-reference/rate-limit",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "paddle", name: "Paddle", category: Payments, quota: Rate,
+        hosts: ["api.paddle.com", "sandbox-api.paddle.com"],
+        family: "Retry-After on 429",
+        source: "https://developer.paddle.com/errors/shared/too_many_requests",
+        markers: [
+            ("paddle.docs-link", 0.85, Body("developer.paddle.com/errors/shared/too_many_requests"), "", "Paddle's error links its own too_many_requests page"),
+        ],
+        messages: [
+            ("paddle.msg.ip-rate", 0.85, "IP address exceeded the allowed rate limit", RATE, IP, "Paddle's per-IP rate limit"),
+        ],
+    },
     // ------------------------------------------------------------------ commerce
     provider! {
         vendor: "shopify", name: "Shopify", category: Commerce, quota: Rate,
@@ -345,6 +428,105 @@ pub static PROVIDERS: &[Provider] = &[
              "Anthropic error schema (type rate_limit_error)"),
         ],
         messages: [],
+    },
+    provider! {
+        vendor: "azure-openai", name: "Azure OpenAI", category: Ai, quota: Rate,
+        hosts: ["*.openai.azure.com", "*.cognitiveservices.azure.com", "*.services.ai.azure.com"],
+        family: "x-ratelimit-remaining-requests/-tokens, retry-after and retry-after-ms (milliseconds)",
+        source: "https://learn.microsoft.com/en-us/answers/questions/2140040/requests-to-the-chatcompletions-create-operation-u",
+        markers: [
+            ("azure-openai.quota-link", 0.85, Body("aka.ms/oai/quotaincrease"), "",
+             "Azure OpenAI's throttle message links its quota-increase form"),
+        ],
+        messages: [
+            ("azure-openai.msg.token-rate", 0.9, "have exceeded token rate limit of your current", TOKENS, NOS,
+             "the deployment's tokens-per-minute allocation"),
+            ("azure-openai.msg.operation", 0.8, "Operation under Azure OpenAI API version", NOQ, NOS,
+             "Azure OpenAI's throttle message names the operation and API version"),
+        ],
+    },
+    provider! {
+        vendor: "google-gemini", name: "Google Gemini API", category: Ai, quota: Rate,
+        hosts: ["generativelanguage.googleapis.com"],
+        family: "none in headers; google.rpc QuotaFailure (quotaId …PerMinute… / …PerDay…) and RetryInfo in the body",
+        source: "https://ai.google.dev/gemini-api/docs/rate-limits",
+        markers: [
+            ("google-gemini.docs-link", 0.85, Any(&[Body("ai.google.dev/gemini-api/docs/rate-limits"), Body("generativelanguage.googleapis.com/generate_content")]), "",
+             "the Gemini API's quota error points at its own rate-limit page / quota metric"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "google-vertex-ai", name: "Google Vertex AI", category: Ai, quota: Rate,
+        hosts: ["*-aiplatform.googleapis.com", "aiplatform.googleapis.com"],
+        family: "none in headers; RESOURCE_EXHAUSTED with the quota metric in the message",
+        source: "https://cloud.google.com/vertex-ai/generative-ai/docs/provisioned-throughput/error-code-429",
+        markers: [
+            ("google-vertex-ai.quota-metric", 0.8, Body("quota exceeded for aiplatform.googleapis.com/"), "",
+             "Vertex AI names its quota metric (aiplatform.googleapis.com/…_per_minute…)"),
+        ],
+        messages: [
+            ("google-vertex-ai.msg.shared", 0.7, "Resource exhausted, please try again later.", RATE, NOS,
+             "pay-as-you-go: the shared pool had no capacity for the request (not your quota)"),
+            ("google-vertex-ai.msg.provisioned", 0.85, "Exceeded the Provisioned Throughput", RATE, NOS,
+             "requests beyond the purchased Provisioned Throughput"),
+        ],
+    },
+    provider! {
+        vendor: "mistral", name: "Mistral AI", category: Ai, quota: Rate,
+        hosts: ["api.mistral.ai", "codestral.mistral.ai"],
+        family: "x-ratelimit-limit/-remaining-requests and -tokens; Retry-After on 429",
+        source: "https://docs.mistral.ai/deployment/ai-studio/tier",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "huggingface", name: "Hugging Face", category: Ai, quota: Rate,
+        hosts: ["huggingface.co", "api-inference.huggingface.co", "router.huggingface.co", "*.hf.space", "*.endpoints.huggingface.cloud"],
+        family: "RateLimit / RateLimit-Policy (IETF) on the Hub; none documented for Inference",
+        source: "https://huggingface.co/mistralai/Mistral-7B-Instruct-v0.2/discussions/108",
+        markers: [
+            ("huggingface.pricing-link", 0.8, Body("huggingface.co/pricing"), "", "Hugging Face's limit message sends the caller to its pricing page"),
+        ],
+        messages: [
+            ("huggingface.msg.free-usage", 0.9, "You reached free usage limit (reset hourly)", RATE, KEY,
+             "the free Inference API allowance per token, reset hourly"),
+        ],
+    },
+    provider! {
+        vendor: "openrouter", name: "OpenRouter", category: Ai, quota: Rate,
+        hosts: ["openrouter.ai"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset on the error response",
+        source: "https://openrouter.ai/docs/api_reference/limits",
+        markers: [
+            ("openrouter.provider-metadata", 0.6, All(&[Body("\"metadata\""), Body("\"provider_name\"")]), "",
+             "OpenRouter wraps an upstream provider's error with metadata.provider_name"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "cohere", name: "Cohere", category: Ai, quota: Rate,
+        hosts: ["api.cohere.com", "api.cohere.ai"],
+        family: "none documented; per-endpoint requests per minute, trial keys 1,000 calls a month",
+        source: "https://docs.cohere.com/docs/rate-limits",
+        markers: [],
+        messages: [
+            ("cohere.msg.per-minute", 0.85, "You are past the per minute request limit", RATE, NOS, "the endpoint's requests-per-minute limit"),
+            ("cohere.msg.trial-key", 0.85, "You are using a Trial key, which is limited to", RATE, KEY, "the trial key's per-minute limit"),
+            ("cohere.msg.trial-tokens", 0.85, "trial token rate limit exceeded", TOKENS, KEY, "the trial key's tokens-per-minute limit"),
+        ],
+    },
+    provider! {
+        vendor: "aws-bedrock", name: "Amazon Bedrock", category: Ai, quota: Rate,
+        hosts: ["bedrock-runtime.*.amazonaws.com", "bedrock.*.amazonaws.com", "bedrock-agent-runtime.*.amazonaws.com"],
+        family: "none; x-amzn-ErrorType: ThrottlingException, requests- and tokens-per-minute quotas per model and region",
+        source: "https://repost.aws/knowledge-center/bedrock-throttling-error",
+        markers: [],
+        messages: [
+            ("aws-bedrock.msg.requests", 0.85, "Too many requests, please wait before trying again", RATE, NOS, "the model's requests-per-minute quota"),
+            ("aws-bedrock.msg.request-rate", 0.85, "Your request rate is too high. Reduce the frequency of requests", RATE, NOS, "the model's request-rate quota"),
+            ("aws-bedrock.msg.tokens", 0.85, "Too many tokens, please wait before trying again", TOKENS, NOS, "the model's tokens-per-minute quota"),
+        ],
     },
     // ------------------------------------------------------------------ cloud APIs
     provider! {
@@ -457,7 +639,12 @@ pub static PROVIDERS: &[Provider] = &[
             ("akamai.fast-purge", 0.7, Has("x-ratelimit-limit-per-second"), "Fast Purge API",
              "Akamai's own APIs (Fast Purge) send X-RateLimit-Limit-Per-Second"),
         ],
-        messages: [],
+        messages: [
+            ("akamai.msg.global-service", 0.8, "Global Service Rate Limit Exceeded", RATE, NOS,
+             "an Akamai API's service-wide limit, unrelated to the client's own rate limit (techdocs mtls-origin-keystore 429)"),
+            ("akamai.msg.account", 0.8, "Account Rate Limit Exceeded", RATE, APP,
+             "an Akamai API's per-account limit (techdocs mtls-edge-truststore 429)"),
+        ],
     },
 ];
 

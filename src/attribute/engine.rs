@@ -582,7 +582,10 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         }
     }
 
-    // 5. Decide. API candidates merge: generic origin evidence supports the named API.
+    // 5. Decide. A product and its parent vendor at the same layer are one candidate (a Gemini
+    //    quota error also carries Google's RESOURCE_EXHAUSTED).
+    fold_parents(&mut v.cands);
+    // API candidates merge: generic origin evidence supports the named API.
     let mut api_generic_miss = 1.0;
     v.cands.retain(|c| {
         if c.layer == Layer::Api && c.vendor.is_none() {
@@ -692,6 +695,28 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .filter(|p| Some(p.as_str()) != att.vendor.as_deref())
         .collect();
     att
+}
+
+/// Fold a parent vendor's candidate into its product's at the same layer.
+fn fold_parents(cands: &mut Vec<Cand>) {
+    let mut i = 0;
+    while i < cands.len() {
+        let parent = cands[i].vendor.and_then(catalogue::parent);
+        let found = parent.and_then(|p| {
+            cands
+                .iter()
+                .position(|c| c.vendor == Some(p) && c.layer == cands[i].layer)
+        });
+        if let Some(j) = found {
+            let miss = cands[j].miss;
+            cands[i].miss *= miss;
+            cands.remove(j);
+            if j < i {
+                i -= 1;
+            }
+        }
+        i += 1;
+    }
 }
 
 /// Mark the lines that spoke for a losing candidate as ruled out, and drop the winner's own path

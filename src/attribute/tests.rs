@@ -612,8 +612,8 @@ pub static FIXTURES: &[Fx] = &[
         headers: &[("content-type", "application/json; charset=UTF-8"), ("server", "scaffolding on HTTPServer2"), ("vary", "Origin")],
         body: "{\"error\":{\"code\":429,\"message\":\"You exceeded your current quota, please check your plan and billing details.\",\"status\":\"RESOURCE_EXHAUSTED\",\"details\":[{\"@type\":\"type.googleapis.com/google.rpc.QuotaFailure\",\"violations\":[{\"quotaMetric\":\"generativelanguage.googleapis.com/generate_content_free_tier_requests\",\"quotaId\":\"GenerateRequestsPerDayPerProjectPerModel-FreeTier\",\"quotaValue\":\"50\"}]},{\"@type\":\"type.googleapis.com/google.rpc.RetryInfo\",\"retryDelay\":\"26s\"}]}}",
         baseline: &[],
-        layer: Api, vendor: Some("google"), quota: Quota::Daily,
-        owns: &["google.resource-exhausted"],
+        layer: Api, vendor: Some("google-gemini"), quota: Quota::Daily,
+        owns: &["google.resource-exhausted", "google-gemini.docs-link"],
     },
     Fx {
         name: "google legacy user rate limit",
