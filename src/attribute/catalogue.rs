@@ -12,6 +12,7 @@
 //! `messages` are the documented stock wording, matched case-insensitively, each both a marker
 //! and a tier-1 quota cue that applies when this vendor is the verdict.
 
+use super::matcher::glob;
 use super::matcher::M::*;
 use super::rules::{Cue, Proves, Rule};
 use super::{Layer, Quota, Scope};
@@ -154,30 +155,6 @@ const APP: Option<Scope> = Some(Scope::App);
 const KEY: Option<Scope> = Some(Scope::Key);
 const RESOURCE: Option<Scope> = Some(Scope::Resource);
 
-/// `*` matches any run of characters (dots included); everything else literally, ASCII
-/// case-insensitively.
-fn glob(pattern: &[u8], text: &[u8]) -> bool {
-    let (mut p, mut t) = (0, 0);
-    let (mut star, mut mark) = (None, 0);
-    while t < text.len() {
-        if p < pattern.len() && pattern[p] != b'*' && pattern[p].eq_ignore_ascii_case(&text[t]) {
-            p += 1;
-            t += 1;
-        } else if p < pattern.len() && pattern[p] == b'*' {
-            star = Some(p);
-            mark = t;
-            p += 1;
-        } else if let Some(s) = star {
-            p = s + 1;
-            mark += 1;
-            t = mark;
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|&c| c == b'*')
-}
-
 /// Does `pattern` (host glob, optional `/path-prefix`) match this host and path? Returns its
 /// specificity (literal characters), the most specific match naming the owner.
 fn pattern_match(pattern: &str, host: &str, path: &str) -> Option<usize> {
@@ -194,10 +171,35 @@ fn pattern_match(pattern: &str, host: &str, path: &str) -> Option<usize> {
     Some(pattern.bytes().filter(|&c| c != b'*').count())
 }
 
+/// Hosts on a vendor's domain that serve its customers' own APIs (a gateway, CDN or load
+/// balancer name): they name no API owner.
+pub static NOT_OWNED: &[&str] = &[
+    "*.execute-api.*.amazonaws.com",
+    "*.elb.amazonaws.com",
+    "*.lambda-url.*.on.aws",
+    "*.cloudfront.net",
+    "*.azure-api.net",
+    "*.azurefd.net",
+    "*.azurewebsites.net",
+    "*.azurecontainerapps.io",
+    "*.apigee.net",
+    "*.run.app",
+    "*.appspot.com",
+    "*.cloudfunctions.net",
+    "*.herokuapp.com",
+    "*.vercel.app",
+    "*.netlify.app",
+    "*.workers.dev",
+    "*.pages.dev",
+    "*.fly.dev",
+    "*.onrender.com",
+    "*.up.railway.app",
+];
+
 /// The provider whose documented API host this is (most specific pattern wins), with the
 /// pattern that matched.
 pub fn owner(host: &str, path: &str) -> Option<(&'static Provider, &'static str)> {
-    if host.is_empty() {
+    if host.is_empty() || NOT_OWNED.iter().any(|p| glob(p.as_bytes(), host.as_bytes())) {
         return None;
     }
     let mut best: Option<(usize, &'static Provider, &'static str)> = None;
@@ -265,6 +267,14 @@ pub static PROVIDERS: &[Provider] = &[
         ],
         messages: [],
     },
+    provider! {
+        vendor: "bitbucket", name: "Bitbucket Cloud", category: SourceHosting, quota: Rate,
+        hosts: ["api.bitbucket.org", "bitbucket.org"],
+        family: "X-RateLimit-Limit/-Remaining (rolling one-hour window), Retry-After on 429",
+        source: "https://support.atlassian.com/bitbucket-cloud/docs/api-request-limits/",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ chat
     provider! {
         vendor: "slack", name: "Slack", category: Chat, quota: Rate,
@@ -290,6 +300,19 @@ pub static PROVIDERS: &[Provider] = &[
              "Discord 429 body (message, retry_after, global)"),
         ],
         messages: [],
+    },
+    provider! {
+        vendor: "telegram", name: "Telegram Bot API", category: Chat, quota: Rate,
+        hosts: ["api.telegram.org"],
+        family: "none; parameters.retry_after (seconds) in the body",
+        source: "https://core.telegram.org/bots/api#responseparameters",
+        markers: [
+            ("telegram.body", 0.85, All(&[Body("\"error_code\":429"), Body("\"retry_after\"")]), "",
+             "Bot API error object: error_code 429 with parameters.retry_after"),
+        ],
+        messages: [
+            ("telegram.msg.retry-after", 0.75, "Too Many Requests: retry after", RATE, NOS, "Telegram's flood control (limits are unspecified, per chat and per bot)"),
+        ],
     },
     provider! {
         vendor: "microsoft-graph", name: "Microsoft Graph", category: Chat, quota: Rate,
@@ -399,6 +422,28 @@ pub static PROVIDERS: &[Provider] = &[
              "X-Shopify-* headers come from Shopify's API"),
             ("shopify.body", 0.8, Any(&[Body("calls per second for api client"), Body("\"code\":\"throttled\"")]), "",
              "Shopify throttle message"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "bigcommerce", name: "BigCommerce", category: Commerce, quota: Rate,
+        hosts: ["api.bigcommerce.com", "*.mybigcommerce.com"],
+        family: "X-Rate-Limit-Requests-Left, -Requests-Quota, -Time-Window-Ms, -Time-Reset-Ms (milliseconds)",
+        source: "https://docs.bigcommerce.com/developer/docs/overview/api-fundamentals/rate-limits",
+        markers: [
+            ("bigcommerce.headers", 0.85, Any(&[Has("x-rate-limit-time-reset-ms"), Has("x-rate-limit-requests-left"), Has("x-rate-limit-time-window-ms")]), "",
+             "X-Rate-Limit-Time-Reset-Ms / -Requests-Left / -Time-Window-Ms are BigCommerce's quota headers"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "etsy", name: "Etsy", category: Commerce, quota: Rate,
+        hosts: ["openapi.etsy.com", "api.etsy.com"],
+        family: "x-limit-per-second, x-remaining-this-second, x-limit-per-day, x-remaining-today (24-hour sliding window)",
+        source: "https://developers.etsy.com/documentation/essentials/rate-limits",
+        markers: [
+            ("etsy.headers", 0.85, Any(&[Has("x-remaining-this-second"), Has("x-remaining-today"), Has("x-limit-per-day")]), "",
+             "x-remaining-this-second / x-remaining-today are Etsy's per-second and per-day allowance headers"),
         ],
         messages: [],
     },
@@ -544,6 +589,41 @@ pub static PROVIDERS: &[Provider] = &[
         ],
         messages: [],
     },
+    provider! {
+        vendor: "aws", name: "AWS service APIs", category: Cloud, quota: Rate,
+        hosts: ["*.amazonaws.com", "*.amazonaws.com.cn", "*.api.aws"],
+        family: "none; x-amzn-ErrorType / error Code (Throttling, ThrottlingException, TooManyRequestsException, RequestLimitExceeded, SlowDown)",
+        source: "https://docs.aws.amazon.com/general/latest/gr/api-retries.html",
+        markers: [
+            ("aws.throttle", 0.8, All(&[Any(&[Body("rate exceeded"), Body("throttlingexception"), Body("requestlimitexceeded"),
+                                              Body("provisionedthroughputexceededexception"), Value("x-amzn-errortype", "throttling")]),
+                                        Any(&[Has("x-amzn-requestid"), Has("x-amz-request-id"), Has("x-amzn-errortype"), Has("x-amz-id-2")])]), "",
+             "an AWS service's throttling error (Throttling / ThrottlingException / RequestLimitExceeded / ProvisionedThroughputExceeded) with AWS request ids"),
+            ("aws.s3-slowdown", 0.85, All(&[Body("<code>slowdown</code>"), Any(&[Has("x-amz-request-id"), Has("x-amz-id-2"), Body("<requestid>")])]), "",
+             "Amazon S3's SlowDown error (503): the prefix's request rate is scaling"),
+        ],
+        messages: [
+            ("aws.msg.reduce-rate", 0.8, "Please reduce your request rate", RATE, RESOURCE,
+             "S3 SlowDown: 3,500 writes / 5,500 reads per second per prefix while it scales"),
+            ("aws.msg.request-limit", 0.8, "Request limit exceeded.", RATE, NOS, "EC2 RequestLimitExceeded: the account's API request rate"),
+        ],
+    },
+    provider! {
+        vendor: "azure-resource-manager", name: "Azure Resource Manager", category: Cloud, quota: Rate,
+        hosts: ["management.azure.com", "management.chinacloudapi.cn", "management.usgovcloudapi.net"],
+        family: "x-ms-ratelimit-remaining-subscription-reads/-writes, -tenant-*, -subscription-global-*, x-ms-ratelimit-remaining-resource; Retry-After",
+        source: "https://learn.microsoft.com/azure/azure-resource-manager/management/request-limits-and-throttling",
+        markers: [
+            ("azure-resource-manager.headers", 0.85, NamePrefix("x-ms-ratelimit-remaining-"), "",
+             "x-ms-ratelimit-remaining-* count Resource Manager's (and its resource providers') per-hour buckets"),
+        ],
+        messages: [
+            ("azure-resource-manager.msg.throttled", 0.85, "SubscriptionRequestsThrottled", RATE, USER,
+             "the subscription's per-principal hourly read/write bucket"),
+            ("azure-resource-manager.msg.another-operation", 0.8, "RetryableErrorDueToAnotherOperation", CONC, RESOURCE,
+             "the target resource is locked by another operation: contention, not a quota"),
+        ],
+    },
     // ------------------------------------------------------------------ CRM and support
     provider! {
         vendor: "salesforce", name: "Salesforce", category: Crm, quota: Daily,
@@ -592,6 +672,16 @@ pub static PROVIDERS: &[Provider] = &[
              "endpoint limit on updates to one user"),
         ],
     },
+    provider! {
+        vendor: "intercom", name: "Intercom", category: Crm, quota: Rate,
+        hosts: ["api.intercom.io", "api.eu.intercom.io", "api.au.intercom.io"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (epoch s; the per-minute limit spread over 10-second windows)",
+        source: "https://developers.intercom.com/docs/references/rest-api/errors/rate-limiting",
+        markers: [],
+        messages: [
+            ("intercom.msg.exceeded", 0.85, "Exceeded rate limit of", RATE, APP, "the app's limit per 10-second window (error code rate_limit_exceeded)"),
+        ],
+    },
     // ------------------------------------------------------------------ social
     provider! {
         vendor: "x", name: "X (Twitter)", category: Social, quota: Rate,
@@ -606,6 +696,73 @@ pub static PROVIDERS: &[Provider] = &[
         ],
         messages: [],
     },
+    provider! {
+        vendor: "reddit", name: "Reddit", category: Social, quota: Rate,
+        hosts: ["oauth.reddit.com", "www.reddit.com", "reddit.com", "old.reddit.com"],
+        family: "X-Ratelimit-Used/-Remaining/-Reset (seconds to the end of the period; 60 requests per minute with OAuth)",
+        source: "https://github.com/reddit/reddit/wiki/API",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "linkedin", name: "LinkedIn", category: Social, quota: Daily,
+        hosts: ["api.linkedin.com", "www.linkedin.com/voyager/"],
+        family: "none; application and member limits per 24 hours, reset at midnight UTC",
+        source: "https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/rate-limits",
+        markers: [],
+        messages: [
+            ("linkedin.msg.resource-throttle", 0.8, "Resource level throttle limit", DAILY, NOS,
+             "the endpoint's daily application or member limit (resets at midnight UTC)"),
+        ],
+    },
+    provider! {
+        vendor: "youtube", name: "YouTube Data API", category: Social, quota: Daily,
+        hosts: ["youtube.googleapis.com", "www.googleapis.com/youtube/", "www.googleapis.com/upload/youtube/"],
+        family: "none; quota units per day per project (10,000 by default), reset at midnight Pacific Time",
+        source: "https://developers.google.com/youtube/data/determine_quota_cost",
+        markers: [
+            ("youtube.quota-domain", 0.9, Body("\"domain\":\"youtube.quota\""), "", "YouTube's quota errors carry domain youtube.quota"),
+        ],
+        messages: [
+            ("youtube.msg.quota", 0.85, "The request cannot be completed because you have exceeded your", DAILY, APP,
+             "the project's daily quota units (reason quotaExceeded): nothing comes back before midnight PT"),
+        ],
+    },
+    provider! {
+        vendor: "spotify", name: "Spotify Web API", category: Social, quota: Rate,
+        hosts: ["api.spotify.com", "accounts.spotify.com"],
+        family: "Retry-After only; the app's calls in a rolling 30-second window",
+        source: "https://developer.spotify.com/documentation/web-api/concepts/rate-limits",
+        markers: [
+            ("spotify.body", 0.7, All(&[Body("\"status\":429"), Body("api rate limit exceeded")]), "",
+             "Spotify's error object {error: {status: 429, message}} (Kong's default uses the same words without the status field)"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "meta", name: "Meta Graph API (Facebook, Instagram)", category: Social, quota: Rate,
+        hosts: ["graph.facebook.com", "graph.instagram.com", "graph-video.facebook.com", "graph.fb.com"],
+        family: "X-App-Usage, X-Ad-Account-Usage, X-Business-Use-Case-Usage (JSON percentages and estimated_time_to_regain_access)",
+        source: "https://developers.facebook.com/docs/graph-api/overview/rate-limiting/",
+        markers: [
+            ("meta.usage-headers", 0.9, Any(&[Has("x-app-usage"), Has("x-business-use-case-usage"), Has("x-ad-account-usage"), Has("x-fb-debug"), Has("x-fb-trace-id")]), "",
+             "X-App-Usage / X-Business-Use-Case-Usage / x-fb-* headers come from Meta's Graph API"),
+        ],
+        messages: [
+            ("meta.msg.application", 0.85, "Application request limit reached", RATE, APP, "error code 4: the app's platform rate limit"),
+            ("meta.msg.user", 0.85, "User request limit reached", RATE, USER, "error code 17: the user's platform rate limit"),
+            ("meta.msg.page", 0.85, "Page request limit reached", RATE, RESOURCE, "error code 32: the Page's rate limit"),
+            ("meta.msg.custom", 0.8, "Calls to this api have exceeded the rate limit", RATE, NOS, "error code 613: an endpoint's own limit"),
+        ],
+    },
+    provider! {
+        vendor: "pinterest", name: "Pinterest API", category: Social, quota: Rate,
+        hosts: ["api.pinterest.com", "api-sandbox.pinterest.com"],
+        family: "none documented; trial access 1,000 requests per day, standard 100 per second per user per app plus per-category per-minute limits",
+        source: "https://developers.pinterest.com/docs/reference/rate-limits/",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ messaging
     provider! {
         vendor: "twilio", name: "Twilio", category: Messaging, quota: Concurrency,
@@ -616,6 +773,14 @@ pub static PROVIDERS: &[Provider] = &[
             ("twilio.headers", 0.85, NamePrefix("twilio-"), "", "Twilio-* response headers"),
             ("twilio.body", 0.9, Body("twilio.com/docs/errors/"), "20429", "Twilio error JSON (more_info points at the error code page)"),
         ],
+        messages: [],
+    },
+    provider! {
+        vendor: "foursquare", name: "Foursquare Places", category: Maps, quota: Rate,
+        hosts: ["api.foursquare.com", "places-api.foursquare.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (hourly; over the limit: 403 with an empty body)",
+        source: "https://docs.foursquare.com/developer/reference/v2-rate-limits",
+        markers: [],
         messages: [],
     },
     // ------------------------------------------------------------------ platform edges' own APIs

@@ -25,6 +25,8 @@ pub enum M {
     /// The body is empty or absent.
     BodyEmpty,
     Status(u16),
+    /// The request's host matches the glob (`*` for any run of characters).
+    Host(&'static str),
     All(&'static [M]),
     Any(&'static [M]),
     Not(&'static M),
@@ -72,6 +74,30 @@ fn shown(v: &str) -> String {
 fn contains_ci(hay: &str, needle: &str) -> bool {
     let (h, n) = (hay.as_bytes(), needle.as_bytes());
     n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// `*` matches any run of characters (dots included); everything else literally, ASCII
+/// case-insensitively. Host patterns use it.
+pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] != b'*' && pattern[p].eq_ignore_ascii_case(&text[t]) {
+            p += 1;
+            t += 1;
+        } else if p < pattern.len() && pattern[p] == b'*' {
+            star = Some(p);
+            mark = t;
+            p += 1;
+        } else if let Some(s) = star {
+            p = s + 1;
+            mark += 1;
+            t = mark;
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&c| c == b'*')
 }
 
 /// Lower-cased, whitespace removed: the form `Subject::body_compact` is kept in.
@@ -133,6 +159,10 @@ impl M {
             }
             M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
             M::Status(code) => (s.req.status == *code).then(|| vec![format!("status {code}")]),
+            M::Host(pattern) => {
+                let host = crate::http::url::host(&s.req.url);
+                glob(pattern.as_bytes(), host.as_bytes()).then(|| vec![format!("host {host}")])
+            }
             M::All(ms) => {
                 let mut out = Vec::new();
                 for m in ms.iter() {
@@ -154,7 +184,13 @@ impl M {
         match self {
             M::Has(n) | M::Value(n, _) | M::NamePrefix(n) => out.push(n),
             M::All(ms) | M::Any(ms) => ms.iter().for_each(|m| m.header_names(out)),
-            M::Not(_) | M::Body(_) | M::Text(_) | M::BodyIs(_) | M::BodyEmpty | M::Status(_) => {}
+            M::Not(_)
+            | M::Body(_)
+            | M::Text(_)
+            | M::BodyIs(_)
+            | M::BodyEmpty
+            | M::Status(_)
+            | M::Host(_) => {}
         }
     }
 
@@ -169,6 +205,7 @@ impl M {
             M::BodyIs(t) => format!("body is exactly `{}`", t.replace('|', "\\|")),
             M::BodyEmpty => "empty body".into(),
             M::Status(c) => format!("status {c}"),
+            M::Host(p) => format!("host `{p}`"),
             M::All(ms) => ms
                 .iter()
                 .map(|m| m.describe())

@@ -72,6 +72,11 @@ use Proves::{Path, Producer, ProducerIfNew, Upstream};
 const RATE: Option<Quota> = Some(Quota::Rate);
 const NONE: Option<Quota> = None;
 
+/// Not an AWS service endpoint: AWS's own APIs (Lambda, SNS, …) answer their throttles with the
+/// same `x-amzn-ErrorType: TooManyRequestsException` API Gateway uses, so the gateway's marker
+/// counts only on a gateway's host or a custom domain.
+const NOT_AWS_SERVICE: M = Any(&[Not(&Host("*.amazonaws.com")), Host("*.execute-api.*.amazonaws.com")]);
+
 /// Every rule: the layer rules below, then each catalogue provider's markers
 /// (`catalogue.rs`). The engine iterates this, never `RULES` alone.
 pub fn all() -> &'static [&'static Rule] {
@@ -263,7 +268,8 @@ pub static RULES: &[Rule] = &[
       NONE, "", "[P6]", "Kong headers (request id, proxy latency, per-period X-RateLimit-*-Minute)"),
 
     r("aws-api-gateway.error-type", "aws-api-gateway", Proxy, Producer, 0.95,
-      Any(&[Value("x-amzn-errortype", "toomanyrequestsexception"), Value("x-amzn-errortype", "limitexceededexception")]),
+      All(&[Any(&[Value("x-amzn-errortype", "toomanyrequestsexception"), Value("x-amzn-errortype", "limitexceededexception")]),
+            NOT_AWS_SERVICE]),
       RATE, "throttle", "[P7, W1]",
       "x-amzn-ErrorType TooManyRequestsException/LimitExceededException is API Gateway's own throttle or quota"),
     r("aws-api-gateway.body", "aws-api-gateway", Proxy, Producer, 0.6,
@@ -413,9 +419,9 @@ pub static CUES: &[Cue] = &[
     c("apigee.quota", 1, Any(&[Body("quotaviolation"), Body("rate limit quota violation")]), DAILY, None, "[P9]",
       "Apigee Quota policy (allowance over minute/hour/day/month)"),
     c("github.secondary", 1, Body("secondary rate limit"), RATE, None, "[H1]", "GitHub secondary rate limit"),
-    c("aws-api-gateway.quota", 1, Value("x-amzn-errortype", "limitexceededexception"), DAILY, Some(Scope::Key), "[P7]",
+    c("aws-api-gateway.quota", 1, All(&[Value("x-amzn-errortype", "limitexceededexception"), NOT_AWS_SERVICE]), DAILY, Some(Scope::Key), "[P7]",
       "API Gateway usage-plan quota (per API key, day/week/month)"),
-    c("aws-api-gateway.throttle", 1, Value("x-amzn-errortype", "toomanyrequestsexception"), RATE, None, "[P7]",
+    c("aws-api-gateway.throttle", 1, All(&[Value("x-amzn-errortype", "toomanyrequestsexception"), NOT_AWS_SERVICE]), RATE, None, "[P7]",
       "API Gateway throttle (rate/burst)"),
     c("azure-apim.quota", 1, Any(&[Body("out of call volume quota"), Body("out of bandwidth quota")]), DAILY, None, "[P8]",
       "APIM quota policy"),
