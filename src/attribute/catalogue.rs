@@ -224,6 +224,7 @@ pub static PARENTS: &[(&str, &str)] = &[
     ("google-maps", "google"),
     ("youtube", "google"),
     ("aws-bedrock", "aws"),
+    ("github-packages", "github"),
 ];
 
 /// The parent vendor of a product, if it has one.
@@ -762,6 +763,99 @@ pub static PROVIDERS: &[Provider] = &[
         source: "https://developers.pinterest.com/docs/reference/rate-limits/",
         markers: [],
         messages: [],
+    },
+    // ------------------------------------------------------------------ registries
+    provider! {
+        vendor: "docker-hub", name: "Docker Hub", category: Registry, quota: Rate,
+        hosts: ["registry-1.docker.io", "index.docker.io", "hub.docker.com", "auth.docker.io", "registry.hub.docker.com"],
+        family: "ratelimit-limit: 100;w=21600, ratelimit-remaining, docker-ratelimit-source (pull limits per IP or per user)",
+        source: "https://docs.docker.com/docker-hub/usage/pulls/",
+        markers: [
+            ("docker-hub.ratelimit-source", 0.9, Has("docker-ratelimit-source"), "", "docker-ratelimit-source names the IP or user Docker Hub counts pulls against"),
+            ("docker-hub.increase-link", 0.9, Body("docker.com/increase-rate-limit"), "", "Docker Hub's pull-limit error links its increase-rate-limit page"),
+        ],
+        messages: [
+            ("docker-hub.msg.unauthenticated", 0.9, "You have reached your unauthenticated pull rate limit", RATE, IP,
+             "anonymous pulls per IPv4 address or IPv6 /64 (10 per hour today; 100 per 6 hours before 2025)"),
+            ("docker-hub.msg.pull-limit", 0.85, "You have reached your pull rate limit", RATE, USER, "the account's pull limit"),
+        ],
+    },
+    provider! {
+        vendor: "npm", name: "npm registry", category: Registry, quota: Rate,
+        hosts: ["registry.npmjs.org", "registry.npmjs.com", "www.npmjs.com", "api.npmjs.org", "replicate.npmjs.com"],
+        family: "none published; the public registry sits behind Cloudflare, whose own 1015 page is the edge's, not npm's",
+        source: "https://github.com/npm/cli/issues/836",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "pypi", name: "PyPI", category: Registry, quota: Rate,
+        hosts: ["pypi.org", "upload.pypi.org", "files.pythonhosted.org", "test.pypi.org"],
+        family: "none; the JSON and index APIs are cached at Fastly without an edge limit, XML-RPC is rate-limited",
+        source: "https://docs.pypi.org/api/",
+        markers: [],
+        messages: [
+            ("pypi.msg.xmlrpc", 0.85, "too many requests by the client", RATE, IP, "Warehouse's XML-RPC rate limit (the message says when it may reset)"),
+        ],
+    },
+    provider! {
+        vendor: "crates-io", name: "crates.io", category: Registry, quota: Rate,
+        hosts: ["crates.io", "static.crates.io", "index.crates.io"],
+        family: "none; the 429 body says when to try again (an HTTP-date)",
+        source: "https://github.com/rust-lang/crates.io",
+        markers: [
+            ("crates-io.help-address", 0.8, All(&[Body("help@crates.io"), Body("try again after")]), "",
+             "crates.io's publish limit names its help address and the time to retry"),
+        ],
+        messages: [
+            ("crates-io.msg.new-crates", 0.9, "You have published too many new crates in a short period of time", RATE, USER,
+             "the new-crate publish rate (a burst, then one per interval)"),
+            ("crates-io.msg.versions", 0.9, "You have published too many versions of this crate in the last 24 hours", DAILY, RESOURCE,
+             "versions of one crate per 24 hours"),
+        ],
+    },
+    provider! {
+        vendor: "maven-central", name: "Maven Central", category: Registry, quota: Rate,
+        hosts: ["repo1.maven.org", "repo.maven.apache.org", "central.sonatype.com", "search.maven.org", "central.sonatype.org"],
+        family: "none; per-IP and per-organisation limits explained in the 429 body",
+        source: "https://central.sonatype.org/faq/429-error",
+        markers: [],
+        messages: [
+            ("maven-central.msg.rate-limit", 0.9, "has hit the rate limit with Maven Central", RATE, IP,
+             "the egress IP (or the organisation behind it) downloads too fast"),
+            ("maven-central.msg.blocked", 0.85, "violation of the Central terms of service", DAILY, IP,
+             "a temporary block of the IP for abusive downloading (403): waiting minutes does not lift it"),
+        ],
+    },
+    provider! {
+        vendor: "github-packages", name: "GitHub Packages (ghcr.io)", category: Registry, quota: Rate,
+        hosts: ["ghcr.io", "npm.pkg.github.com", "maven.pkg.github.com", "nuget.pkg.github.com", "rubygems.pkg.github.com", "docker.pkg.github.com"],
+        family: "none documented; the 429 body states the allowance per minute and the wait",
+        source: "https://github.com/github/docs/issues/24504",
+        markers: [
+            ("github-packages.allowed", 0.85, All(&[Body("toomanyrequests"), Body("allowed:"), Body("/minute")]), "",
+             "ghcr.io's throttle body: toomanyrequests: retry-after: …, allowed: N/minute"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ certificates
+    provider! {
+        vendor: "letsencrypt", name: "Let's Encrypt (ACME)", category: Certificates, quota: Rate,
+        hosts: ["acme-v02.api.letsencrypt.org", "acme-staging-v02.api.letsencrypt.org", "acme-v01.api.letsencrypt.org"],
+        family: "Retry-After on the rateLimited problem document; token buckets per account, domain and IP",
+        source: "https://letsencrypt.org/docs/rate-limits/",
+        markers: [
+            ("letsencrypt.acme-problem", 0.6, Body("urn:ietf:params:acme:error:ratelimited"), "",
+             "ACME's rateLimited problem type (RFC 8555), which Let's Encrypt's Boulder returns; other ACME CAs use it too, so the host decides"),
+            ("letsencrypt.docs-link", 0.85, Body("letsencrypt.org/docs/rate-limits"), "", "Let's Encrypt's errors link its rate-limit page"),
+        ],
+        messages: [
+            ("letsencrypt.msg.certificates", 0.9, "too many certificates already issued", DAILY, RESOURCE,
+             "certificates per registered domain (50 a week) or per exact set of names: an allowance that refills over days"),
+            ("letsencrypt.msg.new-orders", 0.9, "too many new orders recently", RATE, APP, "new orders per account (300 per 3 hours, refilling continuously)"),
+            ("letsencrypt.msg.failed-authorizations", 0.9, "too many failed authorizations recently", RATE, RESOURCE,
+             "failed validations per identifier per hour"),
+        ],
     },
     // ------------------------------------------------------------------ messaging
     provider! {
