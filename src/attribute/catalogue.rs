@@ -859,6 +859,52 @@ pub static PROVIDERS: &[Provider] = &[
     },
     // ------------------------------------------------------------------ messaging
     provider! {
+        vendor: "sendgrid", name: "Twilio SendGrid", category: Messaging, quota: Rate,
+        hosts: ["api.sendgrid.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (epoch s) per endpoint and refresh period",
+        source: "https://www.twilio.com/docs/sendgrid/api-reference/how-to-use-the-sendgrid-v3-api/rate-limits",
+        markers: [
+            ("sendgrid.body", 0.75, BodyIs("{\"errors\":[{\"field\":null,\"message\":\"too many requests\"}]}"), "",
+             "SendGrid's documented 429 body, exactly"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "resend", name: "Resend", category: Messaging, quota: Rate,
+        hosts: ["api.resend.com"],
+        family: "ratelimit-limit/-remaining/-reset (IETF draft), retry-after; daily and monthly email quotas",
+        source: "https://resend.com/docs/api-reference/rate-limit",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "mailchimp", name: "Mailchimp Marketing API", category: Messaging, quota: Concurrency,
+        hosts: ["*.api.mailchimp.com", "mandrillapp.com"],
+        family: "none; a limit of 10 simultaneous connections per user",
+        source: "https://mailchimp.com/developer/marketing/docs/fundamentals/",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "postmark", name: "Postmark", category: Messaging, quota: Rate,
+        hosts: ["api.postmarkapp.com"],
+        family: "none published",
+        source: "https://postmarkapp.com/developer/api/overview",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "emailit", name: "Emailit", category: Messaging, quota: Rate,
+        hosts: ["api.emailit.com"],
+        family: "ratelimit headers on every send; per-second and per-day limits per workspace",
+        source: "https://emailit.com/docs/api-reference/rate-limits/",
+        markers: [],
+        messages: [
+            ("emailit.msg.per-second", 0.85, "Too many requests. Maximum 2 messages per second allowed", RATE, APP, "the workspace's messages per second"),
+            ("emailit.msg.daily", 0.85, "Daily sending limit of", DAILY, APP, "the workspace's messages per day (resets at midnight UTC)"),
+        ],
+    },
+    provider! {
         vendor: "twilio", name: "Twilio", category: Messaging, quota: Concurrency,
         hosts: ["api.twilio.com", "*.twilio.com"],
         family: "none; error code 20429 in the body (too many concurrent requests)",
@@ -867,6 +913,39 @@ pub static PROVIDERS: &[Provider] = &[
             ("twilio.headers", 0.85, NamePrefix("twilio-"), "", "Twilio-* response headers"),
             ("twilio.body", 0.9, Body("twilio.com/docs/errors/"), "20429", "Twilio error JSON (more_info points at the error code page)"),
         ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ maps and geocoding
+    provider! {
+        vendor: "google-maps", name: "Google Maps Platform", category: Maps, quota: Rate,
+        hosts: ["maps.googleapis.com", "places.googleapis.com", "routes.googleapis.com", "roads.googleapis.com",
+                "addressvalidation.googleapis.com", "routeoptimization.googleapis.com"],
+        family: "none; status OVER_QUERY_LIMIT / OVER_DAILY_LIMIT in the body (web services), RESOURCE_EXHAUSTED on the newer APIs",
+        source: "https://developers.google.com/maps/documentation/geocoding/requests-geocoding",
+        markers: [],
+        messages: [
+            ("google-maps.msg.over-query-limit", 0.85, "\"status\":\"OVER_QUERY_LIMIT\"", RATE, KEY, "over the key's queries-per-second or per-minute quota"),
+            ("google-maps.msg.over-daily-limit", 0.85, "\"status\":\"OVER_DAILY_LIMIT\"", DAILY, KEY,
+             "billing not enabled, a self-imposed daily cap reached, or an invalid key: an allowance, not pacing"),
+            ("google-maps.msg.rate-limit", 0.8, "You have exceeded your rate-limit for this API", RATE, KEY, "the keyless or per-key request rate"),
+        ],
+    },
+    provider! {
+        vendor: "mapbox", name: "Mapbox", category: Maps, quota: Rate,
+        hosts: ["api.mapbox.com", "events.mapbox.com"],
+        family: "X-Rate-Limit-Interval, X-Rate-Limit-Limit, X-Rate-Limit-Reset (epoch s), per API per account",
+        source: "https://docs.mapbox.com/api/overview/",
+        markers: [
+            ("mapbox.headers", 0.85, Has("x-rate-limit-interval"), "", "X-Rate-Limit-Interval is Mapbox's rate-limit window header"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "nominatim", name: "Nominatim (OpenStreetMap)", category: Maps, quota: Rate,
+        hosts: ["nominatim.openstreetmap.org"],
+        family: "none; an absolute maximum of 1 request per second for the whole application; abusers get a temporary 403 IP block",
+        source: "https://operations.osmfoundation.org/policies/nominatim/",
+        markers: [],
         messages: [],
     },
     provider! {
