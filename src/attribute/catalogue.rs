@@ -1143,10 +1143,12 @@ mod tests {
         for p in PROVIDERS {
             for msg in p.messages {
                 // On a host nobody documents: the wording alone must name the vendor.
-                let body = format!(
-                    "{{\"error\":{{\"message\":\"{}\"}}}}",
-                    msg.text.replace('"', "\\\"")
-                );
+                // A JSON fragment is placed as is; plain wording as an error message.
+                let body = if msg.text.contains('"') {
+                    format!("{{{}}}", msg.text)
+                } else {
+                    format!("{{\"error\":{{\"message\":\"{}\"}}}}", msg.text)
+                };
                 let a = verdict(response(
                     "gateway.example.net",
                     "/v1/x",
