@@ -94,10 +94,13 @@ pub struct AnalyzeArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum)]
     pub format: Option<ReportFormat>,
-    /// Write the report to FILE (atomically) instead of stdout; the format follows the
-    /// extension (.json, .md) unless --format is given.
+    /// Write the report to FILE (atomically; `-` = stdout) instead of stdout; the format follows
+    /// the extension (.json, .md) unless --format is given.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.
     #[arg(long, value_name = "RATE")]
     pub limit: Option<String>,

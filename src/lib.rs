@@ -11,6 +11,7 @@ pub mod cmd;
 pub mod detect;
 pub mod http;
 pub mod ingest;
+pub mod limiter;
 pub mod model;
 pub mod output;
 pub mod recommend;

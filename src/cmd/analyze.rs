@@ -27,16 +27,25 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             _ => ReportFormat::Table,
         }
     });
-    if let Some(out) = &args.output {
-        for f in &args.files {
-            if output::same_file(std::path::Path::new(f), out) {
-                return Err(Error::fatal(format!(
-                    "-o {}: refusing to write over the input {f}",
-                    out.display()
-                )));
-            }
-        }
-    }
+    // Every output is checked before the inputs are read: a refusal costs nothing.
+    let _emit_dir = match &po.emit {
+        Some((dir, _)) => Some(super::emit::prepare_dir(dir)?),
+        None => None,
+    };
+    let report_file = match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
+        Some(p) => Some(
+            output::prepare(
+                p,
+                &output::Rules {
+                    flag: "-o",
+                    inputs: &args.files,
+                    force: args.force,
+                },
+            )
+            .map_err(Error::fatal)?,
+        ),
+        None => None,
+    };
 
     let bars = progress_bars(&args.files);
     if let Some((_, bars)) = &bars {
@@ -75,7 +84,11 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             None => Err("no rate-limited response and no --limit: nothing to recommend; pass --limit to write config files".into()),
         };
         let policy = policy.map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
-        super::emit::write_configs(dir, &policy, targets)?;
+        let avoid = super::emit::Avoid {
+            inputs: &args.files,
+            report: report_file.as_ref(),
+        };
+        super::emit::write_configs(dir, &policy, targets, &avoid)?;
     }
 
     let bytes = match format {
@@ -89,7 +102,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             },
         ),
         ReportFormat::Table => {
-            let color = args.output.is_none() && output::use_color(args.color);
+            let color = report_file.is_none() && output::use_color(args.color);
             render::table::render(
                 &report,
                 Style {
@@ -100,9 +113,8 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             )
         }
     };
-    match &args.output {
-        Some(p) => output::atomic_write(p, &bytes)
-            .map_err(|e| Error::fatal(format!("cannot write {}: {e}", p.display())))?,
+    match &report_file {
+        Some(f) => f.write(&bytes).map_err(Error::fatal)?,
         None => output::to_stdout(&bytes)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
