@@ -199,7 +199,11 @@ pub static NOT_OWNED: &[&str] = &[
 /// The provider whose documented API host this is (most specific pattern wins), with the
 /// pattern that matched.
 pub fn owner(host: &str, path: &str) -> Option<(&'static Provider, &'static str)> {
-    if host.is_empty() || NOT_OWNED.iter().any(|p| glob(p.as_bytes(), host.as_bytes())) {
+    if host.is_empty()
+        || NOT_OWNED
+            .iter()
+            .any(|p| glob(p.as_bytes(), host.as_bytes()))
+    {
         return None;
     }
     let mut best: Option<(usize, &'static Provider, &'static str)> = None;
@@ -924,7 +928,8 @@ pub static PROVIDERS: &[Provider] = &[
         source: "https://developers.google.com/maps/documentation/geocoding/requests-geocoding",
         markers: [],
         messages: [
-            ("google-maps.msg.over-query-limit", 0.85, "\"status\":\"OVER_QUERY_LIMIT\"", RATE, KEY, "over the key's queries-per-second or per-minute quota"),
+            ("google-maps.msg.over-query-limit", 0.85, "\"status\":\"OVER_QUERY_LIMIT\"", NOQ, NOS,
+             "over the key's quota (the documentation does not say which window: the wait tells)"),
             ("google-maps.msg.over-daily-limit", 0.85, "\"status\":\"OVER_DAILY_LIMIT\"", DAILY, KEY,
              "billing not enabled, a self-imposed daily cap reached, or an invalid key: an allowance, not pacing"),
             ("google-maps.msg.rate-limit", 0.8, "You have exceeded your rate-limit for this API", RATE, KEY, "the keyless or per-key request rate"),

@@ -639,12 +639,15 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .filter(|c| c.score() >= DECIDE)
         .map(|c| (c.score(), c.layer, c.vendor, c.top_rule));
     // When the API answered, the vendor is the API's owner: the host names it unless a vendor
-    // that earned the origin evidence (its own markers ≥ NAMED_API) says otherwise.
+    // that earned the origin evidence (its own markers ≥ NAMED_API) says otherwise — or that
+    // vendor is the host owner's parent (Google's RESOURCE_EXHAUSTED on the Maps host is Maps).
     let winner = winner.map(|(score, layer, vendor, top_rule)| match host_owner {
         Some((p, _))
             if layer == Layer::Api
                 && vendor != Some(p.vendor)
-                && (vendor.is_none() || merged_into != vendor) =>
+                && (vendor.is_none()
+                    || merged_into != vendor
+                    || vendor == catalogue::parent(p.vendor)) =>
         {
             (score, layer, Some(p.vendor), None)
         }

@@ -75,7 +75,10 @@ const NONE: Option<Quota> = None;
 /// Not an AWS service endpoint: AWS's own APIs (Lambda, SNS, …) answer their throttles with the
 /// same `x-amzn-ErrorType: TooManyRequestsException` API Gateway uses, so the gateway's marker
 /// counts only on a gateway's host or a custom domain.
-const NOT_AWS_SERVICE: M = Any(&[Not(&Host("*.amazonaws.com")), Host("*.execute-api.*.amazonaws.com")]);
+const NOT_AWS_SERVICE: M = Any(&[
+    Not(&Host("*.amazonaws.com")),
+    Host("*.execute-api.*.amazonaws.com"),
+]);
 
 /// Every rule: the layer rules below, then each catalogue provider's markers
 /// (`catalogue.rs`). The engine iterates this, never `RULES` alone.

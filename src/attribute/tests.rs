@@ -279,7 +279,7 @@ pub static FIXTURES: &[Fx] = &[
         headers: &[("content-type", "application/json; charset=UTF-8"), ("server", "scaffolding on HTTPServer2")],
         body: "{\"error\":{\"code\":429,\"message\":\"Resource has been exhausted (e.g. check quota).\",\"status\":\"RESOURCE_EXHAUSTED\"}}",
         baseline: &[],
-        layer: Api, vendor: Some("google"), quota: Quota::Rate,
+        layer: Api, vendor: Some("google-vertex-ai"), quota: Quota::Rate,
         owns: &["google.resource-exhausted"],
     },
     Fx {
