@@ -14,6 +14,7 @@ pub mod ingest;
 pub mod limiter;
 pub mod model;
 pub mod output;
+pub mod overview;
 pub mod recommend;
 pub mod redact;
 pub mod render;

@@ -62,8 +62,22 @@ pub fn run(args: RedactArgs) -> Outcome {
             out.push(b'\n');
             (out, Vec::new())
         }
-        Format::Jsonl => redact_lines(&mut reader, r)
+        Format::Jsonl
+        | Format::Cloudflare
+        | Format::Kong
+        | Format::Traefik
+        | Format::Caddy
+        | Format::GcpLb => redact_lines(&mut reader, r)
             .map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?,
+        other => {
+            // Positional text logs hold secrets in unnamed fields (a logged API-key header):
+            // only a reader that knows the layout could find them, so no copy is written.
+            return Err(Error::fatal(format!(
+                "{}: a {} access log; `redact` writes sanitized HAR and JSON-lines files only (analyze reads access logs and redacts them on ingestion)",
+                args.input,
+                other.as_str()
+            )));
+        }
     };
     for w in &warnings {
         eprintln!("toomany: warning: {}:{w}", args.input);
