@@ -6,6 +6,7 @@
 
 pub mod analyze;
 pub mod attribute;
+pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod detect;
@@ -19,4 +20,5 @@ pub mod recommend;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod simulate;
 pub mod units;
