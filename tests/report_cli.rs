@@ -16,8 +16,10 @@ const SAMPLES: [&str; 4] = [
 fn table(sample_name: &str, columns: &str, extra: &[&str]) -> String {
     let out = toomany()
         .env("COLUMNS", columns)
-        .args(["analyze", &sample(sample_name)])
-        .args(["--fingerprint-key-file", &fixture("fingerprint.key")])
+        // Relative to the repository: a table truncates long paths, so an absolute path would
+        // make the snapshot depend on where the checkout lives.
+        .args(["analyze", &format!("samples/{sample_name}")])
+        .args(["--fingerprint-key-file", "tests/fixtures/fingerprint.key"])
         .args(extra)
         .current_dir(repo())
         .assert()
