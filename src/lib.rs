@@ -6,6 +6,7 @@
 
 pub mod analyze;
 pub mod attribute;
+pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod detect;
@@ -14,8 +15,10 @@ pub mod ingest;
 pub mod limiter;
 pub mod model;
 pub mod output;
+pub mod overview;
 pub mod recommend;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod simulate;
 pub mod units;

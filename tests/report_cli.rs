@@ -1,0 +1,362 @@
+//! The report people read (issue 13): verdict first, terminal width, colour, snapshots.
+
+mod common;
+use common::*;
+use unicode_width::UnicodeWidthStr;
+
+const SAMPLES: [&str; 4] = [
+    "api-incident.jsonl",
+    "batch-burst.jsonl",
+    "cdn-burst.har",
+    "retry-storm.jsonl",
+];
+
+/// `analyze` of a sample with a fixed fingerprint key (stable credential fingerprints), with
+/// `COLUMNS` set and stdout a pipe.
+fn table(sample_name: &str, columns: &str, extra: &[&str]) -> String {
+    let out = toomany()
+        .env("COLUMNS", columns)
+        // Relative to the repository: a table truncates long paths, so an absolute path would
+        // make the snapshot depend on where the checkout lives.
+        .args(["analyze", &format!("samples/{sample_name}")])
+        .args(["--fingerprint-key-file", "tests/fixtures/fingerprint.key"])
+        .args(extra)
+        .current_dir(repo())
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+/// The output with the repository's absolute path replaced, so snapshots hold on any machine.
+fn portable(s: &str) -> String {
+    s.replace(&format!("{}/", repo().display()), "")
+}
+
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::new();
+    let mut esc = false;
+    for c in s.chars() {
+        match (esc, c) {
+            (false, '\u{1b}') => esc = true,
+            (true, 'm') => esc = false,
+            (true, _) => {}
+            (false, c) => out.push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_verdict_comes_within_40_lines_at_80_columns() {
+    let s = table("api-incident.jsonl", "80", &[]);
+    let head: Vec<&str> = s.lines().take(40).collect();
+    let head = head.join("\n");
+    for needle in [
+        "Who limited you: 120 rate-limited responses",
+        "api.example.com: 120 of 240 requests: 120 × api (rate)",
+        "Findings, most severe first",
+        "[critical] ignored_retry_after:",
+        "[warning] shared_key_contention:",
+        "[warning] unsafe_retry:",
+        "Recommendation for api.example.com: slow down",
+        "target rate  90/min = 1.5/s (headroom 0.75)",
+        "spacing      one start every 667 ms",
+    ] {
+        assert!(
+            head.contains(needle),
+            "{needle:?} not in the first 40 lines:\n{head}"
+        );
+    }
+}
+
+#[test]
+fn no_line_is_wider_than_the_width_for_any_sample() {
+    for name in SAMPLES {
+        for cols in ["80", "100", "120"] {
+            let s = table(name, cols, &["--all"]);
+            let max: usize = cols.parse().unwrap();
+            for (i, line) in s.lines().enumerate() {
+                assert!(
+                    UnicodeWidthStr::width(line) <= max,
+                    "{name} at {cols}: line {} is {} wide:\n{line}",
+                    i + 1,
+                    UnicodeWidthStr::width(line)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn findings_are_sorted_most_severe_first() {
+    // retry-storm's detectors emit a warning (retry_storm) before a critical.
+    let s = table("retry-storm.jsonl", "200", &[]);
+    let sev: Vec<&str> = s
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix('['))
+        .filter_map(|l| l.split(']').next())
+        .collect();
+    assert!(sev.len() >= 3, "{s}");
+    let rank = |s: &str| match s {
+        "critical" => 0,
+        "warning" => 1,
+        _ => 2,
+    };
+    assert!(sev.windows(2).all(|w| rank(w[0]) <= rank(w[1])), "{sev:?}");
+    assert_eq!(sev[0], "critical");
+}
+
+#[test]
+fn colour_always_emits_ansi_and_never_or_a_pipe_does_not() {
+    let always = table("cdn-burst.har", "80", &["--color", "always"]);
+    assert!(always.contains("\u{1b}["), "--color always colours");
+    // A critical finding in bold red, the CDN layer in magenta.
+    assert!(
+        always.contains("\u{1b}[1;31m[critical]\u{1b}[0m"),
+        "{always}"
+    );
+    assert!(
+        always.contains("\u{1b}[35mcdn/cloudflare\u{1b}[0m"),
+        "{always}"
+    );
+    // Colour adds nothing a reader needs: without the escapes it is the plain report.
+    assert_eq!(strip_ansi(&always), table("cdn-burst.har", "80", &[]));
+
+    // A pipe (auto) has none, and NO_COLOR keeps auto off.
+    let auto = toomany()
+        .env_remove("NO_COLOR")
+        .args(["analyze", &sample("cdn-burst.har")])
+        .assert()
+        .success();
+    assert!(!String::from_utf8_lossy(&auto.get_output().stdout).contains('\u{1b}'));
+    let never = table("cdn-burst.har", "80", &["--color", "never"]);
+    assert!(!never.contains('\u{1b}'));
+}
+
+#[test]
+fn columns_is_honoured_and_zero_is_ignored() {
+    let wide = table("api-incident.jsonl", "200", &[]);
+    assert!(wide.lines().any(|l| UnicodeWidthStr::width(l) > 120));
+    let zero = table("api-incident.jsonl", "0", &[]);
+    assert!(zero.lines().all(|l| UnicodeWidthStr::width(l) <= 80));
+    assert_eq!(zero, table("api-incident.jsonl", "80", &[]));
+}
+
+#[test]
+fn the_listing_is_capped_and_all_lists_every_response() {
+    let capped = table("api-incident.jsonl", "120", &[]);
+    assert!(capped.contains("Rate-limited responses (first 50 of 120)"));
+    assert!(capped.contains("… 70 more not shown (--all lists every one"));
+    let all = table("api-incident.jsonl", "120", &["--all"]);
+    assert!(all.contains("Rate-limited responses (120)"));
+    let rows = all
+        .lines()
+        .filter(|l| l.starts_with("14:02:") && l.contains(" 429 "))
+        .count();
+    assert_eq!(rows, 120);
+}
+
+#[test]
+fn top_talkers_name_clients_and_credentials() {
+    let s = table("retry-storm.jsonl", "120", &[]);
+    assert!(s.contains("Top talkers: clients"), "{s}");
+    assert!(s.contains("Top talkers: credentials"), "{s}");
+    let md = table("retry-storm.jsonl", "120", &["--format", "markdown"]);
+    assert!(md.contains("### Top talkers: clients"));
+    assert!(md.contains("| client | requests | 429s | limited | credentials |"));
+}
+
+#[test]
+fn grouped_rate_limited_responses_have_counts_ranges_and_an_example() {
+    let md = table("batch-burst.jsonl", "80", &["--format", "markdown"]);
+    let md = portable(&md);
+    assert!(
+        md.contains(
+            "| api.llm.example | api | openai | daily | 22 | 14:01:26–14:03:00 | 87 % | 86400 s | samples/batch-burst.jsonl:285 |"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| api.example.com | api | — | rate | 12 | 14:00:20–14:01:01 |"));
+}
+
+#[test]
+fn inputs_on_different_days_are_separate_windows_with_dates() {
+    let out = toomany()
+        .env("COLUMNS", "200")
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            &sample("api-incident.jsonl"),
+        ])
+        .assert()
+        .success();
+    let s = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        s.starts_with("706 requests in 2 separate time windows"),
+        "{s}"
+    );
+    assert!(s.contains(
+        "2026-03-02 14:00:00 → 14:03:55 UTC (3 min 55 s): 466 requests, 34 rate-limited"
+    ));
+    assert!(
+        s.contains("2026-11-03 14:02:05 → 14:02:32 UTC (26.9 s): 240 requests, 120 rate-limited")
+    );
+    // Listings carry the date when the report spans days.
+    assert!(s.contains("11-03 14:02:26.745"), "{s}");
+}
+
+#[test]
+fn snapshots_at_80_and_120_columns_with_and_without_colour() {
+    for cols in ["80", "120"] {
+        for color in ["never", "always"] {
+            let s = portable(&table("api-incident.jsonl", cols, &["--color", color]));
+            insta::assert_snapshot!(format!("api_incident_{cols}_{color}"), s);
+        }
+    }
+    let s = portable(&table("batch-burst.jsonl", "80", &[]));
+    insta::assert_snapshot!("batch_burst_80_never", s);
+    let md = portable(&table("cdn-burst.har", "80", &["--format", "markdown"]));
+    insta::assert_snapshot!("cdn_burst_markdown", md);
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = toomany().args(args).assert().success();
+    json_of(&out.get_output().stdout)
+}
+
+#[test]
+fn every_rate_limited_host_has_its_own_plan() {
+    for name in SAMPLES {
+        let v = json(&["analyze", &sample(name), "--format", "json"]);
+        let limited: Vec<&str> = v["summary"]["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["rate_limited"].as_u64().unwrap() > 0)
+            .map(|h| h["host"].as_str().unwrap())
+            .collect();
+        let plans: Vec<&str> = v["recommendations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["host"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            plans, limited,
+            "{name}: one plan per rate-limited host, busiest first"
+        );
+        assert_eq!(
+            v["recommendation"], v["recommendations"][0],
+            "{name}: principal first"
+        );
+    }
+}
+
+#[test]
+fn batch_burst_gets_a_plan_for_each_host_with_its_own_limit() {
+    let v = json(&["analyze", &sample("batch-burst.jsonl"), "--format", "json"]);
+    let recs = v["recommendations"].as_array().unwrap();
+    assert_eq!(recs.len(), 2);
+    let (llm, api) = (&recs[0], &recs[1]);
+    assert_eq!(llm["host"], "api.llm.example");
+    assert_eq!(api["host"], "api.example.com");
+    assert_ne!(
+        llm["limit"]["rate_per_minute"],
+        api["limit"]["rate_per_minute"]
+    );
+    assert!(api["limit"]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("observed"));
+    // The principal says, in a sentence, that the other host has its own plan.
+    let w = llm["warnings"][0].as_str().unwrap();
+    assert_eq!(
+        w,
+        "2 hosts rate-limited the clients, each with its own allowance: api.llm.example (22 rate-limited responses) and api.example.com (12). This plan is for api.llm.example; each of the others has its own plan."
+    );
+    // A finding about one host does not steer another host's plan.
+    let api_warnings = api["warnings"].to_string();
+    assert!(api_warnings.contains("retries came back in step"));
+    let llm_warnings = llm["warnings"].to_string();
+    assert!(
+        !llm_warnings.contains("retries came back in step"),
+        "{llm_warnings}"
+    );
+    // The terminal report shows both plans in its verdict.
+    let s = table("batch-burst.jsonl", "100", &[]);
+    assert!(s.contains("Recommendation for api.llm.example: stop or reschedule"));
+    assert!(s.contains("Recommendation for api.example.com:"));
+}
+
+#[test]
+fn emit_config_writes_one_directory_per_host_or_the_one_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cfg");
+    toomany()
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            "--target",
+            "envoy,urllib3",
+        ])
+        .arg("--emit-config")
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("2 hosts have their own plan"));
+    for host in ["api.llm.example", "api.example.com"] {
+        for f in ["envoy.yaml", "toomany_retry.py"] {
+            assert!(dir.join(host).join(f).is_file(), "{host}/{f}");
+        }
+    }
+    // Each host's file carries its own numbers (10/min vs 75/min targets).
+    let llm = std::fs::read_to_string(dir.join("api.llm.example/toomany_retry.py")).unwrap();
+    let api = std::fs::read_to_string(dir.join("api.example.com/toomany_retry.py")).unwrap();
+    assert_ne!(llm, api);
+
+    let one = tmp.path().join("one");
+    toomany()
+        .args(["analyze", &sample("batch-burst.jsonl"), "--target", "envoy"])
+        .arg("--emit-config")
+        .arg(&one)
+        .args(["--host", "API.example.com"])
+        .assert()
+        .success();
+    assert!(one.join("envoy.yaml").is_file());
+    assert_eq!(std::fs::read_dir(&one).unwrap().count(), 1);
+
+    let none = tmp.path().join("none");
+    toomany()
+        .args(["analyze", &sample("batch-burst.jsonl")])
+        .arg("--emit-config")
+        .arg(&none)
+        .args(["--host", "nope.example"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--host nope.example: no plan for that host; the plans are for: api.llm.example, api.example.com",
+        ));
+    assert!(!none.exists(), "a refusal leaves no directory behind");
+    // --host does nothing without --emit-config: a usage error, not silence.
+    toomany()
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            "--host",
+            "api.example.com",
+        ])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn one_plan_still_writes_into_the_directory_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    toomany()
+        .args(["analyze", &sample("cdn-burst.har"), "--target", "envoy"])
+        .arg("--emit-config")
+        .arg(tmp.path())
+        .assert()
+        .success();
+    assert!(tmp.path().join("envoy.yaml").is_file());
+}
