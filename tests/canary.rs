@@ -458,8 +458,18 @@ fn no_canary_survives_in_access_logs() {
     let report = std::fs::read(d.join("access-report.json")).unwrap();
     assert!(!report.is_empty());
     assert_clean("access-report.json", &report);
-    for entry in std::fs::read_dir(d.join("cfg-access")).unwrap() {
-        let p = entry.unwrap().path();
-        assert_clean(&p.display().to_string(), &std::fs::read(&p).unwrap());
+    let mut dirs = vec![d.join("cfg-access")];
+    let mut written = 0;
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                written += 1;
+                assert_clean(&p.display().to_string(), &std::fs::read(&p).unwrap());
+            }
+        }
     }
+    assert!(written > 0, "--emit-config wrote files");
 }
