@@ -82,11 +82,35 @@ impl Rows {
         self.order.iter().map(|&i| &self.rows[i as usize])
     }
 
-    /// Attribute every rate-limited row against its host's baseline (`baselines[host id]`),
-    /// returning the report's rows in time order. The records are released as they are read.
+    /// Pairs of rate-limited rows that are one request seen in two layers' access logs
+    /// (outer row id → the inner row's record and host), from
+    /// [`attribute::inner_layer_pairs`]. The inner records are copied: attribution releases
+    /// each record as it reads it.
+    pub fn joined_layers(&self) -> std::collections::HashMap<u32, (Box<Request>, u32)> {
+        let ids: Vec<u32> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| self.rows[i as usize].record.is_some())
+            .collect();
+        let refs: Vec<&Request> = ids
+            .iter()
+            .filter_map(|&i| self.rows[i as usize].record.as_deref())
+            .collect();
+        attribute::inner_layer_pairs(&refs)
+            .into_iter()
+            .map(|(outer, inner)| {
+                let row = &self.rows[ids[inner] as usize];
+                (ids[outer], (Box::new(refs[inner].clone()), row.ev.host))
+            })
+            .collect()
+    }
+
+    /// Attribute every rate-limited row (`attribute(row id, record, host id)`), returning the
+    /// report's rows in time order. The records are released as they are read.
     pub fn attribute(
         &mut self,
-        attribute: &dyn Fn(&Request, u32) -> Attribution,
+        attribute: &dyn Fn(u32, &Request, u32) -> Attribution,
     ) -> Vec<RateLimited> {
         let order = self.order.clone();
         let mut out = Vec::with_capacity(order.len());
@@ -95,7 +119,7 @@ impl Rows {
             let Some(r) = row.record.take() else {
                 continue;
             };
-            let a = attribute(&r, row.ev.host);
+            let a = attribute(i, &r, row.ev.host);
             row.facts = Some(facts(&r, &a, &row.retry_after));
             out.push(RateLimited {
                 request_index: i as usize,

@@ -206,11 +206,21 @@ fn prepare(
         baselines.insert(h, Arc::new(Baseline::build(&hosts[h as usize], &refs)));
     }
     let rate_limited = match attribute {
-        Attribute::Engine => c.rows.attribute(&|r, host| match baselines.get(&host) {
-            Some(b) => attribute::engine::attribute_one(r, b),
-            None => Attribution::unknown(),
-        }),
-        Attribute::Given(given) => c.rows.attribute(&|r, _| {
+        Attribute::Engine => {
+            // One request in two layers' access logs: the inner layer's verdict decides.
+            let joined = c.rows.joined_layers();
+            c.rows
+                .attribute(&|row, r, host| match baselines.get(&host) {
+                    Some(b) => match joined.get(&row) {
+                        Some((inner, inner_host)) => {
+                            attribute::joined(r, inner, baselines.get(inner_host).unwrap_or(b))
+                        }
+                        None => attribute::engine::attribute_one(r, b),
+                    },
+                    None => Attribution::unknown(),
+                })
+        }
+        Attribute::Given(given) => c.rows.attribute(&|_, r, _| {
             let key = (r.location.source.clone(), r.location.position);
             given
                 .get(&key)
