@@ -10,6 +10,7 @@ mod decode;
 pub mod json;
 mod names;
 mod text;
+pub mod tree;
 
 pub use names::{header_rule, is_secret_field, is_secret_header, is_secret_json_field, HeaderRule};
 
