@@ -65,7 +65,10 @@ fn main() {
             }
         }
     }
-    let bytes: usize = headers.iter().map(|(n, v)| n.len() + v.len()).sum::<usize>()
+    let bytes: usize = headers
+        .iter()
+        .map(|(n, v)| n.len() + v.len())
+        .sum::<usize>()
         + urls.iter().map(String::len).sum::<usize>()
         + bodies.iter().map(String::len).sum::<usize>();
     println!(
