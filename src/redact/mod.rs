@@ -9,6 +9,8 @@
 mod decode;
 pub mod json;
 mod names;
+pub mod parse;
+pub mod stream;
 mod text;
 pub mod tree;
 

@@ -38,7 +38,8 @@ impl Str {
         }
     }
 
-    fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+    /// The string literal: the raw form while unchanged, else escaped as serde_json does.
+    pub(crate) fn write(&self, out: &mut dyn Write) -> io::Result<()> {
         match &self.raw {
             Some(raw) => {
                 out.write_all(b"\"")?;
