@@ -215,3 +215,35 @@ fn analyze_fail_on_gates_a_captured_run() {
         .code(2);
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("toomany compare"));
 }
+
+#[test]
+fn the_compare_table_fits_80_columns_and_says_what_it_hid() {
+    let out = toomany()
+        .env("COLUMNS", "80")
+        .args(["compare", &before(), "--against", &after()])
+        .assert()
+        .success();
+    let s = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for line in s.lines() {
+        assert!(unicode_width::UnicodeWidthStr::width(line) <= 80, "{line}");
+    }
+    assert!(s.starts_with("Verdict: improved\n"), "{s}");
+    assert!(s.contains("(hidden to fit 80 columns:"), "{s}");
+    assert!(!s.contains('\u{1b}'), "no colour into a pipe");
+    let wide = toomany()
+        .env("COLUMNS", "160")
+        .args([
+            "compare",
+            &before(),
+            "--against",
+            &after(),
+            "--color",
+            "always",
+        ])
+        .assert()
+        .success();
+    let w = String::from_utf8(wide.get_output().stdout.clone()).unwrap();
+    assert!(w.contains("\u{1b}["), "--color always paints");
+    assert!(w.contains("retry-after honoured"), "{w}");
+    assert!(!w.contains("hidden to fit"), "{w}");
+}
