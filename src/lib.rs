@@ -9,12 +9,10 @@ pub mod attribute;
 pub mod check;
 pub mod cli;
 pub mod cmd;
+pub mod compare;
 pub mod detect;
 pub mod http;
 pub mod ingest;
-#[cfg(test)]
-#[allow(dead_code)]
-pub(crate) mod legacy_detect;
 pub mod limiter;
 pub mod model;
 pub mod output;

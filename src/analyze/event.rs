@@ -226,6 +226,29 @@ impl Event {
 
 const POSITION_MASK: u64 = (1 << 48) - 1;
 
+#[cfg(test)]
+impl Event {
+    /// A timed GET of operation `op` on host 0 (tests of the streaming state).
+    pub(crate) fn for_test(t_us: i64, dur_ms: f64, op: u64, status: u16) -> Event {
+        Event {
+            t_us,
+            dur_ms,
+            op,
+            loc: 0,
+            host: 0,
+            client: 0,
+            cred: NONE,
+            endpoint: NONE,
+            detail: NONE,
+            idem: 0,
+            status,
+            flags: 0,
+            t_ns: 0,
+            _pad: 0,
+        }
+    }
+}
+
 /// Location field of an event: input number and entry/line (saturating at 2^48 − 1).
 pub fn pack_loc(input: u16, position: usize) -> u64 {
     ((input as u64) << 48) | (position as u64).min(POSITION_MASK)

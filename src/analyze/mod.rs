@@ -467,7 +467,8 @@ fn run_detectors(
                 .entry(ev.host)
                 .or_insert_with(|| Linker::new(coarse));
             let wait = cx_ref.wait_s(ev).unwrap_or(0.0);
-            let Some(link) = linker.step(ev, seq, table.get(ev.op, seq), wait, &mut closed) else {
+            let Some(link) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed)
+            else {
                 return;
             };
             let s = Step {
@@ -526,7 +527,8 @@ fn run_detectors(
                 .entry(ev.host)
                 .or_insert_with(|| Linker::new(coarse));
             let wait = cx_ref.wait_s(ev).unwrap_or(0.0);
-            let Some(link) = linker.step(ev, seq, table.get(ev.op, seq), wait, &mut closed) else {
+            let Some(link) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed)
+            else {
                 return;
             };
             closed.clear();
@@ -826,7 +828,7 @@ pub fn link_records(requests: &[Request]) -> crate::detect::logical::Attempts {
             .entry(ev.host)
             .or_insert_with(|| Linker::new(coarse));
         let wait = cx.wait_s(ev).unwrap_or(0.0);
-        if let Some(l) = linker.step(ev, seq, table.get(ev.op, seq), wait, &mut closed) {
+        if let Some(l) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed) {
             if let Some(&i) = by_loc.get(&(ev.input(), ev.position())) {
                 linked.push((i, l));
             }
@@ -946,62 +948,4 @@ pub fn recommend_evidence(
         all.merge(h);
     }
     (hosts, all)
-}
-
-#[cfg(test)]
-mod legacy_tests {
-    //! The streaming engine against the batch analysis it replaced, on the repository's inputs.
-
-    use super::*;
-
-    fn inputs() -> Vec<Vec<String>> {
-        let mut out: Vec<Vec<String>> = Vec::new();
-        for dir in [
-            "samples",
-            "tests/scenarios",
-            "tests/heldout",
-            "tests/fixtures/heldout",
-        ] {
-            let Ok(rd) = std::fs::read_dir(dir) else {
-                continue;
-            };
-            let mut v: Vec<String> = rd
-                .filter_map(|e| e.ok())
-                .map(|e| e.path().to_string_lossy().into_owned())
-                .filter(|p| p.ends_with(".har") || p.ends_with(".jsonl") || p.ends_with(".gz"))
-                .collect();
-            v.sort();
-            out.extend(v.into_iter().map(|p| vec![p]));
-        }
-        out.push(vec![
-            "tests/heldout/shared-key-split-1.jsonl.gz".into(),
-            "tests/heldout/shared-key-split-2.jsonl.gz".into(),
-        ]);
-        out
-    }
-
-    #[test]
-    fn streaming_reports_equal_the_batch_ones() {
-        let key = crate::redact::Redactor::from_key_material(b"0123456789abcdef0123456789abcdef");
-        let opts = ingest::Options::new(key);
-        for files in inputs() {
-            let read = ingest::read_inputs(&files, &opts);
-            let (summaries, requests) = merge_inputs(read);
-            let o = AnalyzeOptions::default();
-            let rec = crate::recommend::Options::default();
-            let old = crate::legacy_detect::analyze_with(summaries.clone(), &requests, &o, &rec);
-            let new = analyze_files(&files, &opts, &o, &rec);
-            let (a, b) = (
-                serde_json::to_string_pretty(&old).unwrap(),
-                serde_json::to_string_pretty(&new).unwrap(),
-            );
-            assert!(a == b, "{files:?}: JSON differs");
-            let (mut x, y) = (old.overview.clone(), new.overview.clone());
-            assert_eq!(x.windows, y.windows, "{files:?}");
-            assert_eq!(x.timeline, y.timeline, "{files:?}");
-            assert_eq!(x.credentials, y.credentials, "{files:?}");
-            assert_eq!(x.credential_count, y.credential_count, "{files:?}");
-            x.next_attempt.truncate(0);
-        }
-    }
 }

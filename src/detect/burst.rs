@@ -9,8 +9,9 @@
 //!   rate, and rate-limited responses followed; either way the window holds ≥ 10 requests and,
 //!   when the limit's window is longer than it, ≥ 25 % of the allowance (at most 40 requests);
 //! - without one: a 1 s / 10 s window holds ≥ 40 requests at ≥ 4× the sustained rate (or ≥ 20
-//!   at ≥ 10×), at ≥ 2/s, where the sustained rate is first attempts over the capture (at least a
-//!   minute), and rate-limited responses came during it or within 10 s after.
+//!   at ≥ 10×), at ≥ 2/s, where the sustained rate is first attempts over the time the host was
+//!   active (the capture less gaps over 1 h; at least a minute), and rate-limited responses came
+//!   during it or within 10 s after.
 //!
 //! Steady traffic a little over the limit is not a burst (the plan's rate target covers it).
 //!
@@ -71,8 +72,8 @@ struct Host {
     /// First attempts (not retries) seen: their windows.
     windows: Vec<Candidates>,
     firsts: usize,
-    first_t: Option<f64>,
-    last_t: f64,
+    /// Time the first attempts were active (gaps over an hour left out).
+    active: Active,
     /// Start times of the rate-limited responses (every attempt), in order.
     limited_t: Vec<f64>,
     bursts: Vec<Found>,
@@ -110,6 +111,35 @@ fn limited_between(limited_t: &[f64], a: f64, b: f64) -> usize {
         .count()
 }
 
+/// Seconds the host was active: the capture's span less every gap longer than
+/// [`crate::overview::WINDOW_GAP_MS`] (inputs from different days are separate windows, so a
+/// burst is not measured against a "sustained" rate averaged over the night between them);
+/// and how many such windows there are. Fed start times in time order.
+#[derive(Debug, Default, Clone, Copy)]
+struct Active {
+    seconds: f64,
+    windows: usize,
+    last: Option<f64>,
+}
+
+impl Active {
+    fn push(&mut self, t: f64) {
+        let gap = crate::overview::WINDOW_GAP_MS as f64 / 1000.0;
+        match self.last {
+            None => self.windows = 1,
+            Some(prev) => {
+                let d = (t - prev).abs();
+                if d <= gap {
+                    self.seconds += d;
+                } else {
+                    self.windows += 1;
+                }
+            }
+        }
+        self.last = Some(t);
+    }
+}
+
 /// Grow a window over neighbours that keep its pace: gaps up to 5× its mean gap, 0.25–1 s.
 fn threshold(w: &Window) -> f64 {
     let mean_gap = if w.count > 1 {
@@ -131,8 +161,7 @@ impl Detector for Burst {
             return;
         }
         h.firsts += 1;
-        h.first_t.get_or_insert(t);
-        h.last_t = t;
+        h.active.push(t);
         for c in &mut h.windows {
             c.push(t);
         }
@@ -144,8 +173,7 @@ impl Detector for Burst {
             if h.firsts < MIN_ANY {
                 continue;
             }
-            let span = h.last_t - h.first_t.unwrap_or(h.last_t);
-            h.sustained = h.firsts as f64 / span.max(60.0);
+            h.sustained = h.firsts as f64 / h.active.seconds.max(60.0);
             let limit = cx.limit(id as u32).filter(|l| l.window_s <= 3600.0);
             let limited_t = std::mem::take(&mut h.limited_t);
             let lb = |a: f64, b: f64| limited_between(&limited_t, a, b);
@@ -338,10 +366,16 @@ fn finding(cx: &Cx, host: &str, h: &Host, found: &[Found], limit: Option<&KnownL
     let sustained = h.sustained;
     let against = match limit {
         Some(l) => format!("against a limit of {}", l.text()),
-        None => format!(
-            "against a sustained {} over the capture",
-            rate_text(sustained)
-        ),
+        None => match h.active.windows {
+            1 => format!(
+                "against a sustained {} over the capture",
+                rate_text(sustained)
+            ),
+            n => format!(
+                "against a sustained {} while the host was active ({n} time windows more than 1 h apart)",
+                rate_text(sustained)
+            ),
+        },
     };
     let consequence = if hit > 0 {
         format!("; {hit} rate-limited responses followed")
@@ -391,6 +425,26 @@ mod tests {
         w.latency_ms = 10.0;
         sim.workers.push(w);
         sim.run()
+    }
+
+    #[test]
+    fn gaps_over_an_hour_are_not_active_time() {
+        // Two 10-minute sessions a day apart: 20 active minutes, not 24 h.
+        let t: Vec<f64> = (0..=600)
+            .step_by(10)
+            .map(f64::from)
+            .chain((0..=600).step_by(10).map(|s| 86_400.0 + f64::from(s)))
+            .collect();
+        let active = |t: &[f64]| {
+            let mut a = super::Active::default();
+            t.iter().for_each(|&x| a.push(x));
+            a
+        };
+        assert_eq!(active(&t).windows, 2);
+        assert!((active(&t).seconds - 1200.0).abs() < 1e-9);
+        let one: Vec<f64> = (0..=600).step_by(10).map(f64::from).collect();
+        assert_eq!(active(&one).windows, 1);
+        assert!((active(&one).seconds - 600.0).abs() < 1e-9);
     }
 
     #[test]
