@@ -12,6 +12,7 @@ pub mod detect;
 pub mod http;
 pub mod ingest;
 pub mod limiter;
+pub mod mock;
 pub mod model;
 pub mod output;
 pub mod overview;

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod calc;
 pub mod check;
 pub mod emit;
+pub mod mock;
 pub mod plan;
 pub mod redact;
 pub mod retry_after;
@@ -50,6 +51,7 @@ pub fn run(command: Command) -> Outcome {
         Command::Calc(a) => calc::run(a),
         Command::RetryAfter(a) => retry_after::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Mock(a) => mock::run(a),
     }
 }
 
