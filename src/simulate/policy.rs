@@ -233,7 +233,8 @@ pub fn read_policy_file(path: &Path) -> Result<NeutralPolicy, String> {
         .map(|e| e.eq_ignore_ascii_case("json"))
         .unwrap_or_else(|| text.trim_start().starts_with('{'));
     let p: NeutralPolicy = if json {
-        serde_json::from_str(&text).map_err(|e| {
+        let de = &mut serde_json::Deserializer::from_str(&text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
             format!(
                 "{shown}: not a toomany policy (write one with `toomany plan … --emit-config DIR`): {e}"
             )
