@@ -39,6 +39,8 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// A local HTTP server that plays a provider's rate limiter and logs every request.
     Mock(MockArgs),
+    /// Check a controlled batch against the plan: counts, spacing, in flight, retries; pass/fail.
+    Verify(VerifyArgs),
 }
 
 /// Options shared by every command that reads inputs.
@@ -408,4 +410,33 @@ pub struct MockArgs {
     /// Connections served at once (more wait in the listen queue).
     #[arg(long, default_value_t = 256, value_name = "N")]
     pub max_connections: usize,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Attempts are grouped into logical requests (client, method, URL and, for writes, the body; a \
+retry follows a failed attempt of the same operation), counted (first attempts, retries, successes, final failures), \
+and checked against the plan: start_rate (first attempts at least min_interval_ms apart), concurrency (at most \
+max_in_flight overlap), retry_after_honoured (no retry before Retry-After; workers told the same moment spread \
+out), attempt_cap (all layers together), deadline, jitter (workers refused together do not retry together), \
+idempotency (retried writes carry one stable key). Give each logical request its own URL. Every time comparison \
+allows --tolerance. Exit 0 = pass, 1 = fail, 2 = unreadable or unjudgeable input. See docs/verify.md.\n\n\
+Examples:\n  toomany verify mock.jsonl --plan client-config/toomany.toml\n  \
+toomany verify batch.har --plan toomany.json --format json"
+)]
+pub struct VerifyArgs {
+    /// Captures of the batch: the mock's log, a HAR, JSON lines (anything analyze reads).
+    #[arg(required = true, value_name = "CAPTURE")]
+    pub files: Vec<String>,
+    /// The plan: a toomany.toml or toomany.json written by `plan|analyze --emit-config`.
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: OutputFormat,
+    /// Slack for every time comparison (clock jitter, a busy client process), e.g. 20ms.
+    #[arg(long, value_name = "DURATION")]
+    pub tolerance: Option<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
 }

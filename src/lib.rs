@@ -23,3 +23,4 @@ pub mod render;
 pub mod report;
 pub mod simulate;
 pub mod units;
+pub mod verify;

@@ -10,6 +10,7 @@ pub mod plan;
 pub mod redact;
 pub mod retry_after;
 pub mod simulate;
+pub mod verify;
 
 use crate::cli::{Command, InputArgs};
 use crate::ingest;
@@ -52,6 +53,7 @@ pub fn run(command: Command) -> Outcome {
         Command::RetryAfter(a) => retry_after::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Mock(a) => mock::run(a),
+        Command::Verify(a) => verify::run(a),
     }
 }
 
