@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod calc;
 pub mod check;
+pub mod compare;
 pub mod emit;
 pub mod mock;
 pub mod plan;
@@ -54,6 +55,7 @@ pub fn run(command: Command) -> Outcome {
         Command::Simulate(a) => simulate::run(a),
         Command::Mock(a) => mock::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Compare(a) => compare::run(a),
     }
 }
 
