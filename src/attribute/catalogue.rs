@@ -961,6 +961,74 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [],
         messages: [],
     },
+    // ------------------------------------------------------------------ productivity
+    provider! {
+        vendor: "notion", name: "Notion API", category: Productivity, quota: Rate,
+        hosts: ["api.notion.com"],
+        family: "Retry-After (integer seconds); a per-connection budget per 60 s window and a per-workspace limit",
+        source: "https://developers.notion.com/reference/request-limits",
+        markers: [
+            ("notion.body", 0.85, All(&[Body("\"object\":\"error\""), Body("\"code\":\"rate_limited\"")]), "",
+             "Notion's error object with code rate_limited"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "airtable", name: "Airtable", category: Productivity, quota: Rate,
+        hosts: ["api.airtable.com"],
+        family: "none; 5 requests per second per base, 50 per second per token, then a 30-second wait; monthly call limits on Free and Team plans",
+        source: "https://support.airtable.com/docs/managing-api-call-limits-in-airtable",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "asana", name: "Asana", category: Productivity, quota: Rate,
+        hosts: ["app.asana.com"],
+        family: "Retry-After; per-token requests per minute (150 free, 1,500 paid), concurrent-request and cost limits",
+        source: "https://developers.asana.com/docs/rate-limits",
+        markers: [],
+        messages: [
+            ("asana.msg.rate-limit", 0.9, "You've made too many requests and hit a rate limit", RATE, KEY, "the token's requests per minute"),
+        ],
+    },
+    provider! {
+        vendor: "dropbox", name: "Dropbox API", category: Productivity, quota: Rate,
+        hosts: ["api.dropboxapi.com", "content.dropboxapi.com", "notify.dropboxapi.com", "api.dropbox.com"],
+        family: "Retry-After on every rate-limited response; error.reason .tag too_many_requests / too_many_write_operations",
+        source: "https://developers.dropbox.com/dbx-performance-guide",
+        markers: [
+            ("dropbox.error-summary", 0.85, All(&[Body("\"error_summary\""), Any(&[Body("too_many_requests"), Body("too_many_write_operations")])]), "",
+             "Dropbox's error object (error_summary) with a rate-limit reason"),
+        ],
+        messages: [
+            ("dropbox.msg.write-operations", 0.8, "too_many_write_operations", CONC, RESOURCE,
+             "too many writes in the same Dropbox namespace at once: lock contention, serialise the writes"),
+        ],
+    },
+    provider! {
+        vendor: "box", name: "Box Platform API", category: Productivity, quota: Rate,
+        hosts: ["api.box.com", "upload.box.com", "dl.boxcloud.com"],
+        family: "retry-after; about 1,000 calls per minute per user, per-endpoint limits, a monthly enterprise allowance",
+        source: "https://developer.box.com/guides/api-calls/permissions-and-errors/rate-limits/",
+        markers: [
+            ("box.body", 0.8, All(&[Body("\"type\":\"error\""), Body("\"code\":\"rate_limit_exceeded\"")]), "",
+             "Box's error object: type error, code rate_limit_exceeded"),
+        ],
+        messages: [
+            ("box.msg.rate-limit", 0.8, "Request rate limit exceeded, please try again later", RATE, USER, "the user's calls per minute"),
+        ],
+    },
+    provider! {
+        vendor: "figma", name: "Figma REST API", category: Productivity, quota: Rate,
+        hosts: ["api.figma.com"],
+        family: "Retry-After, X-Figma-Plan-Tier, X-Figma-Rate-Limit-Type (low/high), X-Figma-Upgrade-Link; leaky bucket per user, plan and app",
+        source: "https://developers.figma.com/docs/rest-api/rate-limits",
+        markers: [
+            ("figma.headers", 0.9, Any(&[Has("x-figma-rate-limit-type"), Has("x-figma-plan-tier"), Has("x-figma-upgrade-link")]), "",
+             "X-Figma-Rate-Limit-Type / -Plan-Tier / -Upgrade-Link are on Figma's 429s"),
+        ],
+        messages: [],
+    },
     // ------------------------------------------------------------------ platform edges' own APIs
     provider! {
         vendor: "cloudflare", name: "Cloudflare API", category: Platform, quota: Rate,
