@@ -336,6 +336,22 @@ pub static PROVIDERS: &[Provider] = &[
         ],
     },
     // ------------------------------------------------------------------ payments
+    // ------------------------------------------------------------------ (chat, continued)
+    provider! {
+        vendor: "zoom", name: "Zoom API", category: Chat, quota: Rate,
+        hosts: ["api.zoom.us", "zoom.us/oauth/"],
+        family: "X-RateLimit-Category (Light/Medium/Heavy/Resource-intensive), X-RateLimit-Type (QPS or daily), X-RateLimit-Limit/-Remaining, Retry-After",
+        source: "https://developers.zoom.us/docs/commerce/rate-limits/",
+        markers: [
+            ("zoom.headers", 0.85, Any(&[Has("x-ratelimit-category"), Has("x-zm-trackingid")]), "",
+             "X-RateLimit-Category names the Zoom API's request type"),
+        ],
+        messages: [
+            ("zoom.msg.per-second", 0.85, "You have reached the maximum per-second rate limit for this API", RATE, APP,
+             "the account's requests per second for this request type"),
+            ("zoom.msg.daily", 0.85, "You have reached the maximum daily rate limit for this API", DAILY, APP, "the account's daily limit for this request type"),
+        ],
+    },
     provider! {
         vendor: "stripe", name: "Stripe", category: Payments, quota: Rate,
         hosts: ["api.stripe.com", "files.stripe.com", "connect.stripe.com"],
@@ -1026,6 +1042,18 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [
             ("figma.headers", 0.9, Any(&[Has("x-figma-rate-limit-type"), Has("x-figma-plan-tier"), Has("x-figma-upgrade-link")]), "",
              "X-Figma-Rate-Limit-Type / -Plan-Tier / -Upgrade-Link are on Figma's 429s"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "linear", name: "Linear", category: Productivity, quota: Rate,
+        hosts: ["api.linear.app"],
+        family: "X-RateLimit-Requests-Limit/-Remaining/-Reset and X-RateLimit-Complexity-* (leaky buckets per hour)",
+        source: "https://linear.app/developers/rate-limiting",
+        markers: [
+            ("linear.headers", 0.85, Any(&[Has("x-ratelimit-complexity-remaining"), Has("x-ratelimit-complexity-limit"), Has("x-complexity")]), "",
+             "Linear's GraphQL complexity budget headers"),
+            ("linear.body", 0.75, Body("\"code\":\"ratelimited\""), "", "Linear's GraphQL error extensions.code RATELIMITED"),
         ],
         messages: [],
     },

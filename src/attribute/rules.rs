@@ -434,6 +434,8 @@ pub static CUES: &[Cue] = &[
     c("traefik.inflight", 1, Body("max connections reached"), CONC, None, "[P5]", "Traefik InFlightReq (concurrency)"),
     c("ietf.concurrency", 1, Value("ratelimit-policy", "concurrent-requests"), CONC, None, "[S3]",
       "RateLimit-Policy qu=concurrent-requests"),
+    c("zoom.daily", 1, Value("x-ratelimit-type", "daily"), DAILY, None, "https://developers.zoom.us/docs/commerce/rate-limits/",
+      "Zoom's X-RateLimit-Type: Daily-limit (the request type's daily allowance)"),
     c("x.app", 1, NamePrefix("x-app-limit-24hour"), None, Some(Scope::App), "[X1]", "X per-app 24-hour limit headers"),
     c("x.user", 1, NamePrefix("x-user-limit-24hour"), None, Some(Scope::User), "[X1]", "X per-user 24-hour limit headers"),
     c("google.vertex-generic", 1, Body("resource has been exhausted (e.g. check quota)"), RATE, None, "[GG1]",
