@@ -645,6 +645,28 @@ pub static PROVIDERS: &[Provider] = &[
              "the target resource is locked by another operation: contention, not a quota"),
         ],
     },
+    provider! {
+        vendor: "digitalocean", name: "DigitalOcean API", category: Cloud, quota: Rate,
+        hosts: ["api.digitalocean.com"],
+        family: "ratelimit-limit/-remaining/-reset (epoch of the oldest request's expiry): 5,000 per hour and 250 per minute per token",
+        source: "https://developers.digitalocean.com/documentation/v2/#rate-limit",
+        markers: [
+            ("digitalocean.body", 0.75, All(&[Body("\"id\":\"too_many_requests\""), Body("api rate limit exceeded")]), "",
+             "DigitalOcean's error object: id too_many_requests"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "heroku", name: "Heroku Platform API", category: Cloud, quota: Rate,
+        hosts: ["api.heroku.com"],
+        family: "RateLimit-Remaining; about 4,500 requests per hour per account, refilled continuously",
+        source: "https://devcenter.heroku.com/articles/platform-api-reference#rate-limits",
+        markers: [],
+        messages: [
+            ("heroku.msg.rate-limit", 0.7, "Your account reached the API rate limit", RATE, USER,
+             "the account's hourly token bucket (APIs built on Heroku's prmd template reuse the wording, so the host decides)"),
+        ],
+    },
     // ------------------------------------------------------------------ CRM and support
     provider! {
         vendor: "salesforce", name: "Salesforce", category: Crm, quota: Daily,
@@ -1055,6 +1077,28 @@ pub static PROVIDERS: &[Provider] = &[
              "Linear's GraphQL complexity budget headers"),
             ("linear.body", 0.75, Body("\"code\":\"ratelimited\""), "", "Linear's GraphQL error extensions.code RATELIMITED"),
         ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ identity
+    provider! {
+        vendor: "okta", name: "Okta", category: Identity, quota: Rate,
+        hosts: ["*.okta.com", "*.oktapreview.com", "*.okta-emea.com", "*.okta-gov.com"],
+        family: "X-Rate-Limit-Limit/-Remaining/-Reset (epoch s): org-wide per-minute limits per endpoint, plus a concurrent-transaction limit",
+        source: "https://developer.okta.com/docs/reference/rl-best-practices/",
+        markers: [
+            ("okta.e0000047", 0.9, Body("e0000047"), "", "Okta error E0000047: API call exceeded rate limit"),
+        ],
+        messages: [
+            ("okta.msg.rate-limit", 0.85, "API call exceeded rate limit due to too many requests", RATE, APP,
+             "the org's per-minute limit for the endpoint (or its concurrent limit)"),
+        ],
+    },
+    provider! {
+        vendor: "sailpoint", name: "SailPoint Identity Security Cloud", category: Identity, quota: Rate,
+        hosts: ["*.api.identitynow.com", "*.identitynow.com"],
+        family: "Retry-After; 100 requests per access token per 10 seconds",
+        source: "https://developer.sailpoint.com/docs/api/rate-limit",
+        markers: [],
         messages: [],
     },
     // ------------------------------------------------------------------ platform edges' own APIs
