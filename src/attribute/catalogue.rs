@@ -1101,6 +1101,36 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [],
         messages: [],
     },
+    // ------------------------------------------------------------------ finance and crypto
+    provider! {
+        vendor: "etherscan", name: "Etherscan API", category: Finance, quota: Rate,
+        hosts: ["api.etherscan.io", "api-*.etherscan.io"],
+        family: "none; calls per second and per day by plan (the day resets at 00:00 UTC)",
+        source: "https://docs.etherscan.io/etherscan-v2/support/rate-limits",
+        markers: [],
+        messages: [
+            ("etherscan.msg.per-second", 0.85, "Max calls per sec rate limit reached", RATE, KEY, "the key's calls per second"),
+        ],
+    },
+    provider! {
+        vendor: "binance", name: "Binance API", category: Finance, quota: Rate,
+        hosts: ["api.binance.com", "api*.binance.com", "fapi.binance.com", "dapi.binance.com", "testnet.binance.vision", "api.binance.us"],
+        family: "X-MBX-USED-WEIGHT-(n)(unit) per IP, X-MBX-ORDER-COUNT-(n)(unit) per account; Retry-After on 429 and on the 418 IP ban",
+        source: "https://developers.binance.com/docs/binance-spot-api-docs/rest-api/limits",
+        markers: [
+            ("binance.weight", 0.9, Any(&[NamePrefix("x-mbx-used-weight"), NamePrefix("x-mbx-order-count")]), "",
+             "X-MBX-USED-WEIGHT-* / X-MBX-ORDER-COUNT-* are Binance's request-weight and order counters"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "coinbase", name: "Coinbase APIs", category: Finance, quota: Rate,
+        hosts: ["api.coinbase.com", "api.exchange.coinbase.com", "api.prime.coinbase.com", "api.cdp.coinbase.com"],
+        family: "none documented on Advanced Trade; private endpoints per user, public per IP, per second",
+        source: "https://docs.cdp.coinbase.com/advanced-trade/docs/rest-api-rate-limits",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ platform edges' own APIs
     provider! {
         vendor: "cloudflare", name: "Cloudflare API", category: Platform, quota: Rate,
@@ -1110,6 +1140,33 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [
             ("cloudflare.api-limit", 0.8, Body("more than 1200 requests per 300 seconds"), "API 1200/5 min",
              "Cloudflare's own API limit (1200 requests per 5 minutes per user), not an edge rule"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "vercel", name: "Vercel REST API", category: Platform, quota: Rate,
+        hosts: ["api.vercel.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (epoch s) per endpoint",
+        source: "https://vercel.com/docs/limits",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "netlify", name: "Netlify API", category: Platform, quota: Rate,
+        hosts: ["api.netlify.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (epoch s): 500 requests per minute, deploys 3 per minute and 100 per day",
+        source: "https://docs.netlify.com/api-and-cli-guides/api-guides/get-started-with-api/#rate-limiting",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "fastly", name: "Fastly API", category: Platform, quota: Rate,
+        hosts: ["api.fastly.com", "rt.fastly.com"],
+        family: "Fastly-RateLimit-Remaining / Fastly-RateLimit-Reset (hourly, on non-GET requests)",
+        source: "https://www.fastly.com/documentation/reference/api/#rate-limiting",
+        markers: [
+            ("fastly.api-headers", 0.85, Any(&[Has("fastly-ratelimit-remaining"), Has("fastly-ratelimit-reset")]), "",
+             "Fastly-RateLimit-* are sent by Fastly's own API, not by the CDN for its customers"),
         ],
         messages: [],
     },
