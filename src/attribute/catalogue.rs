@@ -594,6 +594,50 @@ pub static PROVIDERS: &[Provider] = &[
             ("aws-bedrock.msg.tokens", 0.85, "Too many tokens, please wait before trying again", TOKENS, NOS, "the model's tokens-per-minute quota"),
         ],
     },
+    provider! {
+        vendor: "groq", name: "Groq", category: Ai, quota: Rate,
+        hosts: ["api.groq.com"],
+        family: "x-ratelimit-limit/-remaining/-reset-requests (per day) and -tokens (per minute); retry-after on 429",
+        source: "https://console.groq.com/docs/rate-limits",
+        markers: [
+            ("groq.docs-link", 0.9, Body("console.groq.com/docs/rate-limits"), "", "Groq's rate-limit error links its own rate-limit page"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "deepseek", name: "DeepSeek API", category: Ai, quota: Concurrency,
+        hosts: ["api.deepseek.com"],
+        family: "none; no per-user rate limit, but concurrency limits per account and model under load",
+        source: "https://platform.deepseek.com/api-docs/quick_start/rate_limit",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "replicate", name: "Replicate", category: Ai, quota: Rate,
+        hosts: ["api.replicate.com"],
+        family: "none; 600 prediction creations and 3,000 other requests per minute, stricter as prepaid credit runs low",
+        source: "https://replicate.com/docs/topics/predictions/rate-limits",
+        markers: [],
+        messages: [
+            ("replicate.msg.throttled", 0.85, "Request was throttled. Your rate limit resets in", RATE, KEY, "the account's requests per minute"),
+        ],
+    },
+    provider! {
+        vendor: "xai", name: "xAI API", category: Ai, quota: Rate,
+        hosts: ["api.x.ai"],
+        family: "per-model requests per second and tokens per minute per team, by spend tier",
+        source: "https://docs.x.ai/developers/rate-limits",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "together", name: "Together AI", category: Ai, quota: Rate,
+        hosts: ["api.together.xyz", "api.together.ai"],
+        family: "per-model requests and tokens per minute per account tier",
+        source: "https://docs.together.ai/docs/rate-limits",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ cloud APIs
     provider! {
         vendor: "google", name: "Google APIs", category: Cloud, quota: Rate,
