@@ -850,6 +850,15 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [],
         messages: [],
     },
+    // ------------------------------------------------------------------ media
+    provider! {
+        vendor: "twitch", name: "Twitch Helix API", category: Media, quota: Rate,
+        hosts: ["api.twitch.tv", "id.twitch.tv"],
+        family: "Ratelimit-Limit/-Remaining/-Reset (epoch s): a token bucket of 800 points per minute per client (and per user)",
+        source: "https://dev.twitch.tv/docs/api/guide/",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ registries
     provider! {
         vendor: "docker-hub", name: "Docker Hub", category: Registry, quota: Rate,
