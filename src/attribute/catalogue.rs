@@ -1184,6 +1184,18 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [],
         messages: [],
     },
+    // ------------------------------------------------------------------ data and reference
+    provider! {
+        vendor: "wikimedia", name: "Wikimedia (Wikipedia, Wikidata, MediaWiki APIs)", category: Data, quota: Rate,
+        hosts: ["*.wikipedia.org", "*.wikimedia.org", "*.wikidata.org", "*.wiktionary.org", "*.mediawiki.org", "api.wikimedia.org"],
+        family: "none on reads (serial requests and a contactable User-Agent expected); writes rate-limited per user right (error code ratelimited)",
+        source: "https://www.mediawiki.org/wiki/API:Etiquette",
+        markers: [
+            ("wikimedia.ratelimited", 0.8, All(&[Body("\"code\":\"ratelimited\""), Any(&[Body("mediawiki"), Body("\"info\":")])]), "",
+             "the MediaWiki Action API's ratelimited error"),
+        ],
+        messages: [],
+    },
     // ------------------------------------------------------------------ platform edges' own APIs
     provider! {
         vendor: "cloudflare", name: "Cloudflare API", category: Platform, quota: Rate,

@@ -215,6 +215,10 @@ pub static RULES: &[Rule] = &[
       Any(&[Has("x-nf-request-id"), Value("server", "netlify")]), NONE, "", "[N1]",
       "x-nf-request-id is on every response Netlify serves"),
 
+    r("wikimedia.error-page", "wikimedia", Cdn, Producer, 0.85,
+      Body("<title>wikimedia error</title>"), RATE, "edge error page", "https://www.mediawiki.org/wiki/API:Etiquette",
+      "Wikimedia's edge error page (its own caching layer answered, for the robot and User-Agent policy)"),
+
     // ---------------------------------------------------------------- proxies and gateways
     r("nginx.default-page", "nginx", Proxy, Producer, 0.9,
       All(&[Any(&[Body("<center>nginx"), Body("<center>openresty")]),

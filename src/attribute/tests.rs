@@ -849,6 +849,16 @@ pub static FIXTURES: &[Fx] = &[
         layer: Layer::Unknown, vendor: None, quota: Quota::Unknown,
         owns: &[],
     },
+    Fx {
+        name: "wikimedia edge error page",
+        host: "en.wikipedia.org",
+        status: 429,
+        headers: &[("server", "ATS/9.2.5"), ("content-type", "text/html; charset=utf-8"), ("x-cache", "cp3066 int")],
+        body: "<!DOCTYPE html>\n<html lang=\"en\">\n<meta charset=\"utf-8\">\n<title>Wikimedia Error</title>\n<div class=\"content\" role=\"main\"><h1>Error</h1><p>Too many requests.</p></div>",
+        baseline: &[("server", "mw-web.eqiad.main-5"), ("x-cache", "cp3066 hit")],
+        layer: Cdn, vendor: Some("wikimedia"), quota: Quota::Rate,
+        owns: &["wikimedia.error-page"],
+    },
 ];
 
 #[test]
