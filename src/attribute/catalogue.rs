@@ -1196,6 +1196,19 @@ pub static PROVIDERS: &[Provider] = &[
         ],
         messages: [],
     },
+    provider! {
+        vendor: "semantic-scholar", name: "Semantic Scholar API", category: Data, quota: Rate,
+        hosts: ["api.semanticscholar.org", "partner.semanticscholar.org"],
+        family: "none; unauthenticated requests share one pool, an API key gets 1 request per second",
+        source: "https://www.semanticscholar.org/product/api",
+        markers: [
+            ("semantic-scholar.key-link", 0.85, Body("semanticscholar.org/product/api"), "", "Semantic Scholar's 429 points at its API-key form"),
+        ],
+        messages: [
+            ("semantic-scholar.msg.apply-for-key", 0.85, "apply for a key for higher rate limits", RATE, IP,
+             "the shared unauthenticated pool (or the key's 1 request per second)"),
+        ],
+    },
     // ------------------------------------------------------------------ platform edges' own APIs
     provider! {
         vendor: "cloudflare", name: "Cloudflare API", category: Platform, quota: Rate,
