@@ -1209,6 +1209,26 @@ pub static PROVIDERS: &[Provider] = &[
              "the shared unauthenticated pool (or the key's 1 request per second)"),
         ],
     },
+    // ------------------------------------------------------------------ observability
+    provider! {
+        vendor: "datadog", name: "Datadog API", category: Observability, quota: Rate,
+        hosts: ["api.datadoghq.com", "api.datadoghq.eu", "api.*.datadoghq.com", "api.ddog-gov.com", "http-intake.logs.*datadoghq.com", "http-intake.logs.datadoghq.eu"],
+        family: "X-RateLimit-Limit, -Period (seconds, calendar-aligned), -Remaining, -Reset, -Name",
+        source: "https://docs.datadoghq.com/api/latest/rate-limits/",
+        markers: [
+            ("datadog.headers", 0.85, All(&[Has("x-ratelimit-period"), Has("x-ratelimit-name")]), "",
+             "X-RateLimit-Period with X-RateLimit-Name is Datadog's rate-limit header family"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "pagerduty", name: "PagerDuty", category: Observability, quota: Rate,
+        hosts: ["api.pagerduty.com", "events.pagerduty.com", "api.eu.pagerduty.com", "events.eu.pagerduty.com"],
+        family: "ratelimit-limit/-remaining/-reset (seconds to wait); the v1 Events API answers its limit with 403",
+        source: "https://support.pagerduty.com/docs/rest-api-rate-limits",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ platform edges' own APIs
     provider! {
         vendor: "cloudflare", name: "Cloudflare API", category: Platform, quota: Rate,
