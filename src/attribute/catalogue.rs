@@ -638,6 +638,14 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [],
         messages: [],
     },
+    provider! {
+        vendor: "perplexity", name: "Perplexity API", category: Ai, quota: Rate,
+        hosts: ["api.perplexity.ai"],
+        family: "requests per minute per model, set by the account's usage tier (cumulative credit purchases)",
+        source: "https://docs.perplexity.ai/guides/usage-tiers",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ cloud APIs
     provider! {
         vendor: "google", name: "Google APIs", category: Cloud, quota: Rate,
@@ -850,12 +858,31 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [],
         messages: [],
     },
+    provider! {
+        vendor: "tiktok", name: "TikTok API", category: Social, quota: Rate,
+        hosts: ["open.tiktokapis.com", "open-api.tiktok.com", "business-api.tiktok.com"],
+        family: "no rate-limit headers; 600 requests per one-minute sliding window per endpoint; 429 with error code rate_limit_exceeded",
+        source: "https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit",
+        markers: [
+            ("tiktok.body", 0.8, All(&[Body("\"code\":\"rate_limit_exceeded\""), Body("\"log_id\"")]), "",
+             "TikTok API v2's error object: code rate_limit_exceeded with a log_id (developers.tiktok.com/doc/tiktok-api-v2-error-handling)"),
+        ],
+        messages: [],
+    },
     // ------------------------------------------------------------------ media
     provider! {
         vendor: "twitch", name: "Twitch Helix API", category: Media, quota: Rate,
         hosts: ["api.twitch.tv", "id.twitch.tv"],
         family: "Ratelimit-Limit/-Remaining/-Reset (epoch s): a token bucket of 800 points per minute per client (and per user)",
         source: "https://dev.twitch.tv/docs/api/guide/",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "vimeo", name: "Vimeo API", category: Media, quota: Rate,
+        hosts: ["api.vimeo.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (a timestamp) per app and user",
+        source: "https://developer.vimeo.com/guidelines/rate-limiting",
         markers: [],
         messages: [],
     },
@@ -933,6 +960,22 @@ pub static PROVIDERS: &[Provider] = &[
         ],
         messages: [],
     },
+    provider! {
+        vendor: "rubygems", name: "RubyGems.org", category: Registry, quota: Rate,
+        hosts: ["rubygems.org", "api.rubygems.org", "index.rubygems.org"],
+        family: "Retry-After; 10 requests per second per IP at the load balancer (15 for the dependency API), and application throttles per IP on sign-in and push",
+        source: "https://guides.rubygems.org/rubygems-org-rate-limits/",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "nuget", name: "NuGet Gallery API", category: Registry, quota: Rate,
+        hosts: ["api.nuget.org", "www.nuget.org", "nuget.org", "azuresearch-*.nuget.org"],
+        family: "429 {\"statusCode\":429,\"message\":\"Rate limit is exceeded. Try again in N seconds.\"} (Azure API Management's rate-limit wording) and 403 \"Quota exceeded.\"",
+        source: "https://learn.microsoft.com/en-us/nuget/api/rate-limits",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ certificates
     provider! {
         vendor: "letsencrypt", name: "Let's Encrypt (ACME)", category: Certificates, quota: Rate,
@@ -1008,6 +1051,14 @@ pub static PROVIDERS: &[Provider] = &[
             ("twilio.headers", 0.85, NamePrefix("twilio-"), "", "Twilio-* response headers"),
             ("twilio.body", 0.9, Body("twilio.com/docs/errors/"), "20429", "Twilio error JSON (more_info points at the error code page)"),
         ],
+        messages: [],
+    },
+    provider! {
+        vendor: "mailgun", name: "Mailgun API", category: Messaging, quota: Rate,
+        hosts: ["api.mailgun.net", "api.eu.mailgun.net"],
+        family: "429 to be retried as the response defines; sending limits per account and domain",
+        source: "https://documentation.mailgun.com/docs/mailgun/quickstart-guide/responses",
+        markers: [],
         messages: [],
     },
     // ------------------------------------------------------------------ maps and geocoding
@@ -1132,6 +1183,43 @@ pub static PROVIDERS: &[Provider] = &[
         ],
         messages: [],
     },
+    provider! {
+        vendor: "miro", name: "Miro REST API", category: Productivity, quota: Rate,
+        hosts: ["api.miro.com"],
+        family: "X-RateLimit-Limit/-Remaining (credits per minute)/-Reset (epoch s); credits per minute per user per app (10,000 in the v1 reference), methods weighted by level",
+        source: "https://developers.miro.com/v1.0/reference/ratelimiting",
+        markers: [
+            ("miro.body", 0.85, Any(&[Body("\"code\":\"toomanyrequests\""), Body("\"message\":\"request rate limit exceed\"")]), "",
+             "Miro's error object: code tooManyRequests, message \"Request rate limit exceed\" (the user's credits per minute for this app)"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "smartsheet", name: "Smartsheet API", category: Productivity, quota: Rate,
+        hosts: ["api.smartsheet.com", "api.smartsheet.eu", "api.smartsheet.au", "api.smartsheetgov.com"],
+        family: "no headers; 300 requests per minute per access token; error code 4003",
+        source: "https://developers.smartsheet.com/api/smartsheet/guides/advanced-topics/scalability-options",
+        markers: [
+            ("smartsheet.error-4003", 0.85, Body("\"errorcode\":4003"), "",
+             "Smartsheet's errorCode 4003 \"Rate limit exceeded.\" (smartsheet.com, Rate limits, retry logic and error handling)"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "contentful", name: "Contentful APIs", category: Productivity, quota: Rate,
+        hosts: ["cdn.contentful.com", "api.contentful.com", "preview.contentful.com", "graphql.contentful.com", "*.eu.contentful.com"],
+        family: "X-Contentful-RateLimit-Second-Limit/-Remaining and X-Contentful-RateLimit-Reset (seconds) on 429",
+        source: "https://www.contentful.com/developers/docs/references/content-delivery-api/",
+        markers: [
+            ("contentful.headers", 0.9, Any(&[Has("x-contentful-ratelimit-reset"), Has("x-contentful-ratelimit-second-limit"), Has("x-contentful-ratelimit-second-remaining")]), "",
+             "X-Contentful-RateLimit-* is Contentful's rate-limit family"),
+            ("contentful.error-id", 0.85, Body("\"id\":\"ratelimitexceeded\""), "", "Contentful's error object: sys.id RateLimitExceeded"),
+        ],
+        messages: [
+            ("contentful.msg.organization", 0.9, "You have exceeded the rate limit of the Organization this Space belongs to", RATE, APP,
+             "the organization's requests per second (Contentful's own SDK test fixtures record this body)"),
+        ],
+    },
     // ------------------------------------------------------------------ identity
     provider! {
         vendor: "okta", name: "Okta", category: Identity, quota: Rate,
@@ -1153,6 +1241,17 @@ pub static PROVIDERS: &[Provider] = &[
         source: "https://developer.sailpoint.com/docs/api/rate-limit",
         markers: [],
         messages: [],
+    },
+    provider! {
+        vendor: "auth0", name: "Auth0", category: Identity, quota: Rate,
+        hosts: ["*.auth0.com"],
+        family: "x-ratelimit-limit/-remaining/-reset (epoch s) on every response; burst and sustained limits per tenant, per endpoint, some per IP or user",
+        source: "https://auth0.com/docs/troubleshoot/customer-support/operational-policies/rate-limit-policy",
+        markers: [],
+        messages: [
+            ("auth0.msg.global-limit", 0.8, "Global limit has been reached", RATE, APP,
+             "the tenant's global Authentication/Management API bucket (the api_limit tenant log event)"),
+        ],
     },
     // ------------------------------------------------------------------ finance and crypto
     provider! {
@@ -1209,6 +1308,14 @@ pub static PROVIDERS: &[Provider] = &[
              "the shared unauthenticated pool (or the key's 1 request per second)"),
         ],
     },
+    provider! {
+        vendor: "algolia", name: "Algolia Search API", category: Data, quota: Rate,
+        hosts: ["*.algolia.net", "*.algolianet.com", "*.algolia.io"],
+        family: "no headers; an API key's maxQueriesPerIPPerHour (per IP or user token), indexing queue limits",
+        source: "https://www.algolia.com/doc/guides/security/api-keys/in-depth/api-key-restrictions",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ observability
     provider! {
         vendor: "datadog", name: "Datadog API", category: Observability, quota: Rate,
@@ -1227,6 +1334,19 @@ pub static PROVIDERS: &[Provider] = &[
         family: "ratelimit-limit/-remaining/-reset (seconds to wait); the v1 Events API answers its limit with 403",
         source: "https://support.pagerduty.com/docs/rest-api-rate-limits",
         markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "sentry", name: "Sentry", category: Observability, quota: Rate,
+        hosts: ["sentry.io", "*.sentry.io"],
+        family: "API: X-Sentry-Rate-Limit-Limit/-Remaining/-Reset (epoch s) and -ConcurrentLimit/-ConcurrentRemaining per caller and endpoint; ingest: X-Sentry-Rate-Limits (seconds:categories:scope:reason)",
+        source: "https://docs.sentry.io/api/ratelimits",
+        markers: [
+            ("sentry.api-headers", 0.9, Any(&[Has("x-sentry-rate-limit-limit"), Has("x-sentry-rate-limit-remaining"), Has("x-sentry-rate-limit-concurrentlimit")]), "",
+             "X-Sentry-Rate-Limit-* is Sentry's API rate-limit family (a fixed window and a concurrent limit per caller and endpoint)"),
+            ("sentry.ingest-limits", 0.9, Has("x-sentry-rate-limits"), "ingest",
+             "X-Sentry-Rate-Limits is how Sentry's ingestion (Relay) tells an SDK which event categories are limited (sentry-rust transports/ratelimit.rs parses it)"),
+        ],
         messages: [],
     },
     // ------------------------------------------------------------------ platform edges' own APIs
@@ -1360,6 +1480,21 @@ mod tests {
             owner("acme.zendesk.com", "/api/v2").map(|(p, _)| p.vendor),
             Some("zendesk")
         );
+    }
+
+    #[test]
+    fn the_catalogue_covers_the_hundred_most_used_providers() {
+        assert!(PROVIDERS.len() >= 100, "{} providers", PROVIDERS.len());
+        let categories: HashSet<&str> = PROVIDERS.iter().map(|p| p.category.as_str()).collect();
+        for c in [
+            "source hosting", "chat", "payments", "commerce", "AI", "cloud APIs", "CRM and support",
+            "social", "registries", "certificates", "messaging", "maps and geocoding",
+            "platform edges",
+        ] {
+            assert!(categories.contains(c), "no provider in category {c}");
+        }
+        assert!(find("cloudflare").is_some_and(|p| p.hosts.contains(&"api.cloudflare.com")));
+        assert!(find("letsencrypt").is_some());
     }
 
     #[test]
