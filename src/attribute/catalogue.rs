@@ -1487,8 +1487,18 @@ mod tests {
         assert!(PROVIDERS.len() >= 100, "{} providers", PROVIDERS.len());
         let categories: HashSet<&str> = PROVIDERS.iter().map(|p| p.category.as_str()).collect();
         for c in [
-            "source hosting", "chat", "payments", "commerce", "AI", "cloud APIs", "CRM and support",
-            "social", "registries", "certificates", "messaging", "maps and geocoding",
+            "source hosting",
+            "chat",
+            "payments",
+            "commerce",
+            "AI",
+            "cloud APIs",
+            "CRM and support",
+            "social",
+            "registries",
+            "certificates",
+            "messaging",
+            "maps and geocoding",
             "platform edges",
         ] {
             assert!(categories.contains(c), "no provider in category {c}");

@@ -202,7 +202,11 @@ pub fn is_rate_limited(r: &Request) -> bool {
         500 => body().contains("policies.ratelimit"),
         // Binance answers clients that keep going after 429s with 418 and a Retry-After until
         // the IP ban ends (developers.binance.com, REST API limits).
-        418 => h.contains("retry-after") && h.iter().any(|(n, _)| n.to_ascii_lowercase().starts_with("x-mbx-")),
+        418 => {
+            h.contains("retry-after")
+                && h.iter()
+                    .any(|(n, _)| n.to_ascii_lowercase().starts_with("x-mbx-"))
+        }
         202 | 405 => h
             .get("x-amzn-waf-action")
             .map(|v| {
