@@ -6,6 +6,7 @@
 //! source in docs/attribution.md.
 
 pub mod catalogue;
+pub mod cors;
 pub mod engine;
 pub mod matcher;
 pub mod rules;

@@ -294,7 +294,10 @@ pub static RULES: &[Rule] = &[
     r("kong.body-only", "kong", Proxy, Producer, 0.55,
       All(&[Any(&[BodyIs("{\"message\":\"api rate limit exceeded\"}"), BodyIs("{\"message\":\"api quota exceeded\"}"),
                   Body("{\"message\":\"api rate limit exceeded\",\"request_id\":\"")]),
-            Not(&Any(&[Has("x-kong-response-latency"), Value("server", "kong"), Has("x-kong-request-id")]))]),
+            Not(&Any(&[Has("x-kong-response-latency"), Value("server", "kong"), Has("x-kong-request-id")])),
+            // Kong's limit headers carry the period (X-RateLimit-Limit-Minute); a bare
+            // X-RateLimit-Limit is the API's own counter, and APIs write this sentence too.
+            Not(&Has("x-ratelimit-limit"))]),
       RATE, "rate-limiting plugin (body only)", "[P6]",
       "Kong's stock rate-limiting body ({\"message\":\"API rate limit exceeded\"}, 3.x adds request_id) with none of Kong's headers: the gateway's own wording, less sure than with its headers (an API could write the same)"),
     r("kong.upstream", "kong", Proxy, Upstream, 0.0,
