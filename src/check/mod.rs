@@ -384,6 +384,70 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// Check one input. `prefix` is its first bytes (decompressed, BOM removed) for telling a HAR
+/// from other inputs; `reader` yields the whole content, prefix included. `Err` when it cannot
+/// be checked at all: not a HAR, not UTF-8, not JSON (each with its location).
+pub fn check_read(
+    prefix: &[u8],
+    mut reader: impl std::io::Read,
+    source: &str,
+    max_shown: usize,
+) -> Result<CheckReport, String> {
+    let jsonl = matches!(
+        crate::ingest::source::sniff(prefix, source),
+        Ok(crate::ingest::source::Sniffed {
+            format: crate::ingest::Format::Jsonl,
+            ..
+        })
+    );
+    if let Some(why) = not_a_har(prefix, jsonl) {
+        return Err(why);
+    }
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        format!(
+            "invalid UTF-8 at byte {} of the (decompressed) input; a HAR is UTF-8 text",
+            e.valid_up_to()
+        )
+    })?;
+    let mut checker = Checker::new(max_shown);
+    let body = match strip_jsonp(text) {
+        Some(inner) => {
+            checker.document("wrapped in a JSONP/HARP callback; a HAR file is plain JSON");
+            inner
+        }
+        None => text,
+    };
+    let doc: Value = serde_json::from_str(body).map_err(|e| {
+        format!(
+            "not valid JSON: {}",
+            crate::redact::scrub_message(&e.to_string())
+        )
+    })?;
+    walk_value(&doc, &mut checker);
+    Ok(checker.finish(source))
+}
+
+/// [`check_read`] on bytes in memory (a leading BOM is skipped, as when reading a file).
+pub fn check_bytes(data: &[u8], source: &str, max_shown: usize) -> Result<CheckReport, String> {
+    let data = data.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(data);
+    check_read(&data[..data.len().min(64 * 1024)], data, source, max_shown)
+}
+
+/// The document inside `callback( … );`, when wrapped.
+fn strip_jsonp(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    if t.starts_with('{') {
+        return None;
+    }
+    let start = t.find('(')? + 1;
+    let end = t.rfind(')').filter(|&e| e > start)?;
+    Some(&t[start..end])
+}
+
 /// Check a parsed document (the whole of it in memory: tests and small inputs).
 pub fn check_value(doc: &Value, source: &str, max_shown: usize) -> CheckReport {
     let mut c = Checker::new(max_shown);
