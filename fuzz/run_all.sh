@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Run every fuzz target (or those named) one after another, each for SECONDS (default 600), in
-# one process (no -jobs/-workers: the machine is shared), and print a summary line per target:
-# duration, executions, coverage, corpus size, and whether it crashed. Logs: fuzz/logs/.
+# Run fuzz targets (all, or those named) one after another, each for SECONDS (default 600), one
+# libFuzzer worker at a time (the machine is shared), niced. Fork mode with -ignore_crashes:
+# a crash is saved to artifacts/TARGET/ and the run goes on, so one run finds every crash it
+# can in its time. Prints a summary line per target (wall time, executions, coverage, corpus,
+# crashes/timeouts/OOMs, artifacts). Logs: fuzz/logs/TARGET.log.
 # Usage: fuzz/run_all.sh [SECONDS] [TARGET...]
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -10,18 +12,20 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo +nightly fuzz list)
 fi
-[ -d corpus ] || python3 seeds.py >/dev/null
+python3 seeds.py >/dev/null
 mkdir -p logs
 for t in "${targets[@]}"; do
-  mkdir -p "corpus/$t"
-  start=$(date +%s)
-  cargo +nightly fuzz run -s none "$t" "corpus/$t" -- \
-    -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+  mkdir -p "corpus/$t" "artifacts/$t"
+  before=$(ls "artifacts/$t" | wc -l)
+  start=$(date -u +%FT%TZ); s0=$(date +%s)
+  nice -n 10 cargo +nightly fuzz run -s none "$t" "corpus/$t" -- \
+    -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+    -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
     >"logs/$t.log" 2>&1
   rc=$?
-  end=$(date +%s)
-  last=$(grep -E '^#[0-9]+' "logs/$t.log" | tail -1)
-  execs=$(grep -E '^stat::number_of_executed_units' "logs/$t.log" | awk '{print $2}')
-  crash=$(grep -Eo 'artifacts/[^ ]+' "logs/$t.log" | tail -1)
-  printf '%s\t%ss\texecs=%s\t%s\trc=%s\t%s\n' "$t" "$((end-start))" "${execs:-?}" "$last" "$rc" "${crash:-no crash}"
+  s1=$(date +%s)
+  last=$(grep -E '^#[0-9]+:' "logs/$t.log" | tail -1)
+  after=$(ls "artifacts/$t" | wc -l)
+  printf '%s\tstart=%s\t%ss\t%s\trc=%s\tnew_artifacts=%s\n' \
+    "$t" "$start" "$((s1-s0))" "${last:-?}" "$rc" "$((after-before))"
 done

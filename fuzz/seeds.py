@@ -111,6 +111,26 @@ def main():
         "#4:10\n#5:0\n#6:Sun, 06 Nov 1994 08:50:37 GMT\n#16:5",
     ]):
         put("ratelimit", f"h{i}", now + block.encode())
+    # Limiter specs: every accepted form, then arrival gaps.
+    gaps = bytes([0, 0, 0, 10, 0, 0, 3, 232, 0, 1] * 8)
+    for i, spec in enumerate(["fixed-window:120/min", "fixed-window:5/s,align=first",
+                              "sliding-window:120/min,count-rejected", "token-bucket:2/s,burst=5",
+                              "token-bucket:10/min,burst=3,interval=1s", "gcra:2/s,burst=5",
+                              "leaky-bucket:2/s,burst=5,nodelay", "leaky-bucket:30/min,delay=2",
+                              "concurrency:4", "daily:1000", "fixed-window:100/10s"]):
+        put("limiter_spec", f"s{i}", spec.encode() + b"\n" + gaps)
+    # Policies: what `--emit-config` writes (toomany.toml / toomany.json), when the debug
+    # binary is built; the first byte picks the extension the reader sees (0 toml, 1 json).
+    exe = REPO / "target" / "debug" / "toomany"
+    if exe.is_file():
+        import subprocess, tempfile
+        with tempfile.TemporaryDirectory() as d:
+            subprocess.run([str(exe), "analyze", str(REPO / "samples" / "api-incident.jsonl"),
+                            "--emit-config", d], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            for f in pathlib.Path(d).rglob("toomany.*"):
+                if f.suffix in (".toml", ".json"):
+                    put("policy", f.name, bytes([0 if f.suffix == ".toml" else 1]) + f.read_bytes())
     for t in sorted(p.name for p in CORPUS.iterdir()):
         print(f"{t}: {len(list((CORPUS / t).iterdir()))} seeds")
 

@@ -4,7 +4,13 @@
 use libfuzzer_sys::fuzz_target;
 use toomany::ingest::Format;
 
-const FORMATS: &[Format] = &[Format::Cloudflare, Format::Kong, Format::Traefik, Format::Caddy, Format::GcpLb];
+const FORMATS: &[Format] = &[
+    Format::Cloudflare,
+    Format::Kong,
+    Format::Traefik,
+    Format::Caddy,
+    Format::GcpLb,
+];
 
 fuzz_target!(|data: &[u8]| {
     if let Some((format, input)) = toomany_fuzz::pick(data, FORMATS) {

@@ -4,7 +4,6 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};
-use toomany::cmd::redact::redact_value;
 
 /// Letters and digits only, so it is one token wherever it is planted.
 const SECRET: &str = "Zq9CANARYfz7Kq2Wm4XpR8";
@@ -33,19 +32,30 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(r.header(name, &h), h, "header twice");
 
     // Planted where the documented policy covers them (docs/guide.md "Redaction").
-    no_secret("authorization", &r.header("Authorization", &format!("Bearer {SECRET}{s}")));
+    no_secret(
+        "authorization",
+        &r.header("Authorization", &format!("Bearer {SECRET}{s}")),
+    );
     no_secret("cookie", &r.header("Cookie", &format!("sid={SECRET}; {s}")));
-    let query: String = s.chars().filter(|c| !matches!(c, '#' | '&' | '=')).collect();
+    let query: String = s
+        .chars()
+        .filter(|c| !matches!(c, '#' | '&' | '='))
+        .collect();
     no_secret(
         "url query",
-        &r.url(&format!("https://api.example.com/v1/x?q={query}&api_key={SECRET}")),
+        &r.url(&format!(
+            "https://api.example.com/v1/x?q={query}&api_key={SECRET}"
+        )),
     );
     no_secret(
         "bearer in text",
         &r.text(&format!("{s}\nAuthorization: Bearer {SECRET}\n{s}")),
     );
     no_secret("key shape in text", &r.text(&format!("{s} {GHP} {s}")));
-    no_secret("password field", &r.field("password", &format!("{SECRET}{s}")));
+    no_secret(
+        "password field",
+        &r.field("password", &format!("{SECRET}{s}")),
+    );
 
     // Whole documents: any JSON the fuzzer makes, with secrets planted beside it.
     let fuzz_doc: Value = serde_json::from_slice(data).unwrap_or(Value::Null);
@@ -59,16 +69,16 @@ fuzz_target!(|data: &[u8]| {
         },
         "fuzz": fuzz_doc.clone(),
     });
-    redact_value(&mut doc, &r, None);
+    r.json(&mut doc);
     let once = doc.to_string();
     no_secret("document", &doc["request"].to_string());
-    redact_value(&mut doc, &r, None);
+    r.json(&mut doc);
     assert_eq!(doc.to_string(), once, "document twice");
 
     // The fuzzer's own document alone: idempotent.
     let mut alone = fuzz_doc;
-    redact_value(&mut alone, &r, None);
+    r.json(&mut alone);
     let first = alone.clone();
-    redact_value(&mut alone, &r, None);
+    r.json(&mut alone);
     assert_eq!(alone, first, "fuzz document twice");
 });

@@ -12,12 +12,17 @@ pub fn redactor() -> Redactor {
 
 /// One scratch file per process (libFuzzer runs one input at a time per process).
 fn scratch() -> PathBuf {
+    scratch_named("in")
+}
+
+/// The per-process scratch file with extension `ext` (for readers that look at it).
+pub fn scratch_named(ext: &str) -> PathBuf {
     let dir = if std::path::Path::new("/dev/shm").is_dir() {
         PathBuf::from("/dev/shm")
     } else {
         std::env::temp_dir()
     };
-    dir.join(format!("toomany-fuzz-{}.in", std::process::id()))
+    dir.join(format!("toomany-fuzz-{}.{ext}", std::process::id()))
 }
 
 /// Read `data` as one input through `ingest::stream_input` (gzip detection, BOM, sniffing or the
@@ -43,8 +48,15 @@ pub fn ingest_bytes(
 /// error never comes with a panic's wording.
 fn invariants(got: &ingest::Ingested) {
     let s = &got.summary;
-    assert_eq!(s.records, got.requests.len(), "records counted = records streamed");
-    assert!(s.warnings.len() <= s.warning_count, "kept warnings <= counted");
+    assert_eq!(
+        s.records,
+        got.requests.len(),
+        "records counted = records streamed"
+    );
+    assert!(
+        s.warnings.len() <= s.warning_count,
+        "kept warnings <= counted"
+    );
     if let Some(e) = &s.error {
         assert!(!e.contains("panicked"), "{e}");
     }
