@@ -8,6 +8,7 @@
 //! (numbers and date-shaped dates excepted: they are the deviation).
 
 pub mod schema;
+mod stream;
 
 use schema::{Spec, LOG};
 use serde::Serialize;
@@ -385,11 +386,12 @@ fn round3(x: f64) -> f64 {
 }
 
 /// Check one input. `prefix` is its first bytes (decompressed, BOM removed) for telling a HAR
-/// from other inputs; `reader` yields the whole content, prefix included. `Err` when it cannot
-/// be checked at all: not a HAR, not UTF-8, not JSON (each with its location).
+/// from other inputs; `reader` yields the whole content, prefix included. The document is
+/// streamed: one page or entry is in memory at a time, whatever the file's size. `Err` when it
+/// cannot be checked at all: not a HAR, not UTF-8, not JSON (each with its location).
 pub fn check_read(
     prefix: &[u8],
-    mut reader: impl std::io::Read,
+    reader: impl std::io::Read,
     source: &str,
     max_shown: usize,
 ) -> Result<CheckReport, String> {
@@ -403,49 +405,47 @@ pub fn check_read(
     if let Some(why) = not_a_har(prefix, jsonl) {
         return Err(why);
     }
-    let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        format!(
-            "invalid UTF-8 at byte {} of the (decompressed) input; a HAR is UTF-8 text",
-            e.valid_up_to()
-        )
-    })?;
+    let jsonp = prefix
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b != b'{');
     let mut checker = Checker::new(max_shown);
-    let body = match strip_jsonp(text) {
-        Some(inner) => {
-            checker.document("wrapped in a JSONP/HARP callback; a HAR file is plain JSON");
-            inner
-        }
-        None => text,
-    };
-    let doc: Value = serde_json::from_str(body).map_err(|e| {
-        format!(
+    let mut input = std::io::BufReader::with_capacity(64 * 1024, stream::Utf8Checked::new(reader));
+    if jsonp {
+        checker.document("wrapped in a JSONP/HARP callback; a HAR file is plain JSON");
+        stream::skip_callback_name(&mut input).map_err(|e| read_error(&input, e))?;
+    }
+    stream::walk_reader(&mut input, &mut checker, jsonp).map_err(|e| read_error(&input, e))?;
+    Ok(checker.finish(source))
+}
+
+/// The message for a document that could not be read: invalid UTF-8 by its byte offset, the
+/// rest as JSON errors (line and column), never quoting the input.
+fn read_error<R: std::io::Read>(
+    input: &std::io::BufReader<stream::Utf8Checked<R>>,
+    e: stream::ReadError,
+) -> String {
+    if let Some(at) = input.get_ref().bad_utf8_at() {
+        return format!(
+            "invalid UTF-8 at byte {at} of the (decompressed) input; a HAR is UTF-8 text"
+        );
+    }
+    match e {
+        stream::ReadError::Io(e) => format!("cannot read: {e}"),
+        stream::ReadError::Json(e) => format!(
             "not valid JSON: {}",
             crate::redact::scrub_message(&e.to_string())
-        )
-    })?;
-    walk_value(&doc, &mut checker);
-    Ok(checker.finish(source))
+        ),
+        stream::ReadError::Tail => {
+            "not valid JSON: text after the callback's closing `)`".to_string()
+        }
+    }
 }
 
 /// [`check_read`] on bytes in memory (a leading BOM is skipped, as when reading a file).
 pub fn check_bytes(data: &[u8], source: &str, max_shown: usize) -> Result<CheckReport, String> {
     let data = data.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(data);
     check_read(&data[..data.len().min(64 * 1024)], data, source, max_shown)
-}
-
-/// The document inside `callback( … );`, when wrapped.
-fn strip_jsonp(text: &str) -> Option<&str> {
-    let t = text.trim_start();
-    if t.starts_with('{') {
-        return None;
-    }
-    let start = t.find('(')? + 1;
-    let end = t.rfind(')').filter(|&e| e > start)?;
-    Some(&t[start..end])
 }
 
 /// Check a parsed document (the whole of it in memory: tests and small inputs).
