@@ -7,11 +7,21 @@ use common::*;
 use std::fs;
 
 #[test]
-fn o_dash_is_stdout_for_analyze_and_redact() {
+fn o_dash_is_stdout_for_analyze_redact_and_compare() {
     let d = tempfile::tempdir().unwrap();
+    let after = sample("compare/after.har");
     for args in [
         vec!["analyze", "--format", "json", "-o", "-"],
         vec!["redact", "-o", "-"],
+        vec![
+            "compare",
+            "--against",
+            &after,
+            "--format",
+            "json",
+            "-o",
+            "-",
+        ],
     ] {
         let mut cmd = toomany();
         cmd.current_dir(d.path())
@@ -34,6 +44,12 @@ fn force_needs_o_and_never_replaces_the_input() {
         .code(2);
     let err = String::from_utf8_lossy(&a.get_output().stderr).into_owned();
     assert!(err.contains("--output"), "{err}");
+    let after = sample("compare/after.har");
+    toomany()
+        .args(["compare", &after, "--against", &after, "--force"])
+        .assert()
+        .failure()
+        .code(2);
 
     let d = tempfile::tempdir().unwrap();
     let input = d.path().join("in.har");
