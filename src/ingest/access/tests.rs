@@ -878,9 +878,7 @@ fn cached_user_agents_are_redacted_exactly_as_uncached() {
     let parser = sniff_layout(format!("{line}\n").as_bytes(), None).unwrap();
     let cache = record::AgentCache::default();
     let (mut plain, mut cached) = (Vec::new(), Vec::new());
-    parser
-        .parse_line(line, 1, &src(), &o, &mut plain)
-        .unwrap();
+    parser.parse_line(line, 1, &src(), &o, &mut plain).unwrap();
     for n in 1..=3 {
         parser
             .parse_line_with(line, n, &src(), &o, Some(&cache), &mut cached)
