@@ -5,10 +5,12 @@
 //! counted warnings with their location; only an unreadable input becomes an error, and even
 //! then the records read before the problem are kept.
 
+pub mod caps;
 pub mod har;
 pub mod jsonl;
 pub mod loose;
 mod pipeline;
+pub mod scan;
 pub mod source;
 
 use crate::model::{Position, Request, Warning};
@@ -204,7 +206,6 @@ pub fn stream_input<T: Send>(
         (None, Ok(s)) => (s.format, s.jsonp),
         (None, Err(e)) => return failed(None, e),
     };
-    let reader = opened.into_reader();
     let mut tally = Tally {
         sink,
         records: 0,
@@ -214,8 +215,15 @@ pub fn stream_input<T: Send>(
     let tail = {
         let mut take = |d: pipeline::Done<T>| tally.take(d);
         match format {
-            Format::Har => har::stream(reader, &source, opts, jsonp, map, &mut take),
-            Format::Jsonl => jsonl::stream(reader, &source, opts, map, &mut take),
+            Format::Har => har::stream(
+                opened.into_plain_reader(),
+                &source,
+                opts,
+                jsonp,
+                map,
+                &mut take,
+            ),
+            Format::Jsonl => jsonl::stream(opened.into_reader(), &source, opts, map, &mut take),
         }
     };
     let error = tail
