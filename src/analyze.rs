@@ -4,6 +4,7 @@ use crate::attribute;
 use crate::http::retry_after;
 use crate::ingest::Ingested;
 use crate::model::Request;
+use crate::recommend::evidence::{self, HostEvidence};
 use crate::report::{HostCount, InputSummary, RateLimited, Report, Summary, SCHEMA_VERSION};
 use std::collections::{BTreeMap, HashMap};
 
@@ -129,8 +130,65 @@ pub fn analyze_with(
         findings: detected.findings,
         clients: detected.clients,
         recommendation: None,
+        overview: Default::default(),
     };
-    // Last: the recommendation reads the finished report (attribution and findings).
-    report.recommendation = crate::recommend::recommend(&report, requests, rec);
+    let (hosts, all) = recommend_evidence(requests, &report.rate_limited);
+    let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
+    report.recommendation = crate::recommend::recommend(&limited, &all, &report.findings, rec);
+    let host_order: Vec<String> = report
+        .summary
+        .hosts
+        .iter()
+        .map(|h| h.host.clone())
+        .collect();
+    report.overview = crate::overview::build(requests, &report.rate_limited, &host_order);
     report
+}
+
+/// What the recommendation reads, per host (busiest rate-limited host first, as in the
+/// summary), and for all traffic together. `rate_limited` in time order.
+pub fn recommend_evidence(
+    requests: &[Request],
+    rate_limited: &[RateLimited],
+) -> (Vec<HostEvidence>, HostEvidence) {
+    let mut by_host: HashMap<String, HostEvidence> = HashMap::new();
+    let limited: std::collections::HashSet<usize> =
+        rate_limited.iter().map(|r| r.request_index).collect();
+    for (i, r) in requests.iter().enumerate() {
+        let host = r.host();
+        by_host
+            .entry(host.clone())
+            .or_insert_with(|| HostEvidence::new(Some(host)))
+            .observe(evidence::Seen {
+                started: r.started,
+                status: r.status,
+                duration_ms: r.duration_ms,
+                limited: limited.contains(&i),
+            });
+    }
+    for rl in rate_limited {
+        let Some(r) = requests.get(rl.request_index) else {
+            continue;
+        };
+        if let Some(h) = by_host.get_mut(&r.host()) {
+            h.limited.observe(evidence::Limited {
+                time: rl.time,
+                quota: rl.attribution.quota,
+                limits: rl.attribution.limits.as_ref(),
+                retry_after: &rl.retry_after,
+            });
+        }
+    }
+    let mut hosts: Vec<HostEvidence> = by_host.into_values().collect();
+    hosts.sort_by(|a, b| {
+        b.rate_limited
+            .cmp(&a.rate_limited)
+            .then(b.requests.cmp(&a.requests))
+            .then(a.host.cmp(&b.host))
+    });
+    let mut all = HostEvidence::new(None);
+    for h in &hosts {
+        all.merge(h);
+    }
+    (hosts, all)
 }

@@ -40,7 +40,8 @@ pub enum Command {
 /// Options shared by every command that reads inputs.
 #[derive(Debug, Args, Clone)]
 pub struct InputArgs {
-    /// Input format; sniffed from content when not given.
+    /// Input format; sniffed from content when not given. Access logs: nginx, clf (Apache),
+    /// envoy, alb, cloudfront, w3c (IIS), haproxy, cloudflare, kong, traefik, caddy, gcp-lb.
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
     /// Map a JSON-lines field to a canonical one: `--map time=meta.ts` (repeatable). Canonical
@@ -48,6 +49,12 @@ pub struct InputArgs {
     /// response_headers, response_body, client, request_id, client_ip, user_agent, retry_after.
     #[arg(long = "map", value_name = "CANONICAL=PATH")]
     pub maps: Vec<String>,
+    /// The access log's format as written in your config, compiled and used to read every
+    /// input: an nginx `log_format` body (`$remote_addr - $remote_user [$time_local] ...`,
+    /// `escape=json` templates included), an Envoy format string (`[%START_TIME%] ...`) or an
+    /// Apache `LogFormat` (`%h %l %u %t \"%r\" %>s %b %D`). Unknown variables are kept by name.
+    #[arg(long, value_name = "FORMAT", allow_hyphen_values = true)]
+    pub log_format: Option<String>,
     /// Key file for stable redaction fingerprints across runs (default: a random key per run).
     #[arg(long, value_name = "FILE")]
     pub fingerprint_key_file: Option<PathBuf>,
@@ -74,6 +81,16 @@ pub enum ReportFormat {
     Markdown,
 }
 
+impl From<ReportFormat> for crate::render::Format {
+    fn from(f: ReportFormat) -> Self {
+        match f {
+            ReportFormat::Table => crate::render::Format::Table,
+            ReportFormat::Json => crate::render::Format::Json,
+            ReportFormat::Markdown => crate::render::Format::Markdown,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -86,7 +103,8 @@ pub enum ColorChoice {
     after_long_help = "Examples:\n  toomany analyze samples/cdn-burst.har\n  toomany analyze logs/*.jsonl --limit 120/min --format json\n  cat app.jsonl | toomany analyze -"
 )]
 pub struct AnalyzeArgs {
-    /// HAR files or JSON-lines logs (`-` for stdin; `.gz` is read transparently).
+    /// HAR files, JSON-lines logs or access logs (`-` for stdin; `.gz` is read transparently;
+    /// several files, e.g. rotated `access.log*`, are merged by time).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
     #[command(flatten)]
@@ -94,10 +112,13 @@ pub struct AnalyzeArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum)]
     pub format: Option<ReportFormat>,
-    /// Write the report to FILE (atomically) instead of stdout; the format follows the
-    /// extension (.json, .md) unless --format is given.
+    /// Write the report to FILE (atomically; `-` = stdout) instead of stdout; the format follows
+    /// the extension (.json, .md) unless --format is given.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.
     #[arg(long, value_name = "RATE")]
     pub limit: Option<String>,

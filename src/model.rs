@@ -217,6 +217,51 @@ pub struct Request {
     /// key-like query parameter), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credential: Option<String>,
+    /// What an access-log line's own fields say about which layer produced the response
+    /// (`upstream_status=-`, Envoy's `RL` flag, ALB `target_status_code=-`). Set by access-log
+    /// readers on error responses only (boxed: absent on almost every record); the attribution
+    /// engine consults it before any header or body fingerprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layer_signal: Option<Box<LayerSignal>>,
+}
+
+/// What the line says about the response's producer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalVerdict {
+    /// The layer that wrote the log line produced the response itself.
+    Generated,
+    /// The layer that wrote the line relayed its upstream's response.
+    PassedThrough,
+    /// The format has no field that tells (stock `combined`): the layer is unknown, not guessed.
+    NoSignal,
+}
+
+/// A log line's own attribution evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LayerSignal {
+    pub verdict: SignalVerdict,
+    /// Vendor slug of the layer that wrote the line (`nginx`, `envoy`, `aws-alb`, ...).
+    pub logger: &'static str,
+    pub logger_layer: crate::attribute::Layer,
+    /// For `Generated`: who produced it — the logger itself, or the product acting inside it
+    /// (`aws-waf` on an ALB, `google-cloud-armor` on a Google Cloud load balancer).
+    pub producer: &'static str,
+    pub producer_layer: crate::attribute::Layer,
+    /// The deciding field and its value as logged, e.g. `upstream_status=-` (values are checked
+    /// against the field's grammar before they are kept, so no free text reaches a report).
+    pub field: String,
+    /// What it means, with the source tag of docs/attribution.md, e.g. "nginx answered
+    /// itself: no upstream was asked [N2, N5]".
+    pub note: String,
+    /// Short label for summaries (`limit_req`, `RL`, `waf`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<&'static str>,
+    /// How strongly the field decides (0–1), the engine's weight for this verdict.
+    pub weight: f64,
+    /// The field itself says the response was a rate limit (Envoy `RL`, nginx
+    /// `$limit_req_status=REJECTED`, IIS 403.502): a 503 or 403 with it counts as rate limiting.
+    pub rate_limit: bool,
 }
 
 impl Request {
@@ -237,6 +282,7 @@ impl Request {
             request_body_fingerprint: None,
             client: ClientHints::default(),
             credential: None,
+            layer_signal: None,
         }
     }
 

@@ -27,6 +27,10 @@ pub struct Report {
     pub clients: ClientsSection,
     /// What the client should do instead (`null` when there was no 429 and no `--limit`).
     pub recommendation: Option<crate::recommend::Recommendation>,
+    /// What the human-facing reports draw beyond this contract (timeline, windows, credential
+    /// talkers); not serialized, so the JSON stays the versioned contract.
+    #[serde(skip)]
+    pub overview: crate::overview::Overview,
 }
 
 /// What was read from one input.

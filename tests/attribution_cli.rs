@@ -213,13 +213,14 @@ fn analyze_attributes_each_layer() {
 fn table_shows_attribution_columns_and_summary() {
     toomany()
         .args(["analyze", HAR])
+        .env("COLUMNS", "200")
         .assert()
         .success()
-        .stdout(predicate::str::contains("sent by: "))
+        .stdout(predicate::str::contains("Who limited you"))
         .stdout(predicate::str::contains("1 × cdn/cloudflare (rate, 1015)"))
         .stdout(predicate::str::contains(
             "1 × proxy/aws-api-gateway (rate, throttle)",
         ))
-        .stdout(predicate::str::contains("layer"))
+        .stdout(predicate::str::contains("sent by"))
         .stdout(predicate::str::contains("quota"));
 }

@@ -203,7 +203,7 @@ fn markdown_report_has_every_section_and_a_table_per_429() {
         .count();
     assert_eq!(rows, 20);
     assert!(
-        md.contains("cdn (99 %) | cloudflare | rate | 30 (30 s)"),
+        md.contains("| cdn | cloudflare | rate | 99 % | 30 s |"),
         "{md}"
     );
     assert!(

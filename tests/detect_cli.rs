@@ -109,19 +109,20 @@ fn batch_burst_sample() {
 }
 
 #[test]
-fn table_lists_findings_after_the_rate_limited_responses() {
+fn table_lists_findings_before_the_rate_limited_responses() {
     let out = Command::cargo_bin("toomany")
         .unwrap()
         .env("NO_COLOR", "1")
+        .env("COLUMNS", "200")
         .args(["analyze", "samples/batch-burst.jsonl"])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     let listing = text
-        .find("Rate-limited responses")
+        .find("Rate-limited responses (")
         .expect("per-429 listing");
     let findings = text.find("Findings").expect("findings section");
-    assert!(listing < findings);
+    assert!(findings < listing, "the verdict comes before the details");
     assert!(text.contains("[critical] quota_exhausted: "), "{text}");
     assert!(text.contains("slowing down will not help"));
 }

@@ -18,7 +18,13 @@ fn readme_quick_start_and_excerpt_are_true() {
         readme.lines().any(|l| l.trim() == "cargo test"),
         "README names the test command"
     );
-    let out = toomany().args(&args).current_dir(repo()).assert().success();
+    // The excerpt is the 80-column layout (the width of a pipe without COLUMNS).
+    let out = toomany()
+        .args(&args)
+        .env("COLUMNS", "80")
+        .current_dir(repo())
+        .assert()
+        .success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     // Every excerpt line that does not carry a per-run fingerprint appears verbatim.
     let excerpt: Vec<&str> = readme

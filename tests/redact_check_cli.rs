@@ -25,7 +25,7 @@ fn redact_refuses_existing_output_without_force_and_never_touches_input() {
         .args(["redact", &input, "-o", &input, "--force"])
         .assert()
         .code(2)
-        .stderr(contains("overwrite the input"));
+        .stderr(contains("write over the input"));
     assert_eq!(std::fs::read(&input).unwrap(), original, "input unchanged");
     // Written files are ordinary (not the temp file's 0600).
     #[cfg(unix)]

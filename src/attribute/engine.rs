@@ -11,7 +11,7 @@ use super::{Attribution, Evidence, Layer, Quota, Role, Scope};
 use crate::http::date::parse_http_date;
 use crate::http::ratelimit::{self, Unit};
 use crate::http::retry_after;
-use crate::model::Request;
+use crate::model::{LayerSignal, Request, SignalVerdict};
 use std::collections::{BTreeSet, HashMap};
 
 /// A header on at least this share of a host's successful responses is "on every response".
@@ -273,6 +273,9 @@ fn vendor_name(slug: &str) -> String {
         "google-cloud-armor" => "Google's front end".into(),
         "cloudfront" => "CloudFront".into(),
         "haproxy" => "HAProxy".into(),
+        "aws-alb" => "the ALB".into(),
+        "google-cloud-lb" => "the Google Cloud load balancer".into(),
+        "iis" => "IIS".into(),
         "github" => "GitHub".into(),
         "openai" => "OpenAI".into(),
         "krakend" => "KrakenD".into(),
@@ -383,9 +386,26 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         }
     }
 
+    // 1b. The access log's own verdict: its field decides first (issue 10).
+    let log = req.layer_signal.as_deref();
+    if let Some(sig) = log {
+        apply_log_signal(sig, &mut v);
+    }
+
     // 2. Pass-through markers rule out the layer that forwarded, unless it left a strong
     //    generator-only marker of its own (an inner Envoy behind an outer one).
     for fwd in v.forwarded.clone() {
+        if log.is_some_and(|s| s.verdict == SignalVerdict::Generated && s.producer == fwd) {
+            v.ev(
+                Role::RuledOut,
+                vendor_name(fwd),
+                format!(
+                    "a pass-through header of {}, but its own access log says it answered itself: the log decides",
+                    vendor_name(fwd)
+                ),
+            );
+            continue;
+        }
         let strong = v
             .cands
             .iter()
@@ -559,6 +579,12 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         }
     }
 
+    // A layer whose log says it passed the response through did not produce it, whatever its
+    // headers suggested.
+    if let Some(sig) = log.filter(|s| s.verdict == SignalVerdict::PassedThrough) {
+        v.cands.retain(|c| c.vendor != Some(sig.logger));
+    }
+
     // 5. Decide. API candidates merge: generic origin evidence supports the named API.
     let mut api_generic_miss = 1.0;
     v.cands.retain(|c| {
@@ -603,6 +629,18 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     let mut att = Attribution::unknown();
     att.limits = ratelimit::binding(&fams).map(|f| f.limits.clone());
     let ra = retry_after::from_headers(&req.response_headers, req.started);
+    // A log line that says its layer generated the response names the producer outright.
+    let forced = log
+        .filter(|s| s.verdict == SignalVerdict::Generated)
+        .and_then(|s| {
+            v.cands
+                .iter()
+                .position(|c| c.vendor == Some(s.producer) && c.layer == s.producer_layer)
+        });
+    if let Some(i) = forced {
+        let c = v.cands.remove(i);
+        v.cands.insert(0, c);
+    }
     let winner = v
         .cands
         .first()
@@ -613,11 +651,21 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
             let runner = v.cands.get(1).map(|c| c.score()).unwrap_or(0.0);
             att.layer = layer;
             att.vendor = vendor.map(str::to_string);
-            att.confidence = round2((score * (1.0 - 0.5 * runner)).clamp(0.05, 0.99));
+            let mut confidence = score * (1.0 - 0.5 * runner);
+            if let Some(sig) = log.filter(|s| s.verdict != SignalVerdict::NoSignal) {
+                // The log's field is direct evidence: competing fingerprints lower it only so far.
+                confidence = confidence.max(sig.weight * 0.85);
+            }
+            att.confidence = round2(confidence.clamp(0.05, 0.99));
             att.detail = top_rule
                 .map(|r| r.detail)
                 .filter(|d| !d.is_empty())
-                .map(str::to_string);
+                .map(str::to_string)
+                .or_else(|| {
+                    log.filter(|s| forced.is_some() || s.verdict == SignalVerdict::Generated)
+                        .and_then(|s| s.detail)
+                        .map(str::to_string)
+                });
         }
         None => {
             att.confidence = if v.evidence.is_empty() { 0.05 } else { 0.1 };
@@ -652,6 +700,47 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .filter(|p| Some(p.as_str()) != att.vendor.as_deref())
         .collect();
     att
+}
+
+/// The access log's own verdict as evidence and a candidate (docs/attribution.md, "Access
+/// logs"): generated names the producer; passed through rules the logging layer out and speaks
+/// for its upstream; no signal says the line cannot tell.
+fn apply_log_signal(sig: &LayerSignal, v: &mut Verdict) {
+    let logger = vendor_name(sig.logger);
+    match sig.verdict {
+        SignalVerdict::Generated => {
+            v.add(Some(sig.producer), sig.producer_layer, sig.weight, None);
+            v.ev_tag(
+                Role::Producer,
+                sig.field.clone(),
+                format!("{} (from {logger}'s access log)", sig.note),
+                Tag::Cand(Some(sig.producer), sig.producer_layer),
+            );
+        }
+        SignalVerdict::PassedThrough => {
+            v.on_path(sig.logger);
+            v.add(None, Layer::Api, sig.weight * 0.7, None);
+            v.ev_tag(
+                Role::Producer,
+                sig.field.clone(),
+                format!(
+                    "{}: {logger} relayed it, so its upstream produced the response, not {logger} (from {logger}'s access log)",
+                    sig.note
+                ),
+                Tag::Cand(None, Layer::Api),
+            );
+        }
+        SignalVerdict::NoSignal => {
+            v.ev(
+                Role::RuledOut,
+                sig.field.clone(),
+                format!(
+                    "{}: layer not decided by the log (from {logger}'s access log)",
+                    sig.note
+                ),
+            );
+        }
+    }
 }
 
 /// Mark the lines that spoke for a losing candidate as ruled out, and drop the winner's own path

@@ -1079,6 +1079,7 @@ const END: &str = "<!-- rules:end -->";
 
 #[test]
 fn docs_list_every_rule() {
+    let _turn = super::DOCS_LOCK.lock();
     if std::env::var_os("TOOMANY_WRITE_DOCS").is_some() {
         let doc = std::fs::read_to_string(DOC).expect("read docs/attribution.md");
         let (head, rest) = doc.split_once(BEGIN).expect("begin marker");

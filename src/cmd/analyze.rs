@@ -2,7 +2,7 @@
 
 use super::{ingest_options, Error, Outcome};
 use crate::analyze::{analyze_with, merge_inputs, AnalyzeOptions};
-use crate::cli::{AnalyzeArgs, ReportFormat};
+use crate::cli::{AnalyzeArgs, ColorChoice, ReportFormat};
 use crate::ingest;
 use crate::output;
 use crate::render::{self, Style};
@@ -27,16 +27,25 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             _ => ReportFormat::Table,
         }
     });
-    if let Some(out) = &args.output {
-        for f in &args.files {
-            if output::same_file(std::path::Path::new(f), out) {
-                return Err(Error::fatal(format!(
-                    "-o {}: refusing to write over the input {f}",
-                    out.display()
-                )));
-            }
-        }
-    }
+    // Every output is checked before the inputs are read: a refusal costs nothing.
+    let _emit_dir = match &po.emit {
+        Some((dir, _)) => Some(super::emit::prepare_dir(dir)?),
+        None => None,
+    };
+    let report_file = match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
+        Some(p) => Some(
+            output::prepare(
+                p,
+                &output::Rules {
+                    flag: "-o",
+                    inputs: &args.files,
+                    force: args.force,
+                },
+            )
+            .map_err(Error::fatal)?,
+        ),
+        None => None,
+    };
 
     let bars = progress_bars(&args.files);
     if let Some((_, bars)) = &bars {
@@ -75,38 +84,48 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             None => Err("no rate-limited response and no --limit: nothing to recommend; pass --limit to write config files".into()),
         };
         let policy = policy.map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
-        super::emit::write_configs(dir, &policy, targets)?;
+        let avoid = super::emit::Avoid {
+            inputs: &args.files,
+            report: report_file.as_ref(),
+        };
+        super::emit::write_configs(dir, &policy, targets, &avoid)?;
     }
 
-    let bytes = match format {
-        ReportFormat::Json => render::json::render(&report),
-        ReportFormat::Markdown => render::markdown::render(
-            &report,
-            Style {
-                color: false,
-                width: None,
-                max_rows: (!args.all).then_some(50),
+    let max_rows = (!args.all).then_some(50);
+    let style = match format {
+        ReportFormat::Table => Style {
+            // Colour on a file only when asked for (`always`); `auto` means a terminal.
+            color: if report_file.is_some() {
+                args.color == ColorChoice::Always
+            } else {
+                output::use_color(args.color)
             },
-        ),
-        ReportFormat::Table => {
-            let color = args.output.is_none() && output::use_color(args.color);
-            render::table::render(
-                &report,
-                Style {
-                    color,
-                    width: None,
-                    max_rows: (!args.all).then_some(50),
-                },
-            )
-        }
+            width: report_width(report_file.is_none()),
+            max_rows,
+        },
+        _ => Style {
+            max_rows,
+            ..Style::default()
+        },
     };
-    match &args.output {
-        Some(p) => output::atomic_write(p, &bytes)
-            .map_err(|e| Error::fatal(format!("cannot write {}: {e}", p.display())))?,
+    let bytes = render::render(format.into(), &report, style);
+    match &report_file {
+        Some(f) => f.write(&bytes).map_err(Error::fatal)?,
         None => output::to_stdout(&bytes)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(0)
+}
+
+/// Columns for the terminal table: the terminal's (when writing to it), else `COLUMNS`, else 80.
+fn report_width(to_terminal: bool) -> usize {
+    use std::io::IsTerminal;
+    let terminal = if to_terminal && std::io::stdout().is_terminal() {
+        terminal_size::terminal_size().map(|(w, _)| w.0)
+    } else {
+        None
+    };
+    render::resolve_width(terminal, std::env::var("COLUMNS").ok().as_deref())
 }
 
 /// Inputs smaller than this are read without a progress display.

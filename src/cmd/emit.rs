@@ -73,22 +73,110 @@ pub fn policy_options(a: &PolicyArgs) -> Result<PolicyOptions, Error> {
     })
 }
 
-/// Write every target's file into `dir` (created if missing), each atomically. Paths written
-/// and what each tool cannot express go to stderr.
+/// Check `--emit-config DIR` before any work: an existing non-directory is refused; a missing
+/// directory is created now (so a `-o` report may be placed inside it) and removed again by the
+/// returned guard if the command ends without writing into it.
+pub fn prepare_dir(dir: &Path) -> Result<CreatedDirs, Error> {
+    let shown = dir.display();
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(CreatedDirs(Vec::new())),
+        Ok(_) => Err(Error::fatal(format!(
+            "--emit-config {shown}: exists and is not a directory; give a directory (it is created if missing)"
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // The missing ancestors, deepest first, to undo exactly what is created.
+            let missing: Vec<PathBuf> = dir
+                .ancestors()
+                .filter(|a| !a.as_os_str().is_empty())
+                .take_while(|a| std::fs::symlink_metadata(a).is_err())
+                .map(Path::to_path_buf)
+                .collect();
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Error::fatal(format!(
+                    "--emit-config {shown}: cannot create the directory: {e}"
+                ))
+            })?;
+            Ok(CreatedDirs(missing))
+        }
+        Err(e) => Err(Error::fatal(format!("--emit-config {shown}: {e}"))),
+    }
+}
+
+/// Directories created for `--emit-config`, deepest first. On drop each is removed if it is
+/// still empty (the command failed before writing), so a refusal leaves nothing behind.
+#[must_use]
+pub struct CreatedDirs(Vec<PathBuf>);
+
+impl Drop for CreatedDirs {
+    fn drop(&mut self) {
+        for d in &self.0 {
+            if std::fs::remove_dir(d).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// What the config files must never land on.
+#[derive(Default)]
+pub struct Avoid<'a> {
+    /// The inputs being read.
+    pub inputs: &'a [String],
+    /// The `-o` report, when it goes to a file.
+    pub report: Option<&'a output::OutputFile>,
+}
+
+/// Write every target's file into `dir` as one set: each is checked (never an input, the `-o`
+/// report, a device or FIFO), all are written to temp files, then renamed, so a failure leaves
+/// none. Paths written and what each tool cannot express go to stderr.
 pub fn write_configs(
     dir: &Path,
     policy: &Policy,
     targets: &[Target],
+    avoid: &Avoid,
 ) -> Result<Vec<PathBuf>, Error> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::fatal(format!("--emit-config {}: {e}", dir.display())))?;
+    let _created = prepare_dir(dir)?;
     let files = config::emit(policy, targets);
+    let rules = output::Rules {
+        flag: "--emit-config",
+        inputs: avoid.inputs,
+        force: true,
+    };
+    let mut prepared: Vec<output::OutputFile> = Vec::with_capacity(files.len());
+    for f in &files {
+        let path = dir.join(&f.file_name);
+        let out = output::prepare(&path, &rules).map_err(Error::fatal)?;
+        if out.in_place() {
+            return Err(Error::fatal(format!(
+                "--emit-config {}: not a regular file; config files are only written as regular files (remove it or choose another directory)",
+                out.shown()
+            )));
+        }
+        if let Some(report) = avoid.report.filter(|r| r.key() == out.key()) {
+            return Err(Error::fatal(format!(
+                "--emit-config {}: that is where -o {} writes the report; choose another directory or -o path",
+                out.shown(),
+                report.shown()
+            )));
+        }
+        if prepared.iter().any(|p| p.key() == out.key()) {
+            return Err(Error::fatal(format!(
+                "--emit-config {}: two targets write this file",
+                out.shown()
+            )));
+        }
+        prepared.push(out);
+    }
+    let set: Vec<(&output::OutputFile, &[u8])> = prepared
+        .iter()
+        .zip(&files)
+        .map(|(o, f)| (o, f.contents.as_bytes()))
+        .collect();
+    output::write_set(&set).map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
     let mut written = Vec::new();
     let mut err = std::io::stderr().lock();
     for f in &files {
         let path = dir.join(&f.file_name);
-        output::atomic_write(&path, f.contents.as_bytes())
-            .map_err(|e| Error::fatal(format!("cannot write {}: {e}", path.display())))?;
         let _ = writeln!(err, "toomany: wrote {}", path.display());
         for c in &f.cannot_express {
             let _ = writeln!(

@@ -81,6 +81,13 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
         }
         None => Redactor::random(),
     };
+    let log_format = match &args.log_format {
+        Some(spec) => Some(std::sync::Arc::new(
+            ingest::access::format::compile_user(spec)
+                .map_err(|e| Error::fatal(format!("--log-format: {e}")))?,
+        )),
+        None => None,
+    };
     let threads = args.threads.map(usize::from);
     if let Some(n) = threads {
         // The analysis's own parallel parts use the global pool; it can be sized only once,
@@ -92,6 +99,7 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
     Ok(ingest::Options {
         format: args.input_format,
         field_map,
+        log_format,
         redactor,
         progress: None,
         threads,

@@ -43,7 +43,7 @@ pub fn run(args: PlanArgs) -> Outcome {
         }
     }
     if let Some((dir, targets)) = &po.emit {
-        write_configs(dir, &Policy::from_plan(&p), targets)?;
+        write_configs(dir, &Policy::from_plan(&p), targets, &Default::default())?;
     }
     let bytes = match args.format {
         OutputFormat::Json => {

@@ -13,23 +13,19 @@ use std::path::Path;
 
 pub fn run(args: RedactArgs) -> Outcome {
     let opts = ingest_options(&args.input_args)?;
-    let out_path = Path::new(&args.output);
-    if args.output != "-" {
-        if args.input != "-"
-            && (output::same_file(Path::new(&args.input), out_path) || args.input == args.output)
-        {
-            return Err(Error::fatal(format!(
-                "-o {}: refusing to overwrite the input",
-                args.output
-            )));
-        }
-        if out_path.exists() && !args.force {
-            return Err(Error::fatal(format!(
-                "{} exists; pass --force to replace it",
-                args.output
-            )));
-        }
-    }
+    // Checked before reading: never the input, a device or FIFO replaced, an existing file only
+    // with --force (see `output`).
+    let out_file = if output::is_stdout(Path::new(&args.output)) {
+        None
+    } else {
+        let inputs = [args.input.clone()];
+        let rules = output::Rules {
+            flag: "-o",
+            inputs: &inputs,
+            force: args.force,
+        };
+        Some(output::prepare(Path::new(&args.output), &rules).map_err(Error::fatal)?)
+    };
     let opened =
         source::open(&args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
     let sniffed = source::sniff(&opened.prefix, &args.input);
@@ -66,8 +62,22 @@ pub fn run(args: RedactArgs) -> Outcome {
             out.push(b'\n');
             (out, Vec::new())
         }
-        Format::Jsonl => redact_lines(&mut reader, r)
+        Format::Jsonl
+        | Format::Cloudflare
+        | Format::Kong
+        | Format::Traefik
+        | Format::Caddy
+        | Format::GcpLb => redact_lines(&mut reader, r)
             .map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?,
+        other => {
+            // Positional text logs hold secrets in unnamed fields (a logged API-key header):
+            // only a reader that knows the layout could find them, so no copy is written.
+            return Err(Error::fatal(format!(
+                "{}: a {} access log; `redact` writes sanitized HAR and JSON-lines files only (analyze reads access logs and redacts them on ingestion)",
+                args.input,
+                other.as_str()
+            )));
+        }
     };
     for w in &warnings {
         eprintln!("toomany: warning: {}:{w}", args.input);
@@ -77,13 +87,13 @@ pub fn run(args: RedactArgs) -> Outcome {
     } else {
         bytes
     };
-    if args.output == "-" {
-        output::to_stdout(&bytes)
-            .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?;
-    } else {
-        output::atomic_write(out_path, &bytes)
-            .map_err(|e| Error::fatal(format!("cannot write {}: {e}", args.output)))?;
-        eprintln!("toomany: wrote {} ({} bytes)", args.output, bytes.len());
+    match &out_file {
+        None => output::to_stdout(&bytes)
+            .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
+        Some(f) => {
+            f.write(&bytes).map_err(Error::fatal)?;
+            eprintln!("toomany: wrote {} ({} bytes)", args.output, bytes.len());
+        }
     }
     Ok(0)
 }

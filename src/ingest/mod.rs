@@ -5,6 +5,7 @@
 //! counted warnings with their location; only an unreadable input becomes an error, and even
 //! then the records read before the problem are kept.
 
+pub mod access;
 pub mod caps;
 pub mod har;
 pub mod jsonl;
@@ -24,6 +25,30 @@ use std::sync::Arc;
 pub enum Format {
     Har,
     Jsonl,
+    /// nginx text logs: combined, main, ingress-nginx upstreaminfo (or --log-format).
+    Nginx,
+    /// Apache Common Log Format / combined.
+    Clf,
+    /// Envoy / Istio text logs, Envoy Gateway JSON.
+    Envoy,
+    /// AWS Application Load Balancer.
+    Alb,
+    /// CloudFront standard logs (W3C, TAB-separated).
+    Cloudfront,
+    /// W3C extended logs (IIS).
+    W3c,
+    /// HAProxy `option httplog`, with or without a syslog prefix.
+    Haproxy,
+    /// Cloudflare Logpush http_requests (JSON lines).
+    Cloudflare,
+    /// Kong log plugins (file-log, http-log, ...).
+    Kong,
+    /// Traefik access logs (JSON, or the default CLF).
+    Traefik,
+    /// Caddy JSON access logs.
+    Caddy,
+    /// Google Cloud HTTP(S) load balancing LogEntry JSON.
+    GcpLb,
 }
 
 impl Format {
@@ -31,7 +56,24 @@ impl Format {
         match self {
             Format::Har => "har",
             Format::Jsonl => "jsonl",
+            Format::Nginx => "nginx",
+            Format::Clf => "clf",
+            Format::Envoy => "envoy",
+            Format::Alb => "alb",
+            Format::Cloudfront => "cloudfront",
+            Format::W3c => "w3c",
+            Format::Haproxy => "haproxy",
+            Format::Cloudflare => "cloudflare",
+            Format::Kong => "kong",
+            Format::Traefik => "traefik",
+            Format::Caddy => "caddy",
+            Format::GcpLb => "gcp-lb",
         }
+    }
+
+    /// An access-log format (read by `access`), not HAR or generic JSON lines.
+    pub fn is_access_log(&self) -> bool {
+        !matches!(self, Format::Har | Format::Jsonl)
     }
 }
 
@@ -46,6 +88,8 @@ pub struct Options {
     pub format: Option<Format>,
     /// `--map canonical=dotted.path` field mappings for JSON lines.
     pub field_map: Vec<(String, String)>,
+    /// `--log-format`: a compiled access-log format (nginx, Envoy or Apache syntax).
+    pub log_format: Option<Arc<access::format::LogFormat>>,
     pub redactor: Redactor,
     /// Progress hook (None = silent).
     pub progress: Option<Progress>,
@@ -60,6 +104,7 @@ impl Options {
         Options {
             format: None,
             field_map: Vec::new(),
+            log_format: None,
             redactor,
             progress: None,
             threads: None,
@@ -142,6 +187,11 @@ fn empty_input_error(format: Format, records: usize, skipped: usize) -> Option<S
             "none of the {skipped} non-blank lines could be read as a request record"
         )),
         Format::Jsonl => Some("no records: the file has only blank lines".into()),
+        f if skipped > 0 => Some(format!(
+            "none of the {skipped} lines could be read as a {} log; if its format is custom, pass it with --log-format '...'",
+            f.as_str()
+        )),
+        _ => Some("no records: the file has no log lines".into()),
     }
 }
 
@@ -200,7 +250,12 @@ pub fn stream_input<T: Send>(
         Err(e) => return failed(None, e),
     };
     let sniffed = source::sniff(&opened.prefix, path);
-    let (format, jsonp) = match (opts.format, sniffed) {
+    let forced = opts.format.or_else(|| {
+        opts.log_format
+            .as_ref()
+            .map(|f| access::Parser::custom(f.clone()).format)
+    });
+    let (format, jsonp) = match (forced, sniffed) {
         (Some(f), Ok(s)) => (f, s.jsonp && f == Format::Har),
         (Some(f), Err(_)) => (f, false),
         (None, Ok(s)) => (s.format, s.jsonp),
@@ -224,6 +279,7 @@ pub fn stream_input<T: Send>(
                 &mut take,
             ),
             Format::Jsonl => jsonl::stream(opened.into_reader(), &source, opts, map, &mut take),
+            f => access::stream(opened.into_reader(), &source, opts, f, map, &mut take),
         }
     };
     let error = tail

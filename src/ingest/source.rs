@@ -133,53 +133,92 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
         b'{' => {
             let after = trimmed[1..].trim_start();
             if after.starts_with("\"log\"") {
-                return Ok(Sniffed { format: Format::Har, jsonp: false });
+                return Ok(Sniffed {
+                    format: Format::Har,
+                    jsonp: false,
+                });
             }
             let first_line = trimmed.lines().next().unwrap_or("");
             let one_line_object = serde_json::from_str::<serde_json::Value>(first_line)
                 .map(|v| v.is_object())
                 .unwrap_or(false);
             if one_line_object {
+                // Access logs in JSON: the vendor's keys say which (Cloudflare, Kong, ...).
+                if let Some(format) = super::access::sniff_json(first_line) {
+                    return Ok(Sniffed {
+                        format,
+                        jsonp: false,
+                    });
+                }
                 // A one-line HAR (minified export) is still a HAR.
-                let looks_har = first_line.contains("\"entries\"") && first_line.contains("\"log\"");
-                let format = if looks_har { Format::Har } else { Format::Jsonl };
-                return Ok(Sniffed { format, jsonp: false });
+                let looks_har =
+                    first_line.contains("\"entries\"") && first_line.contains("\"log\"");
+                let format = if looks_har {
+                    Format::Har
+                } else {
+                    Format::Jsonl
+                };
+                return Ok(Sniffed {
+                    format,
+                    jsonp: false,
+                });
             }
             if ext_jsonl {
-                return Ok(Sniffed { format: Format::Jsonl, jsonp: false });
+                return Ok(Sniffed {
+                    format: Format::Jsonl,
+                    jsonp: false,
+                });
             }
-            Ok(Sniffed { format: Format::Har, jsonp: false })
+            Ok(Sniffed {
+                format: Format::Har,
+                jsonp: false,
+            })
         }
-        b'[' => Err(
-            "a JSON array: toomany reads HAR files and JSON lines (one object per line); convert an array of records with `jq -c '.[]'`"
-                .into(),
-        ),
+        b'[' => {
+            // Envoy's default text starts `[2016-04-15T...`; a Kong http-log batch is an array
+            // per line.
+            let first_line = trimmed.lines().next().unwrap_or("");
+            if let Some(format) = super::access::sniff_json(first_line) {
+                return Ok(Sniffed {
+                    format,
+                    jsonp: false,
+                });
+            }
+            let after = trimmed[1..].trim_start();
+            if after.starts_with('{') || after.starts_with(']') || after.starts_with('"') {
+                return Err(
+                    "a JSON array: toomany reads HAR files and JSON lines (one object per line); convert an array of records with `jq -c '.[]'`"
+                        .into(),
+                );
+            }
+            access_log(prefix)
+        }
         c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
             // JSONP / HARP: `onInputData({...});`
             let ident_end = trimmed
-                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '$' || ch == '.'))
+                .find(|ch: char| {
+                    !(ch.is_ascii_alphanumeric() || ch == '_' || ch == '$' || ch == '.')
+                })
                 .unwrap_or(trimmed.len());
             if trimmed[ident_end..].trim_start().starts_with('(') {
-                return Ok(Sniffed { format: Format::Har, jsonp: true });
+                return Ok(Sniffed {
+                    format: Format::Har,
+                    jsonp: true,
+                });
             }
-            Err(not_ours(trimmed))
+            access_log(prefix)
         }
-        _ => Err(not_ours(trimmed)),
+        _ => access_log(prefix),
     }
 }
 
-fn not_ours(trimmed: &str) -> String {
-    let first: String = trimmed
-        .lines()
-        .next()
-        .unwrap_or("")
-        .chars()
-        .take(60)
-        .collect();
-    format!(
-        "not a HAR file or JSON-lines log (first line starts {:?}); use --input-format to force one",
-        first
-    )
+/// An access log (nginx, Envoy, ALB, W3C, HAProxy, JSON with a syslog prefix ...), or an
+/// error that says which formats were tried.
+fn access_log(prefix: &[u8]) -> Result<Sniffed, String> {
+    super::access::sniff_text(prefix).map(|format| Sniffed {
+        format,
+        jsonp: false,
+    })
 }
 
 #[cfg(test)]
@@ -206,8 +245,14 @@ mod tests {
             .unwrap_err()
             .contains("binary"));
         assert!(sniff(b"[{\"a\":1}]", "x").unwrap_err().contains("array"));
-        assert!(sniff(b"127.0.0.1 - - [10/Oct/2000", "x")
+        assert!(sniff(b"hello world\nthis is prose\n", "x")
             .unwrap_err()
-            .contains("not a HAR"));
+            .contains("--log-format"));
+        assert_eq!(
+            sniff(b"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326\n", "x")
+                .unwrap()
+                .format,
+            Format::Clf
+        );
     }
 }

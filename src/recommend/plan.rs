@@ -66,7 +66,7 @@ pub fn plan(input: &PlanInput) -> Plan {
         detail: format!("given with --limit {}", input.limit),
     };
     let t = target(input.limit, input.headroom);
-    let lat = latency(input.latency_ms, &[]);
+    let lat = latency(input.latency_ms, &super::evidence::Durations::default());
     if lat.source == LatencySource::Assumed {
         warnings.push(format!(
             "no --latency given: concurrency assumes a mean response time of {}",

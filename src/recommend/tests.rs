@@ -7,6 +7,7 @@ use crate::attribute::Quota;
 use crate::detect::{Finding, Severity};
 use crate::http::ratelimit::Limits;
 use crate::model::{Location, Position, Request};
+use crate::report::Report;
 use chrono::TimeZone;
 use std::sync::Arc;
 
@@ -44,6 +45,14 @@ fn opts(limit: Option<&str>) -> Options {
         limit: limit.map(|l| Rate::parse(l).unwrap()),
         ..Default::default()
     }
+}
+
+/// The recommendation for a hand-edited report: its rate-limited rows and findings, read the way
+/// the analysis reads them.
+fn recommend(r: &Report, requests: &[Request], o: &Options) -> Option<Recommendation> {
+    let (hosts, all) = crate::analyze::recommend_evidence(requests, &r.rate_limited);
+    let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
+    super::recommend(&limited, &all, &r.findings, o)
 }
 
 fn report(requests: &[Request], o: &Options) -> Report {

@@ -1,120 +1,135 @@
-//! Markdown: the report as a document to paste into a ticket or a pull request. Same content as
-//! the table output (bounded per-429 listing, findings, recommendation with its arithmetic),
-//! rendered with GitHub-flavoured tables.
+//! Markdown: the report as a document to paste into a ticket or a pull request. The same
+//! content and order as the terminal report (verdict first, then details), from the same
+//! [`verdict`](super::verdict) functions, with GitHub-flavoured tables that are never cut.
 
+use super::color::severity_word;
+use super::verdict::{self, action_words};
 use super::Style;
-use crate::model::Position;
 use crate::report::Report;
-use crate::units::{fmt_duration_ms, fmt_num};
 use std::fmt::Write;
 
 /// Escape what would break a table cell or start markup.
 fn cell(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('|', "\\|")
-        .replace('\n', " ")
+        .replace(['\n', '\r'], " ")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('`', "\\`")
 }
 
 /// Escape prose (findings, rationale) for a list item.
 fn prose(s: &str) -> String {
     s.replace('<', "&lt;")
         .replace('>', "&gt;")
-        .replace('\n', " ")
+        .replace(['\n', '\r'], " ")
+}
+
+/// A table: header, alignment row (`true` = right-aligned) and escaped rows.
+fn table(out: &mut String, header: &[(&str, bool)], rows: &[Vec<String>]) {
+    let _ = writeln!(
+        out,
+        "| {} |",
+        header
+            .iter()
+            .map(|(h, _)| *h)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let _ = writeln!(
+        out,
+        "|{}|",
+        header
+            .iter()
+            .map(|(_, right)| if *right { "---:" } else { "---" })
+            .collect::<Vec<_>>()
+            .join("|")
+    );
+    for r in rows {
+        let cells: Vec<String> = r.iter().map(|c| cell(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out.push('\n');
 }
 
 pub fn render(report: &Report, style: Style) -> Vec<u8> {
     let mut out = String::new();
-    let s = &report.summary;
     let _ = writeln!(out, "# toomany report\n");
-    let span = match (s.first, s.last) {
-        (Some(a), Some(b)) => format!(
-            " from {} to {} UTC ({})",
-            a.format("%Y-%m-%d %H:%M:%S"),
-            b.format("%H:%M:%S"),
-            fmt_duration_ms((b - a).num_milliseconds() as f64)
-        ),
-        _ => String::new(),
-    };
-    let statuses: Vec<String> = s
-        .by_status
-        .iter()
-        .map(|(k, v)| format!("{k} × {v}"))
-        .collect();
-    let _ = writeln!(
-        out,
-        "**{} requests**{span}; status: {}. **{} rate-limited responses.**",
-        s.requests,
-        if statuses.is_empty() {
-            "none".to_string()
-        } else {
-            statuses.join(", ")
-        },
-        report.rate_limited.len()
-    );
-    if let Some(note) = super::table::not_counted_note(report) {
-        let _ = writeln!(
-            out,
-            "{}.",
-            cell(&note[..1].to_uppercase()) + &cell(&note[1..])
-        );
-    }
-    if let Some(line) = super::table::attribution_summary(report) {
-        let _ = writeln!(out, "Sent by: {}.", cell(&line));
-    }
-    let c = &report.clients;
-    let _ = writeln!(
-        out,
-        "{} client{} (told apart by {}).\n",
-        c.count,
-        if c.count == 1 { "" } else { "s" },
-        if c.identified_by.is_empty() {
-            "nothing".to_string()
-        } else {
-            c.identified_by.join(" + ")
+    let _ = writeln!(out, "**{}.**", prose(&verdict::capture_line(report)));
+    let windows = verdict::window_lines(report);
+    if !windows.is_empty() {
+        out.push('\n');
+        for w in &windows {
+            let _ = writeln!(out, "- {}", prose(w));
         }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "Status: {}; {}.",
+        verdict::status_counts(report),
+        prose(&verdict::clients_line(report))
     );
-
-    let _ = writeln!(out, "## Inputs\n\n| input | format | records | skipped | warnings | problem |\n|---|---|---:|---:|---:|---|");
-    for i in &report.inputs {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} |",
-            cell(&i.source),
-            i.format.as_deref().unwrap_or("?"),
-            i.records,
-            i.skipped,
-            i.warning_count,
-            cell(i.error.as_deref().unwrap_or(""))
-        );
+    if let Some(note) = verdict::not_counted_note(report) {
+        let _ = writeln!(out, "{}.", prose(&capitalized(&note)));
+    }
+    if let Some(note) = verdict::input_problems(report) {
+        let _ = writeln!(out, "{}.", prose(&capitalized(&note)));
     }
     out.push('\n');
 
-    if !report.findings.is_empty() {
-        let _ = writeln!(out, "## Findings\n");
-        for f in &report.findings {
-            let sev = format!("{:?}", f.severity).to_lowercase();
-            let _ = writeln!(out, "- **{}** ({sev}): {}", f.kind, prose(&f.summary));
+    // Who limited you.
+    let n = report.rate_limited.len();
+    let who = verdict::who_limited(report);
+    let _ = writeln!(
+        out,
+        "## Who limited you\n\n**{n} rate-limited response{}** of {} requests ({}).\n",
+        if n == 1 { "" } else { "s" },
+        report.summary.requests,
+        verdict::percent(n, report.summary.requests)
+    );
+    for h in &who {
+        let senders: Vec<String> = h.senders.iter().map(|s| s.label()).collect();
+        let _ = writeln!(
+            out,
+            "- **{}**: {} of {} requests: {}",
+            prose(&h.host),
+            h.rate_limited,
+            h.requests,
+            prose(&senders.join(", "))
+        );
+    }
+    if !who.is_empty() {
+        out.push('\n');
+    }
+
+    let findings = verdict::findings_by_severity(report);
+    if findings.is_empty() {
+        let _ = writeln!(out, "## Findings\n\nNone.\n");
+    } else {
+        let _ = writeln!(out, "## Findings\n\nMost severe first.\n");
+        for f in findings {
+            let _ = writeln!(
+                out,
+                "- **{}** `{}`: {}",
+                severity_word(f.severity).to_uppercase(),
+                f.kind,
+                prose(&f.summary)
+            );
         }
         out.push('\n');
     }
 
-    if let Some(r) = &report.recommendation {
+    for r in verdict::plans(report) {
         let _ = writeln!(
             out,
-            "## Recommendation{}: `{}`\n",
-            super::recommend::for_host(r),
-            r.action.as_str()
+            "## Recommendation{}: `{}` ({})\n",
+            prose(&super::recommend::for_host(r)),
+            r.action.as_str(),
+            action_words(r)
         );
         for (label, value) in super::recommend::key_lines(r) {
             let _ = writeln!(out, "- **{label}** {}", prose(&value));
-        }
-        if !r.rationale.is_empty() {
-            let _ = writeln!(out, "\n### Why\n");
-            for line in &r.rationale {
-                let _ = writeln!(out, "- {}", prose(line));
-            }
         }
         if !r.warnings.is_empty() {
             let _ = writeln!(out, "\n### Warnings\n");
@@ -122,55 +137,218 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                 let _ = writeln!(out, "- {}", prose(line));
             }
         }
+        if !r.rationale.is_empty() {
+            let _ = writeln!(out, "\n### Why\n");
+            for line in &r.rationale {
+                let _ = writeln!(out, "- {}", prose(line));
+            }
+        }
         out.push('\n');
     }
 
-    if !report.rate_limited.is_empty() {
-        let shown = style
-            .max_rows
-            .unwrap_or(usize::MAX)
-            .min(report.rate_limited.len());
+    let _ = writeln!(out, "## Details\n");
+    let groups = verdict::groups(report);
+    if !groups.is_empty() {
         let _ = writeln!(
             out,
-            "## Rate-limited responses\n\n| time (UTC) | method | url | status | layer | vendor | quota | retry-after | where |\n|---|---|---|---:|---|---|---|---|---|"
+            "### Rate-limited responses by host, layer, vendor and quota\n"
         );
-        for r in report.rate_limited.iter().take(shown) {
-            let a = &r.attribution;
-            let ra = match (&r.retry_after.raw, r.retry_after.seconds) {
-                (Some(raw), Some(sec)) => format!("{} ({} s)", raw, fmt_num(sec)),
-                (Some(raw), None) => format!("{raw} ({:?})", r.retry_after.kind).to_lowercase(),
-                (None, _) => "—".into(),
-            };
-            let pos = match r.position {
-                Position::Entry(i) => format!("{} entry {i}", r.source),
-                Position::Line(n) => format!("{}:{n}", r.source),
-            };
+        let rows: Vec<Vec<String>> = groups
+            .iter()
+            .map(|g| {
+                vec![
+                    g.host.clone(),
+                    g.layer.as_str().to_string(),
+                    g.vendor.clone().unwrap_or_else(|| "—".into()),
+                    g.quota.as_str().to_string(),
+                    g.count.to_string(),
+                    verdict::short_range(g.first, g.last),
+                    format!("{:.0} %", g.confidence * 100.0),
+                    g.retry_after.join(", "),
+                    verdict::location(&g.exemplar.source, g.exemplar.position),
+                ]
+            })
+            .collect();
+        table(
+            &mut out,
+            &[
+                ("host", false),
+                ("layer", false),
+                ("vendor", false),
+                ("quota", false),
+                ("count", true),
+                ("first–last", false),
+                ("confidence", true),
+                ("retry-after", false),
+                ("example", false),
+            ],
+            &rows,
+        );
+    }
+
+    let c = &report.clients;
+    if !c.list.is_empty() {
+        let shown = c.list.len().min(super::table::TOP_TALKERS);
+        let _ = writeln!(
+            out,
+            "### Top talkers: clients\n\n{shown} of {}, busiest first.\n",
+            c.count
+        );
+        let rows: Vec<Vec<String>> = c
+            .list
+            .iter()
+            .take(shown)
+            .map(|row| {
+                vec![
+                    row.label.clone(),
+                    row.requests.to_string(),
+                    row.rate_limited.to_string(),
+                    verdict::percent(row.rate_limited, row.requests),
+                    if row.credentials.is_empty() {
+                        "—".to_string()
+                    } else {
+                        row.credentials
+                            .iter()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                ]
+            })
+            .collect();
+        table(
+            &mut out,
+            &[
+                ("client", false),
+                ("requests", true),
+                ("429s", true),
+                ("limited", true),
+                ("credentials", false),
+            ],
+            &rows,
+        );
+    }
+    let ov = &report.overview;
+    if !ov.credentials.is_empty() {
+        let shown = ov.credentials.len().min(super::table::TOP_TALKERS);
+        let _ = writeln!(
+            out,
+            "### Top talkers: credentials\n\n{shown} of {}, by keyed fingerprint, busiest first.\n",
+            ov.credential_count
+        );
+        let rows: Vec<Vec<String>> = ov
+            .credentials
+            .iter()
+            .take(shown)
+            .map(|row| {
+                vec![
+                    row.fingerprint.clone(),
+                    row.requests.to_string(),
+                    row.rate_limited.to_string(),
+                    row.clients.to_string(),
+                    verdict::short_range(row.first, row.last),
+                ]
+            })
+            .collect();
+        table(
+            &mut out,
+            &[
+                ("credential", false),
+                ("requests", true),
+                ("429s", true),
+                ("clients", true),
+                ("first–last", false),
+            ],
+            &rows,
+        );
+    }
+
+    let _ = writeln!(out, "### Inputs\n");
+    let rows: Vec<Vec<String>> = report
+        .inputs
+        .iter()
+        .map(|i| {
+            vec![
+                i.source.to_string(),
+                i.format.clone().unwrap_or_else(|| "?".into()),
+                i.records.to_string(),
+                i.skipped.to_string(),
+                i.warning_count.to_string(),
+                i.error.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        &[
+            ("input", false),
+            ("format", false),
+            ("records", true),
+            ("skipped", true),
+            ("warnings", true),
+            ("problem", false),
+        ],
+        &rows,
+    );
+
+    let total = report.rate_limited.len();
+    if total > 0 {
+        let shown = style.max_rows.unwrap_or(usize::MAX).min(total);
+        let with_date = verdict::spans_days(report);
+        let _ = writeln!(out, "### Rate-limited responses\n");
+        let rows: Vec<Vec<String>> = report
+            .rate_limited
+            .iter()
+            .take(shown)
+            .map(|r| {
+                let a = &r.attribution;
+                vec![
+                    verdict::time_of(r.time, with_date),
+                    r.method.clone(),
+                    r.url.clone(),
+                    r.status.to_string(),
+                    a.layer.as_str().to_string(),
+                    a.vendor.clone().unwrap_or_else(|| "—".into()),
+                    a.quota.as_str().to_string(),
+                    format!("{:.0} %", a.confidence * 100.0),
+                    verdict::retry_after_text(&r.retry_after),
+                    verdict::location(&r.source, r.position),
+                ]
+            })
+            .collect();
+        table(
+            &mut out,
+            &[
+                ("time (UTC)", false),
+                ("method", false),
+                ("url", false),
+                ("status", true),
+                ("layer", false),
+                ("vendor", false),
+                ("quota", false),
+                ("confidence", true),
+                ("retry-after", false),
+                ("where", false),
+            ],
+            &rows,
+        );
+        if shown < total {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} ({:.0} %) | {} | {} | {} | {} |",
-                r.time
-                    .map(|t| t.format("%H:%M:%S%.3f").to_string())
-                    .unwrap_or_else(|| "—".into()),
-                cell(&r.method),
-                cell(&r.url),
-                r.status,
-                a.layer.as_str(),
-                a.confidence * 100.0,
-                a.vendor.as_deref().unwrap_or("—"),
-                a.quota.as_str(),
-                cell(&ra),
-                cell(&pos)
-            );
-        }
-        if shown < report.rate_limited.len() {
-            let _ = writeln!(
-                out,
-                "\n… {} more not shown (`--all` lists every one; `--format json` always does).",
-                report.rate_limited.len() - shown
+                "… {} more not shown (`--all` lists every one; `--format json` always does).",
+                total - shown
             );
         }
     }
     out.into_bytes()
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -179,6 +357,6 @@ mod tests {
 
     #[test]
     fn cells_cannot_break_the_table() {
-        assert_eq!(cell("a|b\nc<script>"), "a\\|b c&lt;script&gt;");
+        assert_eq!(cell("a|b\nc<script>`x`"), "a\\|b c&lt;script&gt;\\`x\\`");
     }
 }

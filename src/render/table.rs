@@ -1,259 +1,386 @@
-//! Terminal tables for people. Everything here is derived from the Report; nothing is computed
-//! that the JSON does not also hold.
+//! The terminal report: the verdict first (who limited you, the findings most severe first,
+//! the plan per host), then the details (grouped rate-limited responses, top talkers, the
+//! plan's arithmetic, inputs, the per-response listing).
+//!
+//! Everything fits `Style::width` columns: prose is wrapped with a hanging indent, and tables
+//! give way in a stated order (see [`super::grid`] and the column specs below): URLs and
+//! locations are shortened in the middle first, then whole columns are dropped (the table says
+//! which); status, layer and vendor are always shown whole.
 
+use super::color::{severity_word, Paint, Palette};
+use super::grid::{painted, Cell, Column, Fit, Grid};
+use super::text::{printable, wrap};
+use super::verdict::{self, action_words};
 use super::Style;
 use crate::report::Report;
-use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
-use std::fmt::Write;
 
-/// URLs longer than this are shortened in the middle in tables (JSON keeps them whole).
-const URL_WIDTH: usize = 72;
+/// Clients and credentials listed among the top talkers.
+pub const TOP_TALKERS: usize = 10;
 
-fn table(style: Style) -> Table {
-    let mut t = Table::new();
-    t.load_preset(presets::UTF8_BORDERS_ONLY);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    if let Some(w) = style.width {
-        t.set_width(w);
-    }
-    if !style.color {
-        t.force_no_tty();
-    }
-    t
+struct Out {
+    lines: Vec<String>,
+    width: usize,
+    palette: Palette,
 }
 
-fn shorten(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        return s.to_string();
+impl Out {
+    fn blank(&mut self) {
+        if self.lines.last().is_some_and(|l| !l.is_empty()) {
+            self.lines.push(String::new());
+        }
     }
-    let head: String = s.chars().take(max * 2 / 3).collect();
-    let tail: String = s.chars().skip(n - (max / 3 - 1)).collect();
-    format!("{head}…{tail}")
+    fn heading(&mut self, text: &str) {
+        self.blank();
+        let t = self.palette.paint(Paint::Heading, &printable(text));
+        self.lines.push(t);
+    }
+    /// Wrapped prose: `first` before the first line, `rest` before the others.
+    fn prose(&mut self, text: &str, first: &str, rest: &str) {
+        self.lines
+            .extend(wrap(&printable(text), self.width, first, rest));
+    }
+    /// Wrapped prose whose first word (a label like `[critical]`) is painted.
+    fn labelled(&mut self, indent: &str, label: &str, paint: Paint, text: &str, rest: &str) {
+        let plain_first = format!("{indent}{label} ");
+        let mut lines = wrap(&printable(text), self.width, &plain_first, rest);
+        if self.palette.on {
+            if let Some(l) = lines.first_mut() {
+                *l = l.replacen(label, &self.palette.paint(paint, label), 1);
+            }
+        }
+        self.lines.append(&mut lines);
+    }
+    fn grid(&mut self, g: &Grid, indent: &str) {
+        let laid = g.render(self.width, indent, self.palette);
+        self.lines.extend(laid.lines);
+        if !laid.dropped.is_empty() {
+            let note = format!(
+                "(hidden to fit {} columns: {}; --format markdown shows every column)",
+                self.width,
+                laid.dropped.join(", ")
+            );
+            let rest = format!("{indent} ");
+            let lines = wrap(&note, self.width, indent, &rest);
+            for l in lines {
+                self.lines.push(self.palette.paint(Paint::Dim, &l));
+            }
+        }
+    }
 }
 
-fn right(s: impl ToString) -> Cell {
-    Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
+/// `cdn/cloudflare`, `api`: layer and vendor in one whole cell, coloured by layer.
+fn who_cell(layer: crate::attribute::Layer, vendor: Option<&str>) -> Cell {
+    let text = match vendor {
+        Some(v) => format!("{}/{}", layer.as_str(), printable(v)),
+        None => layer.as_str().to_string(),
+    };
+    painted(text, Paint::Layer(layer))
 }
 
 pub fn render(report: &Report, style: Style) -> Vec<u8> {
-    let mut out = String::new();
-
-    // Inputs.
-    let mut t = table(style);
-    t.set_header(vec![
-        "input", "format", "records", "skipped", "warnings", "problem",
-    ]);
-    for i in &report.inputs {
-        t.add_row(vec![
-            Cell::new(&*i.source),
-            Cell::new(i.format.as_deref().unwrap_or("?")),
-            right(i.records),
-            right(i.skipped),
-            right(i.warning_count),
-            Cell::new(i.error.as_deref().unwrap_or("")),
-        ]);
-    }
-    let _ = writeln!(out, "Inputs\n{t}\n");
-
-    // Summary line.
-    let s = &report.summary;
-    let statuses: Vec<String> = s
-        .by_status
-        .iter()
-        .map(|(k, v)| format!("{k} × {v}"))
-        .collect();
-    let span = match (s.first, s.last) {
-        (Some(a), Some(b)) => format!(
-            ", {} → {} UTC ({})",
-            a.format("%Y-%m-%d %H:%M:%S"),
-            b.format("%H:%M:%S"),
-            crate::units::fmt_duration_ms((b - a).num_milliseconds() as f64)
-        ),
-        _ => String::new(),
+    let mut o = Out {
+        lines: Vec::new(),
+        width: style.width,
+        palette: Palette { on: style.color },
     };
-    let _ = writeln!(
-        out,
-        "{} requests{}; status: {}",
-        s.requests,
-        span,
-        if statuses.is_empty() {
-            "none".to_string()
-        } else {
-            statuses.join(", ")
-        }
-    );
-    let _ = writeln!(out, "{} rate-limited responses", report.rate_limited.len());
-    if let Some(note) = not_counted_note(report) {
-        let _ = writeln!(out, "{note}");
-    }
-    if let Some(line) = attribution_summary(report) {
-        let _ = writeln!(out, "sent by: {line}");
-    }
-    let c = &report.clients;
-    let _ = writeln!(
-        out,
-        "{} client{} (told apart by {})\n",
-        c.count,
-        if c.count == 1 { "" } else { "s" },
-        if c.identified_by.is_empty() {
-            "nothing (no caller hints in the input)".to_string()
-        } else {
-            c.identified_by
-                .iter()
-                .map(|h| h.replace('_', " "))
-                .collect::<Vec<_>>()
-                .join(" + ")
-        }
-    );
+    verdict_block(report, &mut o);
+    details(report, style, &mut o);
+    let mut s = o.lines.join("\n");
+    s.push('\n');
+    s.into_bytes()
+}
 
-    // Per-429 listing (bounded unless --all: the JSON report always has every one).
-    if !report.rate_limited.is_empty() {
-        let shown = style
-            .max_rows
-            .unwrap_or(usize::MAX)
-            .min(report.rate_limited.len());
-        let mut t = table(style);
-        t.set_header(vec![
-            "time (UTC)",
-            "method",
-            "url",
-            "status",
-            "layer",
-            "vendor",
-            "quota",
-            "retry-after",
-            "where",
-        ]);
-        for r in report.rate_limited.iter().take(shown) {
-            let raw_short = r.retry_after.raw.as_deref().map(|v| shorten(v, 40));
-            let ra = match (&raw_short, r.retry_after.seconds) {
-                (Some(raw), Some(sec)) if raw.trim() != crate::units::fmt_num(sec) => {
-                    format!("{raw} ({} s)", crate::units::fmt_num(sec))
+fn verdict_block(report: &Report, o: &mut Out) {
+    let p = o.palette;
+    // The capture in two lines.
+    o.lines
+        .push(p.paint(Paint::Heading, &printable(&verdict::capture_line(report))));
+    for w in verdict::window_lines(report) {
+        o.prose(&w, "  ", "    ");
+    }
+    o.prose(
+        &format!(
+            "status: {}; {}",
+            verdict::status_counts(report),
+            verdict::clients_line(report)
+        ),
+        "",
+        "  ",
+    );
+    if let Some(note) = verdict::not_counted_note(report) {
+        o.prose(&note, "", "  ");
+    }
+    if let Some(note) = verdict::input_problems(report) {
+        o.prose(&note, "", "  ");
+    }
+
+    // Who limited you.
+    let who = verdict::who_limited(report);
+    let n = report.rate_limited.len();
+    if who.is_empty() {
+        o.heading(&format!(
+            "Who limited you: nobody ({n} rate-limited responses)"
+        ));
+    } else {
+        o.heading(&format!(
+            "Who limited you: {n} rate-limited response{} of {} requests ({})",
+            if n == 1 { "" } else { "s" },
+            report.summary.requests,
+            verdict::percent(n, report.summary.requests)
+        ));
+        for h in &who {
+            let senders: Vec<String> = h.senders.iter().map(|s| s.label()).collect();
+            let text = format!(
+                "{} of {} requests: {}",
+                h.rate_limited,
+                h.requests,
+                senders.join(", ")
+            );
+            let label = format!("{}:", h.host);
+            let mut lines = wrap(&printable(&text), o.width, &format!("  {label} "), "      ");
+            if p.on {
+                for l in &mut lines {
+                    for s in &h.senders {
+                        let w = s.who();
+                        // Colour the layer word where it stands (`× cdn/` or `× api `).
+                        let at = format!("× {w}");
+                        if l.contains(&at) {
+                            *l = l.replacen(
+                                &at,
+                                &format!("× {}", p.paint(Paint::Layer(s.layer), &w)),
+                                1,
+                            );
+                        }
+                    }
                 }
-                (Some(raw), _) => format!(
-                    "{raw} ({})",
-                    format!("{:?}", r.retry_after.kind).to_lowercase()
-                ),
-                (None, _) => "—".into(),
-            };
-            let pos = match r.position {
-                crate::model::Position::Entry(i) => format!("{} entry {i}", r.source),
-                crate::model::Position::Line(n) => format!("{}:{n}", r.source),
-            };
-            t.add_row(vec![
-                Cell::new(
-                    r.time
-                        .map(|t| t.format("%H:%M:%S%.3f").to_string())
-                        .unwrap_or_else(|| "—".into()),
-                ),
-                Cell::new(&r.method),
-                Cell::new(shorten(&r.url, URL_WIDTH)),
-                right(r.status),
-                Cell::new(format!(
-                    "{} ({:.0} %)",
-                    r.attribution.layer.as_str(),
-                    r.attribution.confidence * 100.0
-                )),
-                Cell::new(r.attribution.vendor.as_deref().unwrap_or("—")),
-                Cell::new(r.attribution.quota.as_str()),
-                Cell::new(ra),
-                Cell::new(pos),
-            ]);
+            }
+            o.lines.append(&mut lines);
         }
-        let _ = writeln!(out, "Rate-limited responses\n{t}");
-        if shown < report.rate_limited.len() {
-            let _ = writeln!(
-                out,
-                "… {} more not shown (--all lists every one; --format json always does)",
-                report.rate_limited.len() - shown
+    }
+
+    // Findings, most severe first.
+    let findings = verdict::findings_by_severity(report);
+    if findings.is_empty() {
+        o.heading("Findings: none");
+    } else {
+        o.heading("Findings, most severe first");
+        for f in findings {
+            let label = format!("[{}]", severity_word(f.severity));
+            o.labelled(
+                "  ",
+                &label,
+                Paint::Severity(f.severity),
+                &format!("{}: {}", f.kind, f.summary),
+                "      ",
             );
         }
-        out.push('\n');
     }
 
-    // Findings, one line each.
-    if !report.findings.is_empty() {
-        let _ = writeln!(out, "Findings");
-        for f in &report.findings {
-            let sev = format!("{:?}", f.severity).to_lowercase();
-            let _ = writeln!(out, "  [{sev}] {}: {}", f.kind, f.summary);
+    // The plan per host.
+    let plans = verdict::plans(report);
+    if plans.is_empty() {
+        o.heading("Recommendation: none (no rate-limited response; pass --limit for a plan)");
+    }
+    for r in plans {
+        let title = format!(
+            "Recommendation{}: {}",
+            super::recommend::for_host(r),
+            action_words(r)
+        );
+        o.heading(&title);
+        for (label, value) in super::recommend::key_lines(r) {
+            o.prose(&value, &format!("  {label:<13}"), &" ".repeat(15));
         }
-        out.push('\n');
+        for w in &r.warnings {
+            o.labelled("  ", "!", Paint::Caution, w, "    ");
+        }
+        if !r.rationale.is_empty() {
+            o.lines.push(p.paint(
+                Paint::Dim,
+                "  (how each number was worked out: \"Why\" below)",
+            ));
+        }
     }
-
-    if let Some(r) = &report.recommendation {
-        out.push_str(&super::recommend::section(r));
-    }
-    out.into_bytes()
 }
 
-/// One line per layer/vendor: "41 × cdn/cloudflare (rate, 1015), 2 × api (rate)", most first.
-/// 503s and 403s that were not counted as rate limiting (no Retry-After, no rate-limit headers,
-/// no limiter's page): say so, so a user does not read "0 rate-limited" as "nothing went wrong".
-pub fn not_counted_note(report: &Report) -> Option<String> {
-    let counted = |status: u16| {
-        report
-            .rate_limited
-            .iter()
-            .filter(|r| r.status == status)
-            .count()
-    };
-    let mut parts = Vec::new();
-    for status in [503u16, 403] {
-        let all = report
-            .summary
-            .by_status
-            .get(&status.to_string())
-            .copied()
-            .unwrap_or(0);
-        let other = all.saturating_sub(counted(status));
-        if other > 0 {
-            parts.push(format!("{other} × {status}"));
+fn details(report: &Report, style: Style, o: &mut Out) {
+    let p = o.palette;
+    let with_date = verdict::spans_days(report);
+    o.blank();
+    o.lines.push(p.paint(Paint::Heading, "── Details ──"));
+
+    // Grouped rate-limited responses.
+    let groups = verdict::groups(report);
+    if !groups.is_empty() {
+        o.heading("Rate-limited responses by host, layer, vendor and quota");
+        let mut g = Grid::new(vec![
+            Column::new("host").shrink(Fit::Middle, 16, 1),
+            Column::new("sent by"),
+            Column::new("quota"),
+            Column::new("count").right(),
+            Column::new("first–last").drop_at(2),
+            Column::new("conf").right().drop_at(0),
+            Column::new("retry-after").shrink(Fit::End, 6, 2).drop_at(1),
+            Column::new("example").shrink(Fit::Start, 14, 0).drop_at(3),
+        ]);
+        for gr in &groups {
+            g.push(vec![
+                printable(&gr.host).into(),
+                who_cell(gr.layer, gr.vendor.as_deref()),
+                gr.quota.as_str().into(),
+                gr.count.to_string().into(),
+                verdict::short_range(gr.first, gr.last).into(),
+                format!("{:.0} %", gr.confidence * 100.0).into(),
+                printable(&gr.retry_after.join(", ")).into(),
+                printable(&verdict::location(
+                    &gr.exemplar.source,
+                    gr.exemplar.position,
+                ))
+                .into(),
+            ]);
+        }
+        o.grid(&g, "");
+    }
+
+    // Top talkers.
+    let c = &report.clients;
+    if !c.list.is_empty() {
+        let shown = c.list.len().min(TOP_TALKERS);
+        o.heading(&format!(
+            "Top talkers: clients ({} of {}, busiest first)",
+            shown, c.count
+        ));
+        let mut g = Grid::new(vec![
+            Column::new("client").shrink(Fit::End, 16, 0),
+            Column::new("requests").right(),
+            Column::new("429s").right(),
+            Column::new("limited").right().drop_at(1),
+            Column::new("credentials")
+                .shrink(Fit::End, 10, 1)
+                .drop_at(0),
+        ]);
+        for row in c.list.iter().take(shown) {
+            let creds: Vec<&str> = row.credentials.iter().map(String::as_str).collect();
+            g.push(vec![
+                printable(&row.label).into(),
+                row.requests.to_string().into(),
+                row.rate_limited.to_string().into(),
+                verdict::percent(row.rate_limited, row.requests).into(),
+                if creds.is_empty() {
+                    "—".into()
+                } else {
+                    printable(&creds.join(", ")).into()
+                },
+            ]);
+        }
+        o.grid(&g, "");
+    }
+    let ov = &report.overview;
+    if !ov.credentials.is_empty() {
+        let shown = ov.credentials.len().min(TOP_TALKERS);
+        o.heading(&format!(
+            "Top talkers: credentials ({} of {}, by keyed fingerprint, busiest first)",
+            shown, ov.credential_count
+        ));
+        let mut g = Grid::new(vec![
+            Column::new("credential").shrink(Fit::End, 10, 0),
+            Column::new("requests").right(),
+            Column::new("429s").right(),
+            Column::new("clients").right(),
+            Column::new("first–last").drop_at(0),
+        ]);
+        for row in ov.credentials.iter().take(shown) {
+            g.push(vec![
+                printable(&row.fingerprint).into(),
+                row.requests.to_string().into(),
+                row.rate_limited.to_string().into(),
+                row.clients.to_string().into(),
+                verdict::short_range(row.first, row.last).into(),
+            ]);
+        }
+        o.grid(&g, "");
+    }
+
+    // The plans' arithmetic.
+    for r in verdict::plans(report) {
+        if r.rationale.is_empty() {
+            continue;
+        }
+        o.heading(&format!(
+            "Why: the arithmetic of the plan{}",
+            super::recommend::for_host(r)
+        ));
+        for line in &r.rationale {
+            o.prose(line, "  - ", "    ");
         }
     }
-    (!parts.is_empty()).then(|| {
-        format!(
-            "not counted: {} without rate-limit evidence (no Retry-After, rate-limit headers or limiter page)",
-            parts.join(", ")
-        )
-    })
-}
 
-pub fn attribution_summary(report: &Report) -> Option<String> {
-    let mut groups: Vec<(String, usize)> = Vec::new();
-    for r in &report.rate_limited {
-        let a = &r.attribution;
-        let who = match &a.vendor {
-            Some(v) => format!("{}/{v}", a.layer.as_str()),
-            None => a.layer.as_str().to_string(),
-        };
-        let mut why: Vec<&str> = Vec::new();
-        if a.quota != crate::attribute::Quota::Unknown {
-            why.push(a.quota.as_str());
-        }
-        if let Some(d) = &a.detail {
-            why.push(d);
-        }
-        let key = if why.is_empty() {
-            who
+    // Inputs.
+    o.heading("Inputs");
+    let mut g = Grid::new(vec![
+        Column::new("input").shrink(Fit::Middle, 16, 0),
+        Column::new("format"),
+        Column::new("records").right(),
+        Column::new("skipped").right(),
+        Column::new("warnings").right(),
+        Column::new("problem").shrink(Fit::End, 12, 1).drop_at(0),
+    ]);
+    for i in &report.inputs {
+        g.push(vec![
+            printable(&i.source).into(),
+            i.format.as_deref().unwrap_or("?").into(),
+            i.records.to_string().into(),
+            i.skipped.to_string().into(),
+            i.warning_count.to_string().into(),
+            printable(i.error.as_deref().unwrap_or("")).into(),
+        ]);
+    }
+    o.grid(&g, "");
+
+    // Every rate-limited response (bounded unless --all: the JSON always has every one).
+    let total = report.rate_limited.len();
+    if total > 0 {
+        let shown = style.max_rows.unwrap_or(usize::MAX).min(total);
+        o.heading(&if shown < total {
+            format!("Rate-limited responses (first {shown} of {total})")
         } else {
-            format!("{who} ({})", why.join(", "))
-        };
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some(g) => g.1 += 1,
-            None => groups.push((key, 1)),
+            format!("Rate-limited responses ({total})")
+        });
+        let mut g = Grid::new(vec![
+            Column::new("time (UTC)"),
+            Column::new("method").drop_at(2),
+            Column::new("url").shrink(Fit::Middle, 20, 1),
+            Column::new("status").right(),
+            Column::new("sent by"),
+            Column::new("quota").drop_at(1),
+            Column::new("conf").right().drop_at(0),
+            Column::new("retry-after").shrink(Fit::End, 6, 2).drop_at(3),
+            Column::new("where").shrink(Fit::Start, 11, 0).drop_at(4),
+        ]);
+        for r in report.rate_limited.iter().take(shown) {
+            let a = &r.attribution;
+            g.push(vec![
+                verdict::time_of(r.time, with_date).into(),
+                printable(&r.method).into(),
+                printable(r.url.strip_prefix("https://").unwrap_or(&r.url)).into(),
+                r.status.to_string().into(),
+                who_cell(a.layer, a.vendor.as_deref()),
+                a.quota.as_str().into(),
+                format!("{:.0} %", a.confidence * 100.0).into(),
+                printable(&verdict::retry_after_text(&r.retry_after)).into(),
+                printable(&verdict::location(&r.source, r.position)).into(),
+            ]);
+        }
+        o.grid(&g, "");
+        if shown < total {
+            o.prose(
+                &format!(
+                    "… {} more not shown (--all lists every one; --format json always does)",
+                    total - shown
+                ),
+                "",
+                "  ",
+            );
         }
     }
-    if groups.is_empty() {
-        return None;
-    }
-    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
-    Some(
-        groups
-            .iter()
-            .map(|(k, n)| format!("{n} × {k}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    )
 }

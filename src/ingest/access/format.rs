@@ -1,0 +1,1269 @@
+//! Format strings compiled once into a matcher: an nginx `log_format` body (`$var`, with
+//! `escape=default|json|none`), an Envoy format string (`%OPERATOR(args):len%`) or an Apache
+//! `LogFormat` (`%h %l %u %t \"%r\" %>s %b`), told apart by syntax.
+//!
+//! A compiled format is a list of literals and fields. Matching a line walks it once: a field
+//! ends where the next literal starts (found with `memchr` on its first byte), so a line costs
+//! one pass and no allocation; a value is decoded only when it holds an escape. Lists
+//! (`$upstream_status` = `502, 429 : 200`) continue past `, ` and ` : ` although the format
+//! separates fields with spaces — the reason a naive split breaks on ingress-nginx lines [N5].
+//! Variables the reader does not know are kept by name (`Fields::extra`), never an error.
+
+use super::escape;
+use super::record::{Fields, Stamp, Text};
+use super::time;
+use memchr::memchr;
+use std::borrow::Cow;
+
+/// Which family's syntax the format string is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    Nginx,
+    Envoy,
+    Apache,
+}
+
+impl Syntax {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Syntax::Nginx => "nginx",
+            Syntax::Envoy => "Envoy",
+            Syntax::Apache => "Apache",
+        }
+    }
+}
+
+/// How values are escaped in the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escape {
+    /// `\xXX` (nginx default) or `\"`/`\\`/`\xhh` (Apache): undone by `escape::backslash`.
+    Backslash,
+    /// nginx `escape=json`.
+    Json,
+    /// nginx `escape=none`, Envoy.
+    None,
+}
+
+/// What a variable means to the analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Var {
+    /// CLF time written at the end of the request (nginx `$time_local`).
+    TimeLocalEnd,
+    /// CLF time of the request's start (Traefik CLF).
+    TimeLocalStart,
+    /// ISO 8601 at the end (nginx `$time_iso8601`).
+    TimeIsoEnd,
+    /// Epoch seconds.millis at the end (nginx `$msec`).
+    MsecEnd,
+    /// Apache `%t`: `[CLF]` with its brackets, the request's start.
+    BracketedStart,
+    /// Any time shape, request start (Envoy `%START_TIME%`, Apache `%{...}t`).
+    AnyStart,
+    AnyEnd,
+    RequestLine,
+    Method,
+    Target,
+    Path,
+    Query,
+    Host,
+    Scheme,
+    Status,
+    DurationSeconds,
+    DurationMs,
+    DurationUs,
+    RemoteAddr,
+    ForwardedFor,
+    UserAgent,
+    RemoteUser,
+    Identity,
+    RequestId,
+    /// A logged request header (name in `LogFormat::names`).
+    ReqHeader(u16),
+    /// A logged response header (`$sent_http_*`, `$upstream_http_*`, `%RESP(...)%`, `%{...}o`).
+    RespHeader(u16),
+    UpstreamStatus,
+    UpstreamAddr,
+    LimitReqStatus,
+    LimitConnStatus,
+    ResponseFlags,
+    ResponseDetails,
+    UpstreamHost,
+    UpstreamServiceTime,
+    /// Known and not needed (bytes, protocol, referer).
+    Ignore,
+    /// Unknown to us: kept by name.
+    Other(u16),
+}
+
+impl Var {
+    /// Signal inputs of the format-string family.
+    pub fn is_signal(&self) -> bool {
+        matches!(
+            self,
+            Var::UpstreamStatus
+                | Var::LimitReqStatus
+                | Var::LimitConnStatus
+                | Var::ResponseFlags
+                | Var::ResponseDetails
+                | Var::UpstreamHost
+        )
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Item {
+    Lit(Box<str>),
+    Field {
+        var: Var,
+        /// Index into `names`: the variable as written, for messages and `extra`.
+        name: u16,
+        /// A comma/colon list (`$upstream_*`).
+        list: bool,
+    },
+}
+
+/// A compiled format.
+#[derive(Debug, Clone)]
+pub struct LogFormat {
+    pub syntax: Syntax,
+    pub escape: Escape,
+    /// A short description for summaries ("nginx combined", "custom --log-format (nginx)").
+    pub label: String,
+    items: Vec<Item>,
+    /// Variable names as written, and header names for `ReqHeader`/`RespHeader`.
+    names: Vec<Box<str>>,
+}
+
+/// The signal inputs of one line (borrowed), read by the family's rule.
+#[derive(Debug, Default)]
+pub struct SignalInputs<'a> {
+    pub upstream_status: Option<&'a str>,
+    pub upstream_addr: Option<&'a str>,
+    pub limit_req_status: Option<&'a str>,
+    pub limit_conn_status: Option<&'a str>,
+    pub response_flags: Option<&'a str>,
+    pub response_details: Option<&'a str>,
+    pub upstream_host: Option<&'a str>,
+    pub upstream_service_time: Option<&'a str>,
+}
+
+/// Why a line did not match, without any of the line's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    pub reason: String,
+}
+
+/// A matched line.
+pub struct Matched<'a> {
+    pub fields: Fields<'a>,
+    pub signal: SignalInputs<'a>,
+    /// The line went on after the format's end (tolerated; sniffing prefers exact matches).
+    pub trailing: bool,
+}
+
+impl LogFormat {
+    /// Does the format log any field that says who answered?
+    pub fn has_signal_vars(&self) -> bool {
+        self.items
+            .iter()
+            .any(|i| matches!(i, Item::Field { var, .. } if var.is_signal()))
+    }
+
+    /// Does the format log a time at all?
+    pub fn has_time(&self) -> bool {
+        self.items.iter().any(|i| {
+            matches!(
+                i,
+                Item::Field {
+                    var: Var::TimeLocalEnd
+                        | Var::TimeLocalStart
+                        | Var::TimeIsoEnd
+                        | Var::MsecEnd
+                        | Var::BracketedStart
+                        | Var::AnyStart
+                        | Var::AnyEnd,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// How many fields the format has (sniffing prefers the richest format that matches).
+    pub fn field_count(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|i| matches!(i, Item::Field { .. }))
+            .count()
+    }
+
+    /// The variables the reader does not interpret, by name.
+    pub fn unknown_names(&self) -> Vec<&str> {
+        self.items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Field {
+                    var: Var::Other(n), ..
+                } => Some(&*self.names[*n as usize]),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn name(&self, i: u16) -> &str {
+        &self.names[i as usize]
+    }
+
+    fn decode<'a>(&self, v: &'a str) -> Text<'a> {
+        match self.escape {
+            Escape::Backslash => escape::backslash(v),
+            Escape::Json => escape::json(v),
+            Escape::None => Cow::Borrowed(v),
+        }
+    }
+
+    /// Match one line (no trailing newline).
+    pub fn parse<'a>(&'a self, line: &'a str) -> Result<Matched<'a>, Mismatch> {
+        let b = line.as_bytes();
+        let mut pos = 0usize;
+        let mut f = Fields::default();
+        let mut sig = SignalInputs::default();
+        let n = self.items.len();
+        let mut i = 0;
+        while i < n {
+            match &self.items[i] {
+                Item::Lit(l) => {
+                    if !b[pos..].starts_with(l.as_bytes()) {
+                        return Err(self.mismatch(i, pos == b.len()));
+                    }
+                    pos += l.len();
+                }
+                Item::Field { var, name, list } => {
+                    let end = match self.items.get(i + 1) {
+                        None => b.len(),
+                        Some(Item::Lit(l)) => {
+                            let last = i + 2 == n;
+                            match self.field_end(b, pos, l.as_bytes(), *list, *var, last) {
+                                Some(e) => e,
+                                None => return Err(self.mismatch(i + 1, true)),
+                            }
+                        }
+                        // Compile rejects adjacent fields.
+                        Some(Item::Field { .. }) => b.len(),
+                    };
+                    let value = &line[pos..end];
+                    self.assign(*var, *name, value, &mut f, &mut sig)
+                        .map_err(|why| Mismatch {
+                            reason: format!("{} is not {why}", self.describe_field(*name)),
+                        })?;
+                    pos = end;
+                }
+            }
+            i += 1;
+        }
+        Ok(Matched {
+            fields: f,
+            signal: sig,
+            trailing: pos < b.len(),
+        })
+    }
+
+    fn describe_field(&self, name: u16) -> String {
+        let n = self.name(name);
+        match self.syntax {
+            Syntax::Nginx => format!("${n}"),
+            Syntax::Envoy => format!("%{n}%"),
+            Syntax::Apache => format!("%{n}"),
+        }
+    }
+
+    fn mismatch(&self, item: usize, ended: bool) -> Mismatch {
+        let fields_before = self.items[..item]
+            .iter()
+            .filter(|x| matches!(x, Item::Field { .. }))
+            .count();
+        let after = self.items[..item].iter().rev().find_map(|x| match x {
+            Item::Field { name, .. } => Some(self.describe_field(*name)),
+            _ => None,
+        });
+        let lit = match &self.items[item] {
+            Item::Lit(l) => format!("`{}`", l.escape_debug()),
+            Item::Field { name, .. } => self.describe_field(*name),
+        };
+        let place = match after {
+            Some(a) => format!(
+                "after {a} (field {fields_before} of {})",
+                self.field_count()
+            ),
+            None => "at the start of the line".to_string(),
+        };
+        Mismatch {
+            reason: if ended {
+                format!("line ends before {lit} {place}")
+            } else {
+                format!("expected {lit} {place}")
+            },
+        }
+    }
+
+    /// Where a field that is followed by literal `lit` ends.
+    fn field_end(
+        &self,
+        b: &[u8],
+        from: usize,
+        lit: &[u8],
+        list: bool,
+        var: Var,
+        lit_is_last: bool,
+    ) -> Option<usize> {
+        // Apache `%t` writes its own brackets: `[10/Oct/2000:13:55:36 -0700]`.
+        if var == Var::BracketedStart && b.get(from) == Some(&b'[') {
+            let close = memchr(b']', &b[from..])? + from + 1;
+            return b[close..].starts_with(lit).then_some(close);
+        }
+        // The line's closing literal: the value runs to it, whatever it holds (an unescaped
+        // quote in an Envoy user agent).
+        if lit_is_last {
+            let trimmed = b.len();
+            if trimmed >= from + lit.len() && b[..trimmed].ends_with(lit) {
+                return Some(trimmed - lit.len());
+            }
+            // Tolerate trailing fields after the format's end: fall through to a forward scan.
+        }
+        let quote = lit[0] == b'"';
+        let mut p = from;
+        loop {
+            let at = p + memchr(lit[0], &b[p..])?;
+            let ok = b[at..].starts_with(lit) && !(quote && escaped(b, from, at));
+            if ok {
+                if list && lit[0] == b' ' {
+                    // `a, b` and `a : b` keep the list going.
+                    if at > from && b[at - 1] == b',' {
+                        p = at + 1;
+                        continue;
+                    }
+                    if b[at..].starts_with(b" : ") {
+                        p = at + 3;
+                        continue;
+                    }
+                }
+                return Some(at);
+            }
+            p = at + 1;
+        }
+    }
+
+    fn assign<'a>(
+        &'a self,
+        var: Var,
+        name: u16,
+        v: &'a str,
+        f: &mut Fields<'a>,
+        sig: &mut SignalInputs<'a>,
+    ) -> Result<(), &'static str> {
+        let missing = v.is_empty() || v == "-";
+        match var {
+            Var::Status => {
+                if !missing {
+                    f.status = Some(parse_status(v).ok_or("a status code")?);
+                }
+            }
+            Var::TimeLocalEnd | Var::TimeLocalStart => {
+                if !missing {
+                    let t = time::clf(v.as_bytes()).ok_or("a Common Log Format time")?;
+                    f.time = Some(if var == Var::TimeLocalEnd {
+                        Stamp::End(t)
+                    } else {
+                        Stamp::Start(t)
+                    });
+                }
+            }
+            Var::TimeIsoEnd => {
+                if !missing {
+                    f.time = Some(Stamp::End(
+                        time::iso(v.as_bytes()).ok_or("an ISO 8601 time")?,
+                    ));
+                }
+            }
+            Var::MsecEnd => {
+                if !missing {
+                    f.time = Some(Stamp::End(
+                        time::epoch_seconds(v.as_bytes()).ok_or("epoch seconds")?,
+                    ));
+                }
+            }
+            Var::BracketedStart => {
+                if !missing {
+                    let inner = v
+                        .strip_prefix('[')
+                        .and_then(|x| x.strip_suffix(']'))
+                        .unwrap_or(v);
+                    let t = time::any(inner.as_bytes()).ok_or("a time")?;
+                    f.time = Some(Stamp::Start(t));
+                }
+            }
+            Var::AnyStart | Var::AnyEnd => {
+                if !missing {
+                    let t = time::any(v.as_bytes()).ok_or("a time")?;
+                    f.time = Some(if var == Var::AnyStart {
+                        Stamp::Start(t)
+                    } else {
+                        Stamp::End(t)
+                    });
+                }
+            }
+            Var::DurationSeconds | Var::DurationMs | Var::DurationUs => {
+                if !missing {
+                    let x: f64 = v.trim().parse().map_err(|_| "a duration")?;
+                    let scale = match var {
+                        Var::DurationSeconds => 1000.0,
+                        Var::DurationMs => 1.0,
+                        _ => 0.001,
+                    };
+                    if x >= 0.0 {
+                        f.duration_ms = Some(x * scale);
+                    }
+                }
+            }
+            Var::RequestLine => f.request_line = Some(self.decode(v)),
+            Var::Method => set(&mut f.method, self, v),
+            Var::Target => set(&mut f.target, self, v),
+            Var::Path => set(&mut f.path, self, v),
+            Var::Query => set(&mut f.query, self, v),
+            Var::Host => set(&mut f.host, self, v),
+            Var::Scheme => set(&mut f.scheme, self, v),
+            Var::RemoteAddr => set(&mut f.client_ip, self, v),
+            Var::ForwardedFor => set(&mut f.forwarded_for, self, v),
+            Var::UserAgent => set(&mut f.user_agent, self, v),
+            Var::RemoteUser => set(&mut f.remote_user, self, v),
+            Var::Identity => set(&mut f.identity, self, v),
+            Var::RequestId => set(&mut f.request_id, self, v),
+            Var::ReqHeader(h) => {
+                if !missing {
+                    f.request_headers
+                        .push((Cow::Borrowed(self.name(h)), self.decode(v)));
+                }
+            }
+            Var::RespHeader(h) => {
+                if !missing {
+                    f.response_headers
+                        .push((Cow::Borrowed(self.name(h)), self.decode(v)));
+                }
+            }
+            Var::UpstreamStatus => sig.upstream_status = Some(v),
+            Var::UpstreamAddr => sig.upstream_addr = Some(v),
+            Var::LimitReqStatus => sig.limit_req_status = Some(v),
+            Var::LimitConnStatus => sig.limit_conn_status = Some(v),
+            Var::ResponseFlags => sig.response_flags = Some(v),
+            Var::ResponseDetails => sig.response_details = Some(v),
+            Var::UpstreamHost => sig.upstream_host = Some(v),
+            Var::UpstreamServiceTime => sig.upstream_service_time = Some(v),
+            Var::Ignore => {}
+            Var::Other(_) => {
+                if !missing {
+                    f.extra
+                        .push((Cow::Borrowed(self.name(name)), self.decode(v)));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn set<'a>(slot: &mut Option<Text<'a>>, fmt: &'a LogFormat, v: &'a str) {
+    if !(v.is_empty() || v == "-") {
+        *slot = Some(fmt.decode(v));
+    }
+}
+
+/// A 3-digit status (Envoy logs 0 for "no response").
+pub fn parse_status(v: &str) -> Option<u16> {
+    let b = v.as_bytes();
+    if b.is_empty() || b.len() > 3 || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    v.parse().ok()
+}
+
+/// Is the byte at `at` escaped by an odd run of backslashes (not counting before `from`)?
+fn escaped(b: &[u8], from: usize, at: usize) -> bool {
+    let mut k = 0;
+    while at > from + k && b[at - 1 - k] == b'\\' {
+        k += 1;
+    }
+    k % 2 == 1
+}
+
+// ------------------------------------------------------------------------------------------
+// Compiling
+
+struct Builder {
+    items: Vec<Item>,
+    names: Vec<Box<str>>,
+    lit: String,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder {
+            items: Vec::new(),
+            names: Vec::new(),
+            lit: String::new(),
+        }
+    }
+    fn name(&mut self, n: &str) -> u16 {
+        if let Some(i) = self.names.iter().position(|x| &**x == n) {
+            return i as u16;
+        }
+        self.names.push(n.into());
+        (self.names.len() - 1) as u16
+    }
+    fn flush(&mut self) {
+        if !self.lit.is_empty() {
+            self.items
+                .push(Item::Lit(std::mem::take(&mut self.lit).into_boxed_str()));
+        }
+    }
+    fn field(&mut self, written: &str, var: Var, list: bool) -> Result<(), String> {
+        self.flush();
+        if matches!(self.items.last(), Some(Item::Field { .. })) {
+            return Err(format!(
+                "two variables with nothing between them (before {written}): the log cannot be split there"
+            ));
+        }
+        if self.names.len() >= u16::MAX as usize - 2 {
+            return Err("too many variables".into());
+        }
+        let name = self.name(written);
+        self.items.push(Item::Field { var, name, list });
+        Ok(())
+    }
+    fn finish(
+        mut self,
+        syntax: Syntax,
+        escape: Escape,
+        label: String,
+    ) -> Result<LogFormat, String> {
+        self.flush();
+        if !self.items.iter().any(|i| matches!(i, Item::Field { .. })) {
+            return Err(format!("no {} variables in the format", syntax.as_str()));
+        }
+        Ok(LogFormat {
+            syntax,
+            escape,
+            label,
+            items: self.items,
+            names: self.names,
+        })
+    }
+}
+
+/// A header name from a variable suffix: `retry_after` → `retry-after`.
+fn header_name(suffix: &str) -> String {
+    suffix.replace('_', "-").to_ascii_lowercase()
+}
+
+/// Words that make an unknown variable a caller identity (fingerprinted, never shown).
+fn is_identity_name(n: &str) -> bool {
+    let l = n.to_ascii_lowercase();
+    [
+        "consumer",
+        "api_key",
+        "apikey",
+        "api-key",
+        "client_id",
+        "key_id",
+        "user_id",
+        "tenant_id",
+    ]
+    .iter()
+    .any(|w| l.contains(w))
+}
+
+fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), String> {
+    let v = match name {
+        "remote_addr" | "proxy_protocol_addr" | "realip_remote_addr" => Var::RemoteAddr,
+        "remote_user" => Var::RemoteUser,
+        "time_local" => Var::TimeLocalEnd,
+        "time_iso8601" => Var::TimeIsoEnd,
+        "msec" => Var::MsecEnd,
+        // Not nginx variables: names of toomany's built-in layouts (Traefik CLF).
+        "time_local_start" => Var::TimeLocalStart,
+        "duration_ms" => Var::DurationMs,
+        "request" => Var::RequestLine,
+        "request_method" => Var::Method,
+        "request_uri" => Var::Target,
+        "uri" | "document_uri" => Var::Path,
+        "args" | "query_string" => Var::Query,
+        "host" | "http_host" => Var::Host,
+        "scheme" => Var::Scheme,
+        "status" => Var::Status,
+        "request_time" => Var::DurationSeconds,
+        "http_user_agent" => Var::UserAgent,
+        "http_x_forwarded_for" | "proxy_add_x_forwarded_for" => Var::ForwardedFor,
+        "request_id" | "req_id" | "http_x_request_id" => Var::RequestId,
+        "upstream_status" => return Ok((Var::UpstreamStatus, true)),
+        "upstream_addr" => return Ok((Var::UpstreamAddr, true)),
+        "limit_req_status" => Var::LimitReqStatus,
+        "limit_conn_status" => Var::LimitConnStatus,
+        "body_bytes_sent"
+        | "bytes_sent"
+        | "request_length"
+        | "connection"
+        | "connection_requests"
+        | "server_protocol"
+        | "http_referer"
+        | "pipe"
+        | "remote_port"
+        | "server_port"
+        | "gzip_ratio"
+        | "ssl_protocol"
+        | "ssl_cipher"
+        | "server_addr"
+        | "request_completion" => Var::Ignore,
+        n if n.starts_with("upstream_http_") => {
+            Var::RespHeader(b.name(&header_name(&n["upstream_http_".len()..])))
+        }
+        n if n.starts_with("sent_http_") => {
+            Var::RespHeader(b.name(&header_name(&n["sent_http_".len()..])))
+        }
+        n if n.starts_with("upstream_") => return Ok((Var::Ignore, true)),
+        n if n.starts_with("http_") => Var::ReqHeader(b.name(&header_name(&n["http_".len()..]))),
+        n if is_identity_name(n) => Var::Identity,
+        n => Var::Other(b.name(n)),
+    };
+    Ok((v, false))
+}
+
+/// Compile an nginx `log_format` body (`$remote_addr - ...`), variables `$name` or `${name}`.
+pub fn compile_nginx(
+    body: &str,
+    escape: Escape,
+    label: impl Into<String>,
+) -> Result<LogFormat, String> {
+    let mut b = Builder::new();
+    let mut it = body.char_indices().peekable();
+    while let Some((i, c)) = it.next() {
+        if c != '$' {
+            b.lit.push(c);
+            continue;
+        }
+        let rest = &body[i + 1..];
+        let (name, used) = if let Some(inner) = rest.strip_prefix('{') {
+            match inner.find('}') {
+                Some(e) => (&inner[..e], e + 2),
+                None => return Err("`${` without a closing `}`".into()),
+            }
+        } else {
+            let e = rest
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                .unwrap_or(rest.len());
+            (&rest[..e], e)
+        };
+        if name.is_empty() {
+            b.lit.push('$');
+            continue;
+        }
+        for _ in 0..used {
+            it.next();
+        }
+        let (var, list) = nginx_var(&mut b, name)?;
+        b.field(name, var, list)?;
+    }
+    b.finish(Syntax::Nginx, escape, label.into())
+}
+
+fn envoy_var(b: &mut Builder, op: &str, arg: Option<&str>) -> Var {
+    let arg_main = arg.map(|a| a.split('?').next().unwrap_or(a).trim());
+    match (op, arg_main) {
+        ("START_TIME", None) => Var::AnyStart,
+        // `%START_TIME(%s.%3f)%` and strftime shapes: read by shape.
+        ("START_TIME", Some(_)) => Var::AnyStart,
+        ("RESPONSE_CODE", _) => Var::Status,
+        ("RESPONSE_FLAGS", _) | ("RESPONSE_FLAGS_LONG", _) => Var::ResponseFlags,
+        ("RESPONSE_CODE_DETAILS", _) => Var::ResponseDetails,
+        ("UPSTREAM_HOST", _) => Var::UpstreamHost,
+        ("DURATION", _) => Var::DurationMs,
+        ("DOWNSTREAM_REMOTE_ADDRESS", _)
+        | ("DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT", _)
+        | ("DOWNSTREAM_DIRECT_REMOTE_ADDRESS", _)
+        | ("DOWNSTREAM_DIRECT_REMOTE_ADDRESS_WITHOUT_PORT", _) => Var::RemoteAddr,
+        ("REQ", Some(h)) => match h.to_ascii_lowercase().as_str() {
+            ":method" => Var::Method,
+            ":path" | "x-envoy-original-path" => Var::Target,
+            ":authority" | "host" => Var::Host,
+            ":scheme" | "x-forwarded-proto" => Var::Scheme,
+            "user-agent" => Var::UserAgent,
+            "x-forwarded-for" => Var::ForwardedFor,
+            "x-request-id" => Var::RequestId,
+            l => Var::ReqHeader(b.name(l)),
+        },
+        ("RESP", Some(h)) => match h.to_ascii_lowercase().as_str() {
+            "x-envoy-upstream-service-time" => Var::UpstreamServiceTime,
+            l => Var::RespHeader(b.name(l)),
+        },
+        ("PROTOCOL", _)
+        | ("BYTES_RECEIVED", _)
+        | ("BYTES_SENT", _)
+        | ("CONNECTION_TERMINATION_DETAILS", _)
+        | ("UPSTREAM_TRANSPORT_FAILURE_REASON", _) => Var::Ignore,
+        (o, _) if is_identity_name(o) => Var::Identity,
+        (o, _) => Var::Other(b.name(o)),
+    }
+}
+
+/// Compile an Envoy format string (`[%START_TIME%] "%REQ(:METHOD)% ..."`).
+pub fn compile_envoy(body: &str, label: impl Into<String>) -> Result<LogFormat, String> {
+    let mut b = Builder::new();
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'%' {
+            let ch = body[i..].chars().next().unwrap_or('%');
+            b.lit.push(ch);
+            i += ch.len_utf8();
+            continue;
+        }
+        let start = i + 1;
+        let name_end = start
+            + bytes[start..]
+                .iter()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || **c == b'_')
+                .count();
+        if name_end == start {
+            b.lit.push('%');
+            i += 1;
+            continue;
+        }
+        let op = &body[start..name_end];
+        let mut j = name_end;
+        let mut arg = None;
+        if bytes.get(j) == Some(&b'(') {
+            // Arguments may hold `%` (`%START_TIME(%s.%3f)%`): find the matching `)`.
+            let mut depth = 0usize;
+            let mut k = j;
+            while k < bytes.len() {
+                match bytes[k] {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                k += 1;
+            }
+            if k >= bytes.len() {
+                return Err(format!("%{op}(... has no closing `)`"));
+            }
+            arg = Some(&body[j + 1..k]);
+            j = k + 1;
+        }
+        if bytes.get(j) == Some(&b':') {
+            j += 1 + bytes[j + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+        }
+        if bytes.get(j) != Some(&b'%') {
+            // Not an operator after all: literal text.
+            b.lit.push_str(&body[i..j.min(bytes.len())]);
+            i = j;
+            continue;
+        }
+        let written = &body[start..j];
+        let var = envoy_var(&mut b, op, arg);
+        b.field(written, var, false)?;
+        i = j + 1;
+    }
+    b.finish(Syntax::Envoy, Escape::None, label.into())
+}
+
+fn apache_var(b: &mut Builder, directive: char, arg: Option<&str>, final_status: bool) -> Var {
+    match (directive, arg) {
+        ('h', _) | ('a', _) => Var::RemoteAddr,
+        ('u', _) => Var::RemoteUser,
+        ('t', None) => Var::BracketedStart,
+        ('t', Some(a)) => {
+            if a.starts_with("end:") {
+                Var::AnyEnd
+            } else {
+                Var::AnyStart
+            }
+        }
+        ('r', _) => Var::RequestLine,
+        ('s', _) => {
+            if final_status {
+                Var::Status
+            } else {
+                Var::Ignore
+            }
+        }
+        ('D', _) => Var::DurationUs,
+        ('T', Some("ms")) => Var::DurationMs,
+        ('T', Some("us")) => Var::DurationUs,
+        ('T', _) => Var::DurationSeconds,
+        ('m', _) => Var::Method,
+        ('U', _) => Var::Path,
+        ('q', _) => Var::Query,
+        ('v', _) | ('V', _) => Var::Host,
+        ('L', _) => Var::RequestId,
+        ('e', Some(e)) if e.eq_ignore_ascii_case("UNIQUE_ID") => Var::RequestId,
+        ('i', Some(h)) => match h.to_ascii_lowercase().as_str() {
+            "user-agent" => Var::UserAgent,
+            "x-forwarded-for" => Var::ForwardedFor,
+            "x-request-id" => Var::RequestId,
+            "host" => Var::Host,
+            "referer" => Var::Ignore,
+            l => Var::ReqHeader(b.name(l)),
+        },
+        ('o', Some(h)) => Var::RespHeader(b.name(&h.to_ascii_lowercase())),
+        ('l', _)
+        | ('b', _)
+        | ('B', _)
+        | ('H', _)
+        | ('p', _)
+        | ('P', _)
+        | ('k', _)
+        | ('X', _)
+        | ('I', _)
+        | ('O', _)
+        | ('S', _) => Var::Ignore,
+        (d, a) => {
+            let n = match a {
+                Some(a) => format!("{{{a}}}{d}"),
+                None => d.to_string(),
+            };
+            if a.is_some_and(is_identity_name) {
+                Var::Identity
+            } else {
+                Var::Other(b.name(&n))
+            }
+        }
+    }
+}
+
+/// Compile an Apache `LogFormat` (`%h %l %u %t \"%r\" %>s %b`).
+pub fn compile_apache(body: &str, label: impl Into<String>) -> Result<LogFormat, String> {
+    let mut b = Builder::new();
+    let has_final = body.contains("%>s");
+    let mut i = 0;
+    while i < body.len() {
+        let c = body[i..].chars().next().unwrap_or('%');
+        if c != '%' {
+            b.lit.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        let rest = &body[i + 1..];
+        if rest.starts_with('%') {
+            b.lit.push('%');
+            i += 2;
+            continue;
+        }
+        // Modifiers: `<` / `>` and status conditions (`!200,304`).
+        let rb = rest.as_bytes();
+        let mut k = 0;
+        let mut final_mod = false;
+        while k < rb.len() && (b"<>!,".contains(&rb[k]) || rb[k].is_ascii_digit()) {
+            final_mod |= rb[k] == b'>';
+            k += 1;
+        }
+        let mut arg = None;
+        if rb.get(k) == Some(&b'{') {
+            let close = rest[k..]
+                .find('}')
+                .ok_or_else(|| "`%{` without a closing `}`".to_string())?;
+            arg = Some(&rest[k + 1..k + close]);
+            k += close + 1;
+        }
+        let Some(d) = rest[k..].chars().next() else {
+            return Err("a `%` at the end of the format".into());
+        };
+        let var = if d == '^' {
+            // `%^ti` / `%^to`: trailers, kept by name.
+            k += rest[k..].chars().take(3).map(char::len_utf8).sum::<usize>();
+            Var::Other(b.name(&rest[..k]))
+        } else {
+            k += d.len_utf8();
+            apache_var(&mut b, d, arg, final_mod || !has_final)
+        };
+        b.field(&rest[..k], var, false)?;
+        i += 1 + k;
+    }
+    b.finish(Syntax::Apache, Escape::Backslash, label.into())
+}
+
+// ------------------------------------------------------------------------------------------
+// `--log-format`: paste the directive from your config.
+
+/// Compile what a user pasted: an nginx `log_format` (with or without `log_format NAME
+/// [escape=...]`, quoted segments, `;`), an Envoy format string (optionally `format: "..."`
+/// YAML), or an Apache `LogFormat "..." nickname` — told apart by syntax.
+pub fn compile_user(spec: &str) -> Result<LogFormat, String> {
+    let spec = spec.trim();
+    if spec.is_empty() {
+        return Err("the format is empty".into());
+    }
+    let syntax = detect_syntax(spec)?;
+    match syntax {
+        Syntax::Nginx => {
+            let (body, escape) = nginx_body(spec);
+            compile_nginx(&body, escape, "custom --log-format (nginx)")
+        }
+        Syntax::Envoy => {
+            let body = envoy_body(spec);
+            compile_envoy(&body, "custom --log-format (Envoy)")
+        }
+        Syntax::Apache => {
+            let body = apache_body(spec);
+            compile_apache(&body, "custom --log-format (Apache)")
+        }
+    }
+}
+
+/// Which syntax a format string is in.
+pub fn detect_syntax(spec: &str) -> Result<Syntax, String> {
+    let b = spec.as_bytes();
+    let mut nginx = 0;
+    let mut envoy = 0;
+    let mut apache = 0;
+    for i in 0..b.len() {
+        let next = b.get(i + 1).copied().unwrap_or(0);
+        match b[i] {
+            b'$' if next.is_ascii_alphabetic() || next == b'_' || next == b'{' => nginx += 1,
+            b'%' => {
+                let run = b[i + 1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || **c == b'_')
+                    .count();
+                let after = b.get(i + 1 + run).copied().unwrap_or(0);
+                if run >= 2 && (after == b'%' || after == b'(') {
+                    envoy += 1;
+                } else if next.is_ascii_alphabetic() || b"<>{!".contains(&next) {
+                    apache += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    if envoy > 0 && envoy >= nginx {
+        Ok(Syntax::Envoy)
+    } else if nginx > 0 {
+        Ok(Syntax::Nginx)
+    } else if apache > 0 {
+        Ok(Syntax::Apache)
+    } else {
+        Err("no variables found: expected an nginx log_format ($remote_addr ...), an Envoy format string (%START_TIME% ...) or an Apache LogFormat (%h %l %u %t ...)".into())
+    }
+}
+
+/// The segments of quoted strings (`'a' "b"`), unquoted; text outside quotes is kept too.
+fn unquote_segments(s: &str) -> String {
+    let mut out = String::new();
+    let mut quote: Option<char> = None;
+    let mut any_quoted = false;
+    let mut it = s.chars().peekable();
+    let mut outside = String::new();
+    while let Some(c) = it.next() {
+        match quote {
+            Some(q) if c == '\\' => {
+                // nginx config escapes inside quotes: \' \" \\.
+                match it.peek() {
+                    Some(&n) if n == q || n == '\\' => {
+                        out.push(n);
+                        it.next();
+                    }
+                    _ => out.push('\\'),
+                }
+            }
+            Some(q) if c == q => quote = None,
+            Some(_) => out.push(c),
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                any_quoted = true;
+            }
+            None => outside.push(c),
+        }
+    }
+    if any_quoted {
+        out
+    } else {
+        outside
+    }
+}
+
+/// `log_format main escape=json '...' '...';` → (body, escape).
+fn nginx_body(spec: &str) -> (String, Escape) {
+    let mut s = spec.trim().trim_end_matches(';').trim();
+    let mut escape = Escape::Backslash;
+    if let Some(rest) = s.strip_prefix("log_format") {
+        s = rest.trim_start();
+        // The format's name.
+        if !s.starts_with('\'') && !s.starts_with('"') {
+            s = s
+                .split_once(char::is_whitespace)
+                .map(|(_, r)| r.trim_start())
+                .unwrap_or("");
+        }
+    }
+    for (word, e) in [
+        ("escape=json", Escape::Json),
+        ("escape=none", Escape::None),
+        ("escape=default", Escape::Backslash),
+    ] {
+        if let Some(rest) = s.strip_prefix(word) {
+            escape = e;
+            s = rest.trim_start();
+        }
+    }
+    let starts_quoted = s.starts_with('\'') || s.starts_with('"');
+    let body = if starts_quoted {
+        unquote_segments(s)
+    } else {
+        s.to_string()
+    };
+    (body, escape)
+}
+
+/// `format: "[%START_TIME%] ...\n"` → the string, without the `\n` terminator.
+fn envoy_body(spec: &str) -> String {
+    let mut s = spec.trim();
+    for key in ["format:", "text_format:", "inline_string:", "inlineString:"] {
+        if let Some(r) = s.strip_prefix(key) {
+            s = r.trim();
+        }
+    }
+    let mut body = if (s.starts_with('"') && s.ends_with('"') && s.len() >= 2)
+        || (s.starts_with('\'') && s.ends_with('\'') && s.len() >= 2)
+    {
+        let inner = &s[1..s.len() - 1];
+        inner.replace("\\\"", "\"")
+    } else {
+        s.to_string()
+    };
+    for end in ["\\n", "\n"] {
+        if let Some(b) = body.strip_suffix(end) {
+            body = b.to_string();
+        }
+    }
+    body.trim_end_matches(['\r', '\n']).to_string()
+}
+
+/// `LogFormat "%h %l ..." combined` → the format string with `\"` unescaped.
+fn apache_body(spec: &str) -> String {
+    let mut s = spec.trim();
+    if let Some(r) = s.strip_prefix("LogFormat") {
+        s = r.trim();
+    } else if let Some(r) = s.strip_prefix("CustomLog") {
+        // CustomLog path "format"
+        s = r.trim();
+        if let Some(q) = s.find('"') {
+            s = &s[q..];
+        }
+    }
+    if let Some(inner) = s.strip_prefix('"') {
+        // Up to the closing unescaped quote; a nickname may follow.
+        let b = inner.as_bytes();
+        let mut end = inner.len();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\\' {
+                i += 2;
+                continue;
+            }
+            if b[i] == b'"' {
+                end = i;
+                break;
+            }
+            i += 1;
+        }
+        return inner[..end.min(inner.len())]
+            .replace("\\\"", "\"")
+            .replace("\\\\", "\\");
+    }
+    s.replace("\\\"", "\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMBINED: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+    #[test]
+    fn compiles_and_matches_combined() {
+        let f = compile_nginx(COMBINED, Escape::Backslash, "t").unwrap();
+        // [B1] elastic/beats filebeat/module/nginx/access/test/test.log
+        let line = r#"85.181.35.98 - - [07/Dec/2016:11:05:07 +0100] "GET /ocelot HTTP/1.1" 200 571 "-" "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_14_0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/70.0.3538.102 Safari/537.36""#;
+        let m = f.parse(line).unwrap();
+        assert!(!m.trailing);
+        assert_eq!(m.fields.status, Some(200));
+        assert_eq!(m.fields.client_ip.as_deref(), Some("85.181.35.98"));
+        assert_eq!(
+            m.fields.request_line.as_deref(),
+            Some("GET /ocelot HTTP/1.1")
+        );
+        assert!(m
+            .fields
+            .user_agent
+            .as_deref()
+            .unwrap()
+            .starts_with("Mozilla/5.0"));
+        assert_eq!(m.fields.time, Some(Stamp::End(1_481_105_107_000_000)));
+    }
+
+    #[test]
+    fn mismatches_are_located_and_carry_no_content() {
+        let f = compile_nginx(COMBINED, Escape::Backslash, "t").unwrap();
+        let e = f
+            .parse(r#"10.0.0.1 - secretuser [07/Dec/2016:11:05:07 +0100] "GET /?k=SECRET HTTP/1.1" abc 5 "-" "-""#)
+            .err()
+            .unwrap();
+        assert!(e.reason.contains("$status"), "{}", e.reason);
+        assert!(!e.reason.contains("SECRET") && !e.reason.contains("secretuser"));
+        let e = f.parse("10.0.0.1 - -").err().unwrap();
+        assert!(e.reason.contains("line ends"), "{}", e.reason);
+        assert!(f.parse("").is_err());
+    }
+
+    #[test]
+    fn lists_continue_past_commas_and_colons() {
+        let f = compile_nginx(
+            "$status $upstream_addr $upstream_status $request_id",
+            Escape::Backslash,
+            "t",
+        )
+        .unwrap();
+        let m = f
+            .parse("200 172.17.0.6:8080, 172.17.0.7:8080 : 10.0.0.9:80 502, 504 : 200 abc")
+            .unwrap();
+        assert_eq!(
+            m.signal.upstream_addr,
+            Some("172.17.0.6:8080, 172.17.0.7:8080 : 10.0.0.9:80")
+        );
+        assert_eq!(m.signal.upstream_status, Some("502, 504 : 200"));
+        assert_eq!(m.fields.request_id.as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn escapes_are_undone_per_mode() {
+        let f = compile_nginx(r#""$http_user_agent" $status"#, Escape::Backslash, "t").unwrap();
+        let m = f.parse(r#""a \x22b\x22" 429"#).unwrap();
+        assert_eq!(m.fields.user_agent.as_deref(), Some("a \"b\""));
+        let j = compile_nginx(
+            r#"{"ua":"$http_user_agent","status":$status}"#,
+            Escape::Json,
+            "t",
+        )
+        .unwrap();
+        let m = j.parse(r#"{"ua":"a \"b\", c","status":429}"#).unwrap();
+        assert_eq!(m.fields.user_agent.as_deref(), Some("a \"b\", c"));
+        assert_eq!(m.fields.status, Some(429));
+    }
+
+    #[test]
+    fn headers_and_unknown_variables_are_kept_by_name() {
+        let f = compile_nginx(
+            "$status $upstream_http_retry_after $sent_http_x_ratelimit_remaining $http_x_api_key $ssl_client_s_dn_x",
+            Escape::Backslash,
+            "t",
+        )
+        .unwrap();
+        assert_eq!(f.unknown_names(), vec!["ssl_client_s_dn_x"]);
+        let m = f.parse("429 12 0 k-1 CN=x").unwrap();
+        let resp: Vec<(&str, &str)> = m
+            .fields
+            .response_headers
+            .iter()
+            .map(|(a, b)| (a.as_ref(), b.as_ref()))
+            .collect();
+        assert_eq!(
+            resp,
+            vec![("retry-after", "12"), ("x-ratelimit-remaining", "0")]
+        );
+        assert_eq!(m.fields.request_headers[0].0, "x-api-key");
+        assert_eq!(m.fields.extra[0].0, "ssl_client_s_dn_x");
+    }
+
+    #[test]
+    fn adjacent_variables_are_refused() {
+        assert!(compile_nginx("$status$request_time", Escape::Backslash, "t").is_err());
+        assert!(compile_nginx("no vars here", Escape::Backslash, "t").is_err());
+    }
+
+    #[test]
+    fn envoy_operators() {
+        let f = compile_envoy(
+            r#"[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %DURATION% %START_TIME(%s.%3f)% %RESP(RETRY-AFTER):10% "%UPSTREAM_HOST%""#,
+            "t",
+        )
+        .unwrap();
+        let m = f
+            .parse(r#"[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 429 RL 5 1460751420.310 30 "-""#)
+            .unwrap();
+        assert_eq!(m.fields.method.as_deref(), Some("POST"));
+        assert_eq!(m.fields.target.as_deref(), Some("/api/v1/locations"));
+        assert_eq!(m.fields.status, Some(429));
+        assert_eq!(m.signal.response_flags, Some("RL"));
+        assert_eq!(m.signal.upstream_host, Some("-"));
+        assert_eq!(m.fields.duration_ms, Some(5.0));
+        assert_eq!(m.fields.response_headers[0].0, "retry-after");
+    }
+
+    #[test]
+    fn apache_directives() {
+        let f = compile_apache(
+            r#"%h %l %u %t "%r" %>s %b %D "%{User-agent}i" %{Retry-After}o"#,
+            "t",
+        )
+        .unwrap();
+        // [P3] the Apache docs' canonical example, with %D and two headers added.
+        let m = f
+            .parse(r#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326 1500 "curl/8 \"x\"" -"#)
+            .unwrap();
+        assert_eq!(m.fields.remote_user.as_deref(), Some("frank"));
+        assert_eq!(m.fields.time, Some(Stamp::Start(971_211_336_000_000)));
+        assert_eq!(m.fields.duration_ms, Some(1.5));
+        assert_eq!(m.fields.user_agent.as_deref(), Some("curl/8 \"x\""));
+        assert!(m.fields.response_headers.is_empty());
+    }
+
+    #[test]
+    fn user_formats_are_told_apart_and_unwrapped() {
+        let n = compile_user(
+            "log_format main escape=json '{\"t\":\"$time_iso8601\",' '\"s\":$status}';",
+        )
+        .unwrap();
+        assert_eq!((n.syntax, n.escape), (Syntax::Nginx, Escape::Json));
+        assert!(n
+            .parse(r#"{"t":"2024-01-01T00:00:00+00:00","s":429}"#)
+            .is_ok());
+        let e = compile_user(r#"format: "[%START_TIME%] %RESPONSE_CODE%\n""#).unwrap();
+        assert_eq!(e.syntax, Syntax::Envoy);
+        assert!(e.parse("[2024-01-01T00:00:00.000Z] 429").is_ok());
+        let a = compile_user(r#"LogFormat "%h %l %u %t \"%r\" %>s %b" common"#).unwrap();
+        assert_eq!(a.syntax, Syntax::Apache);
+        assert!(a
+            .parse(r#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326"#)
+            .is_ok());
+        assert!(compile_user("plain text").is_err());
+        assert!(compile_user("").is_err());
+    }
+
+    #[test]
+    fn never_panics_on_odd_lines() {
+        let f = compile_nginx(COMBINED, Escape::Backslash, "t").unwrap();
+        for line in [
+            "\"",
+            "[",
+            "- - [",
+            "a - b [c] \"",
+            "é - - [07/Dec/2016:11:05:07 +0100] \"\\",
+            "x - y [] \"\" 1 2 \"\" \"",
+        ] {
+            let _ = f.parse(line);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! HAProxy `option httplog` lines, with or without a syslog prefix (RFC 3164 or 5424) [H1]:
+//!
+//! `%ci:%cp [%tr] %ft %b/%s %TR/%Tw/%Tc/%Tr/%Ta %ST %B %CC %CS %tsc %ac/%fc/%bc/%sc/%rc %sq/%bq
+//! {%hrl} {%hsl} %{+Q}r`
+//!
+//! `%tr` is when the first byte of the request was received — the start — in local time
+//! without a zone (read as UTC). `Ta` is the total active time in ms. The termination state
+//! and the server name say who answered: `<NOSRV>` and `PR`/`LR` mean HAProxy did [H1].
+
+use super::escape;
+use super::format::parse_status;
+use super::record::{evidence_field, Fields, Stamp};
+use super::signal::rule;
+use super::time;
+use std::borrow::Cow;
+
+/// Is this the `[06/Feb/2009:12:14:14.655]` token?
+fn is_accept_date(t: &str) -> bool {
+    let b = t.as_bytes();
+    b.len() >= 22 && b[0] == b'[' && b[b.len() - 1] == b']' && b[3] == b'/' && b[7] == b'/'
+}
+
+fn num(v: &str) -> Option<i64> {
+    v.strip_prefix('+').unwrap_or(v).parse().ok()
+}
+
+pub fn parse(line: &str) -> Result<Fields<'_>, String> {
+    // Find `ci:cp [tr]` after whatever syslog prefix: the first token followed by an accept
+    // date.
+    let mut starts = Vec::with_capacity(24);
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() && starts.len() < 24 {
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        let end = memchr::memchr(b' ', &b[i..])
+            .map(|k| i + k)
+            .unwrap_or(b.len());
+        starts.push((i, end));
+        i = end;
+    }
+    let tok = |k: usize| starts.get(k).map(|&(s, e)| &line[s..e]);
+    let k = (0..starts.len().saturating_sub(1))
+        .find(|&k| {
+            tok(k + 1).is_some_and(is_accept_date) && tok(k).is_some_and(|t| t.contains(':'))
+        })
+        .ok_or("no `client:port [accept date]` pair (not an HAProxy httplog line)")?;
+    let need = k + 12;
+    if starts.len() < need {
+        return Err("the line ends before the termination state and counters".into());
+    }
+    let client = tok(k).unwrap_or("");
+    let date = tok(k + 1).unwrap_or("[]");
+    let start =
+        time::clf(&date.as_bytes()[1..date.len() - 1]).ok_or("the accept date is not a time")?;
+    let backend_server = tok(k + 3).unwrap_or("");
+    let timers: Vec<&str> = tok(k + 4).unwrap_or("").split('/').collect();
+    if timers.len() != 5 {
+        return Err("the timers field is not TR/Tw/Tc/Tr/Ta".into());
+    }
+    let status_tok = tok(k + 5).unwrap_or("");
+    // `-1`: no response was sent (the client aborted) [H1].
+    let status = if status_tok == "-1" {
+        0
+    } else {
+        parse_status(status_tok).ok_or("the status field is not a status")?
+    };
+    let term = tok(k + 9).unwrap_or("");
+    if term.len() != 4 && term.len() != 2 {
+        return Err("the termination state is not 2 or 4 characters".into());
+    }
+    // After `sq/bq`: optional `{captures}` (may hold spaces) and the quoted request line.
+    let rest_at = starts[k + 11].1;
+    let mut rest = line[rest_at..].trim_start();
+    while let Some(r) = rest.strip_prefix('{') {
+        let close = r.find('}').ok_or("an unterminated `{` capture block")?;
+        rest = r[close + 1..].trim_start();
+    }
+    let request = rest
+        .strip_prefix('"')
+        .map(|r| r.strip_suffix('"').unwrap_or(r))
+        .unwrap_or(rest);
+    let mut f = Fields {
+        time: Some(Stamp::Start(start)),
+        status: Some(status),
+        client_ip: Some(Cow::Borrowed(client)),
+        request_line: Some(escape::hash(request)),
+        ..Fields::default()
+    };
+    f.duration_ms = num(timers[4]).filter(|t| *t >= 0).map(|t| t as f64);
+    if status >= 400 {
+        let server = backend_server.rsplit('/').next().unwrap_or("");
+        let tr = num(timers[3]).unwrap_or(-1);
+        let field = format!(
+            "{}, {}",
+            evidence_field("server", server),
+            evidence_field("termination_state", term)
+        );
+        let t2 = &term[..2];
+        f.signal = if t2 == "sQ" {
+            Some(rule("haproxy.queue").signal(field))
+        } else if server == "<NOSRV>" || t2 == "PR" || t2 == "LR" || t2 == "PT" {
+            Some(rule("haproxy.local").signal(field))
+        } else if tr >= 0 && t2 == "--" {
+            Some(rule("haproxy.server").signal(format!("{field}, Tr={tr}")))
+        } else {
+            None
+        };
+    }
+    Ok(f)
+}

@@ -1,0 +1,380 @@
+//! The borrowed record every access-log reader fills from one line, and its one conversion to
+//! the normalized, redacted [`Request`].
+//!
+//! Readers only slice the line (values stay borrowed unless an escape had to be undone); this
+//! module decides what becomes of each field, so every format normalizes and redacts alike.
+
+use super::signal::{self, LogRule};
+use crate::ingest::har::{REQUEST_HEADER_VALUE_MAX, SUCCESS_HEADER_VALUE_MAX};
+use crate::model::{ClientHints, LayerSignal, Location, Position, Request};
+use crate::redact::Redactor;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// A logged time: microseconds since the epoch, and whether the format logs the start of the
+/// request or the moment the log line was written (the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stamp {
+    Start(i64),
+    End(i64),
+}
+
+pub type Text<'a> = Cow<'a, str>;
+
+/// One line's fields, borrowed from the line (or from the compiled format, for names).
+#[derive(Debug, Default)]
+pub struct Fields<'a> {
+    pub time: Option<Stamp>,
+    /// A second, explicit start time (ALB `request_creation_time`): wins over `time`.
+    pub start_time: Option<i64>,
+    pub method: Option<Text<'a>>,
+    /// The raw request line (`GET /x?y HTTP/1.1`), split only when method/target are missing.
+    pub request_line: Option<Text<'a>>,
+    /// An absolute URL, or the request target (path and query).
+    pub target: Option<Text<'a>>,
+    /// Path without the query (`$uri`, CloudFront `cs-uri-stem`).
+    pub path: Option<Text<'a>>,
+    /// Query without `?` (`$args`, `cs-uri-query`).
+    pub query: Option<Text<'a>>,
+    pub scheme: Option<Text<'a>>,
+    pub host: Option<Text<'a>>,
+    pub status: Option<u16>,
+    pub duration_ms: Option<f64>,
+    /// The peer address (may carry `:port`, may be a list in odd formats).
+    pub client_ip: Option<Text<'a>>,
+    pub forwarded_for: Option<Text<'a>>,
+    pub user_agent: Option<Text<'a>>,
+    /// Basic-auth user name (`$remote_user`, `%u`, `cs-username`).
+    pub remote_user: Option<Text<'a>>,
+    /// A logged caller identity (Kong consumer, an API key someone logs): fingerprinted.
+    pub identity: Option<Text<'a>>,
+    pub request_id: Option<Text<'a>>,
+    pub request_headers: Vec<(Text<'a>, Text<'a>)>,
+    pub response_headers: Vec<(Text<'a>, Text<'a>)>,
+    /// Variables the reader does not interpret, kept by name.
+    pub extra: Vec<(Text<'a>, Text<'a>)>,
+    /// The format's own verdict about the producer, when the reader decided it.
+    pub signal: Option<LayerSignal>,
+}
+
+/// A log value that means "nothing": nginx/Envoy/ALB/W3C write `-`, JSON writes `""`.
+pub fn present(v: &str) -> bool {
+    !(v.is_empty() || v == "-")
+}
+
+/// Most bytes of a URL kept (longer ones are cut, after redaction of a larger window).
+pub const URL_MAX: usize = 8 * 1024;
+/// Most bytes of a user agent kept.
+pub const USER_AGENT_MAX: usize = 512;
+/// Most bytes of a method (garbage request lines can be long).
+const METHOD_MAX: usize = 32;
+
+/// Split `GET /x HTTP/1.1` into method and target. A line that is not a request line (an
+/// empty `""`, TLS bytes sent to a plain port) gives neither.
+pub fn split_request_line(line: &str) -> (Option<&str>, Option<&str>) {
+    let line = line.trim();
+    let Some((method, rest)) = line.split_once(' ') else {
+        return (None, None);
+    };
+    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
+        return (None, None);
+    }
+    let target = match rest.rsplit_once(' ') {
+        Some((t, proto)) if proto.starts_with("HTTP/") => t,
+        _ => rest,
+    };
+    (Some(method), Some(target.trim()))
+}
+
+/// The address part of `ip:port`, `[v6]:port` or a bare address.
+pub fn strip_port(addr: &str) -> &str {
+    let a = addr.trim();
+    if let Some(rest) = a.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    match a.rsplit_once(':') {
+        // One colon = IPv4 (or host) with a port; several = a bare IPv6 address.
+        Some((ip, port))
+            if !ip.contains(':')
+                && !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            ip
+        }
+        _ => a,
+    }
+}
+
+/// What turning a record into a [`Request`] needs to know about the format.
+pub struct Convert<'c> {
+    pub source: &'c Arc<str>,
+    pub redactor: &'c Redactor,
+    /// The format's verdict for lines that carry no signal of their own (the format's
+    /// `*.no-field` rule), or `None` when the reader always decides.
+    pub no_signal: Option<&'static LogRule>,
+}
+
+fn cut(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut c = max;
+    while c > 0 && !s.is_char_boundary(c) {
+        c -= 1;
+    }
+    &s[..c]
+}
+
+impl<'a> Fields<'a> {
+    /// The URL as the client asked for it (unredacted): absolute when the log has a host.
+    pub fn raw_url(&self) -> String {
+        let from_line = || {
+            self.request_line
+                .as_deref()
+                .and_then(|l| split_request_line(l).1)
+        };
+        let target: Cow<'_, str> = match (&self.target, &self.path) {
+            (Some(t), _) => Cow::Borrowed(t.as_ref()),
+            (None, Some(p)) => match self.query.as_deref().filter(|q| present(q)) {
+                Some(q) => Cow::Owned(format!("{p}?{}", q.strip_prefix('?').unwrap_or(q))),
+                None => Cow::Borrowed(p.as_ref()),
+            },
+            (None, None) => Cow::Borrowed(from_line().unwrap_or("")),
+        };
+        if target.contains("://") {
+            return target.into_owned();
+        }
+        match self.host.as_deref().filter(|h| present(h)) {
+            Some(host) => {
+                let slash = if target.starts_with('/') || target.is_empty() {
+                    ""
+                } else {
+                    "/"
+                };
+                match self.scheme.as_deref().filter(|s| present(s)) {
+                    Some(s) => format!("{s}://{host}{slash}{target}"),
+                    None => format!("//{host}{slash}{target}"),
+                }
+            }
+            None => target.into_owned(),
+        }
+    }
+
+    /// Normalize and redact into a [`Request`]. `Err` = the line has no status (unusable).
+    pub fn into_request(self, line: usize, cv: &Convert<'_>) -> Result<Request, String> {
+        let red = cv.redactor;
+        let status = self
+            .status
+            .ok_or_else(|| "no status code where the format puts it".to_string())?;
+        let mut r = Request::at(Location {
+            source: cv.source.clone(),
+            position: Position::Line(line),
+        });
+        r.status = status;
+        r.duration_ms = self.duration_ms.filter(|d| d.is_finite() && *d >= 0.0);
+        let start_us = match (self.start_time, self.time) {
+            (Some(s), _) => Some(s),
+            (None, Some(Stamp::Start(t))) => Some(t),
+            // The format logs the end: the request started `duration` earlier.
+            (None, Some(Stamp::End(t))) => {
+                Some(t - r.duration_ms.map(|d| (d * 1000.0) as i64).unwrap_or(0))
+            }
+            (None, None) => None,
+        };
+        r.started = start_us.and_then(super::time::to_datetime);
+        let method = self.method.as_deref().filter(|m| present(m)).or_else(|| {
+            self.request_line
+                .as_deref()
+                .and_then(|l| split_request_line(l).0)
+        });
+        if let Some(m) = method {
+            let m = cut(m, METHOD_MAX);
+            r.method = if m.bytes().any(|b| b.is_ascii_lowercase()) {
+                m.to_ascii_uppercase()
+            } else {
+                m.to_string()
+            };
+        }
+        let raw_url = self.raw_url();
+        r.url = if raw_url.len() > URL_MAX {
+            red.excerpt(&raw_url, URL_MAX)
+        } else {
+            red.url(&raw_url)
+        };
+
+        // Headers the format logged.
+        let mut raw_req: Vec<(&str, &str)> = Vec::with_capacity(self.request_headers.len());
+        for (n, v) in &self.request_headers {
+            if !present(v) {
+                continue;
+            }
+            raw_req.push((n, v));
+            if n.eq_ignore_ascii_case("user-agent") {
+                continue; // kept once, as the client hint below
+            }
+            r.request_headers
+                .push_capped(n.as_ref(), red.header(n, v), REQUEST_HEADER_VALUE_MAX);
+        }
+        if let Some(id) = self.request_id.as_deref().filter(|i| present(i)) {
+            r.request_headers.push_capped(
+                "x-request-id",
+                red.header("x-request-id", id),
+                REQUEST_HEADER_VALUE_MAX,
+            );
+        }
+        let cap = if (200..400).contains(&status) {
+            SUCCESS_HEADER_VALUE_MAX
+        } else {
+            usize::MAX
+        };
+        for (n, v) in &self.response_headers {
+            if present(v) {
+                r.response_headers
+                    .push_capped(n.as_ref(), red.header(n, v), cap);
+            }
+        }
+
+        // Who called: the first X-Forwarded-For address, else the peer; user agent; identity.
+        let xff_first = self
+            .forwarded_for
+            .as_deref()
+            .and_then(|x| x.split(',').map(str::trim).find(|a| present(a)));
+        let peer = self
+            .client_ip
+            .as_deref()
+            .and_then(|x| x.split(',').map(str::trim).find(|a| present(a)));
+        let ua = self
+            .user_agent
+            .as_deref()
+            .filter(|u| present(u))
+            .or_else(|| {
+                raw_req
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("user-agent"))
+                    .map(|(_, v)| *v)
+            });
+        r.client = ClientHints {
+            client_ip: xff_first.or(peer).map(|a| strip_port(a).to_string()),
+            user_agent: ua.map(|u| red.text(cut(u, USER_AGENT_MAX))),
+            ..ClientHints::default()
+        };
+        r.credential = match (
+            self.identity.as_deref().filter(|i| present(i)),
+            self.remote_user.as_deref().filter(|u| present(u)),
+        ) {
+            (Some(id), _) => Some(red.fingerprint(id)),
+            (None, Some(user)) => Some(red.fingerprint(user)),
+            (None, None) => red.credential(raw_req.iter().copied(), &raw_url),
+        };
+
+        if status >= 400 {
+            let sig = self.signal.or_else(|| {
+                cv.no_signal
+                    .map(|rule| rule.signal("no field on this line says who answered".to_string()))
+            });
+            // The field was checked against its grammar; the redactor is the second net.
+            r.layer_signal = sig.map(|mut s| {
+                s.field = red.text(&s.field);
+                Box::new(s)
+            });
+        }
+        r.shrink_to_fit();
+        Ok(r)
+    }
+}
+
+/// The last status of an upstream-status list (`502, 429`, `502 : 429`, `-`); `None` when no
+/// upstream answered at all.
+pub fn last_upstream_status(list: &str) -> Option<u16> {
+    let last = list
+        .rsplit([',', ':'])
+        .map(str::trim)
+        .find(|s| !s.is_empty())?;
+    last.parse().ok()
+}
+
+/// `field(name, value)` re-exported for readers.
+pub use signal::field as evidence_field;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_lines() {
+        assert_eq!(
+            split_request_line("GET /ocelot HTTP/1.1"),
+            (Some("GET"), Some("/ocelot"))
+        );
+        assert_eq!(
+            split_request_line("GET http://x.com/a b HTTP/1.0"),
+            (Some("GET"), Some("http://x.com/a b"))
+        );
+        assert_eq!(split_request_line(""), (None, None));
+        assert_eq!(split_request_line("\\x16\\x03\\x01"), (None, None));
+        assert_eq!(
+            split_request_line("PATCHp /products/42 HTTP/1.1").0,
+            Some("PATCHp")
+        );
+    }
+
+    #[test]
+    fn ports_and_lists() {
+        assert_eq!(strip_port("192.168.131.39:2817"), "192.168.131.39");
+        assert_eq!(strip_port("[2001:db8::1]:443"), "2001:db8::1");
+        assert_eq!(strip_port("2001:db8::1"), "2001:db8::1");
+        assert_eq!(strip_port("10.0.0.1"), "10.0.0.1");
+        assert_eq!(last_upstream_status("502, 429"), Some(429));
+        assert_eq!(last_upstream_status("200, 203"), Some(203));
+        assert_eq!(last_upstream_status("502 : 429"), Some(429));
+        assert_eq!(last_upstream_status("200, -"), None);
+        assert_eq!(last_upstream_status("-"), None);
+        assert_eq!(last_upstream_status(""), None);
+    }
+
+    #[test]
+    fn urls_are_composed_from_what_the_format_logs() {
+        let mut f = Fields {
+            request_line: Some("GET /a?b=1 HTTP/1.1".into()),
+            ..Fields::default()
+        };
+        assert_eq!(f.raw_url(), "/a?b=1");
+        f.host = Some("api.example.com".into());
+        assert_eq!(f.raw_url(), "//api.example.com/a?b=1");
+        f.scheme = Some("https".into());
+        assert_eq!(f.raw_url(), "https://api.example.com/a?b=1");
+        let g = Fields {
+            path: Some("/index.html".into()),
+            query: Some("-".into()),
+            host: Some("d111111abcdef8.cloudfront.net".into()),
+            ..Fields::default()
+        };
+        assert_eq!(g.raw_url(), "//d111111abcdef8.cloudfront.net/index.html");
+        let h = Fields {
+            target: Some("https://example.com".into()),
+            host: Some("other".into()),
+            ..Fields::default()
+        };
+        assert_eq!(h.raw_url(), "https://example.com");
+    }
+
+    #[test]
+    fn end_times_become_start_times() {
+        let red = Redactor::from_key_material(b"k");
+        let src: Arc<str> = Arc::from("t.log");
+        let cv = Convert {
+            source: &src,
+            redactor: &red,
+            no_signal: None,
+        };
+        let f = Fields {
+            time: Some(Stamp::End(10_000_000)),
+            duration_ms: Some(250.0),
+            status: Some(200),
+            ..Fields::default()
+        };
+        let r = f.into_request(1, &cv).unwrap();
+        assert_eq!(r.started.unwrap().timestamp_micros(), 9_750_000);
+        assert!(Fields::default().into_request(2, &cv).is_err());
+    }
+}

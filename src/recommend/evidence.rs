@@ -1,0 +1,345 @@
+//! What the recommendation reads from the analysis, per host: accumulators fed one request at a
+//! time in time order (the traffic) and one rate-limited response at a time (the limits, waits
+//! and kinds of limit it stated). The recommendation never sees records or the Report, only
+//! these, so the analysis can stream and the report can hold one recommendation per host.
+//!
+//! Every accumulator merges (`merge`), so a host's evidence can be built in parts and the
+//! evidence of all traffic is the merge of every host's.
+
+use crate::attribute::Quota;
+use crate::http::ratelimit::Limits;
+use crate::http::retry_after::{self, RetryAfter};
+use chrono::{DateTime, Utc};
+
+/// One request as the recommendation sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Seen {
+    pub started: Option<DateTime<Utc>>,
+    pub status: u16,
+    pub duration_ms: Option<f64>,
+    /// A rate-limit signal (429, or a 503/403 the attribution stage counted).
+    pub limited: bool,
+}
+
+/// One rate-limited response as the recommendation sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Limited<'a> {
+    pub time: Option<DateTime<Utc>>,
+    pub quota: Quota,
+    pub limits: Option<&'a Limits>,
+    pub retry_after: &'a RetryAfter,
+}
+
+/// Response times of answered, not rate-limited requests (every sample kept, in time order).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Durations {
+    values: Vec<f64>,
+}
+
+impl Durations {
+    pub fn push(&mut self, ms: f64) {
+        self.values.push(ms);
+    }
+
+    pub fn merge(&mut self, other: &Durations) {
+        self.values.extend_from_slice(&other.values);
+    }
+
+    /// The usable samples (finite, not negative), sorted.
+    pub fn sorted(&self) -> Vec<f64> {
+        let mut d: Vec<f64> = self
+            .values
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .collect();
+        d.sort_by(|a, b| a.total_cmp(b));
+        d
+    }
+}
+
+/// Start times over the capture: how many, first and last.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Span {
+    pub count: usize,
+    pub first: Option<DateTime<Utc>>,
+    pub last: Option<DateTime<Utc>>,
+}
+
+impl Span {
+    pub fn push(&mut self, t: DateTime<Utc>) {
+        self.count += 1;
+        self.first = Some(self.first.map_or(t, |f| f.min(t)));
+        self.last = Some(self.last.map_or(t, |l| l.max(t)));
+    }
+
+    pub fn merge(&mut self, o: &Span) {
+        self.count += o.count;
+        self.first = match (self.first, o.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last = match (self.last, o.last) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// Per UTC minute: requests accepted (answered, not rate-limited) and whether any was limited.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Minutes {
+    minutes: std::collections::BTreeMap<i64, (usize, bool)>,
+}
+
+impl Minutes {
+    pub fn push(&mut self, t: DateTime<Utc>, accepted: bool, limited: bool) {
+        let m = self
+            .minutes
+            .entry(t.timestamp().div_euclid(60))
+            .or_default();
+        if limited {
+            m.1 = true;
+        } else if accepted {
+            m.0 += 1;
+        }
+    }
+
+    pub fn merge(&mut self, o: &Minutes) {
+        for (k, (n, l)) in &o.minutes {
+            let m = self.minutes.entry(*k).or_default();
+            m.0 += n;
+            m.1 |= l;
+        }
+    }
+
+    /// Accepted counts of the minutes that also had a rate-limited response, sorted.
+    pub fn saturated(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .minutes
+            .values()
+            .filter(|(_, limited)| *limited)
+            .map(|(n, _)| *n)
+            .collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+/// Everything the recommendation for one host reads (or for all traffic, when `host` is
+/// `None`).
+#[derive(Debug, Clone, Default)]
+pub struct HostEvidence {
+    /// The host (lower-cased, "" for URLs without one); `None` for all traffic together.
+    pub host: Option<String>,
+    /// Requests, with or without a time.
+    pub requests: usize,
+    /// Rate-limited responses.
+    pub rate_limited: usize,
+    /// Start times of every timed request.
+    pub starts: Span,
+    /// Requests accepted (answered, not rate-limited) before the first rate-limited one.
+    pub before_first_limited: Before,
+    pub minutes: Minutes,
+    pub durations: Durations,
+    /// The rate-limited responses, in time order.
+    pub limited: LimitedEvidence,
+}
+
+impl HostEvidence {
+    pub fn new(host: Option<String>) -> HostEvidence {
+        HostEvidence {
+            host,
+            ..Default::default()
+        }
+    }
+
+    /// One request of this host (any order; time order is what the analysis feeds).
+    pub fn observe(&mut self, r: Seen) {
+        let answered = r.status != 0;
+        self.requests += 1;
+        if r.limited {
+            self.rate_limited += 1;
+        }
+        if answered && !r.limited {
+            if let Some(d) = r.duration_ms {
+                self.durations.push(d);
+            }
+        }
+        let Some(t) = r.started else { return };
+        self.starts.push(t);
+        self.minutes.push(t, answered, r.limited);
+        self.before_first_limited
+            .observe(t, answered && !r.limited, r.limited);
+    }
+
+    pub fn merge(&mut self, o: &HostEvidence) {
+        self.requests += o.requests;
+        self.rate_limited += o.rate_limited;
+        self.starts.merge(&o.starts);
+        self.before_first_limited.merge(&o.before_first_limited);
+        self.minutes.merge(&o.minutes);
+        self.durations.merge(&o.durations);
+        self.limited.merge(&o.limited);
+    }
+}
+
+/// The requests accepted before the first rate-limited one (fed in time order): what the
+/// server let through before it started refusing.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Before {
+    accepted: usize,
+    earliest: Option<DateTime<Utc>>,
+    /// Accepted requests at the latest start time seen (they are not *before* a rate-limited
+    /// response at that same instant).
+    at_latest: Option<(DateTime<Utc>, usize)>,
+    /// Set at the first rate-limited response: (accepted strictly before it, earliest of them).
+    frozen: Option<(usize, Option<DateTime<Utc>>)>,
+}
+
+impl Before {
+    pub fn observe(&mut self, t: DateTime<Utc>, accepted: bool, limited: bool) {
+        if self.frozen.is_some() {
+            return;
+        }
+        if limited {
+            let same = match self.at_latest {
+                Some((at, n)) if at == t => n,
+                _ => 0,
+            };
+            let n = self.accepted - same;
+            self.frozen = Some((n, if n > 0 { self.earliest } else { None }));
+            return;
+        }
+        if accepted {
+            self.accepted += 1;
+            self.earliest = Some(self.earliest.map_or(t, |e| e.min(t)));
+            self.at_latest = match self.at_latest {
+                Some((at, n)) if at == t => Some((at, n + 1)),
+                _ => Some((t, 1)),
+            };
+        }
+    }
+
+    /// Requests accepted before the first rate-limited one: (count, earliest).
+    pub fn get(&self) -> (usize, Option<DateTime<Utc>>) {
+        self.frozen.unwrap_or((self.accepted, self.earliest))
+    }
+
+    /// Only meaningful for parts in time order: the earlier part's reading stands once it saw a
+    /// rate-limited response.
+    pub fn merge(&mut self, o: &Before) {
+        if self.frozen.is_none() {
+            let (n, e) = o.get();
+            self.accepted += n;
+            self.earliest = match (self.earliest, e) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            self.frozen = o.frozen.map(|_| (self.accepted, self.earliest));
+        }
+    }
+}
+
+/// What the host's rate-limited responses said, accumulated in time order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LimitedEvidence {
+    pub count: usize,
+    /// Earliest time of a rate-limited response.
+    pub first: Option<DateTime<Utc>>,
+    /// The tightest request allowance stated by rate-limit headers with a limit and a window:
+    /// (rate per second, limit, window s, responses stating that rate).
+    pub tightest: Option<(f64, f64, f64, usize)>,
+    pub tokens: bool,
+    pub daily: bool,
+    pub concurrency: bool,
+    /// Retry-After waits in seconds (infinite: a delay too large to represent).
+    pub waits: Vec<f64>,
+    /// When the allowance is expected back: the latest response time + its reset (when that
+    /// allowance is spent) or Retry-After.
+    pub resume_at: Option<DateTime<Utc>>,
+}
+
+impl LimitedEvidence {
+    pub fn observe(&mut self, r: Limited) {
+        self.count += 1;
+        if let Some(t) = r.time {
+            self.first = Some(self.first.map_or(t, |f| f.min(t)));
+        }
+        match r.quota {
+            Quota::Tokens => self.tokens = true,
+            Quota::Daily => self.daily = true,
+            Quota::Concurrency => self.concurrency = true,
+            _ => {}
+        }
+        if r.quota != Quota::Tokens {
+            if let Some(l) = r.limits {
+                if let (Some(limit), Some(window)) = (l.limit, l.window_seconds) {
+                    if limit.is_finite() && window.is_finite() && limit > 0.0 && window > 0.0 {
+                        let rate = limit / window;
+                        self.tightest = match self.tightest {
+                            Some((br, bl, bw, n)) if br <= rate => {
+                                Some((br, bl, bw, n + usize::from(br == rate)))
+                            }
+                            _ => Some((rate, limit, window, 1)),
+                        };
+                    }
+                }
+            }
+        }
+        let ra = r.retry_after;
+        match (ra.seconds, &ra.raw, ra.kind) {
+            (Some(s), _, _) => self.waits.push(s),
+            (None, Some(_), retry_after::Kind::Delta) => self.waits.push(f64::INFINITY),
+            _ => {}
+        }
+        if let Some(t) = resume_time(&r) {
+            self.resume_at = Some(self.resume_at.map_or(t, |m| m.max(t)));
+        }
+    }
+
+    /// Evidence of two parts of the traffic, the earlier part in `self`.
+    pub fn merge(&mut self, o: &LimitedEvidence) {
+        self.count += o.count;
+        self.first = match (self.first, o.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some((r, l, w, n)) = o.tightest {
+            self.tightest = match self.tightest {
+                Some((br, bl, bw, bn)) if br < r => Some((br, bl, bw, bn)),
+                Some((br, bl, bw, bn)) if br == r => Some((br, bl, bw, bn + n)),
+                _ => Some((r, l, w, n)),
+            };
+        }
+        self.tokens |= o.tokens;
+        self.daily |= o.daily;
+        self.concurrency |= o.concurrency;
+        self.waits.extend_from_slice(&o.waits);
+        self.resume_at = match (self.resume_at, o.resume_at) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// When this response's allowance is expected back.
+fn resume_time(r: &Limited) -> Option<DateTime<Utc>> {
+    let t = r.time?;
+    // A reset matters only for a spent allowance: with `remaining` above zero the 429 came from
+    // another limit (e.g. a secondary burst limit), and its Retry-After says when to come back,
+    // not the unspent allowance's reset an hour away.
+    let reset = r
+        .limits
+        .filter(|l| l.remaining.is_none_or(|n| n <= 0.0))
+        .and_then(|l| l.reset_seconds);
+    let ra = r.retry_after.seconds;
+    let s = match (reset, ra) {
+        (Some(a), Some(b)) => a.max(b),
+        (a, b) => a.or(b)?,
+    };
+    if !s.is_finite() || !(0.0..=retry_after::MAX_REPRESENTABLE_S).contains(&s) {
+        return None;
+    }
+    t.checked_add_signed(chrono::Duration::milliseconds((s * 1000.0) as i64))
+}
