@@ -130,11 +130,13 @@ pub fn analyze_with(
         findings: detected.findings,
         clients: detected.clients,
         recommendation: None,
+        recommendations: Vec::new(),
         overview: Default::default(),
     };
     let (hosts, all) = recommend_evidence(requests, &report.rate_limited);
     let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
-    report.recommendation = crate::recommend::recommend(&limited, &all, &report.findings, rec);
+    report.recommendations = crate::recommend::recommend_all(&limited, &all, &report.findings, rec);
+    report.recommendation = report.recommendations.first().cloned();
     let host_order: Vec<String> = report
         .summary
         .hosts

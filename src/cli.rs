@@ -35,6 +35,8 @@ pub enum Command {
     Calc(CalcArgs),
     /// How long should a client wait for this Retry-After value? (The analysis's own parser.)
     RetryAfter(RetryAfterArgs),
+    /// Compare client policies against a limiter model offline: a deterministic simulation.
+    Simulate(SimulateArgs),
 }
 
 /// Options shared by every command that reads inputs.
@@ -128,6 +130,10 @@ pub struct AnalyzeArgs {
     /// List every rate-limited response in the table (default: the first 50).
     #[arg(long)]
     pub all: bool,
+    /// With --emit-config: write only the plan for this host, into DIR itself (by default each
+    /// rate-limited host's plan goes into DIR/<host>/ when there are several).
+    #[arg(long, value_name = "NAME", requires = "emit_config")]
+    pub host: Option<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
 }
@@ -280,6 +286,62 @@ pub struct RetryAfterArgs {
     /// (milliseconds).
     #[arg(long, value_name = "NAME", default_value = "retry-after")]
     pub header: String,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: OutputFormat,
+}
+
+/// Whether a simulated server sends Retry-After on refusals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimRetryAfter {
+    /// The model's wait in whole seconds, rounded up.
+    Seconds,
+    None,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Policies: naive (every request at its arrival, no spacing, no retries), no-jitter (the plan's \
+attempt cap and exponential windows, sleeping each whole window, Retry-After as a minimum), full-jitter (the plan's \
+retries without its spacing), grpc (a gRPC client given the emitted service config: gRFC A6 backoff \
+min(initial·2^(n−1), max)·random(0.8, 1.2), at most 5 attempts, HTTP Retry-After not read, retryThrottling 10/0.1), \
+or a toomany.toml / toomany.json written by `toomany plan|analyze --emit-config` (its spacing and in-flight cap \
+per client, full jitter, Retry-After + spread, attempt cap, deadline). The built-ins take the plan's retry \
+knobs from the first policy file given, else the defaults (5 attempts, 1 s / 8 s, 30 s deadline).\n\n\
+Limits (see docs/limiters.md): fixed-window:120/min, sliding-window:120/min[,count-rejected], \
+token-bucket:2/s,burst=5, gcra:2/s,burst=5, leaky-bucket:2/s,burst=5[,nodelay|,delay=N], concurrency:4, daily:1000.\n\n\
+Examples:\n  toomany simulate --policy naive --policy ./client-config/toomany.toml --limit fixed-window:120/min --requests 600\n  \
+toomany simulate --policy naive --limit fixed-window:120/min --requests 600 --arrival spaced:667ms\n  \
+toomany simulate --policy no-jitter --policy full-jitter --limit gcra:10/s,burst=10 --requests 200 --clients 100 --retry-after none --format json"
+)]
+pub struct SimulateArgs {
+    /// A built-in policy (naive, no-jitter, full-jitter, grpc) or a toomany.toml/.json;
+    /// repeat to compare side by side.
+    #[arg(long = "policy", required = true, value_name = "POLICY")]
+    pub policies: Vec<String>,
+    /// The limiter model, e.g. fixed-window:120/min.
+    #[arg(long, value_name = "SPEC")]
+    pub limit: String,
+    /// Requests in all, across every client.
+    #[arg(long, value_name = "N")]
+    pub requests: u64,
+    /// Clients sharing the limit, each following the policy on its own (request i belongs to
+    /// client i mod K).
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    pub clients: u64,
+    /// When first attempts arrive: burst (all at t = 0), spaced[:INTERVAL] or poisson[:RATE]
+    /// (default interval/rate: the limit's own rate).
+    #[arg(long, default_value = "burst", value_name = "PATTERN")]
+    pub arrival: String,
+    /// Time every response takes.
+    #[arg(long, default_value = "200ms", value_name = "DURATION")]
+    pub latency: String,
+    /// Seed of the simulation's own PRNG: the same seed gives the same output.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Whether the server sends Retry-After on refusals.
+    #[arg(long, value_enum, default_value = "seconds")]
+    pub retry_after: SimRetryAfter,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: OutputFormat,

@@ -19,4 +19,5 @@ pub mod recommend;
 pub mod redact;
 pub mod render;
 pub mod report;
+pub mod simulate;
 pub mod units;

@@ -27,6 +27,9 @@ pub struct Report {
     pub clients: ClientsSection,
     /// What the client should do instead (`null` when there was no 429 and no `--limit`).
     pub recommendation: Option<crate::recommend::Recommendation>,
+    /// One plan per rate-limited host, busiest first (the first is `recommendation`); the plan
+    /// for all traffic when no host was rate-limited but `--limit` was given; else empty.
+    pub recommendations: Vec<crate::recommend::Recommendation>,
     /// What the human-facing reports draw beyond this contract (timeline, windows, credential
     /// talkers); not serialized, so the JSON stays the versioned contract.
     #[serde(skip)]

@@ -16,8 +16,10 @@ const SAMPLES: [&str; 4] = [
 fn table(sample_name: &str, columns: &str, extra: &[&str]) -> String {
     let out = toomany()
         .env("COLUMNS", columns)
-        .args(["analyze", &sample(sample_name)])
-        .args(["--fingerprint-key-file", &fixture("fingerprint.key")])
+        // Relative to the repository: a table truncates long paths, so an absolute path would
+        // make the snapshot depend on where the checkout lives.
+        .args(["analyze", &format!("samples/{sample_name}")])
+        .args(["--fingerprint-key-file", "tests/fixtures/fingerprint.key"])
         .args(extra)
         .current_dir(repo())
         .assert()
@@ -215,4 +217,146 @@ fn snapshots_at_80_and_120_columns_with_and_without_colour() {
     insta::assert_snapshot!("batch_burst_80_never", s);
     let md = portable(&table("cdn-burst.har", "80", &["--format", "markdown"]));
     insta::assert_snapshot!("cdn_burst_markdown", md);
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = toomany().args(args).assert().success();
+    json_of(&out.get_output().stdout)
+}
+
+#[test]
+fn every_rate_limited_host_has_its_own_plan() {
+    for name in SAMPLES {
+        let v = json(&["analyze", &sample(name), "--format", "json"]);
+        let limited: Vec<&str> = v["summary"]["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["rate_limited"].as_u64().unwrap() > 0)
+            .map(|h| h["host"].as_str().unwrap())
+            .collect();
+        let plans: Vec<&str> = v["recommendations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["host"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            plans, limited,
+            "{name}: one plan per rate-limited host, busiest first"
+        );
+        assert_eq!(
+            v["recommendation"], v["recommendations"][0],
+            "{name}: principal first"
+        );
+    }
+}
+
+#[test]
+fn batch_burst_gets_a_plan_for_each_host_with_its_own_limit() {
+    let v = json(&["analyze", &sample("batch-burst.jsonl"), "--format", "json"]);
+    let recs = v["recommendations"].as_array().unwrap();
+    assert_eq!(recs.len(), 2);
+    let (llm, api) = (&recs[0], &recs[1]);
+    assert_eq!(llm["host"], "api.llm.example");
+    assert_eq!(api["host"], "api.example.com");
+    assert_ne!(
+        llm["limit"]["rate_per_minute"],
+        api["limit"]["rate_per_minute"]
+    );
+    assert!(api["limit"]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("observed"));
+    // The principal says, in a sentence, that the other host has its own plan.
+    let w = llm["warnings"][0].as_str().unwrap();
+    assert_eq!(
+        w,
+        "2 hosts rate-limited the clients, each with its own allowance: api.llm.example (22 rate-limited responses) and api.example.com (12). This plan is for api.llm.example; each of the others has its own plan."
+    );
+    // A finding about one host does not steer another host's plan.
+    let api_warnings = api["warnings"].to_string();
+    assert!(api_warnings.contains("retries came back in step"));
+    let llm_warnings = llm["warnings"].to_string();
+    assert!(
+        !llm_warnings.contains("retries came back in step"),
+        "{llm_warnings}"
+    );
+    // The terminal report shows both plans in its verdict.
+    let s = table("batch-burst.jsonl", "100", &[]);
+    assert!(s.contains("Recommendation for api.llm.example: stop or reschedule"));
+    assert!(s.contains("Recommendation for api.example.com:"));
+}
+
+#[test]
+fn emit_config_writes_one_directory_per_host_or_the_one_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cfg");
+    toomany()
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            "--target",
+            "envoy,urllib3",
+        ])
+        .arg("--emit-config")
+        .arg(&dir)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("2 hosts have their own plan"));
+    for host in ["api.llm.example", "api.example.com"] {
+        for f in ["envoy.yaml", "toomany_retry.py"] {
+            assert!(dir.join(host).join(f).is_file(), "{host}/{f}");
+        }
+    }
+    // Each host's file carries its own numbers (10/min vs 75/min targets).
+    let llm = std::fs::read_to_string(dir.join("api.llm.example/toomany_retry.py")).unwrap();
+    let api = std::fs::read_to_string(dir.join("api.example.com/toomany_retry.py")).unwrap();
+    assert_ne!(llm, api);
+
+    let one = tmp.path().join("one");
+    toomany()
+        .args(["analyze", &sample("batch-burst.jsonl"), "--target", "envoy"])
+        .arg("--emit-config")
+        .arg(&one)
+        .args(["--host", "API.example.com"])
+        .assert()
+        .success();
+    assert!(one.join("envoy.yaml").is_file());
+    assert_eq!(std::fs::read_dir(&one).unwrap().count(), 1);
+
+    let none = tmp.path().join("none");
+    toomany()
+        .args(["analyze", &sample("batch-burst.jsonl")])
+        .arg("--emit-config")
+        .arg(&none)
+        .args(["--host", "nope.example"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--host nope.example: no plan for that host; the plans are for: api.llm.example, api.example.com",
+        ));
+    assert!(!none.exists(), "a refusal leaves no directory behind");
+    // --host does nothing without --emit-config: a usage error, not silence.
+    toomany()
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            "--host",
+            "api.example.com",
+        ])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn one_plan_still_writes_into_the_directory_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    toomany()
+        .args(["analyze", &sample("cdn-burst.har"), "--target", "envoy"])
+        .arg("--emit-config")
+        .arg(tmp.path())
+        .assert()
+        .success();
+    assert!(tmp.path().join("envoy.yaml").is_file());
 }

@@ -79,16 +79,14 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     };
     let report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
     if let Some((dir, targets)) = &po.emit {
-        let policy = match &report.recommendation {
-            Some(r) => crate::recommend::config::Policy::from_recommendation(r),
-            None => Err("no rate-limited response and no --limit: nothing to recommend; pass --limit to write config files".into()),
-        };
-        let policy = policy.map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
+        let sets = config_sets(&report, dir, args.host.as_deref())?;
+        let sets: Vec<(std::path::PathBuf, &crate::recommend::config::Policy)> =
+            sets.iter().map(|(d, p)| (d.clone(), p)).collect();
         let avoid = super::emit::Avoid {
             inputs: &args.files,
             report: report_file.as_ref(),
         };
-        super::emit::write_configs(dir, &policy, targets, &avoid)?;
+        super::emit::write_config_sets(&sets, targets, &avoid)?;
     }
 
     let max_rows = (!args.all).then_some(50);
@@ -115,6 +113,90 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(0)
+}
+
+/// The config directories to write for `--emit-config DIR`: the one plan into DIR; several
+/// plans (one per rate-limited host) into DIR/<host>/ each; `--host NAME` picks one plan and
+/// writes it into DIR. A host without a known limit is skipped with a warning.
+fn config_sets(
+    report: &crate::report::Report,
+    dir: &std::path::Path,
+    host: Option<&str>,
+) -> Result<Vec<(std::path::PathBuf, crate::recommend::config::Policy)>, Error> {
+    use crate::recommend::config::Policy;
+    use std::io::Write;
+    let plans = render::verdict::plans(report);
+    let named = |r: &crate::recommend::Recommendation| r.host.clone().unwrap_or_default();
+    if plans.is_empty() {
+        return Err(Error::fatal(
+            "--emit-config: no rate-limited response and no --limit: nothing to recommend; pass --limit to write config files",
+        ));
+    }
+    if let Some(h) = host {
+        let Some(r) = plans.iter().find(|r| named(r).eq_ignore_ascii_case(h)) else {
+            let hosts: Vec<String> = plans.iter().map(|r| named(r)).collect();
+            return Err(Error::fatal(format!(
+                "--host {h}: no plan for that host; the plans are for: {}",
+                hosts.join(", ")
+            )));
+        };
+        let p = Policy::from_recommendation(r)
+            .map_err(|e| Error::fatal(format!("--emit-config (--host {h}): {e}")))?;
+        return Ok(vec![(dir.to_path_buf(), p)]);
+    }
+    if plans.len() == 1 {
+        let p = Policy::from_recommendation(plans[0])
+            .map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
+        return Ok(vec![(dir.to_path_buf(), p)]);
+    }
+    let mut sets = Vec::new();
+    let mut err = std::io::stderr().lock();
+    for r in &plans {
+        let h = named(r);
+        match Policy::from_recommendation(r) {
+            Ok(p) => sets.push((dir.join(host_dir_name(&h)), p)),
+            Err(e) => {
+                let _ = writeln!(
+                    err,
+                    "toomany: warning: --emit-config: no config for {h}: {e} (--host {h} --limit RATE writes it)"
+                );
+            }
+        }
+    }
+    if sets.is_empty() {
+        return Err(Error::fatal(
+            "--emit-config: no rate-limited host has a known limit: pass --limit (with --host NAME for one host)",
+        ));
+    }
+    let _ = writeln!(
+        err,
+        "toomany: {} hosts have their own plan: one config directory each under {dir} (--host NAME writes one host's into {dir} itself)",
+        sets.len(),
+        dir = dir.display()
+    );
+    Ok(sets)
+}
+
+/// A host name as one safe directory name: letters, digits, `.`, `-` and `_` kept, anything
+/// else (`:`, `[`, `/`) becomes `_`; never empty, never `.`/`..` or hidden.
+pub fn host_dir_name(host: &str) -> String {
+    let mut s: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        s = "no-host".into();
+    }
+    if s.starts_with('.') {
+        s.insert(0, '_');
+    }
+    s
 }
 
 /// Columns for the terminal table: the terminal's (when writing to it), else `COLUMNS`, else 80.
@@ -190,5 +272,20 @@ pub fn report_input_problems(inputs: &[ingest::Ingested]) {
                 ingest::KEPT_WARNINGS
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_dir_name;
+
+    #[test]
+    fn host_directories_are_safe_names() {
+        assert_eq!(host_dir_name("api.example.com"), "api.example.com");
+        assert_eq!(host_dir_name("API.Example.com"), "api.example.com");
+        assert_eq!(host_dir_name("[::1]"), "___1_");
+        assert_eq!(host_dir_name(".."), "_..");
+        assert_eq!(host_dir_name("a/../b"), "a_.._b");
+        assert_eq!(host_dir_name(""), "no-host");
     }
 }

@@ -135,15 +135,35 @@ pub fn write_configs(
     targets: &[Target],
     avoid: &Avoid,
 ) -> Result<Vec<PathBuf>, Error> {
-    let _created = prepare_dir(dir)?;
-    let files = config::emit(policy, targets);
+    write_config_sets(&[(dir.to_path_buf(), policy)], targets, avoid)
+}
+
+/// [`write_configs`] for several policies at once (one directory each, e.g. one per host), all
+/// as one set: either every file of every directory is written, or none.
+pub fn write_config_sets(
+    sets: &[(PathBuf, &Policy)],
+    targets: &[Target],
+    avoid: &Avoid,
+) -> Result<Vec<PathBuf>, Error> {
+    let mut _created = Vec::with_capacity(sets.len());
+    for (dir, _) in sets {
+        _created.push(prepare_dir(dir)?);
+    }
+    let files: Vec<(&Path, config::Emitted)> = sets
+        .iter()
+        .flat_map(|(dir, policy)| {
+            config::emit(policy, targets)
+                .into_iter()
+                .map(move |f| (dir.as_path(), f))
+        })
+        .collect();
     let rules = output::Rules {
         flag: "--emit-config",
         inputs: avoid.inputs,
         force: true,
     };
     let mut prepared: Vec<output::OutputFile> = Vec::with_capacity(files.len());
-    for f in &files {
+    for (dir, f) in &files {
         let path = dir.join(&f.file_name);
         let out = output::prepare(&path, &rules).map_err(Error::fatal)?;
         if out.in_place() {
@@ -170,29 +190,41 @@ pub fn write_configs(
     let set: Vec<(&output::OutputFile, &[u8])> = prepared
         .iter()
         .zip(&files)
-        .map(|(o, f)| (o, f.contents.as_bytes()))
+        .map(|(o, (_, f))| (o, f.contents.as_bytes()))
         .collect();
     output::write_set(&set).map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
     let mut written = Vec::new();
     let mut err = std::io::stderr().lock();
-    for f in &files {
+    for (dir, f) in &files {
         let path = dir.join(&f.file_name);
         let _ = writeln!(err, "toomany: wrote {}", path.display());
         for c in &f.cannot_express {
+            // One directory: the file's name is enough; several: say which directory.
+            let shown = if sets.len() == 1 {
+                f.file_name.clone()
+            } else {
+                path.display().to_string()
+            };
             let _ = writeln!(
                 err,
-                "toomany: warning: {}: {} cannot express: {c}",
-                f.file_name,
+                "toomany: warning: {shown}: {} cannot express: {c}",
                 f.target.name()
             );
         }
         written.push(path);
     }
-    if policy.action == crate::recommend::Action::StopOrReschedule {
-        let _ = writeln!(
-            err,
-            "toomany: warning: the recommended action is stop_or_reschedule: the written settings apply after the allowance resets"
-        );
+    for (dir, policy) in sets {
+        if policy.action == crate::recommend::Action::StopOrReschedule {
+            let which = if sets.len() == 1 {
+                String::new()
+            } else {
+                format!("{}: ", dir.display())
+            };
+            let _ = writeln!(
+                err,
+                "toomany: warning: {which}the recommended action is stop_or_reschedule: the written settings apply after the allowance resets"
+            );
+        }
     }
     Ok(written)
 }

@@ -8,6 +8,7 @@ pub mod emit;
 pub mod plan;
 pub mod redact;
 pub mod retry_after;
+pub mod simulate;
 
 use crate::cli::{Command, InputArgs};
 use crate::ingest;
@@ -48,6 +49,7 @@ pub fn run(command: Command) -> Outcome {
         Command::Plan(a) => plan::run(a),
         Command::Calc(a) => calc::run(a),
         Command::RetryAfter(a) => retry_after::run(a),
+        Command::Simulate(a) => simulate::run(a),
     }
 }
 

@@ -132,40 +132,97 @@ pub struct Recommendation {
     pub host: Option<String>,
 }
 
-/// Recommendation for an analysed incident: for the host that sent the most rate-limited
-/// responses (`limited_hosts`, busiest first), or for all traffic (`all`) when none did. `None`
-/// when there is nothing to recommend: no rate-limited response and no `--limit`.
+/// Recommendation for an analysed incident: the principal plan, for the host that sent the most
+/// rate-limited responses (`limited_hosts`, busiest first), or for all traffic (`all`) when
+/// none did. `None` when there is nothing to recommend: no rate-limited response and no
+/// `--limit`. The first of [`recommend_all`].
 pub fn recommend(
     limited_hosts: &[&HostEvidence],
     all: &HostEvidence,
     findings: &[Finding],
     opts: &Options,
 ) -> Option<Recommendation> {
-    let Some(first) = limited_hosts.first() else {
-        return opts.limit.map(|_| for_host(all, findings, opts));
-    };
-    let mut rec = for_host(first, findings, opts);
-    if limited_hosts.len() > 1 {
-        let others: Vec<String> = limited_hosts[1..]
-            .iter()
-            .map(|h| {
-                format!(
-                    "{} ({} × 429)",
-                    h.host.as_deref().unwrap_or(""),
-                    h.rate_limited
-                )
-            })
+    recommend_all(limited_hosts, all, findings, opts)
+        .into_iter()
+        .next()
+}
+
+/// One plan per rate-limited host (busiest first), each from that host's own evidence and
+/// findings; or one plan for all traffic when no host was rate-limited but `--limit` was given.
+/// The first is the principal one; when several hosts limited the clients it says so.
+pub fn recommend_all(
+    limited_hosts: &[&HostEvidence],
+    all: &HostEvidence,
+    findings: &[Finding],
+    opts: &Options,
+) -> Vec<Recommendation> {
+    if limited_hosts.is_empty() {
+        return opts
+            .limit
+            .map(|_| for_host(all, findings, opts))
+            .into_iter()
             .collect();
-        rec.warnings.insert(
-            0,
-            format!(
-                "several hosts rate-limited the clients; this recommendation is for {} and each of {} has its own allowance",
-                first.host.as_deref().unwrap_or(""),
-                others.join(", ")
-            ),
-        );
     }
-    Some(rec)
+    let mut recs: Vec<Recommendation> = limited_hosts
+        .iter()
+        .map(|ev| {
+            let own: Vec<Finding> = findings_for(findings, ev.host.as_deref())
+                .cloned()
+                .collect();
+            for_host(ev, &own, opts)
+        })
+        .collect();
+    if let (Some(principal), true) = (recs.first_mut(), limited_hosts.len() > 1) {
+        principal.warnings.insert(0, several_hosts(limited_hosts));
+    }
+    recs
+}
+
+/// The findings about `host` (a finding without a host in its evidence counts for every host).
+fn findings_for<'a>(
+    findings: &'a [Finding],
+    host: Option<&'a str>,
+) -> impl Iterator<Item = &'a Finding> + 'a {
+    findings.iter().filter(
+        move |f| match (host, f.evidence.get("host").and_then(|h| h.as_str())) {
+            (Some(h), Some(fh)) => h.eq_ignore_ascii_case(fh),
+            _ => true,
+        },
+    )
+}
+
+/// "2 hosts rate-limited the clients, each with its own allowance: a (22 rate-limited
+/// responses) and b (12). This plan is for a; each of the others has its own plan."
+fn several_hosts(limited_hosts: &[&HostEvidence]) -> String {
+    let name = |h: &HostEvidence| h.host.clone().unwrap_or_else(|| "(no host)".into());
+    /// Hosts named in the sentence; the rest are counted.
+    const NAMED: usize = 5;
+    let mut parts: Vec<String> = Vec::new();
+    for (i, h) in limited_hosts.iter().take(NAMED).enumerate() {
+        parts.push(if i == 0 {
+            format!(
+                "{} ({} rate-limited response{})",
+                name(h),
+                h.rate_limited,
+                if h.rate_limited == 1 { "" } else { "s" }
+            )
+        } else {
+            format!("{} ({})", name(h), h.rate_limited)
+        });
+    }
+    let more = limited_hosts.len().saturating_sub(NAMED);
+    if more > 0 {
+        parts.push(format!("{more} more"));
+    }
+    let list = match parts.len() {
+        0 | 1 => parts.join(""),
+        n => format!("{} and {}", parts[..n - 1].join(", "), parts[n - 1]),
+    };
+    format!(
+        "{} hosts rate-limited the clients, each with its own allowance: {list}. This plan is for {}; each of the others has its own plan.",
+        limited_hosts.len(),
+        name(limited_hosts[0])
+    )
 }
 
 /// The recommendation for one host's traffic (`ev.host`; all traffic when it is `None`).

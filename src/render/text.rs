@@ -92,6 +92,29 @@ pub fn pad(s: &str, w: usize, right: bool) -> String {
     }
 }
 
+/// Units that stay on the line of their number (`0–1 s`, `12 ms`, `50 %`).
+const UNITS: &[&str] = &["s", "ms", "min", "h", "%", "KB", "MB", "GB", "B"];
+
+/// The words of `text`, a number and its unit kept together as one word.
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in text.split_whitespace() {
+        let bare = w.trim_end_matches([',', '.', ';', ':', ')', ']']);
+        let after_number = out
+            .last()
+            .and_then(|p| p.chars().last())
+            .is_some_and(|c| c.is_ascii_digit());
+        match out.last_mut() {
+            Some(prev) if after_number && UNITS.contains(&bare) => {
+                prev.push(' ');
+                prev.push_str(w);
+            }
+            _ => out.push(w.to_string()),
+        }
+    }
+    out
+}
+
 /// Word-wrap `text` to `max` columns. The first line starts with `first`, the others with
 /// `rest` (a hanging indent); words longer than a line (URLs) are cut hard.
 pub fn wrap(text: &str, max: usize, first: &str, rest: &str) -> Vec<String> {
@@ -100,7 +123,8 @@ pub fn wrap(text: &str, max: usize, first: &str, rest: &str) -> Vec<String> {
     let mut line_w = width(first);
     let mut has_word = false;
     let indent_w = width(rest);
-    for word in text.split_whitespace() {
+    for word in words(text) {
+        let word = word.as_str();
         let mut word = word;
         let ww = width(word);
         let sep = usize::from(has_word);
@@ -205,6 +229,15 @@ mod tests {
         let total: usize = lines.iter().map(|l| l.matches('x').count()).sum();
         assert_eq!(total, 50);
         assert!(lines.last().unwrap().ends_with("end"));
+    }
+
+    #[test]
+    fn numbers_keep_their_units() {
+        let lines = wrap("Retry-After as minimum + 0–1 s, 30 s deadline", 24, "", "");
+        assert_eq!(
+            lines,
+            vec!["Retry-After as minimum +", "0–1 s, 30 s deadline"]
+        );
     }
 
     #[test]

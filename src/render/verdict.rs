@@ -35,7 +35,11 @@ pub fn severity_tally(report: &Report) -> Vec<(Severity, usize)> {
 
 /// The plans to show: one per rate-limited host, the principal one first.
 pub fn plans(report: &Report) -> Vec<&Recommendation> {
-    report.recommendation.iter().collect()
+    if report.recommendations.is_empty() {
+        report.recommendation.iter().collect()
+    } else {
+        report.recommendations.iter().collect()
+    }
 }
 
 /// One kind of sender on one host: layer, vendor, kind of limit, deciding rule.

@@ -26,6 +26,7 @@ pub fn emit(p: &Policy) -> Vec<Emitted> {
         format!(
             "retryThrottling ({THROTTLE_MAX_TOKENS} tokens, ratio {THROTTLE_TOKEN_RATIO}) is per server name, not per method"
         ),
+        "no full jitter: gRFC A6 (changed in grpc/proposal #452, 2024) waits min(initialBackoff × multiplier^(n−1), maxBackoff) × random(0.8, 1.2), only ±20 % around the exponential value, so clients refused together retry close together, and a wait may exceed maxBackoff by 20 %; grpc-go (#7869) and grpc-java (#11858) do this, grpc-node still drew full jitter (#2959)".into(),
     ];
     if r.max_attempts > MAX_ATTEMPTS_CAP {
         cannot.push(format!(
@@ -59,7 +60,7 @@ pub fn emit(p: &Policy) -> Vec<Emitted> {
         "grpc-service-config.json is the service config (strict JSON, no comments allowed); pass it with".to_string(),
         "grpc.WithDefaultServiceConfig (Go), ManagedChannelBuilder.defaultServiceConfig (Java), or the grpc.service_config channel arg.".to_string(),
         format!(
-            "maxAttempts counts ATTEMPTS, first included ({attempts}); backoff attempt n waits random(0, min({}, {} × 2^(n−1))) — full jitter; \"timeout\" ({}) spans all attempts.",
+            "maxAttempts counts ATTEMPTS, first included ({attempts}); retry n waits min({}, {} × 2^(n−1)) × random(0.8, 1.2) (gRFC A6: ±20 % jitter, not the plan's full jitter); \"timeout\" ({}) spans all attempts.",
             proto_duration(r.cap_ms),
             proto_duration(r.base_ms),
             proto_duration(r.deadline_ms)
@@ -87,4 +88,31 @@ pub fn emit(p: &Policy) -> Vec<Emitted> {
             cannot_express: vec![],
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recommend::plan::{plan, PlanInput};
+
+    /// gRFC A6 since grpc/proposal #452: ±20 % around the capped exponential, not full jitter.
+    #[test]
+    fn notes_state_the_a6_backoff_not_full_jitter() {
+        let p = Policy::from_plan(&plan(&PlanInput {
+            requests: 100,
+            limit: crate::units::Rate::parse("120/min").unwrap(),
+            headroom: 0.75,
+            latency_ms: Some(200.0),
+            deadline_ms: None,
+            backoff: Default::default(),
+        }));
+        let files = emit(&p);
+        let notes = &files[1].contents;
+        assert!(notes.contains("× random(0.8, 1.2)"), "{notes}");
+        assert!(!notes.contains("random(0, min("), "{notes}");
+        assert!(files[0]
+            .cannot_express
+            .iter()
+            .any(|c| c.starts_with("no full jitter: gRFC A6")));
+    }
 }

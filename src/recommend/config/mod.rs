@@ -18,6 +18,10 @@ use super::{Action, Backoff, LatencySource, LimitInfo, Recommendation};
 use crate::units::fmt_num;
 use serde::{Deserialize, Serialize};
 
+pub use grpc::{
+    MAX_ATTEMPTS_CAP as GRPC_MAX_ATTEMPTS, THROTTLE_MAX_TOKENS as GRPC_THROTTLE_MAX_TOKENS,
+    THROTTLE_TOKEN_RATIO as GRPC_THROTTLE_TOKEN_RATIO,
+};
 pub use neutral::POLICY_SCHEMA_VERSION;
 
 /// The neutral policy every emitter reads, and what `toomany.toml`/`toomany.json` hold (readable
