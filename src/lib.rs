@@ -6,6 +6,7 @@
 
 pub mod analyze;
 pub mod attribute;
+pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod detect;

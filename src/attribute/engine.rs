@@ -5,8 +5,9 @@
 //! the difference between the 429 and the host's successful responses is evidence
 //! (fingerprints.md Part 1, step 0).
 
+use super::catalogue;
 use super::matcher::Subject;
-use super::rules::{Proves, Rule, CUES, RULES};
+use super::rules::{self, Proves, Rule, CUES};
 use super::{Attribution, Evidence, Layer, Quota, Role, Scope};
 use crate::http::date::parse_http_date;
 use crate::http::ratelimit::{self, Unit};
@@ -22,6 +23,9 @@ pub const BASELINE_MAX: usize = 500;
 const DECIDE: f64 = 0.3;
 /// A named API's own score needed before generic origin evidence counts toward it.
 const NAMED_API: f64 = 0.5;
+/// A documented API host, as origin evidence (below a JSON body, 0.35, or rate-limit headers,
+/// 0.3, together; far below any vendor marker).
+const HOST_WEIGHT: f64 = 0.3;
 
 /// Headers every stack sends, which say nothing about who produced a response.
 const GENERIC_HEADERS: &[&str] = &[
@@ -82,7 +86,7 @@ const GENERIC_HEADERS: &[&str] = &[
 pub struct Baseline {
     pub host: String,
     pub n: usize,
-    /// Per rule (index into RULES): share of the successful responses it matches.
+    /// Per rule (index into `rules::all()`): share of the successful responses it matches.
     rule_share: Vec<f64>,
     /// Header names on nearly every successful response that no layer rule claims: the origin's
     /// own headers.
@@ -101,7 +105,7 @@ fn is_layer_header(name: &str, layer_names: &[&'static str]) -> bool {
 
 fn layer_header_names() -> Vec<&'static str> {
     let mut v = Vec::new();
-    for r in RULES.iter().filter(|r| r.layer != Layer::Api) {
+    for r in rules::all().iter().filter(|r| r.layer != Layer::Api) {
         r.when.header_names(&mut v);
     }
     v
@@ -125,7 +129,7 @@ impl Baseline {
     pub fn build(host: &str, ok: &[&Request]) -> Baseline {
         let n = ok.len();
         let subjects: Vec<Subject> = ok.iter().map(|r| Subject::new(r)).collect();
-        let rule_share = RULES
+        let rule_share = rules::all()
             .iter()
             .map(|rule| {
                 if n == 0 || matches!(rule.proves, Proves::Producer) {
@@ -302,7 +306,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
 
     // 1. Rule hits.
     let mut hit_vendors_producer: Vec<&'static str> = Vec::new();
-    for (i, rule) in RULES.iter().enumerate() {
+    for (i, &rule) in rules::all().iter().enumerate() {
         let Some(signals) = rule.when.eval(&subj) else {
             continue;
         };
@@ -425,7 +429,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     }
 
     // 3. A pass-through marker on nearly every success but missing here: the proxy answered.
-    for (i, rule) in RULES.iter().enumerate() {
+    for (i, &rule) in rules::all().iter().enumerate() {
         if rule.proves != Proves::Upstream || base.n == 0 {
             continue;
         }
@@ -494,13 +498,31 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         v.ev_tag(Role::Producer, names.join(", "), "rate-limit headers: the server counts this client's requests (an API, or a gateway in front of it)", Tag::Cand(None, Layer::Api));
     }
 
+    // A documented API host: if the API answered, it is this vendor's API. Origin evidence,
+    // weaker than the vendor's own headers or body, and damped like the rest when the response
+    // looks like an intermediary's (a CDN's page on the API's host is still the CDN).
+    let url_path = crate::http::url::split(&req.url).path;
+    let host_owner = catalogue::owner(&base.host, url_path);
+    if let Some((p, pattern)) = host_owner {
+        generic_api.push(HOST_WEIGHT);
+        v.ev_tag(
+            Role::Producer,
+            format!("host {}", base.host),
+            format!(
+                "a documented API host of {} (`{pattern}`): when the API answered, the vendor is {}; weaker than a vendor header or body ({})",
+                p.name, p.name, p.source
+            ),
+            Tag::Cand(Some(p.vendor), Layer::Api),
+        );
+    }
+
     // CDNs on the path that left no mark of their own: their docs say such 4xx come from the
     // origin [C6].
     let intermediary_producer = v
         .cands
         .iter()
         .any(|c| c.layer != Layer::Api && c.score() >= 0.5);
-    let cdn_path: Vec<&'static str> = RULES
+    let cdn_path: Vec<&'static str> = rules::all()
         .iter()
         .filter(|r| {
             r.layer == Layer::Cdn
@@ -549,7 +571,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .path
         .iter()
         .filter(|p| {
-            RULES
+            rules::all()
                 .iter()
                 .any(|r| r.vendor == p.as_str() && r.layer != Layer::Api)
         })
@@ -564,8 +586,9 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         && !vendor_api
         && !intermediary_producer
     {
-        if let Some(rule) = RULES
+        if let Some(rule) = rules::all()
             .iter()
+            .copied()
             .find(|r| r.vendor == intermediaries[0].as_str() && r.proves == Proves::Path)
         {
             v.add(Some(rule.vendor), rule.layer, 0.4, None);
@@ -585,7 +608,10 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         v.cands.retain(|c| c.vendor != Some(sig.logger));
     }
 
-    // 5. Decide. API candidates merge: generic origin evidence supports the named API.
+    // 5. Decide. A product and its parent vendor at the same layer are one candidate (a Gemini
+    //    quota error also carries Google's RESOURCE_EXHAUSTED).
+    fold_parents(&mut v.cands);
+    // API candidates merge: generic origin evidence supports the named API.
     let mut api_generic_miss = 1.0;
     v.cands.retain(|c| {
         if c.layer == Layer::Api && c.vendor.is_none() {
@@ -598,13 +624,17 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     // A named API takes the generic origin evidence only when its own markers already point at
     // it (≥ NAMED_API): generic evidence says "an origin", not which one, so a weak shared
     // marker (the x-rate-limit-* trio that X, Okta and IBM SVA all send) must not inherit it.
+    let mut merged_into: Option<&'static str> = None;
     match v
         .cands
         .iter_mut()
         .filter(|c| c.layer == Layer::Api && c.score() >= NAMED_API)
         .max_by(|a, b| a.score().total_cmp(&b.score()))
     {
-        Some(best_api) => best_api.miss *= api_generic_miss,
+        Some(best_api) => {
+            best_api.miss *= api_generic_miss;
+            merged_into = best_api.vendor;
+        }
         None if api_generic_miss < 1.0 => v.cands.push(Cand {
             vendor: None,
             layer: Layer::Api,
@@ -646,6 +676,21 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .first()
         .filter(|c| c.score() >= DECIDE)
         .map(|c| (c.score(), c.layer, c.vendor, c.top_rule));
+    // When the API answered, the vendor is the API's owner: the host names it unless a vendor
+    // that earned the origin evidence (its own markers ≥ NAMED_API) says otherwise — or that
+    // vendor is the host owner's parent (Google's RESOURCE_EXHAUSTED on the Maps host is Maps).
+    let winner = winner.map(|(score, layer, vendor, top_rule)| match host_owner {
+        Some((p, _))
+            if layer == Layer::Api
+                && vendor != Some(p.vendor)
+                && (vendor.is_none()
+                    || merged_into != vendor
+                    || vendor == catalogue::parent(p.vendor)) =>
+        {
+            (score, layer, Some(p.vendor), None)
+        }
+        _ => (score, layer, vendor, top_rule),
+    });
     match winner {
         Some((score, layer, vendor, top_rule)) => {
             let runner = v.cands.get(1).map(|c| c.score()).unwrap_or(0.0);
@@ -687,6 +732,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         &fams,
         &ra,
         winner.and_then(|w| w.3),
+        att.vendor.as_deref(),
         att.layer,
         &mut v,
     );
@@ -700,6 +746,28 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .filter(|p| Some(p.as_str()) != att.vendor.as_deref())
         .collect();
     att
+}
+
+/// Fold a parent vendor's candidate into its product's at the same layer.
+fn fold_parents(cands: &mut Vec<Cand>) {
+    let mut i = 0;
+    while i < cands.len() {
+        let parent = cands[i].vendor.and_then(catalogue::parent);
+        let found = parent.and_then(|p| {
+            cands
+                .iter()
+                .position(|c| c.vendor == Some(p) && c.layer == cands[i].layer)
+        });
+        if let Some(j) = found {
+            let miss = cands[j].miss;
+            cands[i].miss *= miss;
+            cands.remove(j);
+            if j < i {
+                i -= 1;
+            }
+        }
+        i += 1;
+    }
 }
 
 /// The access log's own verdict as evidence and a candidate (docs/attribution.md, "Access
@@ -798,12 +866,16 @@ fn classify(
     fams: &[ratelimit::Family],
     ra: &retry_after::RetryAfter,
     winner_rule: Option<&'static Rule>,
+    vendor: Option<&str>,
     layer: Layer,
     v: &mut Verdict,
 ) -> (Quota, Option<Scope>) {
     let mut found: Vec<(u8, Quota, String, String)> = Vec::new();
     let mut scope = None;
-    for cue in CUES {
+    // The verdict's own documented messages first: their meaning is the vendor's.
+    let provider = vendor.and_then(catalogue::find);
+    let own_cues = provider.map(|p| p.cues).unwrap_or(&[]);
+    for cue in own_cues.iter().chain(CUES) {
         if let Some(sig) = cue.when.eval(subj) {
             if scope.is_none() {
                 scope = cue.scope;
@@ -891,6 +963,19 @@ fn classify(
                     "{}'s limiter is of this kind unless the response says otherwise {}",
                     vendor_name(rule.vendor),
                     rule.source
+                ),
+            ));
+        }
+    }
+    if let (None, Some(p)) = (winner_rule, provider) {
+        if layer == Layer::Api {
+            found.push((
+                6,
+                p.quota,
+                format!("host {}", p.vendor),
+                format!(
+                    "{}'s limiter is of this kind unless the response says otherwise ({})",
+                    p.name, p.source
                 ),
             ));
         }

@@ -16,9 +16,17 @@ pub enum M {
     /// The body contains the text (also tried with whitespace removed, so JSON spacing does
     /// not matter).
     Body(&'static str),
+    /// The body contains the text, compared case-insensitively (for stock wording kept as the
+    /// vendor writes it); like `Body`, also tried with whitespace removed.
+    Text(&'static str),
+    /// The whole body is this text (case-insensitive, whitespace ignored): a producer's stock
+    /// body with nothing else in it, e.g. a gateway's `{"message":"Too Many Requests"}`.
+    BodyIs(&'static str),
     /// The body is empty or absent.
     BodyEmpty,
     Status(u16),
+    /// The request's host matches the glob (`*` for any run of characters).
+    Host(&'static str),
     All(&'static [M]),
     Any(&'static [M]),
     Not(&'static M),
@@ -68,6 +76,38 @@ fn contains_ci(hay: &str, needle: &str) -> bool {
     n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
+/// `*` matches any run of characters (dots included); everything else literally, ASCII
+/// case-insensitively. Host patterns use it.
+pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] != b'*' && pattern[p].eq_ignore_ascii_case(&text[t]) {
+            p += 1;
+            t += 1;
+        } else if p < pattern.len() && pattern[p] == b'*' {
+            star = Some(p);
+            mark = t;
+            p += 1;
+        } else if let Some(s) = star {
+            p = s + 1;
+            mark += 1;
+            t = mark;
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&c| c == b'*')
+}
+
+/// Lower-cased, whitespace removed: the form `Subject::body_compact` is kept in.
+fn compact_lc(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 impl M {
     /// The signals that made this condition true (`cf-ray: 8a1b…`, `body: "error code: 1015"`),
     /// or `None` when it is false.
@@ -102,8 +142,27 @@ impl M {
                     };
                 found.then(|| vec![format!("body: \"{needle}\"")])
             }
+            M::Text(text) => {
+                let found = contains_ci(&s.body_lc, text)
+                    || if text.contains(char::is_whitespace) {
+                        let compact = compact_lc(text);
+                        !compact.is_empty() && s.body_compact.contains(&compact)
+                    } else {
+                        contains_ci(&s.body_compact, text)
+                    };
+                found.then(|| vec![format!("body: \"{}\"", shown(text))])
+            }
+            M::BodyIs(text) => {
+                let whole = s.body_compact.trim_end_matches('…');
+                (!whole.is_empty() && whole == compact_lc(text))
+                    .then(|| vec![format!("body is \"{}\"", shown(text))])
+            }
             M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
             M::Status(code) => (s.req.status == *code).then(|| vec![format!("status {code}")]),
+            M::Host(pattern) => {
+                let host = crate::http::url::host(&s.req.url);
+                glob(pattern.as_bytes(), host.as_bytes()).then(|| vec![format!("host {host}")])
+            }
             M::All(ms) => {
                 let mut out = Vec::new();
                 for m in ms.iter() {
@@ -125,7 +184,13 @@ impl M {
         match self {
             M::Has(n) | M::Value(n, _) | M::NamePrefix(n) => out.push(n),
             M::All(ms) | M::Any(ms) => ms.iter().for_each(|m| m.header_names(out)),
-            M::Not(_) | M::Body(_) | M::BodyEmpty | M::Status(_) => {}
+            M::Not(_)
+            | M::Body(_)
+            | M::Text(_)
+            | M::BodyIs(_)
+            | M::BodyEmpty
+            | M::Status(_)
+            | M::Host(_) => {}
         }
     }
 
@@ -136,8 +201,11 @@ impl M {
             M::Value(n, v) => format!("`{n}` contains `{v}`"),
             M::NamePrefix(p) => format!("a header named `{p}*`"),
             M::Body(b) => format!("body contains `{}`", b.replace('|', "\\|")),
+            M::Text(t) => format!("body contains `{}`", t.replace('|', "\\|")),
+            M::BodyIs(t) => format!("body is exactly `{}`", t.replace('|', "\\|")),
             M::BodyEmpty => "empty body".into(),
             M::Status(c) => format!("status {c}"),
+            M::Host(p) => format!("host `{p}`"),
             M::All(ms) => ms
                 .iter()
                 .map(|m| m.describe())

@@ -5,6 +5,7 @@
 //! fill them in. Sources: `shared/reference/fingerprints.md`; every rule is listed with its
 //! source in docs/attribution.md.
 
+pub mod catalogue;
 pub mod engine;
 pub mod matcher;
 pub mod rules;
@@ -273,6 +274,69 @@ pub fn rules_markdown() -> String {
             r.when.describe(),
             r.source,
             r.note.replace('|', "\\|")
+        );
+    }
+    let _ = writeln!(out, "\n### Provider catalogue\n");
+    let _ = writeln!(
+        out,
+        "{} providers. A host match is origin evidence naming the vendor when the API answered; \
+         markers and messages are producer evidence (layer `api`); each message is also a quota \
+         cue for that vendor's verdicts.\n",
+        catalogue::PROVIDERS.len()
+    );
+    let _ = writeln!(
+        out,
+        "| vendor | provider | category | hosts | rate-limit headers | markers | documented messages → kind | default kind | source |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+    let esc = |s: &str| s.replace('|', "\\|");
+    for p in catalogue::PROVIDERS {
+        let hosts = p
+            .hosts
+            .iter()
+            .map(|h| format!("`{h}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let markers = p
+            .markers
+            .iter()
+            .filter(|m| !p.messages.iter().any(|msg| msg.id == m.id))
+            .map(|m| format!("`{}` ({}): {}", m.id, m.weight, m.when.describe()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let messages = p
+            .messages
+            .iter()
+            .map(|m| {
+                let kind = m.quota.map(|q| q.as_str()).unwrap_or("—");
+                let scope = m
+                    .scope
+                    .map(|s| format!(", per {}", format!("{s:?}").to_lowercase()))
+                    .unwrap_or_default();
+                format!("`{}`: \"{}\" → {kind}{scope}", m.id, esc(m.text))
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            p.vendor,
+            esc(p.name),
+            p.category.as_str(),
+            hosts,
+            esc(p.family),
+            if markers.is_empty() {
+                "—".into()
+            } else {
+                markers
+            },
+            if messages.is_empty() {
+                "—".into()
+            } else {
+                messages
+            },
+            p.quota.as_str(),
+            p.source
         );
     }
     let _ = writeln!(out, "\n### Quota cues\n");

@@ -67,10 +67,34 @@ const fn r(
     }
 }
 
-use Layer::{Api, Cdn, Proxy};
+use Layer::{Cdn, Proxy};
 use Proves::{Path, Producer, ProducerIfNew, Upstream};
 const RATE: Option<Quota> = Some(Quota::Rate);
 const NONE: Option<Quota> = None;
+
+/// Not an AWS service endpoint: AWS's own APIs (Lambda, SNS, …) answer their throttles with the
+/// same `x-amzn-ErrorType: TooManyRequestsException` API Gateway uses, so the gateway's marker
+/// counts only on a gateway's host or a custom domain.
+const NOT_AWS_SERVICE: M = Any(&[
+    Not(&Host("*.amazonaws.com")),
+    Host("*.execute-api.*.amazonaws.com"),
+]);
+
+/// Every rule: the layer rules below, then each catalogue provider's markers
+/// (`catalogue.rs`). The engine iterates this, never `RULES` alone.
+pub fn all() -> &'static [&'static Rule] {
+    static ALL: std::sync::OnceLock<Vec<&'static Rule>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        RULES
+            .iter()
+            .chain(
+                super::catalogue::PROVIDERS
+                    .iter()
+                    .flat_map(|p| p.markers.iter()),
+            )
+            .collect()
+    })
+}
 
 #[rustfmt::skip]
 pub static RULES: &[Rule] = &[
@@ -90,9 +114,6 @@ pub static RULES: &[Rule] = &[
     r("cloudflare.challenge", "cloudflare", Cdn, Producer, 0.95,
       Value("cf-mitigated", "challenge"), NONE, "challenge", "[C9, C10]",
       "cf-mitigated: challenge is set only on Cloudflare challenge pages (bot mitigation, not a quota)"),
-    r("cloudflare.api-limit", "cloudflare", Api, Producer, 0.8,
-      Body("more than 1200 requests per 300 seconds"), RATE, "API 1200/5 min", "[C11]",
-      "Cloudflare's own API limit (1200 requests per 5 minutes per user), not an edge rule"),
     r("cloudflare.path", "cloudflare", Cdn, Path, 0.0,
       Any(&[Has("cf-ray"), Value("server", "cloudflare"), Has("cf-cache-status")]), NONE, "", "[C7, C8]",
       "present on every response Cloudflare proxies, the origin's 429s included"),
@@ -106,9 +127,6 @@ pub static RULES: &[Rule] = &[
     r("akamai.ghost", "akamai", Cdn, ProducerIfNew, 0.7,
       Value("server", "akamaighost"), RATE, "AkamaiGHost", "[A1]",
       "Server: AkamaiGHost appears when the Akamai edge generates the response itself"),
-    r("akamai.fast-purge", "akamai", Api, Producer, 0.7,
-      Has("x-ratelimit-limit-per-second"), RATE, "Fast Purge API", "[A5]",
-      "Akamai's own APIs (Fast Purge) send X-RateLimit-Limit-Per-Second"),
     r("akamai.path", "akamai", Cdn, Path, 0.0,
       Any(&[Has("akamai-grn"), NamePrefix("x-akamai-"), Has("akamai-cache-status")]), NONE, "", "[A6]",
       "Akamai request headers present on every response it serves"),
@@ -253,7 +271,8 @@ pub static RULES: &[Rule] = &[
       NONE, "", "[P6]", "Kong headers (request id, proxy latency, per-period X-RateLimit-*-Minute)"),
 
     r("aws-api-gateway.error-type", "aws-api-gateway", Proxy, Producer, 0.95,
-      Any(&[Value("x-amzn-errortype", "toomanyrequestsexception"), Value("x-amzn-errortype", "limitexceededexception")]),
+      All(&[Any(&[Value("x-amzn-errortype", "toomanyrequestsexception"), Value("x-amzn-errortype", "limitexceededexception")]),
+            NOT_AWS_SERVICE]),
       RATE, "throttle", "[P7, W1]",
       "x-amzn-ErrorType TooManyRequestsException/LimitExceededException is API Gateway's own throttle or quota"),
     r("aws-api-gateway.body", "aws-api-gateway", Proxy, Producer, 0.6,
@@ -301,107 +320,6 @@ pub static RULES: &[Rule] = &[
       All(&[Any(&[Body("guru meditation"), Body("varnish cache server")]), Not(&Has("x-served-by"))]),
       RATE, "synthetic error", "[F1]", "Varnish synthetic error page (no Fastly node headers)"),
 
-    // ---------------------------------------------------------------- API origins
-    r("github.resource", "github", Api, Producer, 0.9,
-      Has("x-ratelimit-resource"), RATE, "", "[H1]", "x-ratelimit-resource names a GitHub rate-limit bucket"),
-    r("github.request-id", "github", Api, Producer, 0.8,
-      Has("x-github-request-id"), RATE, "", "[H1]", "x-github-request-id is sent by GitHub's API itself"),
-    r("github.body", "github", Api, Producer, 0.75,
-      Any(&[Body("docs.github.com/rest"), Body("secondary rate limit")]), RATE, "", "[H1]",
-      "GitHub rate-limit message pointing at its docs"),
-
-    r("openai.headers", "openai", Api, Producer, 0.9,
-      Any(&[Has("openai-organization"), Has("openai-processing-ms"), Has("openai-version"), Has("openai-project")]),
-      RATE, "", "[O1, F4]", "openai-* headers come from OpenAI's API itself"),
-    r("openai.body", "openai", Api, Producer, 0.8,
-      Any(&[All(&[Body("rate limit reached for"), Body("organization")]), Body("platform.openai.com"),
-            Body("insufficient_quota")]),
-      RATE, "", "[O1]", "OpenAI rate-limit / quota error message"),
-
-    r("anthropic.headers", "anthropic", Api, Producer, 0.95,
-      Any(&[NamePrefix("anthropic-ratelimit-"), Has("anthropic-organization-id")]), RATE, "", "[AN1]",
-      "anthropic-ratelimit-* / anthropic-organization-id come from Anthropic's API"),
-    r("anthropic.body", "anthropic", Api, Producer, 0.85,
-      Any(&[Body("\"type\":\"rate_limit_error\""), Body("enforced_spend_limit_reached")]), RATE, "", "[AN1]",
-      "Anthropic error schema (type rate_limit_error)"),
-
-    r("google.resource-exhausted", "google", Api, Producer, 0.85,
-      Any(&[Body("resource_exhausted"), Body("type.googleapis.com/google.rpc")]), RATE, "", "[GG1]",
-      "Google API error status RESOURCE_EXHAUSTED / google.rpc details"),
-    r("google.usage-limits", "google", Api, Producer, 0.85,
-      Any(&[Body("\"domain\":\"usagelimits\""), Body("\"reason\":\"userratelimitexceeded\""),
-            Body("\"reason\":\"dailylimitexceeded\""), Body("\"reason\":\"ratelimitexceeded\""),
-            Body("\"reason\":\"quotaexceeded\"")]),
-      RATE, "", "[GG1]", "legacy Google API errors (domain usageLimits, reason …LimitExceeded)"),
-
-    r("stripe.headers", "stripe", Api, Producer, 0.9,
-      Any(&[Has("stripe-rate-limited-reason"), Has("stripe-should-retry"), Has("stripe-version")]), RATE, "", "[ST1]",
-      "Stripe-* response headers come from Stripe's API"),
-    r("stripe.body", "stripe", Api, Producer, 0.85,
-      Any(&[Body("too many requests hit the api too quickly"), Body("another api request or stripe process")]),
-      RATE, "", "[ST1]", "Stripe rate-limit / lock_timeout message"),
-
-    r("shopify.headers", "shopify", Api, Producer, 0.9,
-      Any(&[Has("x-shopify-shop-api-call-limit"), NamePrefix("x-shopify-"), Has("x-shopid")]), RATE, "", "[SH1]",
-      "X-Shopify-* headers come from Shopify's API"),
-    r("shopify.body", "shopify", Api, Producer, 0.8,
-      Any(&[Body("calls per second for api client"), Body("\"code\":\"throttled\"")]), RATE, "", "[SH1]",
-      "Shopify throttle message"),
-
-    r("slack.body", "slack", Api, Producer, 0.9,
-      Body("\"error\":\"ratelimited\""), RATE, "", "[SL1]", "Slack Web API error ratelimited"),
-    r("slack.headers", "slack", Api, Producer, 0.85,
-      Any(&[Has("x-slack-req-id"), Has("x-slack-backend"), Has("x-slack-unique-id")]), RATE, "", "[SL1]",
-      "X-Slack-* headers come from Slack's API"),
-
-    r("discord.headers", "discord", Api, Producer, 0.9,
-      Any(&[Has("x-ratelimit-bucket"), Has("x-ratelimit-scope"), Has("x-ratelimit-global")]), RATE, "", "[D1]",
-      "X-RateLimit-Bucket/-Scope/-Global are Discord's"),
-    r("discord.body", "discord", Api, Producer, 0.85,
-      All(&[Body("you are being rate limited"), Body("\"global\"")]), RATE, "", "[D1]",
-      "Discord 429 body (message, retry_after, global)"),
-
-    r("microsoft-graph.headers", "microsoft-graph", Api, Producer, 0.85,
-      Any(&[Has("x-ms-ags-diagnostic"), Has("x-ms-resource-unit"), Has("x-ms-throttle-limit-percentage")]),
-      RATE, "", "[MG1]", "Microsoft Graph diagnostic headers"),
-    r("microsoft-graph.body", "microsoft-graph", Api, Producer, 0.8,
-      Any(&[Body("activitylimitreached"), Body("throttledrequest"), Body("the request has been throttled")]),
-      RATE, "", "[MG1]", "Microsoft Graph throttling error"),
-
-    r("twilio.headers", "twilio", Api, Producer, 0.85,
-      NamePrefix("twilio-"), Some(Quota::Concurrency), "", "[TW1]", "Twilio-* response headers"),
-    r("twilio.body", "twilio", Api, Producer, 0.9,
-      Body("twilio.com/docs/errors/"), Some(Quota::Concurrency), "20429", "[TW1]",
-      "Twilio error JSON (more_info points at the error code page)"),
-
-    r("salesforce.limit-info", "salesforce", Api, Producer, 0.85,
-      Has("sforce-limit-info"), Some(Quota::Daily), "", "[SF1]", "Sforce-Limit-Info is Salesforce's API usage header"),
-    r("salesforce.body", "salesforce", Api, Producer, 0.9,
-      Body("request_limit_exceeded"), Some(Quota::Daily), "REQUEST_LIMIT_EXCEEDED", "[SF1]",
-      "Salesforce errorCode REQUEST_LIMIT_EXCEEDED"),
-
-    r("atlassian.headers", "atlassian", Api, Producer, 0.85,
-      Any(&[Has("x-ratelimit-nearlimit"), Has("beta-ratelimit-policy"), Has("x-beta-ratelimit-reason"),
-            Value("ratelimit-reason", "jira-"), Has("x-arequestid"), Has("atl-traceid"), Has("atl-request-id")]),
-      RATE, "", "[J1]", "Atlassian (Jira) rate-limit / request headers"),
-
-    r("x.headers", "x", Api, Producer, 0.85,
-      Any(&[NamePrefix("x-app-limit-24hour"), NamePrefix("x-user-limit-24hour"), Has("x-connection-hash"),
-            Has("x-access-level")]),
-      RATE, "", "[X1]", "X API headers (24-hour app/user limits, transaction id)"),
-    r("x.rate-limit", "x", Api, Producer, 0.45,
-      All(&[Has("x-rate-limit-limit"), Has("x-rate-limit-reset")]), RATE, "", "[X1, P18]",
-      "x-rate-limit-limit/-reset (epoch) is X's rate-limit header family, but not X's alone (IBM SVA, Okta send the same trio): weak on its own"),
-
-    r("hubspot.headers", "hubspot", Api, Producer, 0.9,
-      NamePrefix("x-hubspot-"), RATE, "", "[HS1]", "X-HubSpot-RateLimit-* headers"),
-    r("zendesk.headers", "zendesk", Api, Producer, 0.85,
-      Any(&[NamePrefix("x-zendesk-"), NamePrefix("zendesk-ratelimit-")]), RATE, "", "[ZD1]", "Zendesk headers"),
-    r("zendesk.body", "zendesk", Api, Producer, 0.8,
-      Body("number of allowed api requests per minute exceeded"), RATE, "", "[ZD1]", "Zendesk rate-limit message"),
-    r("gitlab.headers", "gitlab", Api, Producer, 0.85,
-      Any(&[Has("ratelimit-name"), Has("ratelimit-observed"), Has("ratelimit-resettime"), Has("x-gitlab-meta")]),
-      RATE, "", "[P14]", "GitLab RateLimit-Name/-Observed/-ResetTime"),
 ];
 
 /// A cue about the kind of limit. Lower tiers win (fingerprints.md Part 1, Q1–Q6).
@@ -504,9 +422,9 @@ pub static CUES: &[Cue] = &[
     c("apigee.quota", 1, Any(&[Body("quotaviolation"), Body("rate limit quota violation")]), DAILY, None, "[P9]",
       "Apigee Quota policy (allowance over minute/hour/day/month)"),
     c("github.secondary", 1, Body("secondary rate limit"), RATE, None, "[H1]", "GitHub secondary rate limit"),
-    c("aws-api-gateway.quota", 1, Value("x-amzn-errortype", "limitexceededexception"), DAILY, Some(Scope::Key), "[P7]",
+    c("aws-api-gateway.quota", 1, All(&[Value("x-amzn-errortype", "limitexceededexception"), NOT_AWS_SERVICE]), DAILY, Some(Scope::Key), "[P7]",
       "API Gateway usage-plan quota (per API key, day/week/month)"),
-    c("aws-api-gateway.throttle", 1, Value("x-amzn-errortype", "toomanyrequestsexception"), RATE, None, "[P7]",
+    c("aws-api-gateway.throttle", 1, All(&[Value("x-amzn-errortype", "toomanyrequestsexception"), NOT_AWS_SERVICE]), RATE, None, "[P7]",
       "API Gateway throttle (rate/burst)"),
     c("azure-apim.quota", 1, Any(&[Body("out of call volume quota"), Body("out of bandwidth quota")]), DAILY, None, "[P8]",
       "APIM quota policy"),

@@ -1,0 +1,248 @@
+//! `toomany check`: exact, located deviations on real exporter files; non-HARs told apart;
+//! values never shown.
+
+mod common;
+use common::*;
+use std::io::Write;
+
+/// One expected deviation: (at prefix, field, problem fragment).
+type Expected = (&'static str, &'static str, &'static str);
+
+/// Deviations the corpus MANIFEST documents, by file.
+const EXPECTED: &[(&str, &[Expected])] = &[
+    (
+        "charles-4.2.7-har1.3-handedited.har",
+        &[
+            (
+                "log.entries[",
+                "cache.beforeRequest.lastAccess",
+                "not a real date",
+            ),
+            ("log.entries[", "pageref", "names no page"),
+        ],
+    ),
+    (
+        "browsermob-gson-nonisodate-noversion.har",
+        &[
+            ("log", "version", "missing"),
+            ("log", "creator", "missing"),
+            ("log.entries[0]", "startedDateTime", "not an ISO 8601"),
+            ("log.entries[0]", "time", "missing"),
+        ],
+    ),
+    (
+        "dynatrace-style-anonymised-dataurl-status1.har",
+        &[
+            (
+                "log.entries[0]",
+                "cache",
+                "should be an object, found an empty array",
+            ),
+            ("log.entries[0]", "response.status", "not an HTTP status"),
+        ],
+    ),
+    (
+        "zap-devbuild-jackson-spacing.har",
+        &[("log", "browser.name", "missing (required: a string)")],
+    ),
+    (
+        "ie11-network-inspector-har1.1.har",
+        &[
+            ("log", "version", "1.1"),
+            (
+                "log.entries[0]",
+                "request.cookies",
+                "should be an array of objects, found an object",
+            ),
+        ],
+    ),
+    (
+        "unknown-minimal-no-creator-no-version.har",
+        &[
+            ("log", "version", "missing"),
+            ("log", "creator", "missing"),
+            ("log.entries[0]", "startedDateTime", "missing"),
+        ],
+    ),
+    (
+        "proxyman-5.6.1-websocketmessages-null.har",
+        &[("log.entries[0]", "time", "add up to")],
+    ),
+    (
+        "charles-3.6.5-connect-tunnel-status-minus1.har",
+        &[
+            ("log.entries[0]", "request.postData.mimeType", "found null"),
+            (
+                "log.entries[0]",
+                "response.status",
+                "-1 is not an HTTP status",
+            ),
+        ],
+    ),
+    (
+        "chrome-webinspector-minified-status0.har",
+        &[("log.entries[1]", "request.httpVersion", "missing")],
+    ),
+    (
+        "firebug-harp-jsonp-wrapped.har",
+        &[("document", "", "JSONP")],
+    ),
+    (
+        "chromebridge-1.0-dt2har.har",
+        &[(
+            "log.pages[0]",
+            "pageTimings",
+            "should be an object, found an array",
+        )],
+    ),
+];
+
+/// Wording of serde's internals, which a user should never see.
+const SERDE_WORDING: &[&str] = &["invalid type", "invalid length", "expected struct", "…"];
+
+#[test]
+fn every_corpus_file_is_checked_with_named_fields() {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("corpus not present; skipping");
+        return;
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "har"))
+        .collect();
+    files.sort();
+    let mut deviating = 0;
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let out = toomany()
+            .args(["check", path.to_str().unwrap(), "--format", "json"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+        if name.starts_with("malformed-") {
+            assert_eq!(out.status.code(), Some(2), "{name}");
+            assert!(
+                stderr.contains("line") && stderr.contains(&name),
+                "{stderr}"
+            );
+            continue;
+        }
+        let v = json_of(&out.stdout);
+        let devs = v["deviations"].as_array().unwrap();
+        let code = out.status.code();
+        assert_eq!(code, Some(if devs.is_empty() { 0 } else { 1 }), "{name}");
+        if !devs.is_empty() {
+            deviating += 1;
+        }
+        for d in devs {
+            let (at, field, problem) = (
+                d["at"].as_str().unwrap(),
+                d["field"].as_str().unwrap(),
+                d["problem"].as_str().unwrap(),
+            );
+            assert!(
+                !field.is_empty() || at == "document" || problem.starts_with("should be"),
+                "{name}: a deviation without its field: {d}"
+            );
+            for w in SERDE_WORDING {
+                assert!(!problem.contains(w), "{name}: {problem}");
+            }
+        }
+        if let Some((_, expected)) = EXPECTED.iter().find(|(f, _)| *f == name) {
+            for (at, field, frag) in *expected {
+                assert!(
+                    devs.iter()
+                        .any(|d| d["at"].as_str().unwrap().starts_with(at)
+                            && d["field"] == *field
+                            && d["problem"].as_str().unwrap().contains(frag)),
+                    "{name}: expected {at} {field} {frag:?} in {devs:#?}"
+                );
+            }
+        }
+    }
+    assert!(
+        deviating >= 20,
+        "most exporters deviate somewhere: {deviating}"
+    );
+}
+
+#[test]
+fn a_json_lines_log_and_an_access_log_are_told_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let out = toomany()
+        .args(["check", &sample("api-incident.jsonl")])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("JSON-lines log, not a HAR"), "{err}");
+    let log = write(
+        d.path(),
+        "access.log",
+        b"203.0.113.7 - - [10/Oct/2024:13:55:36 +0000] \"GET /v1/items HTTP/1.1\" 429 17 \"-\" \"curl/8\"\n",
+    );
+    let out = toomany().args(["check", &log]).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("access log") && err.contains("not a HAR"),
+        "{err}"
+    );
+}
+
+#[test]
+fn invalid_utf8_gives_a_byte_offset_plain_and_gzipped() {
+    let d = tempfile::tempdir().unwrap();
+    let mut bytes =
+        br#"{"log":{"version":"1.2","creator":{"name":"a","version":"1"},"entries":[],"comment":""#
+            .to_vec();
+    let at = bytes.len();
+    bytes.extend_from_slice(b"\xff\xfe\"}}");
+    let plain = write(d.path(), "bad.har", &bytes);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&bytes).unwrap();
+    let gzipped = write(d.path(), "bad.har.gz", &gz.finish().unwrap());
+    for p in [plain, gzipped] {
+        let out = toomany().args(["check", &p]).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            err.contains("UTF-8") && err.contains(&format!("byte {at}")),
+            "{p}: {err}"
+        );
+    }
+}
+
+#[test]
+fn values_are_never_shown() {
+    let d = tempfile::tempdir().unwrap();
+    let secret = "ghp_CANARYcheck0123456789abcdefghijklmn";
+    let har = format!(
+        r#"{{"log":{{"version":"{secret}","creator":{{"name":"a","version":"1"}},
+        "pages":[{{"startedDateTime":"Bearer {secret}","id":"p","title":"","pageTimings":{{}}}}],
+        "entries":[{{"pageref":"{secret}","startedDateTime":"{secret}","time":1,
+          "request":{{"method":"GET","url":"https://a/?k={secret}","httpVersion":"h","cookies":[],
+            "headers":[{{"name":"Authorization","value":7}}],"queryString":[],"headersSize":-1,"bodySize":-1,
+            "{secret}":1}},
+          "response":{{"status":"{secret}","statusText":"","httpVersion":"","cookies":[],"headers":[],
+            "content":{{"size":0,"mimeType":""}},"redirectURL":"","headersSize":-1,"bodySize":-1}},
+          "cache":{{}},"timings":{{"send":0,"wait":0,"receive":1}}}}]}}}}"#
+    );
+    let p = write(d.path(), "canary.har", har.as_bytes());
+    for fmt in ["table", "json"] {
+        let out = toomany()
+            .args(["check", &p, "--format", fmt])
+            .assert()
+            .code(1);
+        let o = out.get_output();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(!all.contains("CANARY"), "{fmt}: {all}");
+        assert!(
+            all.contains("pageref") && all.contains("response.status"),
+            "{all}"
+        );
+    }
+}
