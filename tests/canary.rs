@@ -162,6 +162,9 @@ fn assert_clean(what: &str, bytes: &[u8]) {
     );
     assert!(!s.contains(JWT), "{what} leaks the JWT");
     assert!(!s.contains("Q0FOQVJZ"), "{what} leaks part of the JWT");
+    for secret in UNMARKED_SECRETS {
+        assert!(!s.contains(secret), "{what} leaks {secret}");
+    }
 }
 
 fn excerpt(s: &str) -> String {
@@ -176,50 +179,39 @@ fn run_and_check(what: &str, args: &[&str], dir: &Path) {
     assert_clean(&format!("{what} stderr"), &out.stderr);
 }
 
-#[test]
-fn no_canary_survives_any_subcommand_or_format() {
-    let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path();
-    let har = write(d, "canary.har", har_with_canaries().as_bytes());
-    let jsonl = write(d, "canary.jsonl", jsonl_with_canaries().as_bytes());
-    // The planted files really contain the canaries (the test can fail).
-    assert!(std::fs::read_to_string(&har)
-        .unwrap()
-        .contains("CANARY001x"));
-    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&har).unwrap())
-        .expect("canary HAR is valid JSON");
-
-    for input in [&har, &jsonl] {
-        for fmt in ["table", "json"] {
+/// Run every subcommand and output format over `inputs` (files in `d`) and check stdout, stderr
+/// and every file written under `d` for canaries.
+fn run_everything(d: &Path, inputs: &[String]) {
+    for input in inputs {
+        let tag = Path::new(input)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace('.', "-");
+        for fmt in ["table", "json", "markdown"] {
             run_and_check(
                 &format!("analyze {input} --format {fmt}"),
                 &["analyze", input, "--format", fmt, "--all"],
                 d,
             );
         }
-        run_and_check("analyze -o", &["analyze", input, "-o", "report.json"], d);
-        run_and_check(
-            "analyze -o table",
-            &["analyze", input, "-o", "report.txt"],
-            d,
-        );
+        for out in ["report.json", "report.txt", "report.md"] {
+            run_and_check(
+                &format!("analyze {input} -o {out}"),
+                &["analyze", input, "-o", &format!("{tag}-{out}")],
+                d,
+            );
+        }
         for out in ["red.out", "red.out.gz"] {
-            let _ = std::fs::remove_file(d.join(out));
+            let out = format!("{tag}-{out}");
+            let _ = std::fs::remove_file(d.join(&out));
             run_and_check(
                 &format!("redact {input} -o {out}"),
-                &["redact", input, "-o", out],
+                &["redact", input, "-o", &out],
                 d,
             );
         }
         run_and_check("redact to stdout", &["redact", input, "-o", "-"], d);
-        let cfg = format!(
-            "cfg-{}",
-            if input.ends_with(".har") {
-                "har"
-            } else {
-                "jsonl"
-            }
-        );
         run_and_check(
             "analyze --emit-config",
             &[
@@ -228,13 +220,13 @@ fn no_canary_survives_any_subcommand_or_format() {
                 "--limit",
                 "120/min",
                 "--emit-config",
-                &cfg,
+                &format!("cfg-{tag}"),
             ],
             d,
         );
         for fmt in ["table", "json"] {
             run_and_check(
-                &format!("check {input}"),
+                &format!("check {input} --format {fmt}"),
                 &["check", input, "--format", fmt],
                 d,
             );
@@ -255,24 +247,28 @@ fn no_canary_survives_any_subcommand_or_format() {
         d,
     );
     run_and_check("calc", &["calc", "rate", "90/min"], d);
-    // Every file written anywhere under the directory, decompressed when gzipped.
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(d).unwrap() {
-        let p = entry.unwrap().path();
-        if p.is_dir() {
-            let inner: Vec<_> = std::fs::read_dir(&p)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .collect();
-            assert!(!inner.is_empty(), "{} has the emitted configs", p.display());
-            files.extend(inner);
-        } else {
-            files.push(p);
+    // Every file written anywhere under the directory (at any depth), decompressed when gzipped.
+    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                let before = files.len();
+                walk(&p, files);
+                assert!(
+                    files.len() > before,
+                    "{} has the emitted configs",
+                    p.display()
+                );
+            } else {
+                files.push(p);
+            }
         }
     }
+    let mut files = Vec::new();
+    walk(d, &mut files);
     for p in files {
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if name.starts_with("canary.") {
+        if name.starts_with("canary") || name.starts_with("hardening.") {
             continue;
         }
         let mut bytes = std::fs::read(&p).unwrap();
@@ -287,6 +283,34 @@ fn no_canary_survives_any_subcommand_or_format() {
         assert!(!bytes.is_empty(), "{name} written");
         assert_clean(&format!("written file {name}"), &bytes);
     }
+}
+
+#[test]
+fn no_canary_survives_any_subcommand_or_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let har = write(d, "canary.har", har_with_canaries().as_bytes());
+    let jsonl = write(d, "canary.jsonl", jsonl_with_canaries().as_bytes());
+    // The planted files really contain the canaries (the test can fail).
+    assert!(std::fs::read_to_string(&har)
+        .unwrap()
+        .contains("CANARY001x"));
+    serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&har).unwrap())
+        .expect("canary HAR is valid JSON");
+    run_everything(d, &[har, jsonl]);
+}
+
+/// The hardening canaries (issue 8) through every subcommand and format.
+#[test]
+fn no_hardening_canary_survives_any_subcommand_or_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let har = write(d, "hardening.har", hardening_har().as_bytes());
+    let jsonl = write(d, "hardening.jsonl", hardening_jsonl().as_bytes());
+    let text = std::fs::read_to_string(&har).unwrap();
+    assert!(text.contains("CANARY300x") && text.contains(UNMARKED_SECRETS[0]));
+    serde_json::from_str::<serde_json::Value>(&text).expect("hardening HAR is valid JSON");
+    run_everything(d, &[har, jsonl]);
 }
 
 #[test]
@@ -318,4 +342,494 @@ fn redacted_har_keeps_structure_and_non_secrets() {
         .success();
     let rep = json_of(&a.get_output().stdout);
     assert_eq!(rep["rate_limited"][0]["retry_after"]["raw"], "12");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hardening canaries (issue 8): places and shapes the first policy missed. Each is planted once
+// in `hardening_har()` or `hardening_jsonl()`; the targeted tests below name which leaked.
+// ---------------------------------------------------------------------------------------------
+
+/// Secrets whose shape cannot hold the word CANARY (hex-only, digits-only): checked literally.
+const UNMARKED_SECRETS: &[&str] = &[
+    "302302302",
+    "deadbeefcafef00ddeadbeefcafef00ddeadbeefcafef00ddeadbeefcafef00d",
+];
+
+fn pad(prefix: &str, n: usize) -> String {
+    let fill = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789aBcDeFgHiJkLmNoPqRsTuVwXyZ";
+    let mut s = prefix.to_string();
+    let mut i = 0;
+    while s.len() < n {
+        s.push(fill.as_bytes()[i % fill.len()] as char);
+        i += 1;
+    }
+    s
+}
+
+/// Vendor key shapes, each with a canary inside (lengths as the vendors document them).
+fn key_shapes() -> Vec<(u32, String)> {
+    let shapes = vec![
+        (352, format!("glpat-{}", pad("CANARY352x", 20))),
+        (353, format!("npm_{}", pad("CANARY353x", 36))),
+        (
+            354,
+            "xapp-1-A0CANARY354-1234567890-abcdef0123456789".to_string(),
+        ),
+        (355, "ASIACANARY355XABCDEF".to_string()),
+        (356, format!("whsec_{}", pad("CANARY356x", 32))),
+        (357, format!("hf_{}", pad("CANARY357x", 34))),
+        (
+            358,
+            format!("SG.{}.{}", pad("CANARY358x", 22), pad("CANARY358y", 43)),
+        ),
+        (359, format!("shpat_{}", pad("CANARY359x", 32))),
+        (360, format!("ya29.{}", pad("CANARY360x", 60))),
+        (361, format!("dop_v1_{}", UNMARKED_SECRETS[1])),
+        (
+            362,
+            format!("pypi-AgEIcHlwaS5vcmc{}", pad("CANARY362x", 80)),
+        ),
+    ];
+    assert_eq!(shapes[3].1.len(), 20, "ASIA key ids are 20 characters");
+    assert_eq!(shapes[6].1.len(), 69, "SendGrid keys are 69 characters");
+    assert_eq!(shapes[7].1.len(), 38, "Shopify tokens are 38 characters");
+    assert_eq!(
+        shapes[9].1.len(),
+        71,
+        "DigitalOcean tokens: dop_v1_ + 64 hex"
+    );
+    shapes
+}
+
+fn b64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+fn entry(
+    status: u16,
+    second: u32,
+    request: serde_json::Value,
+    content: serde_json::Value,
+) -> serde_json::Value {
+    let mut request = request;
+    let r = request.as_object_mut().unwrap();
+    r.entry("method").or_insert("GET".into());
+    r.entry("httpVersion").or_insert("h2".into());
+    r.entry("headers").or_insert(serde_json::json!([]));
+    r.entry("cookies").or_insert(serde_json::json!([]));
+    r.entry("queryString").or_insert(serde_json::json!([]));
+    r.entry("headersSize").or_insert((-1).into());
+    r.entry("bodySize").or_insert((-1).into());
+    serde_json::json!({
+        "startedDateTime": format!("2026-01-01T00:00:{second:02}.000Z"),
+        "time": 12.5,
+        "request": request,
+        "response": {
+            "status": status, "statusText": "", "httpVersion": "h2",
+            "headers": [{"name": "Retry-After", "value": "5"}], "cookies": [],
+            "content": content, "redirectURL": "", "headersSize": -1, "bodySize": -1
+        },
+        "cache": {},
+        "timings": {"send": 0.25, "wait": 10.125, "receive": 2.125}
+    })
+}
+
+fn hardening_har() -> String {
+    use serde_json::json;
+    let long_name = format!("{}_access_token", "x".repeat(70));
+    let shapes: Vec<String> = key_shapes().into_iter().map(|(_, s)| s).collect();
+    let multipart = "--XyZ\r\nContent-Disposition: form-data; name=\"api_key\"\r\n\r\nCANARY310x\r\n--XyZ\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nCANARY311x\r\n--XyZ\r\nContent-Disposition: form-data; name=\"comment\"\r\n\r\nhello\r\n--XyZ--\r\n";
+    // A MIME-wrapped (76 columns) base64 body.
+    let wrapped: String = {
+        let raw = b64(format!(
+            "{{\"note\":\"{}\",\"access_token\":\"CANARY312x\"}}",
+            "n".repeat(80)
+        )
+        .as_bytes());
+        raw.as_bytes()
+            .chunks(76)
+            .map(|c| String::from_utf8_lossy(c).into_owned())
+            .collect::<Vec<_>>()
+            .join("\r\n")
+    };
+    let unpadded = b64(b"{\"session\":\"CANARY313xy\"}")
+        .trim_end_matches('=')
+        .to_string();
+    let mut binary = vec![0xff, 0xfe, 0x00, 0x01];
+    binary.extend_from_slice(b"Authorization: Bearer CANARY314x\n");
+    binary.extend_from_slice(&[0x80, 0x81, 0xc3, 0x28]);
+    let html = "<html><head><meta name=\"csrf-token\" content=\"CANARY371x\"></head><body><form><input type=\"hidden\" name=\"__VIEWSTATE\" value=\"CANARY370x\"><input name=\"q\" value=\"shoes\"></form></body></html>";
+    let sts = "<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ASIAQ7EXAMPLEKEYID7Z</AccessKeyId><SecretAccessKey>CANARY372x/wJalrXUtnFEMI</SecretAccessKey><SessionToken>CANARY373xFwoGZXIvYXdzE</SessionToken><Expiration>2026-01-01T01:00:00Z</Expiration></Credentials></AssumeRoleResult></AssumeRoleResponse>";
+    let js = "var cfg = {apiKey: 'CANARY374x', region: 'eu'};";
+    let yaml = "service: shop\napi_key: CANARY375x\nretries: 3\n";
+    let double_encoded = "\"{\\\"password\\\":\\\"CANARY376x\\\",\\\"user\\\":\\\"bob\\\"}\"";
+    let graphql = "{\"query\":\"mutation { login(email: \\\"a@b.c\\\", password: \\\"CANARY377x\\\") { token } }\"}";
+    let entries = vec![
+        entry(
+            429,
+            0,
+            json!({
+                "method": "POST",
+                "url": format!("https://api.example.com/v1/search?q=Bearer%20CANARY332x&%2573ignature=CANARY333x&{long_name}=CANARY334x&hmac=CANARY344x&api_sig=CANARY345x&passphrase=CANARY346x&_csrf=CANARY347x&pw=CANARY348x&page=2"),
+                "headers": [
+                    {"name": "X-Api-Key", "value": ["CANARY300x"]},
+                    {"name": "Authorization", "value": {"v": "CANARY301x"}},
+                    {"name": "X-Auth-Token", "value": 302302302},
+                    {"name": "User-Agent", "value": "MyApp/1.0 key=CANARY331x"},
+                    {"name": "X-Honeycomb-Team", "value": "CANARY340x"},
+                    {"name": "X-JFrog-Art-Api", "value": "CANARY341x"},
+                    {"name": "Sec-WebSocket-Protocol", "value": "graphql-ws, base64url.bearer.authorization.k8s.io.CANARY342x"},
+                    {"name": "Sec-WebSocket-Protocol", "value": "wamp.2.json, CANARY343xAbCdEf0123456789AbCdEf0123"},
+                    {"name": "X-Debug-Note", "value": shapes.join(" ")},
+                ],
+                "cookies": [{"value": "CANARY305x"}],
+                "postData": {"mimeType": "multipart/form-data; boundary=XyZ", "text": multipart},
+                "comment": "replay with api_key=CANARY330x",
+            }),
+            json!({"size": 10, "mimeType": "text/plain", "text": "slow down"}),
+        ),
+        entry(
+            200,
+            1,
+            json!({"url": "https://api.example.com/token"}),
+            json!({"size": 100, "mimeType": "application/json", "encoding": "base64", "text": wrapped}),
+        ),
+        entry(
+            200,
+            2,
+            json!({"url": "https://api.example.com/session"}),
+            json!({"size": 24, "mimeType": "application/json", "encoding": "base64", "text": unpadded}),
+        ),
+        entry(
+            429,
+            3,
+            json!({"url": "https://api.example.com/blob"}),
+            json!({"size": 40, "mimeType": "application/octet-stream", "encoding": "base64", "text": b64(&binary)}),
+        ),
+        entry(
+            200,
+            4,
+            json!({"url": "https://shop.example.com/login"}),
+            json!({"size": 200, "mimeType": "text/html", "text": html}),
+        ),
+        entry(
+            429,
+            5,
+            json!({"method": "POST", "url": "https://sts.amazonaws.com/"}),
+            json!({"size": 300, "mimeType": "text/xml", "text": sts}),
+        ),
+        entry(
+            200,
+            6,
+            json!({"url": "https://cdn.example.com/app.js"}),
+            json!({"size": 50, "mimeType": "application/javascript", "text": js}),
+        ),
+        entry(
+            200,
+            7,
+            json!({"url": "https://cdn.example.com/config.yaml"}),
+            json!({"size": 50, "mimeType": "application/yaml", "text": yaml}),
+        ),
+        entry(
+            200,
+            8,
+            json!({"method": "POST", "url": "https://api.example.com/echo",
+                "postData": {"mimeType": "application/json", "text": double_encoded}}),
+            json!({"size": 0, "mimeType": "application/json", "text": "{\"password\": [\"CANARY309x\"]}"}),
+        ),
+        entry(
+            200,
+            9,
+            json!({"method": "POST", "url": "https://api.example.com/graphql",
+                "postData": {"mimeType": "application/json", "text": graphql}}),
+            json!({"size": 0, "mimeType": "application/json"}),
+        ),
+        entry(
+            429,
+            10,
+            json!({"method": "POST", "url": "https://hooks.slack.com/services/T0CANARY349/B0CANARY349/CANARY349xAbCdEfGhIjKl"}),
+            json!({"size": 0, "mimeType": "text/plain"}),
+        ),
+        entry(
+            429,
+            11,
+            json!({"method": "POST", "url": "https://discord.com/api/webhooks/123456789012345678/CANARY350x-AbCdEfGhIjKlMnOp"}),
+            json!({"size": 0, "mimeType": "text/plain"}),
+        ),
+        entry(
+            429,
+            12,
+            json!({"method": "POST", "url": "https://api.telegram.org/bot123456789:CANARY351xAbCdEfGhIjKlMnOpQrStUvWxY/sendMessage"}),
+            json!({"size": 0, "mimeType": "text/plain"}),
+        ),
+    ];
+    let mut entries = entries;
+    {
+        let e = entries[0].as_object_mut().unwrap();
+        e.insert(
+            "_auth".into(),
+            json!({"client_secret": ["CANARY306x"], "password": {"v": "CANARY308x"}}),
+        );
+        let resp = e["response"].as_object_mut().unwrap();
+        resp["headers"].as_array_mut().unwrap().push(
+            json!({"name": "Set-Cookie", "value": "a=CANARY303x; Path=/\nb=CANARY304x; Path=/"}),
+        );
+    }
+    serde_json::to_string_pretty(&json!({"log": {"version": "1.2", "creator": {"name": "hardening", "version": "1"}, "entries": entries}})).unwrap()
+}
+
+fn hardening_jsonl() -> String {
+    use serde_json::json;
+    let shapes: Vec<String> = key_shapes().into_iter().map(|(_, s)| s).collect();
+    let lines = [
+        json!({"time": "2026-01-01T00:00:00Z", "method": "GET", "url": "https://api.example.com/x", "status": 429,
+            "request_headers": [["Authorization", "Bearer CANARY315x"], ["X-Api-Key", "CANARY316x"]],
+            "client_secret": ["CANARY306x"], "credentials": {"user": "bob", "pw_hint": "CANARY307x"},
+            "note": "replay with api_key=CANARY330x"})
+        .to_string(),
+        json!({"time": "2026-01-01T00:00:01Z", "method": "GET", "url": "https://api.example.com/y", "status": 429,
+            "rawHeaders": ["X-Api-Key", "CANARY317x", "Cookie", "sid=CANARY318x"], "message": shapes.join(" ")})
+        .to_string(),
+        "Cookie: sid=CANARY319x".to_string(),
+        "X-Api-Key: CANARY320x".to_string(),
+        "password: CANARY321x".to_string(),
+    ];
+    lines.join("\n") + "\n"
+}
+
+/// Run `redact` on a file and return what it wrote (stdout), asserting success.
+fn redact_stdout(d: &Path, name: &str, content: &str, extra: &[&str]) -> String {
+    let p = write(d, name, content.as_bytes());
+    let mut args = vec!["redact", p.as_str(), "-o", "-"];
+    args.extend_from_slice(extra);
+    let out = toomany().args(&args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "redact {name} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Which of the canaries `ids` appear in `text` (CANARYnnnx or the given literal).
+fn leaked(text: &str, ids: &[u32]) -> Vec<u32> {
+    ids.iter()
+        .copied()
+        .filter(|n| text.contains(&format!("CANARY{n:03}")))
+        .collect()
+}
+
+/// Every base64 body (`"encoding": "base64"`) in a JSON document or JSON lines, decoded leniently
+/// (whitespace dropped, padding optional), so a canary hidden by the encoding is still seen.
+fn decoded_bodies(text: &str) -> Vec<String> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if m.get("encoding").and_then(|e| e.as_str()) == Some("base64") {
+                    if let Some(t) = m.get("text").and_then(|t| t.as_str()) {
+                        use base64::Engine;
+                        let clean: String = t
+                            .chars()
+                            .filter(|c| !c.is_whitespace() && *c != '=')
+                            .collect();
+                        if let Ok(b) =
+                            base64::engine::general_purpose::STANDARD_NO_PAD.decode(&clean)
+                        {
+                            out.push(String::from_utf8_lossy(&b).into_owned());
+                        }
+                    }
+                }
+                m.values().for_each(|x| walk(x, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => walk(&v, &mut out),
+        Err(_) => text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .for_each(|v| walk(&v, &mut out)),
+    }
+    out
+}
+
+/// Which of the canaries `ids` appear in `text` or in its decoded base64 bodies.
+fn leaked_anywhere(text: &str, ids: &[u32]) -> Vec<u32> {
+    let bodies = decoded_bodies(text).join("\n");
+    let mut all = leaked(text, ids);
+    all.extend(leaked(&bodies, ids));
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+#[test]
+fn redact_closes_header_cookie_and_body_misses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = redact_stdout(tmp.path(), "h.har", &hardening_har(), &[]);
+    // The planted base64 bodies really hide canaries (the check can fail).
+    let planted = leaked_anywhere(&hardening_har(), &[312, 313, 314]);
+    assert_eq!(
+        planted,
+        vec![312, 313, 314],
+        "fixture plants the base64 canaries"
+    );
+    let ids = [
+        300, 301, 303, 304, 305, 306, 308, 309, 310, 311, 312, 313, 314, 376, 377,
+    ];
+    let mut problems = Vec::new();
+    let l = leaked_anywhere(&out, &ids);
+    if !l.is_empty() {
+        problems.push(format!("HAR leaks {l:?}"));
+    }
+    if out.contains("302302302") {
+        problems.push("HAR leaks the numeric header value 302".into());
+    }
+    // Base64 bodies that had a secret are still valid base64 of text without it, or dropped.
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    use base64::Engine;
+    for i in [1, 2] {
+        let t = v["log"]["entries"][i]["response"]["content"]["text"]
+            .as_str()
+            .unwrap_or("");
+        let clean: String = t.chars().filter(|c| !c.is_whitespace()).collect();
+        match base64::engine::general_purpose::STANDARD.decode(&clean) {
+            Ok(dec) if String::from_utf8_lossy(&dec).contains("<redacted:") => {}
+            _ => problems.push(format!(
+                "entry {i}: base64 body not re-encoded redacted text"
+            )),
+        }
+    }
+    let jl = redact_stdout(tmp.path(), "h.jsonl", &hardening_jsonl(), &[]);
+    let l = leaked_anywhere(&jl, &[306, 307, 315, 316, 317, 318, 319, 320, 321]);
+    if !l.is_empty() {
+        problems.push(format!("JSON lines leak {l:?}"));
+    }
+    if jl.lines().count() != 5 {
+        problems.push("JSON lines: not every line kept".into());
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn redact_closes_free_text_misses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = redact_stdout(tmp.path(), "h.har", &hardening_har(), &[]);
+    let jl = redact_stdout(tmp.path(), "h.jsonl", &hardening_jsonl(), &[]);
+    let l = (
+        leaked(&out, &[330, 331, 332, 333, 334]),
+        leaked(&jl, &[330]),
+    );
+    assert_eq!(l, (vec![], vec![]), "leaked canaries (HAR, JSON lines)");
+}
+
+#[test]
+fn redact_covers_new_headers_params_paths_shapes_and_bodies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = redact_stdout(tmp.path(), "h.har", &hardening_har(), &[]);
+    let mut ids: Vec<u32> = (340..=351).collect();
+    ids.extend(key_shapes().iter().map(|(n, _)| *n));
+    ids.extend(370..=375);
+    let mut problems = Vec::new();
+    let l = leaked_anywhere(&out, &ids);
+    if !l.is_empty() {
+        problems.push(format!("HAR leaks {l:?}"));
+    }
+    if out.contains(UNMARKED_SECRETS[1]) {
+        problems.push("HAR leaks the dop_v1_ token".into());
+    }
+    let jl = redact_stdout(tmp.path(), "h.jsonl", &hardening_jsonl(), &[]);
+    let shape_ids: Vec<u32> = key_shapes().iter().map(|(n, _)| *n).collect();
+    let l = leaked(&jl, &shape_ids);
+    if !l.is_empty() {
+        problems.push(format!("JSON lines leak {l:?}"));
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    // What identifies a request but is no secret stays readable.
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let discord = v["log"]["entries"][11]["request"]["url"].as_str().unwrap();
+    assert!(
+        discord.contains("/api/webhooks/123456789012345678/"),
+        "{discord}"
+    );
+    let proto = &v["log"]["entries"][0]["request"]["headers"][6]["value"];
+    assert!(
+        proto
+            .as_str()
+            .unwrap()
+            .starts_with("graphql-ws, base64url.bearer.authorization.k8s.io."),
+        "{proto}"
+    );
+}
+
+/// A forced or wrong input format never yields an unsanitized "sanitized" copy.
+#[test]
+fn redact_never_passes_a_har_through_as_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let har = write(d, "capture.har", har_with_canaries().as_bytes());
+    for fmt in ["jsonl", "har"] {
+        let out = toomany()
+            .args(["redact", &har, "--input-format", fmt, "-o", "-"])
+            .output()
+            .unwrap();
+        assert_clean(&format!("redact --input-format {fmt} stdout"), &out.stdout);
+        assert_clean(&format!("redact --input-format {fmt} stderr"), &out.stderr);
+    }
+    // A JSON-lines file forced as HAR is refused (not written as a broken HAR).
+    let jl = write(d, "log.jsonl", jsonl_with_canaries().as_bytes());
+    let out = toomany()
+        .args(["redact", &jl, "--input-format", "har", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_clean("redact jsonl as har", &out.stdout);
+    assert_clean("redact jsonl as har stderr", &out.stderr);
+    // The pretty-printed HAR forced as JSON lines is refused outright.
+    let out = toomany()
+        .args(["redact", &har, "--input-format", "jsonl", "-o", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "refused");
+    assert!(out.stdout.is_empty(), "nothing written");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("HAR"), "{err}");
+}
+
+/// Over-redaction that corrupts content: values with a secret-looking name that are no secret.
+#[test]
+fn redaction_keeps_what_is_not_secret() {
+    use serde_json::json;
+    let tmp = tempfile::tempdir().unwrap();
+    let js = "!function(e,b){var t=1;e.keyCode2==b.which&&t()}";
+    let body = "{\"keys_url\": \"https://api.github.com/repos/o/r/keys{/key_id}\", \"token_type\": \"Bearer\", \"max_tokens\": 1024, \"author\": \"bob\"}";
+    let har = json!({"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": [
+        entry(200, 0, json!({"url": "https://api.example.com/", "headers": [
+            {"name": "Sec-WebSocket-Key", "value": "dGhlIHNhbXBsZSBub25jZQ=="},
+            {"name": "X-Goog-AuthUser", "value": "0"},
+        ]}), json!({"size": 10, "mimeType": "application/javascript", "text": js})),
+        entry(200, 1, json!({"url": "https://api.example.com/x"}),
+            json!({"size": 10, "mimeType": "application/json", "text": body})),
+    ]}});
+    let mut har = har;
+    har["log"]["entries"][0]["response"]["headers"] = json!([
+        {"name": "Access-Control-Allow-Credentials", "value": "true"},
+        {"name": "Public-Key-Pins", "value": "pin-sha256=\"cUPcTAZWKaASuYWhhneDttWpY3oBAkE3h2+soZS7sWs=\"; max-age=5184000"},
+        {"name": "Sec-WebSocket-Accept", "value": "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="},
+    ]);
+    let out = redact_stdout(tmp.path(), "ok.har", &har.to_string(), &[]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["log"]["entries"][0]["request"]["headers"],
+        har["log"]["entries"][0]["request"]["headers"]
+    );
+    assert_eq!(
+        v["log"]["entries"][0]["response"]["headers"],
+        har["log"]["entries"][0]["response"]["headers"]
+    );
+    assert_eq!(v["log"]["entries"][0]["response"]["content"]["text"], js);
+    assert_eq!(v["log"]["entries"][1]["response"]["content"]["text"], body);
 }

@@ -5,8 +5,8 @@ use super::{ingest_options, Error, Outcome};
 use crate::cli::RedactArgs;
 use crate::ingest::{source, Format};
 use crate::output;
-use crate::redact::{is_secret_header, is_secret_json_field, Redactor};
-use base64::Engine;
+use crate::redact::json::Notes;
+use crate::redact::Redactor;
 use serde_json::Value;
 use std::io::{BufRead, Read, Write};
 use std::path::Path;
@@ -30,6 +30,17 @@ pub fn run(args: RedactArgs) -> Outcome {
         source::open(&args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
     let sniffed = source::sniff(&opened.prefix, &args.input);
     let (format, jsonp) = match (opts.format, sniffed) {
+        // A HAR copied line by line as text, or JSON lines parsed as one document, would not be
+        // a sanitized copy: a forced format the content contradicts is refused.
+        (Some(f), Ok(s)) if family(f) != family(s.format) => {
+            return Err(Error::fatal(format!(
+                "{}: --input-format {} but the content is {}; refusing to write a copy that \
+                 could not be sanitized (drop --input-format)",
+                args.input,
+                f.as_str(),
+                describe(s.format)
+            )))
+        }
         (Some(f), Ok(s)) => (f, s.jsonp),
         (Some(f), Err(_)) => (f, false),
         (None, Ok(s)) => (s.format, s.jsonp),
@@ -56,19 +67,20 @@ pub fn run(args: RedactArgs) -> Outcome {
                     args.input
                 ))
             })?;
-            redact_value(&mut doc, r, None);
+            let notes = r.json(&mut doc);
             let mut out =
                 serde_json::to_vec_pretty(&doc).map_err(|e| Error::fatal(e.to_string()))?;
             out.push(b'\n');
-            (out, Vec::new())
+            (out, notes_warnings(&notes, None))
         }
-        Format::Jsonl
-        | Format::Cloudflare
-        | Format::Kong
-        | Format::Traefik
-        | Format::Caddy
-        | Format::GcpLb => redact_lines(&mut reader, r)
-            .map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?,
+        f if is_json_lines(f) => redact_lines(&mut reader, r).map_err(|e| match e {
+            LinesError::Io(e) => Error::fatal(format!("{}: {e}", args.input)),
+            LinesError::Fragment(line) => Error::fatal(format!(
+                "{}:{line}: this line is part of a multi-line JSON document, not a JSON-lines \
+                 record; refusing to copy it as text (is this a HAR? drop --input-format)",
+                args.input
+            )),
+        })?,
         other => {
             // Positional text logs hold secrets in unnamed fields (a logged API-key header):
             // only a reader that knows the layout could find them, so no copy is written.
@@ -110,12 +122,79 @@ fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     enc.finish()
 }
 
-/// Redact every line of a JSON-lines file; a line that is not JSON is redacted as text.
-fn redact_lines(reader: &mut dyn BufRead, r: &Redactor) -> std::io::Result<(Vec<u8>, Vec<String>)> {
+/// JSON lines, whatever service wrote them (one JSON object per line).
+fn is_json_lines(f: Format) -> bool {
+    matches!(
+        f,
+        Format::Jsonl
+            | Format::Cloudflare
+            | Format::Kong
+            | Format::Traefik
+            | Format::Caddy
+            | Format::GcpLb
+    )
+}
+
+/// How a copy is made: one JSON document, JSON lines, or not at all (text logs).
+fn family(f: Format) -> u8 {
+    match f {
+        Format::Har => 0,
+        f if is_json_lines(f) => 1,
+        _ => 2,
+    }
+}
+
+fn describe(f: Format) -> &'static str {
+    match family(f) {
+        0 => "a HAR document",
+        1 => "JSON lines",
+        _ => "a text access log",
+    }
+}
+
+fn notes_warnings(notes: &Notes, line: Option<usize>) -> Vec<String> {
+    let at = line.map(|l| format!("{l}: ")).unwrap_or_else(|| " ".into());
+    let mut w = Vec::new();
+    if notes.dropped_bodies > 0 {
+        w.push(format!(
+            "{at}{} base64 bod(y/ies) dropped: binary or not base64, with what looks like a \
+             secret inside (marked in the body's comment)",
+            notes.dropped_bodies
+        ));
+    }
+    w
+}
+
+enum LinesError {
+    Io(std::io::Error),
+    /// 1-based line number of a line that belongs to a multi-line JSON document.
+    Fragment(usize),
+}
+
+/// A line that cannot stand alone: a piece of a pretty-printed JSON document (`"value": "…",`,
+/// `{`, `},`). Copied as text it would lose the context (`"name": "Authorization"` on the line
+/// before) that says it is a secret.
+fn is_json_fragment(line: &str) -> bool {
+    let t = line.trim();
+    t.starts_with('"')
+        || matches!(
+            t,
+            "{" | "}" | "[" | "]" | "}," | "]," | "{}" | "[]" | "{}," | "[],"
+        )
+        || t.ends_with('{')
+        || t.ends_with('[')
+}
+
+/// Redact every line of a JSON-lines file; a line that is not JSON is redacted as text, and a
+/// line that is a piece of a multi-line JSON document stops the copy.
+fn redact_lines(
+    reader: &mut dyn BufRead,
+    r: &Redactor,
+) -> Result<(Vec<u8>, Vec<String>), LinesError> {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     for (i, line) in reader.split(b'\n').enumerate() {
-        let line = line?;
+        let line = line.map_err(LinesError::Io)?;
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches('\r');
         if text.trim().is_empty() {
@@ -123,9 +202,11 @@ fn redact_lines(reader: &mut dyn BufRead, r: &Redactor) -> std::io::Result<(Vec<
         } else {
             match serde_json::from_str::<Value>(text) {
                 Ok(mut v) => {
-                    redact_value(&mut v, r, None);
+                    let notes = r.json(&mut v);
+                    warnings.extend(notes_warnings(&notes, Some(i + 1)));
                     out.extend_from_slice(serde_json::to_string(&v).unwrap_or_default().as_bytes());
                 }
+                Err(_) if is_json_fragment(text) => return Err(LinesError::Fragment(i + 1)),
                 Err(_) => {
                     warnings.push(format!("{}: not JSON; redacted as plain text", i + 1));
                     out.extend_from_slice(r.text(text).as_bytes());
@@ -135,117 +216,6 @@ fn redact_lines(reader: &mut dyn BufRead, r: &Redactor) -> std::io::Result<(Vec<
         out.push(b'\n');
     }
     Ok((out, warnings))
-}
-
-/// What a `[{name, value}]` list holds, from its key.
-#[derive(Clone, Copy, PartialEq)]
-enum Pairs {
-    Headers,
-    Cookies,
-    Fields,
-}
-
-fn pairs_kind(key: &str) -> Option<Pairs> {
-    let k = key.to_ascii_lowercase();
-    if k.contains("headers") {
-        Some(Pairs::Headers)
-    } else if k.contains("cookies") {
-        Some(Pairs::Cookies)
-    } else if k == "querystring" || k == "params" || k.contains("query") {
-        Some(Pairs::Fields)
-    } else {
-        None
-    }
-}
-
-/// Redact a JSON value in place. `key` is the name this value sits under.
-pub fn redact_value(v: &mut Value, r: &Redactor, key: Option<&str>) {
-    match v {
-        Value::String(s) => {
-            let red = match key {
-                Some(k)
-                    if k.eq_ignore_ascii_case("url") || k.eq_ignore_ascii_case("redirecturl") =>
-                {
-                    r.url(s)
-                }
-                Some(k) if is_secret_json_field(k) || is_secret_header(k) => r.token(s),
-                _ => r.text(s),
-            };
-            *s = red;
-        }
-        Value::Number(n) => {
-            if let Some(k) = key {
-                if is_secret_json_field(k) {
-                    *v = Value::String(r.token(&n.to_string()));
-                }
-            }
-        }
-        Value::Array(items) => {
-            let kind = key.and_then(pairs_kind);
-            for it in items.iter_mut() {
-                match (kind, it) {
-                    (Some(kind), Value::Object(m)) if m.contains_key("name") => {
-                        let name = m
-                            .get("name")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string();
-                        if let Some(Value::String(val)) = m.get_mut("value") {
-                            *val = match kind {
-                                Pairs::Headers => r.header(&name, val),
-                                Pairs::Cookies => r.cookie_value(val),
-                                Pairs::Fields => r.field(&name, val),
-                            };
-                        }
-                        for (k, other) in m.iter_mut() {
-                            if k != "name" && k != "value" {
-                                redact_value(other, r, Some(k));
-                            }
-                        }
-                    }
-                    (_, it) => redact_value(it, r, key),
-                }
-            }
-        }
-        Value::Object(m) => {
-            // A HAR content object with a base64 body: decode, redact, re-encode when it is text.
-            let is_b64 = m
-                .get("encoding")
-                .and_then(Value::as_str)
-                .map(|e| e.eq_ignore_ascii_case("base64"))
-                .unwrap_or(false);
-            if is_b64 {
-                if let Some(Value::String(t)) = m.get_mut("text") {
-                    let engine = base64::engine::general_purpose::STANDARD;
-                    if let Ok(bytes) = engine.decode(t.as_bytes()) {
-                        if let Ok(s) = String::from_utf8(bytes) {
-                            let red = r.text(&s);
-                            if red != s {
-                                *t = engine.encode(red.as_bytes());
-                            }
-                        }
-                    }
-                }
-            }
-            // A map of header name → value (JSON-lines logs).
-            let header_map = key
-                .map(|k| k.to_ascii_lowercase().contains("headers"))
-                .unwrap_or(false);
-            for (k, val) in m.iter_mut() {
-                if is_b64 && k == "text" {
-                    continue;
-                }
-                if header_map {
-                    if let Value::String(s) = val {
-                        *s = r.header(k, s);
-                        continue;
-                    }
-                }
-                redact_value(val, r, Some(k));
-            }
-        }
-        Value::Bool(_) | Value::Null => {}
-    }
 }
 
 #[cfg(test)]
@@ -260,7 +230,7 @@ mod tests {
             "cookies":[{"name":"sid","value":"S3"}],"queryString":[{"name":"api_key","value":"S1"}],
             "postData":{"text":"{\"password\":\"S4\"}","params":[{"name":"token","value":"S5"}]}},
             "response":{"content":{"encoding":"base64","text":"eyJ0b2tlbiI6IlM2In0="}},"_custom":"x?token=S7"}]}}"#).unwrap();
-        redact_value(&mut v, &r, None);
+        r.json(&mut v);
         let s = v.to_string();
         for c in ["S1", "S2", "S3", "S4", "S5", "S7"] {
             assert!(
@@ -272,6 +242,7 @@ mod tests {
         }
         assert!(s.contains("\"*/*\""));
         assert!(s.contains("_custom"));
+        use base64::Engine;
         let b64 = v["log"]["entries"][0]["response"]["content"]["text"]
             .as_str()
             .unwrap();
@@ -282,5 +253,15 @@ mod tests {
         )
         .unwrap();
         assert!(!dec.contains("S6"), "{dec}");
+    }
+
+    #[test]
+    fn fragments_of_pretty_json_are_told_apart() {
+        for l in ["  \"value\": \"x\",", "{", "  },", "  \"headers\": ["] {
+            assert!(is_json_fragment(l), "{l}");
+        }
+        for l in ["Cookie: sid=x", "password: x", "GET /x 200", "not json"] {
+            assert!(!is_json_fragment(l), "{l}");
+        }
     }
 }

@@ -1,0 +1,629 @@
+//! The redaction policy, applied once at ingestion before anything else sees the data.
+//!
+//! Every secret becomes `<redacted:XXXXXXXX>`, where `XXXXXXXX` is the first 32 bits of
+//! HMAC-SHA256(key, secret). The key is random per run (or read from `--fingerprint-key-file`),
+//! so the same secret gets the same fingerprint within a run — the analysis can still tell one
+//! credential from another — and nothing can be reversed or matched against a guessed value
+//! without the key.
+
+mod decode;
+pub mod json;
+mod names;
+mod text;
+
+pub use names::{header_rule, is_secret_field, is_secret_header, is_secret_json_field, HeaderRule};
+
+use hmac::{Hmac, Mac};
+use regex::{Captures, Regex};
+use sha2::{Digest, Sha256};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Is this already a redaction token (`<redacted:0123abcd>`)? Redacting twice changes nothing.
+pub fn is_redacted(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 19
+        && s.starts_with("<redacted:")
+        && b[18] == b'>'
+        && b[10..18]
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+}
+
+/// Applies the policy. Cheap to clone and share across threads.
+#[derive(Clone)]
+pub struct Redactor {
+    /// HMAC state with the key already absorbed: each fingerprint clones it instead of hashing
+    /// the key again.
+    mac: HmacSha256,
+    /// Tells this key's cached fingerprints from another redactor's on the same thread.
+    key_id: u64,
+}
+
+/// Distinct secrets whose fingerprints one thread remembers (then it starts over).
+const FINGERPRINT_CACHE: usize = 4096;
+/// Longer secrets are fingerprinted every time (rare, and not worth the memory).
+const CACHEABLE_SECRET: usize = 256;
+
+/// Fingerprints of one key (by its id) remembered on one thread.
+type FingerprintCache = (u64, HashMap<Box<str>, [u8; 4]>);
+
+thread_local! {
+    static FINGERPRINTS: RefCell<FingerprintCache> = RefCell::new((0, HashMap::new()));
+    static HEADER_RULES: RefCell<HashMap<Box<str>, HeaderRule>> = RefCell::new(HashMap::new());
+}
+
+/// [`header_rule`] remembered per distinct header name (as written) on this thread: header
+/// names repeat on every request.
+fn cached_header_rule(name: &str) -> HeaderRule {
+    HEADER_RULES.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(r) = c.get(name) {
+            return *r;
+        }
+        let r = header_rule(name);
+        if c.len() >= FINGERPRINT_CACHE {
+            c.clear();
+        }
+        c.insert(name.into(), r);
+        r
+    })
+}
+
+impl Redactor {
+    fn with_key(key: [u8; 32]) -> Redactor {
+        let mac = HmacSha256::new_from_slice(&key).expect("HMAC accepts any key length");
+        let id = Sha256::digest([&key[..], b"cache id"].concat());
+        let mut key_id = [0u8; 8];
+        key_id.copy_from_slice(&id[..8]);
+        Redactor {
+            mac,
+            key_id: u64::from_le_bytes(key_id) | 1,
+        }
+    }
+
+    /// A redactor with a fresh random key: fingerprints are stable within this run only.
+    pub fn random() -> Redactor {
+        let mut key = [0u8; 32];
+        if getrandom::getrandom(&mut key).is_err() {
+            // No OS randomness: fall back to time and address entropy, still never a constant.
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
+            let seed = format!("{t}:{:p}", &key);
+            key = Sha256::digest(seed.as_bytes()).into();
+        }
+        Redactor::with_key(key)
+    }
+
+    /// A redactor keyed from file contents, for fingerprints stable across runs.
+    pub fn from_key_material(material: &[u8]) -> Redactor {
+        Redactor::with_key(Sha256::digest(material).into())
+    }
+
+    fn fingerprint_bytes(&self, secret: &str) -> [u8; 4] {
+        let compute = || {
+            let mut mac = self.mac.clone();
+            mac.update(secret.as_bytes());
+            let out = mac.finalize().into_bytes();
+            [out[0], out[1], out[2], out[3]]
+        };
+        if secret.len() > CACHEABLE_SECRET {
+            return compute();
+        }
+        FINGERPRINTS.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.0 != self.key_id {
+                c.0 = self.key_id;
+                c.1.clear();
+            }
+            if let Some(fp) = c.1.get(secret) {
+                return *fp;
+            }
+            let fp = compute();
+            if c.1.len() >= FINGERPRINT_CACHE {
+                c.1.clear();
+            }
+            c.1.insert(secret.into(), fp);
+            fp
+        })
+    }
+
+    /// The 8-hex-digit keyed fingerprint of a secret.
+    pub fn fingerprint(&self, secret: &str) -> String {
+        self.fingerprint_bytes(secret)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// `<redacted:XXXXXXXX>` for a secret (an already-redacted value is returned unchanged).
+    pub fn token(&self, secret: &str) -> String {
+        if is_redacted(secret) {
+            return secret.to_string();
+        }
+        let fp = self.fingerprint_bytes(secret);
+        format!(
+            "<redacted:{:02x}{:02x}{:02x}{:02x}>",
+            fp[0], fp[1], fp[2], fp[3]
+        )
+    }
+
+    /// Redact a header value according to its name.
+    pub fn header(&self, name: &str, value: &str) -> String {
+        if value.trim().is_empty() {
+            return value.to_string();
+        }
+        match cached_header_rule(name) {
+            HeaderRule::Authorization | HeaderRule::Authenticate => self.authorization(value),
+            HeaderRule::Cookie => self.cookie_pairs(value),
+            HeaderRule::SetCookie => self.set_cookie(value),
+            HeaderRule::Secret => self.token(value),
+            HeaderRule::WebSocketProtocol => self.websocket_protocols(value),
+            HeaderRule::Exempt => value.to_string(),
+            HeaderRule::Url | HeaderRule::Text => self.text(value),
+        }
+    }
+
+    /// The credential part of an Authorization value (`Bearer abc` → `Bearer <redacted:…>`),
+    /// line by line when several were joined.
+    fn authorization(&self, value: &str) -> String {
+        value
+            .split('\n')
+            .map(|line| {
+                let v = line.trim();
+                if v.is_empty() || is_redacted(v) {
+                    return line.to_string();
+                }
+                match v.split_once(char::is_whitespace) {
+                    Some((scheme, cred))
+                        if !cred.trim().is_empty()
+                            && scheme
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || c == '-') =>
+                    {
+                        format!("{} {}", scheme, self.token(cred.trim()))
+                    }
+                    _ => self.token(v),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// `Cookie`: every value redacted, names and separators kept.
+    fn cookie_pairs(&self, value: &str) -> String {
+        let mut out = String::with_capacity(value.len() + 16);
+        let mut rest = value;
+        while let Some(i) = rest.find([';', '\n']) {
+            out.push_str(&self.cookie_pair(&rest[..i]));
+            out.push_str(&rest[i..i + 1]);
+            rest = &rest[i + 1..];
+        }
+        out.push_str(&self.cookie_pair(rest));
+        out
+    }
+
+    /// One `name=value` cookie (surrounding spaces kept); a bare value is redacted whole.
+    fn cookie_pair(&self, part: &str) -> String {
+        let trimmed = part.trim();
+        if trimmed.is_empty() {
+            return part.to_string();
+        }
+        let lead = &part[..part.len() - part.trim_start().len()];
+        let trail = &part[part.trim_end().len()..];
+        let body = match trimmed.split_once('=') {
+            Some((n, v)) if v.trim().is_empty() => format!("{n}={v}"),
+            Some((n, v)) => format!("{}={}", n.trim_end(), self.token(v.trim())),
+            None => self.token(trimmed),
+        };
+        format!("{lead}{body}{trail}")
+    }
+
+    /// `Set-Cookie`: one cookie per line (exporters join several with `\n`, some with `, `);
+    /// each cookie's value is redacted, its known attributes kept.
+    fn set_cookie(&self, value: &str) -> String {
+        value
+            .split('\n')
+            .map(|line| self.one_set_cookie(line))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn one_set_cookie(&self, line: &str) -> String {
+        let mut parts = line.split(';');
+        let first = parts.next().unwrap_or("");
+        let mut out = self.cookie_pair(first);
+        for attr in parts {
+            out.push(';');
+            let (name, val) = match attr.split_once('=') {
+                Some((n, v)) => (n.trim(), Some(v)),
+                None => (attr.trim(), None),
+            };
+            if !COOKIE_ATTRIBUTES.contains(&name.to_ascii_lowercase().as_str()) {
+                // Not an attribute: a value, or another cookie joined with `;`.
+                out.push_str(&self.cookie_pair(attr));
+                continue;
+            }
+            let Some(val) = val else {
+                out.push_str(attr);
+                continue;
+            };
+            // Another cookie joined with `, ` after an attribute (`Expires=Wed, 21 Oct 2015
+            // 07:28:00 GMT, b=…`).
+            match joined_cookie(val) {
+                Some(at) => {
+                    out.push_str(&attr[..attr.len() - val.len() + at]);
+                    out.push_str(&self.one_set_cookie(&val[at..]));
+                    return out;
+                }
+                None => out.push_str(attr),
+            }
+        }
+        out
+    }
+
+    /// `Sec-WebSocket-Protocol`: protocol names kept; a token sent as a subprotocol (the
+    /// Kubernetes `base64url.bearer.authorization.k8s.io.` form, the item after an
+    /// `access_token` marker, or anything long and random-looking) redacted.
+    fn websocket_protocols(&self, value: &str) -> String {
+        const K8S: &str = "base64url.bearer.authorization.k8s.io.";
+        let mut after_marker = false;
+        value
+            .split(',')
+            .map(|item| {
+                let t = item.trim();
+                let lead = &item[..item.len() - item.trim_start().len()];
+                let trail = &item[item.trim_end().len()..];
+                let marker = after_marker;
+                after_marker = matches!(
+                    t.to_ascii_lowercase().as_str(),
+                    "access_token" | "token" | "bearer" | "authorization" | "auth" | "jwt"
+                );
+                let red = if t.is_empty() || is_redacted(t) || after_marker {
+                    t.to_string()
+                } else if let Some(tok) = t.strip_prefix(K8S) {
+                    format!("{K8S}{}", self.token(tok))
+                } else if marker || looks_random(t) {
+                    self.token(t)
+                } else {
+                    self.text(t)
+                };
+                format!("{lead}{red}{trail}")
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Redact a URL: userinfo, secret query/fragment parameters, webhook and bot tokens in the
+    /// path, and tokens anywhere in it.
+    pub fn url(&self, url: &str) -> String {
+        self.text(url)
+    }
+
+    /// Redact a cookie's value (HAR `cookies[].value`).
+    pub fn cookie_value(&self, value: &str) -> String {
+        if value.is_empty() {
+            return String::new();
+        }
+        self.token(value)
+    }
+
+    /// Redact a named field value (query parameter, form field) by its name.
+    pub fn field(&self, name: &str, value: &str) -> String {
+        if is_secret_field(name) && !value.is_empty() {
+            self.token(value)
+        } else {
+            self.text(value)
+        }
+    }
+
+    /// Redact free text (bodies, other headers, exporter `_fields`, log lines): URL userinfo,
+    /// webhook paths, secret `name=value` and `name: value` pairs (URLs, forms, prose, JSON at
+    /// any escaping level, JS, YAML, GraphQL, header lines), multipart parts, HTML hidden inputs
+    /// and csrf metas, XML elements, JWTs, `Bearer …` values and vendor key shapes.
+    pub fn text(&self, text: &str) -> String {
+        self.text_cow(text, 0).into_owned()
+    }
+
+    /// Redact then cut to at most `max` bytes at a char boundary. A token cut in half at the end
+    /// is dropped, so a truncated secret cannot leak its prefix.
+    pub fn excerpt(&self, text: &str, max: usize) -> String {
+        // Redact a window a little larger than what we keep, so a secret straddling the cut is
+        // still recognized whole.
+        let window = floor_char_boundary(text, max.saturating_mul(4).max(max + 4096));
+        let red = self.text(&text[..window]);
+        if red.len() <= max && window == text.len() {
+            return red;
+        }
+        let cut = floor_char_boundary(&red, max);
+        let mut kept = &red[..cut];
+        // A redaction token cut in half goes whole (half a token is no token, and redacting the
+        // excerpt again would fingerprint the half).
+        if let Some(i) = kept.rfind('<') {
+            if !kept[i..].contains('>')
+                && "<redacted:".starts_with(&kept[i..kept.len().min(i + 10)])
+            {
+                kept = &kept[..i];
+            }
+        }
+        // Drop the trailing partial word.
+        if let Some(i) = kept.rfind(|c: char| c.is_whitespace() || "\"',;&{}[]()>".contains(c)) {
+            if kept.len() - i < 256 {
+                kept = &kept[..=i];
+            }
+        }
+        format!("{kept}…")
+    }
+
+    /// The credential a request carried, as a fingerprint, in priority order: Authorization,
+    /// API-key headers, key-like query parameters. Input is the *raw* (unredacted) request.
+    pub fn credential<'a>(
+        &self,
+        headers: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+        url: &str,
+    ) -> Option<String> {
+        for (n, v) in headers.clone() {
+            if n.eq_ignore_ascii_case("authorization")
+                || n.eq_ignore_ascii_case("proxy-authorization")
+            {
+                let v = v.trim();
+                let cred = v
+                    .split_once(char::is_whitespace)
+                    .map(|(_, c)| c.trim())
+                    .unwrap_or(v);
+                if !cred.is_empty() {
+                    return Some(self.fingerprint(cred));
+                }
+            }
+        }
+        for (n, v) in headers {
+            let lower = n.to_ascii_lowercase();
+            // An idempotency key names one operation, not a caller.
+            if lower == "cookie"
+                || lower == "set-cookie"
+                || lower.starts_with(':')
+                || lower.contains("idempoten")
+            {
+                continue;
+            }
+            let api_key = lower.contains("key")
+                || lower.contains("token")
+                || lower == "x-honeycomb-team"
+                || lower == "x-jfrog-art-api";
+            if api_key && is_secret_header(&lower) && !v.trim().is_empty() {
+                return Some(self.fingerprint(v.trim()));
+            }
+        }
+        let parts = crate::http::url::split(url);
+        for (n, v) in crate::http::url::query_pairs(parts.query) {
+            let lower = decode::percent_decode(n).to_ascii_lowercase();
+            if matches!(
+                lower.as_str(),
+                "key"
+                    | "api_key"
+                    | "apikey"
+                    | "api-key"
+                    | "access_token"
+                    | "token"
+                    | "auth"
+                    | "app_key"
+                    | "appid"
+                    | "app_id"
+            ) && !v.is_empty()
+            {
+                return Some(self.fingerprint(v));
+            }
+        }
+        None
+    }
+}
+
+/// Set-Cookie attribute names (RFC 6265 and the common extensions), lowercase.
+const COOKIE_ATTRIBUTES: &[&str] = &[
+    "path",
+    "domain",
+    "expires",
+    "max-age",
+    "secure",
+    "httponly",
+    "samesite",
+    "priority",
+    "partitioned",
+    "version",
+    "comment",
+    "commenturl",
+    "discard",
+    "port",
+];
+
+/// Where another cookie starts inside an attribute value (`…GMT, b=…`): a comma followed by a
+/// `name=` that is not an attribute.
+fn joined_cookie(val: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = val[from..].find(',') {
+        let at = from + i + 1;
+        let rest = val[at..].trim_start();
+        let name_end = rest.find(['=', ';', ',', ' ']).unwrap_or(rest.len());
+        if rest[name_end..].starts_with('=')
+            && name_end > 0
+            && !COOKIE_ATTRIBUTES.contains(&rest[..name_end].to_ascii_lowercase().as_str())
+        {
+            return Some(val.len() - rest.len());
+        }
+        from = at;
+    }
+    None
+}
+
+/// A token rather than a name: long, with letters and digits (protocol names are short words).
+fn looks_random(s: &str) -> bool {
+    s.len() >= 32
+        && s.bytes().any(|b| b.is_ascii_digit())
+        && s.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Strip values quoted in parser messages (serde: `invalid type: string "…", expected f64`,
+/// ``unknown variant `…` ``): the value may be a secret the policy did not recognize by name.
+pub fn scrub_message(msg: &str) -> String {
+    static Q: OnceLock<Regex> = OnceLock::new();
+    let q = Q.get_or_init(|| Regex::new(r#""(?:[^"\\]|\\.)*"|`[^`]*`"#).unwrap());
+    q.replace_all(msg, |c: &Captures| {
+        // Serde's syntax errors quote punctuation (expected `,` or `}`): no value, keep it.
+        if c[0].starts_with('`') && !c[0].chars().any(|ch| ch.is_alphanumeric()) {
+            c[0].to_string()
+        } else {
+            "…".to_string()
+        }
+    })
+    .into_owned()
+}
+
+fn floor_char_boundary(s: &str, max: usize) -> usize {
+    if max >= s.len() {
+        return s.len();
+    }
+    let mut i = max;
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r() -> Redactor {
+        Redactor::from_key_material(b"test key")
+    }
+
+    #[test]
+    fn same_secret_same_fingerprint() {
+        let r = r();
+        assert_eq!(r.token("abc"), r.token("abc"));
+        assert_ne!(r.token("abc"), r.token("abd"));
+        assert!(r.token("abc").starts_with("<redacted:"));
+        // Different key, different fingerprint.
+        assert_ne!(
+            r.fingerprint("abc"),
+            Redactor::from_key_material(b"other").fingerprint("abc")
+        );
+    }
+
+    #[test]
+    fn headers() {
+        let r = r();
+        assert!(!r
+            .header("Authorization", "Bearer SECRET1")
+            .contains("SECRET1"));
+        assert!(r
+            .header("Authorization", "Bearer SECRET1")
+            .starts_with("Bearer <redacted:"));
+        assert!(!r.header("X-Api-Key", "SECRET2").contains("SECRET2"));
+        assert!(!r
+            .header("X-Custom-Session-Id", "SECRET3")
+            .contains("SECRET3"));
+        let c = r.header("Cookie", "a=SECRET4; b=SECRET5");
+        assert!(c.starts_with("a=<redacted:") && !c.contains("SECRET"));
+        let sc = r.header("Set-Cookie", "sid=SECRET6; Path=/; HttpOnly");
+        assert!(sc.contains("Path=/") && !sc.contains("SECRET6"));
+        // Rate-limit headers stay readable.
+        assert_eq!(
+            r.header("anthropic-ratelimit-tokens-remaining", "100"),
+            "100"
+        );
+        assert_eq!(r.header("X-RateLimit-Remaining", "0"), "0");
+        assert_eq!(r.header("Retry-After", "12"), "12");
+        assert_eq!(r.header(":authority", "api.example.com"), "api.example.com");
+    }
+
+    #[test]
+    fn urls() {
+        let r = r();
+        let u = r.url(
+            "https://user:PASSW0RD@h.com/x?api_key=SECRET7&page=2&sig=SECRET8#access_token=SECRET9",
+        );
+        assert!(!u.contains("PASSW0RD") && !u.contains("SECRET"), "{u}");
+        assert!(u.contains("page=2"));
+        assert!(u.contains("h.com/x"));
+    }
+
+    #[test]
+    fn bodies() {
+        let r = r();
+        let b = r.text(
+            r#"{"password":"SECRET10","user":"bob","nested":{"client_secret":"SECRET11"},"n":1}"#,
+        );
+        assert!(!b.contains("SECRET"), "{b}");
+        assert!(b.contains("\"user\":\"bob\""));
+        let f = r.text("grant_type=refresh&refresh_token=SECRET12&code=SECRET13");
+        // Error codes and prose the analysis needs stay readable.
+        let e = r#"{"error":{"code":"rate_limit_exceeded","message":"Basic authentication and token budget exceeded"},"code":20429}"#;
+        assert_eq!(r.text(e), e);
+        assert!(!f.contains("SECRET"), "{f}");
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl";
+        assert!(!r.text(&format!("token is {jwt} ok")).contains(jwt));
+        assert!(!r.text("auth: Bearer abcdefSECRET14").contains("SECRET14"));
+        assert!(!r
+            .text("key sk-ant-api03-SECRETSECRETSECRET15 used")
+            .contains("SECRET15"));
+    }
+
+    #[test]
+    fn idempotent() {
+        let r = r();
+        let once = r.text("https://h/x?token=abcdef&q=1");
+        assert_eq!(r.text(&once), once);
+        let h = r.header("Authorization", "Bearer abcdef");
+        assert_eq!(r.header("Authorization", &h), h);
+    }
+
+    #[test]
+    fn excerpt_never_leaks_prefix() {
+        let r = r();
+        let body = format!("{}{}", "x ".repeat(100), "Bearer SECRETSECRETSECRET16");
+        let e = r.excerpt(&body, 210);
+        assert!(!e.contains("SECRET"), "{e}");
+    }
+
+    #[test]
+    fn messages_lose_quoted_values() {
+        let m = scrub_message(r#"invalid type: string "s3cr3t \"x\"", expected f64 at line 3"#);
+        assert_eq!(m, "invalid type: string …, expected f64 at line 3");
+        assert_eq!(
+            scrub_message("unknown variant `hunter2`, expected one of"),
+            "unknown variant …, expected one of"
+        );
+        assert_eq!(
+            scrub_message("expected `,` or `}` at line 5"),
+            "expected `,` or `}` at line 5"
+        );
+    }
+
+    #[test]
+    fn credential_priority() {
+        let r = r();
+        let h = [("Authorization", "Bearer K1"), ("X-Api-Key", "K2")];
+        assert_eq!(
+            r.credential(h.iter().copied(), "https://h/?key=K3"),
+            Some(r.fingerprint("K1"))
+        );
+        let idem = [("Idempotency-Key", "I1")];
+        assert_eq!(r.credential(idem.iter().copied(), ""), None);
+        let h2 = [("X-Api-Key", "K2")];
+        assert_eq!(
+            r.credential(h2.iter().copied(), ""),
+            Some(r.fingerprint("K2"))
+        );
+        let none: [(&str, &str); 0] = [];
+        assert_eq!(
+            r.credential(none.iter().copied(), "https://h/?key=K3"),
+            Some(r.fingerprint("K3"))
+        );
+    }
+}

@@ -1,0 +1,813 @@
+//! Free text: header values, bodies, exporter fields, log lines, excerpts.
+//!
+//! One scan with a case-insensitive Aho-Corasick automaton over trigger words tells which
+//! matchers could fire at all (a secret word for the name-based ones, `eyJ` for a JWT, a vendor
+//! prefix for key shapes…); only those run. Most header values (`application/json`, dates,
+//! `max-age=3600`) trigger nothing and are returned as they are, without an allocation.
+
+use super::decode::percent_decode;
+use super::names::{header_rule, is_secret_field, is_secret_json_field};
+use super::{is_redacted, Redactor};
+use aho_corasick::AhoCorasick;
+use regex::{Captures, Regex};
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// Matcher families a trigger enables.
+const NAMES: u32 = 1 << 0;
+const USERINFO: u32 = 1 << 1;
+const JWT: u32 = 1 << 2;
+const SCHEME: u32 = 1 << 3;
+const SHAPE: u32 = 1 << 4;
+const WEBHOOK: u32 = 1 << 5;
+const HTML: u32 = 1 << 6;
+const MULTIPART: u32 = 1 << 7;
+const PERCENT: u32 = 1 << 8;
+
+/// Trigger strings (ASCII, any case) and the families they enable. Every secret word of the
+/// name tables contains one of the NAMES triggers (`names.rs` tests that it stays so).
+pub(super) const TRIGGERS: &[(&str, u32)] = &[
+    ("key", NAMES),
+    ("token", NAMES),
+    ("secret", NAMES),
+    ("pass", NAMES),
+    ("pw", NAMES),
+    ("auth", NAMES),
+    ("sess", NAMES),
+    ("sid", NAMES),
+    ("sig", NAMES),
+    ("hmac", NAMES),
+    ("cred", NAMES),
+    ("jwt", NAMES),
+    ("otp", NAMES),
+    ("pin", NAMES),
+    ("code", NAMES),
+    ("ticket", NAMES),
+    ("assert", NAMES),
+    ("saml", NAMES),
+    ("csrf", NAMES),
+    ("xsrf", NAMES),
+    ("cookie", NAMES),
+    ("bearer", NAMES | SCHEME),
+    ("basic", SCHEME),
+    ("honeycomb", NAMES),
+    ("jfrog", NAMES),
+    ("@", USERINFO),
+    ("eyj", JWT),
+    ("%", PERCENT),
+    ("<input", HTML),
+    ("<meta", HTML),
+    ("form-data", MULTIPART),
+    ("hooks.slack.com", WEBHOOK),
+    ("/webhooks/", WEBHOOK),
+    ("api.telegram.org", WEBHOOK),
+    ("sk-", SHAPE),
+    ("sk_", SHAPE),
+    ("rk_", SHAPE),
+    ("gh", SHAPE),
+    ("github_pat_", SHAPE),
+    ("xox", SHAPE),
+    ("xapp-", SHAPE),
+    ("akia", SHAPE),
+    ("asia", SHAPE),
+    ("abia", SHAPE),
+    ("acca", SHAPE),
+    ("aiza", SHAPE),
+    ("glpat-", SHAPE),
+    ("gldt-", SHAPE),
+    ("npm_", SHAPE),
+    ("whsec_", SHAPE),
+    ("hf_", SHAPE),
+    ("sg.", SHAPE),
+    ("shp", SHAPE),
+    ("ya29.", SHAPE),
+    ("_v1_", SHAPE),
+    ("pypi-", SHAPE),
+];
+
+struct Matchers {
+    triggers: AhoCorasick,
+    userinfo: Regex,
+    slack: Regex,
+    discord: Regex,
+    telegram: Regex,
+    multipart: Regex,
+    part_name: Regex,
+    html_tag: Regex,
+    html_attr: Regex,
+    xml: Regex,
+    name_eq: Regex,
+    header_line: Regex,
+    name_colon: Regex,
+    jwt: Regex,
+    scheme: Regex,
+    shapes: Regex,
+}
+
+fn matchers() -> &'static Matchers {
+    static M: OnceLock<Matchers> = OnceLock::new();
+    M.get_or_init(|| {
+        let re = |s: &str| Regex::new(s).expect("redaction pattern compiles");
+        Matchers {
+            triggers: AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(TRIGGERS.iter().map(|(t, _)| *t))
+                .expect("trigger automaton builds"),
+            // scheme://user:pass@ — userinfo never spans quotes or brackets.
+            userinfo: re(r#"(?i)\b([a-z][a-z0-9+.\-]*://)([^/?#@\s"'<>\\]+)@"#),
+            slack: re(r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/)([A-Za-z0-9_\-/]+)"),
+            discord: re(r"(?i)((?:discord|discordapp)\.com/api(?:/v[0-9]+)?/webhooks/[0-9]+/)([A-Za-z0-9_\-]+)"),
+            telegram: re(r"(?i)(api\.telegram\.org/(?:file/)?bot)([0-9]+:[A-Za-z0-9_\-]+)"),
+            multipart: re(r"(?i)content-disposition:[ \t]*form-data([^\r\n]*)\r?\n"),
+            part_name: re(r#"(?i)(?:^|;)[ \t]*(file)?name="([^"]*)""#),
+            html_tag: re(r"(?is)<(input|meta)\b([^<>]*)>"),
+            html_attr: re(r#"([A-Za-z_:][\w:.\-]*)\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+)"#),
+            xml: re(r"<(?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)(?:\s[^<>]*)?>([^<]+)</(?:[A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)\s*>"),
+            // name=value in a URL, a form body or prose (after a space, a comma, a quote…).
+            name_eq: re(r#"(^|[?&#;\s,(\[{"'|])([A-Za-z0-9_.\-\[\]%+~$]+)=([^&#;\s"'<>\\`]*)"#),
+            // `Name: value` at the start of a line: HTTP header lines, YAML.
+            header_line: re(r"(?m)^[ \t]*([A-Za-z][A-Za-z0-9_\-]*)[ \t]*:[ \t]*([^\r\n]*)"),
+            // name: value / "name": value / 'name' => value / name = 'value' (JSON at any
+            // escaping level, JS, GraphQL arguments); the value is scanned by hand.
+            name_colon: re(r#"(?:^|[\s{,(\[;])(\\*["']?)([A-Za-z_$][\w$.\-]*)(\\*["']?)[ \t]*(:|=>|=)[ \t]*"#),
+            // Three base64url segments starting with a JSON header `{"` (eyJ); JWE has five.
+            jwt: re(r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}(?:\.[A-Za-z0-9_\-]*){0,3}"),
+            scheme: re(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)"),
+            // Vendor key shapes, as each vendor documents them (docs/guide.md has the list).
+            shapes: re(concat!(
+                r"\b(?:sk-(?:ant-)?[A-Za-z0-9_\-]{16,}",
+                r"|[sr]k_(?:live|test)_[A-Za-z0-9]{10,}",
+                r"|gh[pousr]_[A-Za-z0-9]{20,}",
+                r"|github_pat_[A-Za-z0-9_]{20,}",
+                r"|xox[abeposr]-[A-Za-z0-9\-]{10,}",
+                r"|xapp-[A-Za-z0-9\-]{10,}",
+                r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
+                r"|AIza[0-9A-Za-z_\-]{30,}",
+                r"|gl(?:pat|dt)-[A-Za-z0-9_\-.]{20,}",
+                r"|npm_[A-Za-z0-9]{36}",
+                r"|whsec_[A-Za-z0-9+/=]{24,}",
+                r"|hf_[A-Za-z0-9]{30,}",
+                r"|SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
+                r"|shp(?:at|ca|pa|ss)_[A-Za-z0-9]{32}",
+                r"|ya29\.[A-Za-z0-9_\-.]{20,}",
+                r"|do[por]_v1_[a-f0-9]{64}",
+                r"|pypi-AgE[A-Za-z0-9_\-]{50,})",
+            )),
+        }
+    })
+}
+
+/// How deep decoded values are searched again (`?q=Bearer%20…` inside a percent-encoded URL).
+const MAX_DEPTH: u8 = 3;
+
+impl Redactor {
+    /// Redact free text; borrowed back when nothing in it can be a secret.
+    pub(super) fn text_cow<'a>(&self, text: &'a str, depth: u8) -> Cow<'a, str> {
+        if text.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let m = matchers();
+        let mut flags = 0u32;
+        for hit in m.triggers.find_overlapping_iter(text) {
+            flags |= TRIGGERS[hit.pattern().as_usize()].1;
+        }
+        if flags == 0 {
+            return Cow::Borrowed(text);
+        }
+        let names = flags & (NAMES | PERCENT) != 0;
+        let mut out: Cow<'a, str> = Cow::Borrowed(text);
+        if flags & USERINFO != 0 && out.contains("://") {
+            out = replace(out, &m.userinfo, |c| {
+                if is_redacted(&c[2]) {
+                    return None;
+                }
+                Some(format!("{}{}@", &c[1], self.token(&c[2])))
+            });
+        }
+        if flags & WEBHOOK != 0 {
+            for re in [&m.slack, &m.discord, &m.telegram] {
+                out = replace(out, re, |c| {
+                    (!is_redacted(&c[2])).then(|| format!("{}{}", &c[1], self.token(&c[2])))
+                });
+            }
+        }
+        if flags & MULTIPART != 0 && names {
+            out = self.multipart(out);
+        }
+        if flags & HTML != 0 {
+            out = replace(out, &m.html_tag, |c| self.html_tag(c));
+        }
+        if names && out.contains("</") {
+            out = replace(out, &m.xml, |c| {
+                let (name, content) = (&c[1], &c[2]);
+                let inner = content.trim();
+                if name != &c[3] || inner.is_empty() || is_redacted(inner) {
+                    return None;
+                }
+                if !is_secret_json_field(name) {
+                    return None;
+                }
+                let whole = &c[0];
+                let at = c
+                    .get(2)
+                    .map(|g| g.start() - c.get(0).map_or(0, |g| g.start()))?;
+                let lead = &content[..content.len() - content.trim_start().len()];
+                let trail = &content[content.trim_end().len()..];
+                Some(format!(
+                    "{}{lead}{}{trail}{}",
+                    &whole[..at],
+                    self.token(inner),
+                    &whole[at + content.len()..]
+                ))
+            });
+        }
+        if names && out.contains('=') {
+            out = replace(out, &m.name_eq, |c| self.name_eq(c, depth));
+        }
+        if flags & NAMES != 0 && out.contains(':') {
+            out = replace(out, &m.header_line, |c| {
+                let (name, value) = (&c[1], c[2].trim_end());
+                if value.is_empty() || is_redacted(value) || !header_rule(name).is_secret() {
+                    return None;
+                }
+                let red = self.header(name, value);
+                (red != value).then(|| c[0].replacen(value, &red, 1))
+            });
+        }
+        if flags & NAMES != 0 && (out.contains(':') || out.contains('=')) {
+            out = self.name_colon(out);
+        }
+        if flags & JWT != 0 {
+            out = replace(out, &m.jwt, |c| Some(self.token(&c[0])));
+        }
+        if flags & SCHEME != 0 {
+            out = replace(out, &m.scheme, |c| {
+                if is_redacted(&c[3]) || !looks_like_credential(&c[3]) {
+                    return None;
+                }
+                Some(format!("{}{}{}", &c[1], &c[2], self.token(&c[3])))
+            });
+        }
+        if flags & SHAPE != 0 {
+            out = replace(out, &m.shapes, |c| Some(self.token(&c[0])));
+        }
+        out
+    }
+
+    /// `name=value`: the name decides; a value under another name is searched again once
+    /// percent-decoded (`?q=Bearer%20…`, `redirect_uri=https%3A%2F%2F…%3Ftoken%3D…`).
+    fn name_eq(&self, c: &Captures, depth: u8) -> Option<String> {
+        let (pre, name, value) = (&c[1], &c[2], &c[3]);
+        if value.is_empty() || value.starts_with('=') || is_redacted(value) {
+            return None;
+        }
+        let secret = if is_secret_field(name) {
+            // JavaScript property assignment (`e.token=t.token`), not a parameter.
+            !(name.contains('.') && is_identifier_path(value))
+        } else if depth < MAX_DEPTH && value.contains(['%', '+']) {
+            let decoded = percent_decode(value);
+            matches!(self.text_cow(&decoded, depth + 1), Cow::Owned(ref s) if *s != *decoded)
+        } else {
+            false
+        };
+        secret.then(|| format!("{pre}{name}={}", self.token(value)))
+    }
+
+    /// A multipart/form-data body: the value of a part named like a secret.
+    fn multipart<'a>(&self, text: Cow<'a, str>) -> Cow<'a, str> {
+        let m = matchers();
+        let mut out = String::new();
+        let mut last = 0;
+        for c in m.multipart.captures_iter(&text) {
+            let whole = c.get(0).expect("group 0");
+            if whole.start() < last {
+                continue;
+            }
+            let mut name = None;
+            let mut file = false;
+            for p in m.part_name.captures_iter(&c[1]) {
+                if p.get(1).is_some() {
+                    file = true;
+                } else {
+                    name = Some(p[2].to_string());
+                }
+            }
+            // Skip the part's other header lines up to the blank line.
+            let mut at = whole.end();
+            loop {
+                let rest = &text[at..];
+                let line_end = rest.find('\n').map_or(rest.len(), |i| i + 1);
+                let line = &rest[..line_end];
+                at += line_end;
+                if line.trim().is_empty() || at >= text.len() {
+                    break;
+                }
+            }
+            let rest = &text[at..];
+            let end = rest
+                .find("\r\n--")
+                .or_else(|| rest.find("\n--"))
+                .unwrap_or(rest.len());
+            let value = &rest[..end];
+            let secret = !file
+                && name.as_deref().is_some_and(is_secret_field)
+                && !value.is_empty()
+                && !is_redacted(value);
+            if secret {
+                out.push_str(&text[last..at]);
+                out.push_str(&self.token(value));
+                last = at + end;
+            }
+        }
+        if last == 0 {
+            return text;
+        }
+        out.push_str(&text[last..]);
+        Cow::Owned(out)
+    }
+
+    /// `<input type="hidden" …>`, `<input type="password" …>`, an input or a `<meta>` named like
+    /// a secret (`<meta name="csrf-token" content="…">`): the value or content is redacted.
+    fn html_tag(&self, c: &Captures) -> Option<String> {
+        let m = matchers();
+        let tag = c[1].to_ascii_lowercase();
+        let attrs = &c[2];
+        let mut kind = String::new();
+        let mut named = false;
+        let mut target = None;
+        for a in m.html_attr.captures_iter(attrs) {
+            let key = a[1].to_ascii_lowercase();
+            let raw = a.get(2).expect("value group");
+            let val = raw.as_str().trim_matches(['"', '\'']);
+            match key.as_str() {
+                "type" => kind = val.to_ascii_lowercase(),
+                "name" | "id" | "property" | "itemprop" | "http-equiv" => {
+                    named |= is_secret_field(val)
+                }
+                "value" if tag == "input" => target = Some(raw),
+                "content" if tag == "meta" => target = Some(raw),
+                _ => {}
+            }
+        }
+        let hidden = tag == "input" && (kind == "hidden" || kind == "password");
+        let target = target?;
+        let inner = target.as_str().trim_matches(['"', '\'']);
+        if !(hidden || named) || inner.is_empty() || is_redacted(inner) {
+            return None;
+        }
+        let quote = &target.as_str()
+            [..target.as_str().len() - target.as_str().trim_start_matches(['"', '\'']).len()];
+        let base = c.get(2).expect("attrs").start() - c.get(0).expect("tag").start();
+        let whole = &c[0];
+        let (s, e) = (base + target.start(), base + target.end());
+        Some(format!(
+            "{}{quote}{}{quote}{}",
+            &whole[..s],
+            self.token(inner),
+            &whole[e..]
+        ))
+    }
+
+    /// `name: value` in JSON (escaped to any depth: `\"password\":\"…\"`), JS (`apiKey: '…'`,
+    /// `apiKey = "…"`), YAML and GraphQL arguments (`login(password: \"…\")`).
+    fn name_colon<'a>(&self, text: Cow<'a, str>) -> Cow<'a, str> {
+        let m = matchers();
+        let mut out = String::new();
+        let mut last = 0;
+        let mut pos = 0;
+        while pos < text.len() {
+            let Some(c) = m.name_colon.captures_at(&text, pos) else {
+                break;
+            };
+            let whole = c.get(0).expect("group 0");
+            pos = whole.end().max(pos + 1);
+            let (q1, name, q2, sep) = (&c[1], &c[2], &c[3], &c[4]);
+            if q1 != q2 || !is_secret_json_field(name) {
+                continue;
+            }
+            let Some(v) = scan_value(&text, whole.end(), q1.is_empty() && sep == "=") else {
+                continue;
+            };
+            let raw = &text[v.start..v.end];
+            // `…` is where an excerpt was cut, not a value.
+            if raw.is_empty() || is_redacted(raw) || raw == "…" {
+                continue;
+            }
+            let replacement = match v.kind {
+                ValueKind::Quoted => self.token(raw),
+                ValueKind::Number if q1.contains('"') => format!("\"{}\"", self.token(raw)),
+                ValueKind::Number | ValueKind::Bare => self.token(raw),
+                ValueKind::Nested => self.nested(raw),
+            };
+            out.push_str(&text[last..v.start]);
+            out.push_str(&replacement);
+            last = v.end;
+            pos = v.end.max(pos);
+        }
+        if last == 0 {
+            return text;
+        }
+        out.push_str(&text[last..]);
+        Cow::Owned(out)
+    }
+
+    /// Every string and number inside a bracketed value under a secret name (keys kept).
+    fn nested(&self, raw: &str) -> String {
+        let b = raw.as_bytes();
+        let mut out = String::with_capacity(raw.len());
+        let mut i = 0;
+        let mut last = 0;
+        while i < b.len() {
+            match b[i] {
+                b'"' => {
+                    let start = i + 1;
+                    let mut j = start;
+                    while j < b.len() && !(b[j] == b'"' && (j == start || b[j - 1] != b'\\')) {
+                        j += 1;
+                    }
+                    let content = &raw[start..j.min(raw.len())];
+                    let after = raw[(j + 1).min(raw.len())..].trim_start();
+                    if !after.starts_with(':') && !content.is_empty() && !is_redacted(content) {
+                        out.push_str(&raw[last..start]);
+                        out.push_str(&self.token(content));
+                        last = j.min(raw.len());
+                    }
+                    i = j + 1;
+                }
+                c if c.is_ascii_digit()
+                    || (c == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) =>
+                {
+                    let prev = if i == 0 { b' ' } else { b[i - 1] };
+                    let mut j = i + 1;
+                    while j < b.len() && (b[j].is_ascii_digit() || b".eE+-".contains(&b[j])) {
+                        j += 1;
+                    }
+                    if !(prev.is_ascii_alphanumeric() || prev == b'_') {
+                        out.push_str(&raw[last..i]);
+                        out.push('"');
+                        out.push_str(&self.token(&raw[i..j]));
+                        out.push('"');
+                        last = j;
+                    }
+                    i = j;
+                }
+                _ => i += 1,
+            }
+        }
+        out.push_str(&raw[last.min(raw.len())..]);
+        out
+    }
+}
+
+/// Replace every match of `re` for which `f` returns a replacement; borrowed when none does.
+fn replace<'a>(
+    text: Cow<'a, str>,
+    re: &Regex,
+    mut f: impl FnMut(&Captures) -> Option<String>,
+) -> Cow<'a, str> {
+    let mut out = String::new();
+    let mut last = 0;
+    let mut changed = false;
+    for c in re.captures_iter(&text) {
+        let whole = c.get(0).expect("group 0");
+        if let Some(r) = f(&c) {
+            out.push_str(&text[last..whole.start()]);
+            out.push_str(&r);
+            last = whole.end();
+            changed = true;
+        }
+    }
+    if !changed {
+        return text;
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
+}
+
+#[derive(Debug, PartialEq)]
+enum ValueKind {
+    Quoted,
+    Number,
+    Bare,
+    Nested,
+}
+
+struct ValueSpan {
+    start: usize,
+    end: usize,
+    kind: ValueKind,
+}
+
+/// The value after `name:` starting at `at`: a quoted string at any escaping level (its
+/// content), a bracketed list or object, a number or a bare word. `quoted_only`: after `=`,
+/// only a quoted value counts (`apiKey = '…'`; bare `name=value` is [`Redactor::name_eq`]'s).
+fn scan_value(text: &str, at: usize, quoted_only: bool) -> Option<ValueSpan> {
+    let b = text.as_bytes();
+    let mut i = at;
+    let mut k = 0;
+    while i < b.len() && b[i] == b'\\' {
+        k += 1;
+        i += 1;
+    }
+    let c = *b.get(i)?;
+    if c == b'"' && matches!(k, 0 | 1 | 3 | 7) {
+        // At escaping level L (k = 2^L - 1 backslashes before each quote) the closing quote is
+        // the first one whose backslash run r has r mod 2^(L+1) == k.
+        let m = 2 * (k + 1);
+        let start = i + 1;
+        let mut j = start;
+        while j < b.len() {
+            if b[j] == b'"' {
+                let mut r = 0;
+                while j - r > start && b[j - r - 1] == b'\\' {
+                    r += 1;
+                }
+                if r % m == k {
+                    return Some(ValueSpan {
+                        start,
+                        end: j - k,
+                        kind: ValueKind::Quoted,
+                    });
+                }
+            }
+            j += 1;
+        }
+        // Cut mid-string (an excerpt): the rest is the value.
+        return Some(ValueSpan {
+            start,
+            end: b.len(),
+            kind: ValueKind::Quoted,
+        });
+    }
+    if k > 0 {
+        return None;
+    }
+    if c == b'\'' {
+        let start = i + 1;
+        let mut j = start;
+        while j < b.len() && !(b[j] == b'\'' && b[j - 1] != b'\\') {
+            j += 1;
+        }
+        return Some(ValueSpan {
+            start,
+            end: j,
+            kind: ValueKind::Quoted,
+        });
+    }
+    if quoted_only {
+        return None;
+    }
+    if c == b'[' || c == b'{' {
+        let mut depth = 0usize;
+        let mut j = i;
+        let mut in_str = false;
+        while j < b.len() {
+            match b[j] {
+                b'"' if j == 0 || b[j - 1] != b'\\' => in_str = !in_str,
+                b'[' | b'{' if !in_str => depth += 1,
+                b']' | b'}' if !in_str => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(ValueSpan {
+                            start: i,
+                            end: j + 1,
+                            kind: ValueKind::Nested,
+                        });
+                    }
+                }
+                _ => {}
+            }
+            j += 1;
+        }
+        return Some(ValueSpan {
+            start: i,
+            end: b.len(),
+            kind: ValueKind::Nested,
+        });
+    }
+    let mut j = i;
+    while j < b.len() && !b[j].is_ascii_whitespace() && !b",;}])'\"\\<>".contains(&b[j]) {
+        j += 1;
+    }
+    let word = &text[i..j];
+    // The rest of the line was already redacted (a header line: `Cookie: sid=<redacted:…>`).
+    let line_rest = &text[i..text[i..].find('\n').map_or(text.len(), |n| i + n)];
+    if word.is_empty()
+        || line_rest.contains("<redacted:")
+        || word.starts_with('$')
+        || matches!(
+            word,
+            "true" | "false" | "null" | "undefined" | "nil" | "none" | "True" | "False" | "None"
+        )
+    {
+        return None;
+    }
+    // A JavaScript expression (`{apiKey: key, …}`, `token: this.token`), not a literal.
+    let next = text[j..].trim_start_matches([' ', '\t']).bytes().next();
+    if is_identifier_path(word) && matches!(next, Some(b',' | b'}' | b')' | b';')) {
+        return None;
+    }
+    let number = word
+        .bytes()
+        .all(|c| c.is_ascii_digit() || b".eE+-".contains(&c))
+        && word
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == b'-');
+    Some(ValueSpan {
+        start: i,
+        end: j,
+        kind: if number {
+            ValueKind::Number
+        } else {
+            ValueKind::Bare
+        },
+    })
+}
+
+/// `e`, `this.token`, `opts.apiKey`: letters, `_`, `$` and dots, no digit.
+fn is_identifier_path(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('.').all(|part| {
+            part.bytes()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'$')
+                && part
+                    .bytes()
+                    .all(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'$')
+        })
+}
+
+/// After `Bearer`/`Basic` in free text: a credential has a digit, mixed case or a token
+/// punctuation mark; prose ("Basic authentication") has none.
+pub(super) fn looks_like_credential(v: &str) -> bool {
+    let digit = v.bytes().any(|b| b.is_ascii_digit());
+    let upper = v.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = v.bytes().any(|b| b.is_ascii_lowercase());
+    let punct = v.bytes().any(|b| b"-._~+/=".contains(&b));
+    digit || (upper && lower) || punct
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Redactor;
+    use super::*;
+
+    fn r() -> Redactor {
+        Redactor::from_key_material(b"text tests")
+    }
+
+    fn gone(text: &str, secret: &str) {
+        let out = r().text(text);
+        assert!(!out.contains(secret), "{secret} survives in {out}");
+        assert_eq!(r().text(&out), out, "idempotent on {out}");
+    }
+
+    fn kept(text: &str) {
+        assert_eq!(r().text(text), text);
+    }
+
+    #[test]
+    fn plain_values_are_borrowed() {
+        for v in [
+            "application/json",
+            "Mon, 01 Jan 2024 00:00:00 GMT",
+            "max-age=3600",
+            "gzip, br",
+        ] {
+            assert!(matches!(r().text_cow(v, 0), Cow::Borrowed(_)), "{v}");
+        }
+    }
+
+    #[test]
+    fn name_value_pairs_anywhere() {
+        gone("replay with api_key=S3CRET1 please", "S3CRET1");
+        gone("MyApp/1.0 key=S3CRET2", "S3CRET2");
+        gone("https://h/x?q=Bearer%20S3CRET3abc&page=1", "S3CRET3");
+        gone("https://h/x?%2573ignature=S3CRET4", "S3CRET4");
+        gone(
+            &format!("https://h/x?{}_access_token=S3CRET5", "x".repeat(80)),
+            "S3CRET5",
+        );
+        gone(
+            "a=1&hmac=S3CRET6&api_sig=S3CRET7&passphrase=S3CRET8&_csrf=S3CRET9&pw=S3CRETA",
+            "S3CRET",
+        );
+        gone(
+            "cb?redirect_uri=https%3A%2F%2Fapp%2Fcb%3Ftoken%3DS3CRETB",
+            "S3CRETB",
+        );
+        // A value never swallows the JSON around it.
+        let j = r#"{"u":"https://h/?token=S3CRETC","next":"x"}"#;
+        let out = r().text(j);
+        assert!(
+            !out.contains("S3CRETC") && out.ends_with(r#"","next":"x"}"#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn code_comparisons_and_assignments_survive() {
+        kept("!function(e,b){var t=1;e.keyCode2==b.which&&t()}");
+        kept("if(a.token!=b)x();e.token=t.token;");
+        kept("pin-sha256 is computed");
+    }
+
+    #[test]
+    fn json_js_yaml_graphql_fields() {
+        gone(r#"{"password":"S3CRETD","user":"bob"}"#, "S3CRETD");
+        gone(r#"{"password": ["S3CRETE", 12345]}"#, "S3CRETE");
+        gone(r#"{"otp": 987654}"#, "987654");
+        gone(
+            r#""{\"password\":\"S3CRETF\",\"user\":\"bob\"}""#,
+            "S3CRETF",
+        );
+        gone(
+            r#"{\"data\":\"{\\\"api_key\\\":\\\"S3CRETG\\\"}\"}"#,
+            "S3CRETG",
+        );
+        gone(
+            r#"mutation { login(email: \"a@b.c\", password: \"S3CRETH\") { token } }"#,
+            "S3CRETH",
+        );
+        gone("var cfg = {apiKey: 'S3CRETI', region: 'eu'};", "S3CRETI");
+        gone("var apiKey = \"S3CRETJ\";", "S3CRETJ");
+        gone("service: shop\napi_key: S3CRETK\nretries: 3\n", "S3CRETK");
+        gone("$cfg = ['api_key' => 'S3CRETL'];", "S3CRETL");
+        kept(
+            r#"{"keys_url": "https://api.github.com/repos/o/r/keys{/key_id}", "token_type": "Bearer", "max_tokens": 1024}"#,
+        );
+        kept(
+            r#"{"error":{"code":"rate_limit_exceeded","message":"Basic authentication and token budget exceeded"},"code":20429}"#,
+        );
+        kept("{apiKey: key, region: r}");
+        let b = r().text(r#"{"password":"S3CRETM","n":1}"#);
+        assert!(serde_json::from_str::<serde_json::Value>(&b).is_ok(), "{b}");
+        let n = r().text(r#"{"pin": 1234, "ok": true}"#);
+        assert!(serde_json::from_str::<serde_json::Value>(&n).is_ok(), "{n}");
+    }
+
+    #[test]
+    fn header_lines() {
+        gone("Cookie: sid=S3CRETN", "S3CRETN");
+        gone("X-Api-Key: S3CRETO", "S3CRETO");
+        gone("password: S3CRETP", "S3CRETP");
+        gone(
+            "GET / HTTP/1.1\r\nAuthorization: Token S3CRETQ\r\nAccept: */*\r\n",
+            "S3CRETQ",
+        );
+        kept("Note: the limit resets hourly");
+    }
+
+    #[test]
+    fn multipart_html_xml() {
+        let mp = "--XyZ\r\nContent-Disposition: form-data; name=\"api_key\"\r\n\r\nS3CRETR\r\n--XyZ\r\nContent-Disposition: form-data; name=\"comment\"\r\n\r\nhello\r\n--XyZ--\r\n";
+        let out = r().text(mp);
+        assert!(!out.contains("S3CRETR") && out.contains("hello"), "{out}");
+        gone(
+            "<form><input type=\"hidden\" name=\"__VIEWSTATE\" value=\"S3CRETS\"></form>",
+            "S3CRETS",
+        );
+        gone("<meta name=\"csrf-token\" content=\"S3CRETT\">", "S3CRETT");
+        gone("<input value='S3CRETU' type=password>", "S3CRETU");
+        kept("<meta name=\"csrf-param\" content=\"authenticity_token\"><input name=\"q\" value=\"shoes\">");
+        gone("<Credentials><SecretAccessKey>S3CRETV</SecretAccessKey><SessionToken>S3CRETW</SessionToken></Credentials>", "S3CRET");
+        kept("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>");
+    }
+
+    #[test]
+    fn webhooks_in_paths() {
+        gone(
+            "https://hooks.slack.com/services/T000/B000/S3CRETX",
+            "S3CRETX",
+        );
+        let d = r().text("https://discord.com/api/webhooks/123456789012345678/S3CRETY-abc");
+        assert!(
+            d.contains("/webhooks/123456789012345678/<redacted:") && !d.contains("S3CRETY"),
+            "{d}"
+        );
+        gone(
+            "https://api.telegram.org/bot123456:S3CRETZ-DEF1234ghIkl-zyx57W2v1u123ew11/getMe",
+            "S3CRETZ",
+        );
+    }
+
+    #[test]
+    fn key_shapes() {
+        for k in [
+            "glpat-abcdefghij0123456789",
+            "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+            "xapp-1-A0123456789-1234567890-abcdef",
+            "ASIAQ7EXAMPLEKEYIDXZ",
+            "whsec_abcdefghijklmnopqrstuvwxyz012345",
+            "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH",
+            "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456",
+            "shpat_0123456789abcdef0123456789abcdef",
+            "ya29.a0AfH6SMBx-example-token_value",
+            "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NQ",
+        ] {
+            gone(&format!("note: uses {k} here"), k);
+        }
+    }
+}
