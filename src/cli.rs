@@ -81,6 +81,8 @@ pub enum ReportFormat {
     Json,
     /// GitHub-flavoured Markdown, to paste into a ticket or pull request.
     Markdown,
+    /// One self-contained HTML page with a timeline picture (no scripts fetched).
+    Html,
 }
 
 impl From<ReportFormat> for crate::render::Format {
@@ -89,6 +91,7 @@ impl From<ReportFormat> for crate::render::Format {
             ReportFormat::Table => crate::render::Format::Table,
             ReportFormat::Json => crate::render::Format::Json,
             ReportFormat::Markdown => crate::render::Format::Markdown,
+            ReportFormat::Html => crate::render::Format::Html,
         }
     }
 }
@@ -115,7 +118,7 @@ pub struct AnalyzeArgs {
     #[arg(long, short = 'f', value_enum)]
     pub format: Option<ReportFormat>,
     /// Write the report to FILE (atomically; `-` = stdout) instead of stdout; the format follows
-    /// the extension (.json, .md) unless --format is given.
+    /// the extension (.json, .md, .html) unless --format is given.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Replace FILE if it exists.

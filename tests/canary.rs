@@ -833,3 +833,32 @@ fn redaction_keeps_what_is_not_secret() {
     assert_eq!(v["log"]["entries"][0]["response"]["content"]["text"], js);
     assert_eq!(v["log"]["entries"][1]["response"]["content"]["text"], body);
 }
+
+/// The HTML and Markdown reports (issue 13), to stdout and to files, leak nothing either. (Added
+/// by the report helper in its own function, to stay clear of the one above.)
+#[test]
+fn no_canary_survives_the_html_or_markdown_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let har = write(d, "canary.har", har_with_canaries().as_bytes());
+    let jsonl = write(d, "canary.jsonl", jsonl_with_canaries().as_bytes());
+    for input in [&har, &jsonl] {
+        for fmt in ["html", "markdown"] {
+            run_and_check(
+                &format!("analyze {input} --format {fmt}"),
+                &["analyze", input, "--format", fmt, "--all"],
+                d,
+            );
+        }
+        let page = d.join("report.html");
+        let _ = std::fs::remove_file(&page);
+        run_and_check(
+            "analyze -o report.html",
+            &["analyze", input, "-o", "report.html"],
+            d,
+        );
+        let html = std::fs::read(&page).expect("-o report.html written");
+        assert!(html.starts_with(b"<!DOCTYPE html>"), "-o .html writes HTML");
+        assert_clean("written report.html", &html);
+    }
+}

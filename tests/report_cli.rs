@@ -360,3 +360,39 @@ fn one_plan_still_writes_into_the_directory_itself() {
         .success();
     assert!(tmp.path().join("envoy.yaml").is_file());
 }
+
+#[test]
+fn input_text_cannot_repaint_the_terminal() {
+    // An escape sequence in a URL, a client name and a Retry-After value is shown as `?`.
+    let tmp = tempfile::tempdir().unwrap();
+    let esc = "\u{1b}[2J\u{1b}[31m";
+    let mut log = String::new();
+    for i in 0..20 {
+        log.push_str(
+            &serde_json::json!({
+                "time": format!("2026-11-03T14:02:{:02}.000Z", i),
+                "method": "GET",
+                "url": format!("https://api.term.example/x{esc}/{i}"),
+                "status": if i >= 10 { 429 } else { 200 },
+                "client": format!("worker{esc}"),
+                "response_headers": if i >= 10 { serde_json::json!({"Retry-After": format!("5{esc}")}) } else { serde_json::json!({}) },
+            })
+            .to_string(),
+        );
+        log.push('\n');
+    }
+    let input = write(tmp.path(), "term.jsonl", log.as_bytes());
+    for fmt in ["table", "markdown"] {
+        let out = toomany()
+            .env("COLUMNS", "200")
+            .args(["analyze", &input, "--format", fmt, "--all"])
+            .assert()
+            .success();
+        let s = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(
+            !s.contains('\u{1b}'),
+            "{fmt} passed an escape through:\n{s}"
+        );
+        assert!(s.contains("worker?[2J?[31m"), "{fmt}:\n{s}");
+    }
+}

@@ -24,6 +24,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         match ext.as_deref() {
             Some("json") => ReportFormat::Json,
             Some("md") | Some("markdown") => ReportFormat::Markdown,
+            Some("html") | Some("htm") => ReportFormat::Html,
             _ => ReportFormat::Table,
         }
     });
@@ -100,6 +101,11 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             },
             width: report_width(report_file.is_none()),
             max_rows,
+        },
+        // A page holds more rows than a terminal; still capped (render::html::MAX_ROWS).
+        ReportFormat::Html => Style {
+            max_rows: (!args.all).then_some(500),
+            ..Style::default()
         },
         _ => Style {
             max_rows,

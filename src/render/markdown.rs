@@ -8,11 +8,12 @@ use super::Style;
 use crate::report::Report;
 use std::fmt::Write;
 
-/// Escape what would break a table cell or start markup.
+/// Escape what would break a table cell or start markup; control characters (a terminal
+/// escape in a URL) become `?`.
 fn cell(s: &str) -> String {
-    s.replace('\\', "\\\\")
+    super::text::printable(&s.replace(['\n', '\r'], " "))
+        .replace('\\', "\\\\")
         .replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('`', "\\`")
@@ -20,9 +21,9 @@ fn cell(s: &str) -> String {
 
 /// Escape prose (findings, rationale) for a list item.
 fn prose(s: &str) -> String {
-    s.replace('<', "&lt;")
+    super::text::printable(&s.replace(['\n', '\r'], " "))
+        .replace('<', "&lt;")
         .replace('>', "&gt;")
-        .replace(['\n', '\r'], " ")
 }
 
 /// A table: header, alignment row (`true` = right-aligned) and escaped rows.

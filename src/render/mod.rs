@@ -7,9 +7,11 @@
 
 pub mod color;
 pub mod grid;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod recommend;
+pub mod svg;
 pub mod table;
 pub mod text;
 pub mod verdict;
@@ -48,6 +50,7 @@ pub enum Format {
     Table,
     Json,
     Markdown,
+    Html,
 }
 
 /// One output format: the finished report in, the bytes to write out.
@@ -58,6 +61,7 @@ pub trait Render {
 struct Table(Style);
 struct Json;
 struct Markdown(Style);
+struct Html(Style);
 
 impl Render for Table {
     fn render(&self, report: &Report) -> Vec<u8> {
@@ -77,6 +81,12 @@ impl Render for Markdown {
     }
 }
 
+impl Render for Html {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        html::render(report, self.0)
+    }
+}
+
 /// The renderer for `format` with `style`.
 pub fn renderer(format: Format, style: Style) -> Box<dyn Render> {
     let style = Style {
@@ -87,6 +97,7 @@ pub fn renderer(format: Format, style: Style) -> Box<dyn Render> {
         Format::Table => Box::new(Table(style)),
         Format::Json => Box::new(Json),
         Format::Markdown => Box::new(Markdown(style)),
+        Format::Html => Box::new(Html(style)),
     }
 }
 
