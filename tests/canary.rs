@@ -344,6 +344,160 @@ fn redacted_har_keeps_structure_and_non_secrets() {
     assert_eq!(rep["rate_limited"][0]["retry_after"]["raw"], "12");
 }
 
+/// Access logs (issue 10): canaries in logged URLs (query keys, userinfo, a JWT in the path, an
+/// OAuth code in a logged Referer) and in logged secret header fields (`$http_x_api_key`,
+/// `$http_authorization`, cookies, Kong's `request.headers`, Cloudflare's custom header
+/// fields), in every access-log family, through every output; a bad line holding a canary is
+/// a warning that does not echo it.
+#[test]
+fn no_canary_survives_in_access_logs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let nginx_format = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" rt=$request_time us=$upstream_status key="$http_x_api_key" auth="$http_authorization" ck="$http_cookie" sc="$upstream_http_set_cookie" tok="$http_x_auth_token" note="$http_x_note""#;
+    let nginx = format!(
+        concat!(
+            r#"10.0.0.1 - {u} [01/Mar/2024:10:00:00 +0000] "GET /v1/{jwt}/x?api_key={a}&page=2&access_token={b} HTTP/1.1" 429 0 "https://app.example.com/cb?code={c}" "curl/8" rt=0.001 us=- key="{k}" auth="Bearer {au}" ck="sid={ck}; theme=dark" sc="session={sc}; Path=/" tok="{t}" note="bearer {n}""#,
+            "\n",
+            r#"10.0.0.2 - - [01/Mar/2024:10:00:01 +0000] "GET /v1/x?client_secret={cs} HTTP/1.1" 429 0 "-" "curl/8" rt=0.010 us=429 key="{k}" auth="-" ck="-" sc="-" tok="-" note="-""#,
+            "\n",
+            "this line does not match, secret={bad}\n"
+        ),
+        u = c(600),
+        jwt = JWT,
+        a = c(601),
+        b = c(602),
+        c = c(603),
+        k = c(604),
+        au = c(605),
+        ck = c(606),
+        sc = c(607),
+        t = c(608),
+        n = c(609),
+        cs = c(610),
+        bad = c(611),
+    );
+    let kong = format!(
+        r#"{{"request":{{"id":"r1","method":"GET","url":"https://api.example.com/v1/x?api_key={a}","uri":"/v1/x?api_key={a}","headers":{{"apikey":"{k}","authorization":"Bearer {au}","user-agent":"svc/1"}},"querystring":{{"api_key":"{a}"}}}},"response":{{"status":429,"headers":{{"retry-after":"5","set-cookie":"sid={sc}"}}}},"consumer":{{"id":"4e8f1c2a","username":"billing-sync"}},"latencies":{{"request":3,"kong":1,"proxy":-1}},"started_at":1709287200000,"client_ip":"10.0.0.3","source":"kong","upstream_uri":"/"}}"#,
+        a = c(620),
+        k = c(621),
+        au = c(622),
+        sc = c(623),
+    ) + "\n";
+    let cloudflare = format!(
+        r#"{{"ClientIP":"10.0.0.4","ClientRequestHost":"api.example.com","ClientRequestMethod":"GET","ClientRequestURI":"/v1/x?token={t}&sig={s}","ClientRequestUserAgent":"svc/2","EdgeStartTimestamp":"2024-03-01T10:00:00Z","EdgeEndTimestamp":"2024-03-01T10:00:01Z","EdgeResponseStatus":429,"OriginResponseStatus":0,"SecuritySources":["rateLimit"],"RayID":"8a1b2c3d4e5f6a7b","RequestHeaders":{{"authorization":"Bearer {au}","x-api-key":"{k}"}},"ResponseHeaders":{{"set-cookie":"__cf={sc}"}}}}"#,
+        t = c(630),
+        s = c(631),
+        au = c(632),
+        k = c(633),
+        sc = c(634),
+    ) + "\n";
+    let alb = format!(
+        r#"https 2024-03-01T10:00:00.186641Z app/lb/50dc 10.0.0.5:2817 - 0.000 -1 -1 429 - 34 366 "GET https://user:{p}@api.example.com:443/v1/x?key={k}&password={pw} HTTP/1.1" "svc/3" - - arn:aws:elasticloadbalancing:us-east-2:1:targetgroup/t/73 "Root=1-5833-36d2" "-" "-" 0 2024-03-01T10:00:00.100000Z "waf" "-" "-""#,
+        p = c(640),
+        k = c(641),
+        pw = c(642),
+    ) + "\n";
+    let istio = format!(
+        r#"[2024-03-01T10:00:00.000Z] "GET /v1/x?access_token={t} HTTP/1.1" 429 RL local_rate_limited - "-" 0 0 0 - "10.0.0.6" "svc/4" "467a7648-b9ef-4e9b-b75b-f9f500a88589" "api.example.com" "-" inbound|80|| - 10.0.196.75:80 10.0.0.6:0 outbound_.80_._.api.default.svc.cluster.local default"#,
+        t = c(650)
+    ) + "\n";
+    let haproxy = format!(
+        r#"Mar  1 10:00:00 lb haproxy[1]: 10.0.0.7:33317 [01/Mar/2024:10:00:00.655] http-in http-in/<NOSRV> 0/-1/-1/-1/0 429 49 - - PR-- 1/1/0/0/0 0/0 "GET /login?password={p}&user=bob HTTP/1.1""#,
+        p = c(660)
+    ) + "\n";
+    let cloudfront = format!(
+        "#Version: 1.0\n#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query cs(Cookie) x-edge-result-type x-edge-request-id x-host-header cs-protocol cs-bytes time-taken\n2024-03-01\t10:00:00\tLAX1\t392\t10.0.0.8\tGET\td1.cloudfront.net\t/v1/x\t429\t-\tsvc/5\tsignature={s}&api_key={k}\tsession={ck}\tError\tabc==\tapi.example.com\thttps\t23\t0.001\n",
+        s = c(670),
+        k = c(671),
+        ck = c(672),
+    );
+    let files = [
+        write(d, "canary-nginx.log", nginx.as_bytes()),
+        write(d, "canary-kong.log", kong.as_bytes()),
+        write(d, "canary-cloudflare.log", cloudflare.as_bytes()),
+        write(d, "canary-alb.log", alb.as_bytes()),
+        write(d, "canary-istio.log", istio.as_bytes()),
+        write(d, "canary-haproxy.log", haproxy.as_bytes()),
+        write(d, "canary-cloudfront.log", cloudfront.as_bytes()),
+    ];
+    for f in &files {
+        assert!(std::fs::read_to_string(f).unwrap().contains("CANARY6"));
+    }
+    // Every file read, each as its own format (the test can fail: nothing silently skipped).
+    let out = toomany()
+        .args(["analyze", "--format", "json", "--log-format", nginx_format])
+        .args(&files)
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let rep = json_of(&out.stdout);
+    let formats: Vec<&str> = rep["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["format"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(
+        formats,
+        [
+            "nginx",
+            "kong",
+            "cloudflare",
+            "alb",
+            "envoy",
+            "haproxy",
+            "cloudfront"
+        ]
+    );
+    assert_eq!(rep["summary"]["rate_limited"], 8);
+    assert_eq!(rep["inputs"][0]["skipped"], 1, "the bad line is a warning");
+    for fmt in ["table", "json", "markdown"] {
+        let mut args = vec![
+            "analyze",
+            "--format",
+            fmt,
+            "--all",
+            "--log-format",
+            nginx_format,
+        ];
+        args.extend(files.iter().map(String::as_str));
+        run_and_check(&format!("access logs --format {fmt}"), &args, d);
+    }
+    let mut args = vec![
+        "analyze",
+        "--log-format",
+        nginx_format,
+        "-o",
+        "access-report.json",
+        "--limit",
+        "60/min",
+        "--emit-config",
+        "cfg-access",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    run_and_check("access logs -o + --emit-config", &args, d);
+    for f in &files {
+        run_and_check(&format!("redact {f}"), &["redact", f, "-o", "-"], d);
+    }
+    let report = std::fs::read(d.join("access-report.json")).unwrap();
+    assert!(!report.is_empty());
+    assert_clean("access-report.json", &report);
+    let mut dirs = vec![d.join("cfg-access")];
+    let mut written = 0;
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                written += 1;
+                assert_clean(&p.display().to_string(), &std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    assert!(written > 0, "--emit-config wrote files");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hardening canaries (issue 8): places and shapes the first policy missed. Each is planted once
 // in `hardening_har()` or `hardening_jsonl()`; the targeted tests below name which leaked.

@@ -278,6 +278,7 @@ fn vendor_name(slug: &str) -> String {
         "cloudfront" => "CloudFront".into(),
         "haproxy" => "HAProxy".into(),
         "aws-alb" => "the ALB".into(),
+        "nginx" => "nginx".into(),
         "google-cloud-lb" => "the Google Cloud load balancer".into(),
         "iis" => "IIS".into(),
         "github" => "GitHub".into(),

@@ -241,16 +241,103 @@ pub fn attribute(requests: &[Request], targets: &[usize]) -> Vec<Attribution> {
             )
         })
         .collect();
+    let inner = inner_layer_logs(requests, targets);
     targets
         .iter()
         .map(|&t| match requests.get(t) {
             Some(r) => match baselines.get(&r.host()) {
-                Some(b) => engine::attribute_one(r, b),
+                Some(b) => match inner.get(&t).and_then(|&u| requests.get(u).map(|x| (u, x))) {
+                    Some((_, u)) => joined(r, u, baselines.get(&u.host()).unwrap_or(b)),
+                    None => engine::attribute_one(r, b),
+                },
                 None => Attribution::unknown(),
             },
             None => Attribution::unknown(),
         })
         .collect()
+}
+
+/// Two layers' access logs of one request (ingress-nginx sends `$req_id` upstream as
+/// `X-Request-ID`, Envoy logs it): for each rate-limited response an outer layer says it
+/// passed through, the inner layer's record of the same request that says it generated it.
+fn inner_layer_logs(requests: &[Request], targets: &[usize]) -> HashMap<usize, usize> {
+    use crate::model::SignalVerdict;
+    let id = |r: &Request| {
+        r.request_headers
+            .get("x-request-id")
+            .filter(|v| v.len() >= 8)
+            .map(str::to_string)
+    };
+    let mut generated: HashMap<String, usize> = HashMap::new();
+    for &t in targets {
+        let Some(r) = requests.get(t) else { continue };
+        if r.layer_signal
+            .as_ref()
+            .is_some_and(|s| s.verdict == SignalVerdict::Generated)
+        {
+            if let Some(i) = id(r) {
+                generated.entry(i).or_insert(t);
+            }
+        }
+    }
+    if generated.is_empty() {
+        return HashMap::new();
+    }
+    let mut out = HashMap::new();
+    for &t in targets {
+        let Some(r) = requests.get(t) else { continue };
+        let passed = r
+            .layer_signal
+            .as_ref()
+            .is_some_and(|s| s.verdict == SignalVerdict::PassedThrough);
+        if !passed {
+            continue;
+        }
+        if let Some(&u) = id(r).and_then(|i| generated.get(&i)) {
+            let other = &requests[u];
+            let same_logger = other.layer_signal.as_ref().map(|s| s.logger)
+                == r.layer_signal.as_ref().map(|s| s.logger);
+            if other.location.source != r.location.source && !same_logger {
+                out.insert(t, u);
+            }
+        }
+    }
+    out
+}
+
+/// The outer layer's record, attributed by the inner layer's own verdict on the same request.
+fn joined(outer: &Request, inner: &Request, base: &engine::Baseline) -> Attribution {
+    let mut att = engine::attribute_one(inner, base);
+    let (Some(o), Some(i)) = (outer.layer_signal.as_deref(), inner.layer_signal.as_deref()) else {
+        return att;
+    };
+    let id = outer.request_headers.get("x-request-id").unwrap_or("");
+    att.evidence.insert(
+        0,
+        Evidence {
+            role: Role::Path,
+            signal: o.field.clone(),
+            note: format!(
+                "{}: {} passed it through (from its access log)",
+                o.note, o.logger
+            ),
+        },
+    );
+    att.evidence.insert(
+        1,
+        Evidence {
+            role: Role::Producer,
+            signal: format!("x-request-id: {id}"),
+            note: format!(
+                "the same request in {} ({}'s access log): {} decides who answered",
+                inner.location, i.logger, i.logger
+            ),
+        },
+    );
+    if !att.path.iter().any(|p| p == o.logger) {
+        att.path.insert(0, o.logger.to_string());
+    }
+    att
 }
 
 /// The rule table as Markdown (docs/attribution.md is this text; a test keeps them in sync).

@@ -250,9 +250,12 @@ pub fn stream_input<T: Send>(
         Err(e) => return failed(None, e),
     };
     let sniffed = source::sniff(&opened.prefix, path);
+    // A `--log-format` that fits this input decides its format (the format the syntax belongs
+    // to); inputs it does not fit are sniffed as usual.
     let forced = opts.format.or_else(|| {
         opts.log_format
             .as_ref()
+            .filter(|f| access::custom_fits(&opened.prefix, f))
             .map(|f| access::Parser::custom(f.clone()).format)
     });
     let (format, jsonp) = match (forced, sniffed) {

@@ -368,6 +368,18 @@ pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, Strin
     }
 }
 
+/// Does a `--log-format` fit this input (at least half its first lines)? Inputs it does not
+/// fit are sniffed as usual, so one run can read an nginx log with a custom format and an
+/// Envoy log beside it.
+pub fn custom_fits(prefix: &[u8], format: &Arc<LogFormat>) -> bool {
+    let lines = sample_lines(prefix);
+    if lines.is_empty() {
+        return false;
+    }
+    let ok = lines.iter().filter(|l| format.parse(l).is_ok()).count();
+    ok * 2 >= lines.len()
+}
+
 /// For the top-level sniffer: the access-log format of a text prefix, if any.
 pub fn sniff_text(prefix: &[u8]) -> Result<Format, String> {
     sniff_layout(prefix, None).map(|p| p.format)
@@ -581,28 +593,32 @@ pub(crate) fn stream<T: Send>(
     map: &(dyn Fn(Request) -> T + Sync),
     sink: &mut dyn FnMut(Done<T>),
 ) -> Tail {
-    let parser = match &opts.log_format {
-        Some(f) => Parser::custom(f.clone()),
-        None => {
-            let prefix = match reader.fill_buf() {
-                Ok(b) => b.to_vec(),
-                Err(e) => {
-                    return Tail {
-                        creator: None,
-                        error: Some(format!("cannot read: {e}")),
-                    }
-                }
-            };
-            match sniff_layout(&prefix, Some(format)) {
-                Ok(p) => p,
-                Err(e) => {
-                    return Tail {
-                        creator: None,
-                        error: Some(e),
-                    }
-                }
+    let prefix = match reader.fill_buf() {
+        Ok(b) => b.to_vec(),
+        Err(e) => {
+            return Tail {
+                creator: None,
+                error: Some(format!("cannot read: {e}")),
             }
         }
+    };
+    let parser = match &opts.log_format {
+        // Forced (`--input-format` with `--log-format`), or it fits this input.
+        Some(f) if opts.format.is_some() || custom_fits(&prefix, f) => Parser::custom(f.clone()),
+        _ => match sniff_layout(&prefix, Some(format)) {
+            Ok(p) => p,
+            Err(e) => {
+                let hint = if opts.log_format.is_some() {
+                    " (the --log-format given does not fit these lines either)"
+                } else {
+                    ""
+                };
+                return Tail {
+                    creator: None,
+                    error: Some(format!("{e}{hint}")),
+                };
+            }
+        },
     };
     if let Kind::Text { format: f, .. } = &parser.kind {
         if !f.has_time() {
