@@ -13,7 +13,7 @@ use std::path::PathBuf;
     long_about = "Diagnose HTTP 429 (Too Many Requests) incidents from HAR files and request logs: \
 which layer sent each 429 (API, proxy/gateway, CDN), what the clients did wrong, and what client \
 configuration stops it. Secrets are redacted on ingestion, before anything is analysed or printed.",
-    after_long_help = "Examples:\n  toomany analyze capture.har\n  toomany analyze app.jsonl.gz --format json -o report.json\n  toomany redact capture.har -o capture.redacted.har\n  toomany check capture.har\n\nExit status: 0 success; 1 `check` found deviations; 2 error (bad usage, or nothing could be read)."
+    after_long_help = "Examples:\n  toomany analyze capture.har\n  toomany analyze app.jsonl.gz --format json -o report.json\n  toomany redact capture.har -o capture.redacted.har\n  toomany check capture.har\n  toomany compare before.har --against after.har\n\nExit status: 0 success; 1 `check` found deviations, or a --fail-on condition of `analyze`/`compare` holds; 2 error (bad usage, or nothing could be read)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -37,6 +37,8 @@ pub enum Command {
     RetryAfter(RetryAfterArgs),
     /// Compare client policies against a limiter model offline: a deterministic simulation.
     Simulate(SimulateArgs),
+    /// Did the fix work? Compare captures from before a change with captures from after it.
+    Compare(CompareArgs),
 }
 
 /// Options shared by every command that reads inputs.
@@ -105,7 +107,7 @@ pub enum ColorChoice {
 
 #[derive(Debug, Args)]
 #[command(
-    after_long_help = "Examples:\n  toomany analyze samples/cdn-burst.har\n  toomany analyze logs/*.jsonl --limit 120/min --format json\n  cat app.jsonl | toomany analyze -"
+    after_long_help = "Examples:\n  toomany analyze samples/cdn-burst.har\n  toomany analyze logs/*.jsonl --limit 120/min --format json\n  cat app.jsonl | toomany analyze -\n  toomany analyze ci-run.har --fail-on any-429   # CI gate: exit 1 on any 429\n\nExit status: 0 success; 1 a --fail-on condition holds (the report is still written); 2 error."
 )]
 pub struct AnalyzeArgs {
     /// HAR files, JSON-lines logs or access logs (`-` for stdin; `.gz` is read transparently;
@@ -137,8 +139,58 @@ pub struct AnalyzeArgs {
     /// rate-limited host's plan goes into DIR/<host>/ when there are several).
     #[arg(long, value_name = "NAME", requires = "emit_config")]
     pub host: Option<String>,
+    /// Exit 1 (after writing the report) when this holds: any-429, finding:KIND (burst,
+    /// retry_storm, ...) or severity:info|warning|critical (that severity or worse). Repeatable;
+    /// any one that holds fails.
+    #[arg(long = "fail-on", value_name = "SPEC")]
+    pub fail_on: Vec<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
+}
+
+/// Formats of the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    /// Terminal tables.
+    Table,
+    /// The versioned JSON comparison (docs/compare.md).
+    Json,
+    /// GitHub-flavoured Markdown, for a pull request.
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Examples:\n  toomany compare samples/compare/before.har --against samples/compare/after.har\n  toomany compare old/*.jsonl --against new/*.jsonl --format json -o diff.json\n  toomany compare before.har --against after.har --fail-on regressed   # CI gate\n\nVerdict: regressed when the share of rate-limited responses grows by more than 2 points or attempts per logical request by more than 10 % (overall or on a host with at least 20 requests on both sides), or a critical finding appears; improved when not regressed and one of them falls beyond the same tolerance, or findings were resolved and none is new; unchanged otherwise.\n\nExit status: 0 success; 1 a --fail-on condition holds; 2 error."
+)]
+pub struct CompareArgs {
+    /// The captures from before the change (HAR, JSON lines or access logs; merged by time).
+    #[arg(required = true, value_name = "BEFORE")]
+    pub before: Vec<String>,
+    /// The captures from after the change.
+    #[arg(long, required = true, num_args = 1.., value_name = "AFTER")]
+    pub against: Vec<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Output format (default: from the -o extension, else table).
+    #[arg(long, short = 'f', value_enum)]
+    pub format: Option<CompareFormat>,
+    /// Write the comparison to FILE (atomically; `-` = stdout); .json and .md pick the format.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace FILE if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// The known limit, e.g. 120/min (applied to both sides).
+    #[arg(long, value_name = "RATE")]
+    pub limit: Option<String>,
+    /// When to use colour: auto is off when stdout is not a terminal or NO_COLOR is set.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Exit 1 when this holds: regressed, any-429 (after the change), finding:KIND or
+    /// severity:LEVEL (in the AFTER captures). Repeatable.
+    #[arg(long = "fail-on", value_name = "SPEC")]
+    pub fail_on: Vec<String>,
 }
 
 #[derive(Debug, Args)]

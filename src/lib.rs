@@ -9,6 +9,7 @@ pub mod attribute;
 pub mod check;
 pub mod cli;
 pub mod cmd;
+pub mod compare;
 pub mod detect;
 pub mod http;
 pub mod ingest;

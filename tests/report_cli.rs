@@ -203,6 +203,13 @@ fn inputs_on_different_days_are_separate_windows_with_dates() {
     );
     // Listings carry the date when the report spans days.
     assert!(s.contains("11-03 14:02:26.745"), "{s}");
+    // A burst is measured against the rate while the host was active, not averaged over the
+    // eight months between the captures.
+    assert!(!s.contains("sustained 0/min"), "{s}");
+    assert!(
+        s.contains("against a sustained 3.3/s while the host was active (2 time windows more than 1 h apart)"),
+        "{s}"
+    );
 }
 
 #[test]

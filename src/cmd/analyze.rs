@@ -15,6 +15,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         None => None,
     };
     let po = super::emit::policy_options(&args.policy)?;
+    let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
     let format = args.format.unwrap_or_else(|| {
         let ext = args
             .output
@@ -118,7 +119,24 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         None => output::to_stdout(&bytes)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
-    Ok(0)
+    Ok(gate_status(&gates, |g| g.holds(&report)))
+}
+
+/// Exit 1 when a `--fail-on` condition holds (each one that holds is named on stderr), else 0.
+pub fn gate_status(
+    gates: &[crate::compare::gate::FailOn],
+    holds: impl Fn(&crate::compare::gate::FailOn) -> bool,
+) -> i32 {
+    let held: Vec<String> = gates
+        .iter()
+        .filter(|g| holds(g))
+        .map(|g| g.spec())
+        .collect();
+    if held.is_empty() {
+        return 0;
+    }
+    eprintln!("toomany: --fail-on {}: holds (exit 1)", held.join(", "));
+    1
 }
 
 /// The config directories to write for `--emit-config DIR`: the one plan into DIR; several
@@ -206,7 +224,7 @@ pub fn host_dir_name(host: &str) -> String {
 }
 
 /// Columns for the terminal table: the terminal's (when writing to it), else `COLUMNS`, else 80.
-fn report_width(to_terminal: bool) -> usize {
+pub fn report_width(to_terminal: bool) -> usize {
     use std::io::IsTerminal;
     let terminal = if to_terminal && std::io::stdout().is_terminal() {
         terminal_size::terminal_size().map(|(w, _)| w.0)

@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod calc;
 pub mod check;
+pub mod compare;
 pub mod emit;
 pub mod plan;
 pub mod redact;
@@ -50,6 +51,7 @@ pub fn run(command: Command) -> Outcome {
         Command::Calc(a) => calc::run(a),
         Command::RetryAfter(a) => retry_after::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Compare(a) => compare::run(a),
     }
 }
 

@@ -9,8 +9,9 @@
 //!   rate, and rate-limited responses followed; either way the window holds ≥ 10 requests and,
 //!   when the limit's window is longer than it, ≥ 25 % of the allowance (at most 40 requests);
 //! - without one: a 1 s / 10 s window holds ≥ 40 requests at ≥ 4× the sustained rate (or ≥ 20
-//!   at ≥ 10×), at ≥ 2/s, where the sustained rate is first attempts over the capture (at least a
-//!   minute), and rate-limited responses came during it or within 10 s after.
+//!   at ≥ 10×), at ≥ 2/s, where the sustained rate is first attempts over the time the host was
+//!   active (the capture less gaps over 1 h; at least a minute), and rate-limited responses came
+//!   during it or within 10 s after.
 //!
 //! Steady traffic a little over the limit is not a burst (the plan's rate target covers it).
 //!
@@ -45,6 +46,23 @@ struct Burst {
 }
 
 /// Grow a window over neighbours that keep its pace (gaps ≤ 5× its mean gap, 0.25–1 s).
+/// Seconds the host was active: the capture's span less every gap longer than
+/// [`crate::overview::WINDOW_GAP_MS`] (inputs from different days are separate windows, so a
+/// burst is not measured against a "sustained" rate averaged over the night between them).
+fn active_seconds(t: &[f64]) -> f64 {
+    let gap = crate::overview::WINDOW_GAP_MS as f64 / 1000.0;
+    t.windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .filter(|d| *d <= gap)
+        .sum()
+}
+
+/// How many separate time windows (gaps over 1 h apart) the start times fall in.
+fn active_windows(t: &[f64]) -> usize {
+    let gap = crate::overview::WINDOW_GAP_MS as f64 / 1000.0;
+    1 + t.windows(2).filter(|w| (w[1] - w[0]).abs() > gap).count()
+}
+
 fn extend(t: &[f64], w: &Window) -> (usize, usize) {
     let mean_gap = if w.count > 1 {
         w.span() / (w.count - 1) as f64
@@ -93,8 +111,7 @@ pub fn detect(cx: &Context) -> Vec<Finding> {
                 .filter(|&&x| x >= a && x <= b + AFTERMATH_S)
                 .count()
         };
-        let span = t[t.len() - 1] - t[0];
-        let sustained = t.len() as f64 / span.max(60.0);
+        let sustained = t.len() as f64 / active_seconds(&t).max(60.0);
         let limit = for_host(cx, host).filter(|l| l.window_s <= 3600.0);
 
         let mut found: Vec<Burst> = Vec::new();
@@ -215,10 +232,16 @@ fn finding(
     let hit = limited_between(t[w.first], t[w.last]);
     let against = match limit {
         Some(l) => format!("against a limit of {}", l.text()),
-        None => format!(
-            "against a sustained {} over the capture",
-            rate_text(sustained)
-        ),
+        None => match active_windows(t) {
+            1 => format!(
+                "against a sustained {} over the capture",
+                rate_text(sustained)
+            ),
+            n => format!(
+                "against a sustained {} while the host was active ({n} time windows more than 1 h apart)",
+                rate_text(sustained)
+            ),
+        },
     };
     let consequence = if hit > 0 {
         format!("; {hit} rate-limited responses followed")
@@ -268,6 +291,21 @@ mod tests {
         w.latency_ms = 10.0;
         sim.workers.push(w);
         sim.run()
+    }
+
+    #[test]
+    fn gaps_over_an_hour_are_not_active_time() {
+        // Two 10-minute sessions a day apart: 20 active minutes, not 24 h.
+        let t: Vec<f64> = (0..=600)
+            .step_by(10)
+            .map(f64::from)
+            .chain((0..=600).step_by(10).map(|s| 86_400.0 + f64::from(s)))
+            .collect();
+        assert_eq!(super::active_windows(&t), 2);
+        assert!((super::active_seconds(&t) - 1200.0).abs() < 1e-9);
+        let one: Vec<f64> = (0..=600).step_by(10).map(f64::from).collect();
+        assert_eq!(super::active_windows(&one), 1);
+        assert!((super::active_seconds(&one) - 600.0).abs() < 1e-9);
     }
 
     #[test]

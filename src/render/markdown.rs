@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 /// Escape what would break a table cell or start markup; control characters (a terminal
 /// escape in a URL) become `?`.
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     super::text::printable(&s.replace(['\n', '\r'], " "))
         .replace('\\', "\\\\")
         .replace('|', "\\|")
@@ -20,14 +20,14 @@ fn cell(s: &str) -> String {
 }
 
 /// Escape prose (findings, rationale) for a list item.
-fn prose(s: &str) -> String {
+pub(crate) fn prose(s: &str) -> String {
     super::text::printable(&s.replace(['\n', '\r'], " "))
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
 /// A table: header, alignment row (`true` = right-aligned) and escaped rows.
-fn table(out: &mut String, header: &[(&str, bool)], rows: &[Vec<String>]) {
+pub(crate) fn table(out: &mut String, header: &[(&str, bool)], rows: &[Vec<String>]) {
     let _ = writeln!(
         out,
         "| {} |",

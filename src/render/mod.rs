@@ -6,6 +6,7 @@
 //! (see `cmd::analyze`) and passed in [`Style`].
 
 pub mod color;
+pub mod compare;
 pub mod grid;
 pub mod html;
 pub mod json;

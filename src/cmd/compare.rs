@@ -1,0 +1,112 @@
+//! `toomany compare BEFORE… --against AFTER…`: both sides read with the same options and one
+//! fingerprint key (so a credential has the same fingerprint on both), analysed alike, compared.
+
+use super::analyze::{gate_status, report_input_problems};
+use super::{ingest_options, Error, Outcome};
+use crate::analyze::{analyze_with, merge_inputs, AnalyzeOptions};
+use crate::cli::{ColorChoice, CompareArgs, CompareFormat};
+use crate::compare::{self, gate};
+use crate::ingest;
+use crate::output;
+use crate::render::{self, Style};
+use crate::units::Rate;
+
+pub fn run(args: CompareArgs) -> Outcome {
+    let opts = ingest_options(&args.input)?;
+    let limit = match &args.limit {
+        Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
+        None => None,
+    };
+    let gates = gate::parse_all(&args.fail_on, true).map_err(Error::fatal)?;
+    let stdin_uses = args
+        .before
+        .iter()
+        .chain(&args.against)
+        .filter(|p| *p == "-")
+        .count();
+    if stdin_uses > 1 {
+        return Err(Error::fatal(
+            "`-` (stdin) can be read once: give at most one side as `-`",
+        ));
+    }
+    let format = match args.format {
+        Some(f) => f,
+        None => match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
+            None => CompareFormat::Table,
+            Some(p) => match p
+                .extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                .as_deref()
+            {
+                Some("json") => CompareFormat::Json,
+                Some("md") | Some("markdown") => CompareFormat::Markdown,
+                Some("txt") | None => CompareFormat::Table,
+                Some(other) => {
+                    return Err(Error::fatal(format!(
+                        "-o {}: compare writes .json, .md or .txt (a table), not .{other}; pass --format to choose",
+                        p.display()
+                    )))
+                }
+            },
+        },
+    };
+    let all_inputs: Vec<String> = args.before.iter().chain(&args.against).cloned().collect();
+    let report_file = match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
+        Some(p) => Some(
+            output::prepare(
+                p,
+                &output::Rules {
+                    flag: "-o",
+                    inputs: &all_inputs,
+                    force: args.force,
+                },
+            )
+            .map_err(Error::fatal)?,
+        ),
+        None => None,
+    };
+
+    let rec_opts = crate::recommend::Options {
+        limit,
+        ..Default::default()
+    };
+    let mut sides = Vec::with_capacity(2);
+    for (name, files) in [("BEFORE", &args.before), ("AFTER", &args.against)] {
+        let inputs = ingest::read_inputs(files, &opts);
+        report_input_problems(&inputs);
+        if !inputs.iter().any(|i| i.summary.records > 0) {
+            return Err(Error::fatal(format!(
+                "nothing could be read from the {name} inputs (see the messages above)"
+            )));
+        }
+        let (summaries, requests) = merge_inputs(inputs);
+        let report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
+        sides.push(compare::side(files.clone(), &requests, &report));
+    }
+    let after = sides.pop().expect("two sides");
+    let before = sides.pop().expect("two sides");
+    let comparison = compare::compare(before, after);
+
+    let bytes = match format {
+        CompareFormat::Json => render::compare::json(&comparison),
+        CompareFormat::Markdown => render::compare::markdown(&comparison),
+        CompareFormat::Table => render::compare::table(
+            &comparison,
+            Style {
+                color: if report_file.is_some() {
+                    args.color == ColorChoice::Always
+                } else {
+                    output::use_color(args.color)
+                },
+                width: super::analyze::report_width(report_file.is_none()),
+                max_rows: None,
+            },
+        ),
+    };
+    match &report_file {
+        Some(f) => f.write(&bytes).map_err(Error::fatal)?,
+        None => output::to_stdout(&bytes)
+            .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
+    }
+    Ok(gate_status(&gates, |g| compare::fails(g, &comparison)))
+}
