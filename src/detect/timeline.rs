@@ -168,12 +168,16 @@ impl Candidates {
 
     fn compact(&mut self) {
         let oldest_open = self.open.front().map(|o| o.1).unwrap_or(self.next);
-        let chosen = greedy(&self.kept, usize::MAX);
+        let mut chosen = vec![false; self.kept.len()];
+        for i in greedy_indices(&self.kept, usize::MAX) {
+            chosen[i] = true;
+        }
         let mut keep: Vec<Window> = self
             .kept
             .iter()
-            .filter(|c| c.last >= oldest_open || chosen.contains(c))
-            .copied()
+            .zip(&chosen)
+            .filter(|(c, &chosen)| c.last >= oldest_open || chosen)
+            .map(|(c, _)| *c)
             .collect();
         if keep.len() > Self::CAP / 2 {
             keep.sort_by(rank);
@@ -197,15 +201,34 @@ fn rank(a: &Window, b: &Window) -> std::cmp::Ordering {
 }
 
 fn greedy(cands: &[Window], k: usize) -> Vec<Window> {
-    let mut sorted: Vec<Window> = cands.to_vec();
-    sorted.sort_by(rank);
-    let mut out: Vec<Window> = Vec::new();
-    for c in sorted {
+    greedy_indices(cands, k)
+        .into_iter()
+        .map(|i| cands[i])
+        .collect()
+}
+
+/// Positions in `cands` of the `k` busiest non-overlapping windows, busiest first (ties:
+/// earliest first). The windows chosen so far are held by `first` in an ordered map: they do
+/// not overlap one another, so a candidate overlaps one of them exactly when it overlaps the
+/// chosen window starting last at or before its own end — a log-time check, where comparing
+/// against every chosen window made compacting a busy log quadratic.
+fn greedy_indices(cands: &[Window], k: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..cands.len()).collect();
+    order.sort_by(|&a, &b| rank(&cands[a], &cands[b]));
+    let mut taken: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for i in order {
         if out.len() >= k {
             break;
         }
-        if out.iter().all(|o| c.last < o.first || c.first > o.last) {
-            out.push(c);
+        let c = &cands[i];
+        let overlaps = taken
+            .range(..=c.last)
+            .next_back()
+            .is_some_and(|(_, &last)| last >= c.first);
+        if !overlaps {
+            taken.insert(c.first, c.last);
+            out.push(i);
         }
     }
     out
@@ -293,7 +316,44 @@ mod tests {
 
     use proptest::prelude::*;
 
+    /// The plain greedy choice the ordered-map one must equal.
+    fn greedy_by_scan(cands: &[Window], k: usize) -> Vec<Window> {
+        let mut sorted: Vec<Window> = cands.to_vec();
+        sorted.sort_by(rank);
+        let mut out: Vec<Window> = Vec::new();
+        for c in sorted {
+            if out.len() >= k {
+                break;
+            }
+            if out.iter().all(|o| c.last < o.first || c.first > o.last) {
+                out.push(c);
+            }
+        }
+        out
+    }
+
     proptest! {
+        #[test]
+        fn greedy_equals_the_scan(
+            spans in prop::collection::vec((0usize..300, 0usize..40), 0..300),
+            k in prop::sample::select(vec![1usize, 3, usize::MAX]),
+        ) {
+            // One window per first position, as the streaming and batch forms make them.
+            let mut seen = std::collections::HashSet::new();
+            let cands: Vec<Window> = spans
+                .into_iter()
+                .filter(|(first, _)| seen.insert(*first))
+                .map(|(first, len)| Window {
+                    first,
+                    last: first + len,
+                    count: len + 1,
+                    start: first as f64,
+                    last_start: (first + len) as f64,
+                })
+                .collect();
+            prop_assert_eq!(greedy(&cands, k), greedy_by_scan(&cands, k));
+        }
+
         /// The streaming windows give what the batch functions compute over the whole array.
         #[test]
         fn streaming_windows_equal_the_batch_ones(
