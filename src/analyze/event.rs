@@ -152,8 +152,11 @@ impl Event {
         if !self.timed() {
             return None;
         }
-        DateTime::from_timestamp_micros(self.t_us)
-            .map(|t| t + chrono::Duration::nanoseconds(self.t_ns as i64))
+        let t = DateTime::from_timestamp_micros(self.t_us)?;
+        Some(match self.t_ns {
+            0 => t,
+            ns => t + chrono::Duration::nanoseconds(ns as i64),
+        })
     }
 
     pub fn input(&self) -> u16 {
@@ -305,6 +308,57 @@ impl ClientKey {
                 } else {
                     h.origin.clone()
                 },
+            },
+        }
+    }
+}
+
+/// [`ClientKey`] borrowed from the record: the same variants and fields in the same order, so
+/// it hashes exactly as the owned key does (a `&str` hashes as its `String`), and the owned key
+/// is only built the first time a client is met.
+#[derive(Hash)]
+enum ClientKeyRef<'a> {
+    Named(&'a str),
+    Hints {
+        user_agent: Option<&'a str>,
+        client_ip: Option<&'a str>,
+        pageref: Option<&'a str>,
+        origin: Option<&'a str>,
+    },
+}
+
+impl<'a> ClientKeyRef<'a> {
+    /// The rule of [`ClientKey::of`].
+    fn of(r: &'a Request) -> ClientKeyRef<'a> {
+        let h = &r.client;
+        match h.client.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+            Some(c) => ClientKeyRef::Named(c),
+            None => ClientKeyRef::Hints {
+                user_agent: r.user_agent(),
+                client_ip: h.client_ip.as_deref(),
+                pageref: h.pageref.as_deref(),
+                origin: if h.pageref.is_some() {
+                    None
+                } else {
+                    h.origin.as_deref()
+                },
+            },
+        }
+    }
+
+    fn to_owned(&self) -> ClientKey {
+        match *self {
+            ClientKeyRef::Named(c) => ClientKey::Named(c.to_string()),
+            ClientKeyRef::Hints {
+                user_agent,
+                client_ip,
+                pageref,
+                origin,
+            } => ClientKey::Hints {
+                user_agent: user_agent.map(str::to_string),
+                client_ip: client_ip.map(str::to_string),
+                pageref: pageref.map(str::to_string),
+                origin: origin.map(str::to_string),
             },
         }
     }
@@ -490,7 +544,7 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
     if shared.first(host) {
         names.host = Some(host_name);
     }
-    let client_key = ClientKey::of(&r);
+    let client_key = ClientKeyRef::of(&r);
     let client = hash_of(KeyKind::Client as u8, &client_key);
     let cred = match &r.credential {
         Some(c) => {
@@ -537,15 +591,18 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
         .map(|v| (hash_of(0, v) as u32).max(1))
         .unwrap_or(0);
     if shared.first(client) {
-        names.client = Some(client_key);
+        names.client = Some(client_key.to_owned());
     }
 
     let failure = is_failure(r.status);
     if failure && hidden_from_page(&r) {
         flags |= flag::RA_HIDDEN;
     }
-    let header_limit =
-        crate::http::ratelimit::parse(&r.response_headers, r.started).and_then(|l| {
+    // No response header, no stated limit (most access-log lines log none).
+    let header_limit = (!r.response_headers.is_empty())
+        .then(|| crate::http::ratelimit::parse(&r.response_headers, r.started))
+        .flatten()
+        .and_then(|l| {
             match (l.limit, l.window_seconds) {
                 (Some(c), Some(w))
                     if c.is_finite()
@@ -609,6 +666,38 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_borrowed_client_key_hashes_as_the_owned_one() {
+        let mut reqs = Vec::new();
+        for (client, ua, ip, page, origin) in [
+            (None, None, None, None, None),
+            (Some("svc-a"), Some("curl/8"), None, None, None),
+            (Some("  "), Some("curl/8"), Some("10.0.0.1"), None, Some("https://o")),
+            (None, None, Some("10.0.0.1"), Some("page_1"), Some("https://o")),
+            (None, Some(""), None, None, Some("https://o")),
+        ] {
+            let mut r = Request::at(crate::model::Location {
+                source: std::sync::Arc::from("t"),
+                position: crate::model::Position::Line(1),
+            });
+            r.client.client = client.map(str::to_string);
+            r.client.user_agent = ua.map(str::to_string);
+            r.client.client_ip = ip.map(str::to_string);
+            r.client.pageref = page.map(str::to_string);
+            r.client.origin = origin.map(str::to_string);
+            reqs.push(r);
+        }
+        for r in &reqs {
+            let owned = ClientKey::of(r);
+            let borrowed = ClientKeyRef::of(r);
+            assert_eq!(borrowed.to_owned(), owned);
+            assert_eq!(
+                hash_of(KeyKind::Client as u8, &borrowed),
+                hash_of(KeyKind::Client as u8, &owned)
+            );
+        }
+    }
 
     #[test]
     fn an_event_is_64_bytes() {

@@ -14,7 +14,6 @@
 //! next poll, not a retry of the failed one.
 
 use super::clients::Clients;
-use crate::http::url::normalize;
 use crate::model::{Headers, Request};
 
 pub use super::link::{MAX_RETRY_WINDOW_S, MIN_RETRY_WINDOW_S};
@@ -78,24 +77,38 @@ const VOLATILE_PARAMS: &[&str] = &[
     "attempt_number",
 ];
 
-/// The normalized URL without volatile query parameters.
+/// The normalized URL without volatile query parameters: [`crate::http::url::normalize`] of the URL with those
+/// parameters left out, built in one pass (it runs on every request).
 pub fn operation_url(url: &str) -> String {
-    let n = normalize(url);
-    let Some((base, query)) = n.split_once('?') else {
-        return n;
-    };
-    let kept: Vec<&str> = query
-        .split('&')
-        .filter(|pair| {
-            let name = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
-            !VOLATILE_PARAMS.contains(&name.as_str())
-        })
-        .collect();
-    if kept.is_empty() {
-        base.to_string()
-    } else {
-        format!("{base}?{}", kept.join("&"))
+    let p = crate::http::url::split(url);
+    let mut out = String::with_capacity(url.len());
+    if !p.scheme.is_empty() {
+        out.push_str(p.scheme);
+        out.make_ascii_lowercase();
+        out.push_str("://");
     }
+    let auth_at = out.len();
+    out.push_str(p.authority);
+    out[auth_at..].make_ascii_lowercase();
+    out.push_str(p.path);
+    if p.query.is_empty() {
+        return out;
+    }
+    let volatile = |pair: &str| {
+        let name = pair.split('=').next().unwrap_or("");
+        VOLATILE_PARAMS.iter().any(|v| v.eq_ignore_ascii_case(name))
+    };
+    let mut kept: Vec<&str> = p
+        .query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !volatile(pair))
+        .collect();
+    kept.sort_unstable();
+    for (i, pair) in kept.iter().enumerate() {
+        out.push(if i == 0 { '?' } else { '&' });
+        out.push_str(pair);
+    }
+    out
 }
 
 /// One logical operation and its attempts (request indices, in time order).
@@ -158,6 +171,52 @@ impl Attempts {
 mod tests {
     use super::*;
     use crate::detect::testkit::*;
+
+    /// The two-step form `operation_url` must equal: normalize, then drop volatile pairs.
+    fn operation_url_in_two_steps(url: &str) -> String {
+        let n = crate::http::url::normalize(url);
+        let Some((base, query)) = n.split_once('?') else {
+            return n;
+        };
+        let kept: Vec<&str> = query
+            .split('&')
+            .filter(|pair| {
+                let name = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
+                !VOLATILE_PARAMS.contains(&name.as_str())
+            })
+            .collect();
+        if kept.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}?{}", kept.join("&"))
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn operation_url_equals_normalize_then_filter(
+            url in "(HTTPS?://|//|x:|)(Api.Example.COM(:8443)?|u:p@h|)(/[a-zA-Z0-9]{0,6}){0,3}(\\?((_|TS|cb|a|b|Retry|z)(=[a-z0-9]{0,3})?&?){0,5})?(#f)?"
+        ) {
+            proptest::prop_assert_eq!(operation_url(&url), operation_url_in_two_steps(&url));
+        }
+    }
+
+    #[test]
+    fn operation_urls() {
+        for u in [
+            "https://API.example.com/v1/x?b=2&_=123&a=1#frag",
+            "/a?&&ts=1",
+            "/a?",
+            "HTTP://H/p?Z=1&a=2&RETRY=3",
+            "",
+        ] {
+            assert_eq!(operation_url(u), operation_url_in_two_steps(u), "{u}");
+        }
+        assert_eq!(
+            operation_url("https://API.example.com/v1/x?b=2&_=123&a=1"),
+            "https://api.example.com/v1/x?a=1&b=2"
+        );
+    }
 
     fn build(s: Scenario) -> (Vec<Request>, Attempts) {
         let reqs = s.build();
