@@ -602,20 +602,13 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
     let header_limit = (!r.response_headers.is_empty())
         .then(|| crate::http::ratelimit::parse(&r.response_headers, r.started))
         .flatten()
-        .and_then(|l| {
-            match (l.limit, l.window_seconds) {
-                (Some(c), Some(w))
-                    if c.is_finite()
-                        && w.is_finite()
-                        && c > 0.0
-                        && w > 0.0
-                        && c < 1e12
-                        && w < 1e9 =>
-                {
-                    Some(((c * 1000.0) as u64, (w * 1000.0) as u64))
-                }
-                _ => None,
+        .and_then(|l| match (l.limit, l.window_seconds) {
+            (Some(c), Some(w))
+                if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 && c < 1e12 && w < 1e9 =>
+            {
+                Some(((c * 1000.0) as u64, (w * 1000.0) as u64))
             }
+            _ => None,
         });
     let ev = Event {
         t_us,
@@ -673,8 +666,20 @@ mod tests {
         for (client, ua, ip, page, origin) in [
             (None, None, None, None, None),
             (Some("svc-a"), Some("curl/8"), None, None, None),
-            (Some("  "), Some("curl/8"), Some("10.0.0.1"), None, Some("https://o")),
-            (None, None, Some("10.0.0.1"), Some("page_1"), Some("https://o")),
+            (
+                Some("  "),
+                Some("curl/8"),
+                Some("10.0.0.1"),
+                None,
+                Some("https://o"),
+            ),
+            (
+                None,
+                None,
+                Some("10.0.0.1"),
+                Some("page_1"),
+                Some("https://o"),
+            ),
             (None, Some(""), None, None, Some("https://o")),
         ] {
             let mut r = Request::at(crate::model::Location {

@@ -132,9 +132,7 @@ impl M {
                 (!hits.is_empty()).then_some(hits)
             }
             // No body (most access-log lines): no text to find, and no needle to compact.
-            M::Body(needle) | M::Text(needle) if s.body_lc.is_empty() && !needle.is_empty() => {
-                None
-            }
+            M::Body(needle) | M::Text(needle) if s.body_lc.is_empty() && !needle.is_empty() => None,
             M::Body(needle) => {
                 let found = s.body_lc.contains(needle)
                     || if needle.contains(char::is_whitespace) {

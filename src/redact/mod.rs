@@ -305,7 +305,22 @@ impl Redactor {
     /// Redact a URL: userinfo, secret query/fragment parameters, webhook and bot tokens in the
     /// path, and tokens anywhere in it.
     pub fn url(&self, url: &str) -> String {
+        if text::plain_path(url) {
+            return url.to_string();
+        }
         self.text(url)
+    }
+
+    /// [`Redactor::url`] of a URL the caller owns: the same result, and the caller's string
+    /// itself when nothing in it is secret (no second copy per request).
+    pub fn url_owned(&self, url: String) -> String {
+        if text::plain_path(&url) {
+            return url;
+        }
+        match self.text_cow(&url, 0) {
+            std::borrow::Cow::Borrowed(_) => url,
+            std::borrow::Cow::Owned(red) => red,
+        }
     }
 
     /// Redact a cookie's value (HAR `cookies[].value`).
@@ -418,29 +433,36 @@ impl Redactor {
                 return Some(self.fingerprint(v.trim()));
             }
         }
+        if !url.contains('?') {
+            return None; // no query, no key in it
+        }
         let parts = crate::http::url::split(url);
         for (n, v) in crate::http::url::query_pairs(parts.query) {
-            let lower = decode::percent_decode(n).to_ascii_lowercase();
-            if matches!(
-                lower.as_str(),
-                "key"
-                    | "api_key"
-                    | "apikey"
-                    | "api-key"
-                    | "access_token"
-                    | "token"
-                    | "auth"
-                    | "app_key"
-                    | "appid"
-                    | "app_id"
-            ) && !v.is_empty()
-            {
+            let name = decode::percent_decode(n);
+            let is_key = QUERY_KEY_NAMES
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(&name));
+            if is_key && !v.is_empty() {
                 return Some(self.fingerprint(v));
             }
         }
         None
     }
 }
+
+/// Query parameters that carry the caller's key (compared ASCII case-insensitively).
+const QUERY_KEY_NAMES: &[&str] = &[
+    "key",
+    "api_key",
+    "apikey",
+    "api-key",
+    "access_token",
+    "token",
+    "auth",
+    "app_key",
+    "appid",
+    "app_id",
+];
 
 /// Set-Cookie attribute names (RFC 6265 and the common extensions), lowercase.
 const COOKIE_ATTRIBUTES: &[&str] = &[

@@ -157,6 +157,64 @@ fn matchers() -> &'static Matchers {
     })
 }
 
+/// Can no matcher of [`Redactor::text`] change this URL? True for a path without query,
+/// fragment, userinfo, percent-escapes or punctuation (optionally after `http://` or
+/// `https://`) whose pieces between `/`, `.` and `~` are at most [`PLAIN_PIECE`] bytes, and that
+/// names none of the secrets that can be spelled in short pieces (JWT `eyJ…`, `ya29.…`,
+/// GitLab tokens, `whsec_…`, webhook URLs). Then the trigger scan is skipped: most request
+/// paths in access logs (`/v1/orders/123`, `/static/app.35074.js`) are such, and the result is
+/// the URL itself, as the full scan would return it (a property test holds it to that).
+pub(super) fn plain_path(url: &str) -> bool {
+    let b = url.as_bytes();
+    let strip = |prefix: &[u8]| {
+        (b.len() >= prefix.len() && b[..prefix.len()].eq_ignore_ascii_case(prefix))
+            .then(|| &b[prefix.len()..])
+    };
+    let path = match strip(b"https://").or_else(|| strip(b"http://")) {
+        Some(rest) => rest,
+        None if b.first() == Some(&b'/') => b,
+        None => return false,
+    };
+    let mut piece = 0usize;
+    let mut letters = false;
+    for &c in path {
+        match c {
+            b'/' | b'.' | b'~' => piece = 0,
+            b'0'..=b'9' | b'_' | b'-' => piece += 1,
+            b'A'..=b'Z' | b'a'..=b'z' => {
+                piece += 1;
+                letters = true;
+            }
+            _ => return false,
+        }
+        if piece > PLAIN_PIECE {
+            return false;
+        }
+    }
+    !letters
+        || !SPELLED_IN_SHORT_PIECES.iter().any(|needle| {
+            path.windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(needle))
+        })
+}
+
+/// Longest piece [`plain_path`] lets through: every key shape is longer in one piece.
+const PLAIN_PIECE: usize = 10;
+
+/// Secrets (and the webhook URLs that carry them) that can be written in pieces of at most
+/// [`PLAIN_PIECE`] bytes between dots or slashes.
+const SPELLED_IN_SHORT_PIECES: &[&[u8]] = &[
+    b"eyj",
+    b"ya29",
+    b"glpat",
+    b"gldt",
+    b"whsec",
+    b"slack",
+    b"telegram",
+    b"discord",
+    b"webhook",
+];
+
 /// How deep decoded values are searched again (`?q=Bearer%20…` inside a percent-encoded URL).
 const MAX_DEPTH: u8 = 3;
 
@@ -646,6 +704,65 @@ pub(super) fn looks_like_credential(v: &str) -> bool {
     let lower = v.bytes().any(|b| b.is_ascii_lowercase());
     let punct = v.bytes().any(|b| b"-._~+/=".contains(&b));
     digit || (upper && lower) || punct
+}
+
+#[cfg(test)]
+mod plain_path_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn plain_paths() {
+        for p in [
+            "/v1/orders/56546",
+            "/static/app.35074.js",
+            "https://api.example.com/v1/x",
+            "HTTP://a.b/c",
+            "/",
+        ] {
+            assert!(plain_path(p), "{p}");
+        }
+        for p in [
+            "/v1/orders?id=1",
+            "/a#b",
+            "/u@h",
+            "/a%20b",
+            "/a b",
+            "orders",
+            "ftp://h/x",
+            "https://h:8443/x",
+            "/tokens/sk-abcdefghijklmnopqrstu",
+            "/x/eyJhbGci.eyJzdWIi.sig",
+            "https://hooks.slack.com/services/T0/B0/x",
+            "/webhooks/1/abc",
+            "/whsec_/aaaaaaaaaa/bbbbbbbbbb/cccc",
+            "/ya29.a0Af/Hb6bbbb/cc.dd",
+            "/averyveryverylongsegment",
+        ] {
+            assert!(!plain_path(p), "{p}");
+        }
+    }
+
+    proptest! {
+        /// Wherever the fast path answers, the full scan gives the URL back unchanged.
+        #[test]
+        fn a_plain_path_is_what_the_full_scan_returns(
+            pieces in prop::collection::vec(prop::sample::select(vec![
+                "/", ".", "~", "-", "_", "v1", "orders", "12345", "a", "abcdefghij", "AKIA",
+                "sk-", "sk_live_", "ghp_", "xoxb-", "eyJ", "hbGciOiJ", "ya29", "glpat-", "whsec_",
+                "hooks", "slack", "com", "api", "telegram", "org", "bot123", "discord",
+                "webhooks", "token", "key", "pass", "secret", "Bearer", "https://", "http://",
+                "SG", "npm_", "hf_", "shpat_", "do", "pypi-AgE", "0123456789abcdef", "xapp-",
+                "AIza", "github_pat_", "rk_test_", ":", "@", "=", "?", "%", " ",
+            ]), 1..14),
+        ) {
+            let url: String = pieces.concat();
+            if plain_path(&url) {
+                let red = Redactor::from_key_material(b"k");
+                prop_assert_eq!(red.text(&url), url.clone());
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -120,7 +120,9 @@ pub struct Convert<'c> {
 /// one means scanning it for every secret shape: a worker redacts each distinct agent once per
 /// block. The value is exactly what [`Redactor::text`] returns for the key with this redactor.
 #[derive(Default)]
-pub struct AgentCache(std::cell::RefCell<std::collections::HashMap<Box<str>, Box<str>>>);
+pub struct AgentCache(
+    std::cell::RefCell<std::collections::HashMap<Box<str>, Box<str>, foldhash::fast::RandomState>>,
+);
 
 impl AgentCache {
     /// Distinct agents kept; past it the cache starts over (memory stays bounded).
@@ -222,11 +224,6 @@ impl<'a> Fields<'a> {
             };
         }
         let raw_url = self.raw_url();
-        r.url = if raw_url.len() > URL_MAX {
-            red.excerpt(&raw_url, URL_MAX)
-        } else {
-            red.url(&raw_url)
-        };
 
         // Headers the format logged.
         let mut raw_req: Vec<(&str, &str)> = Vec::with_capacity(self.request_headers.len());
@@ -297,6 +294,11 @@ impl<'a> Fields<'a> {
             (Some(id), _) => Some(red.fingerprint(id)),
             (None, Some(user)) => Some(red.fingerprint(user)),
             (None, None) => red.credential(raw_req.iter().copied(), &raw_url),
+        };
+        r.url = if raw_url.len() > URL_MAX {
+            red.excerpt(&raw_url, URL_MAX)
+        } else {
+            red.url_owned(raw_url)
         };
 
         if status >= 400 {
