@@ -70,6 +70,10 @@ pub struct Overview {
     /// same client's next attempt at the same operation (method + URL) within
     /// [`RETRY_LINK_MS`], if any.
     pub next_attempt: Vec<Option<DateTime<Utc>>>,
+    /// For each rate-limited response (the order of `Report::rate_limited`), its client's label
+    /// as `clients.list` names it. Filled only for the CSV/NDJSON exports
+    /// ([`rate_limited_clients`]); empty otherwise.
+    pub clients: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -249,7 +253,24 @@ pub fn build(
         credentials,
         credential_count,
         next_attempt,
+        clients: Vec::new(),
     }
+}
+
+/// The client label of each rate-limited response, in `rate_limited` order (one pass over the
+/// requests, as the clients section identifies them, so the labels match `clients.list`).
+pub fn rate_limited_clients(requests: &[Request], rate_limited: &[RateLimited]) -> Vec<String> {
+    let clients = crate::detect::clients::Clients::identify(requests);
+    rate_limited
+        .iter()
+        .map(|r| {
+            clients
+                .of_request
+                .get(r.request_index)
+                .map(|&id| clients.label(id).to_string())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 fn timeline(

@@ -16,19 +16,21 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     };
     let po = super::emit::policy_options(&args.policy)?;
     let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
-    let format = args.format.unwrap_or_else(|| {
-        let ext = args
-            .output
-            .as_ref()
-            .and_then(|p| p.extension())
-            .map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match ext.as_deref() {
-            Some("json") => ReportFormat::Json,
-            Some("md") | Some("markdown") => ReportFormat::Markdown,
-            Some("html") | Some("htm") => ReportFormat::Html,
-            _ => ReportFormat::Table,
-        }
-    });
+    let format = match args.format {
+        Some(f) => f,
+        None => match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
+            None => ReportFormat::Table,
+            Some(p) => match p.extension().map(|e| e.to_string_lossy()) {
+                None => ReportFormat::Table,
+                Some(ext) => ReportFormat::from_extension(&ext).ok_or_else(|| {
+                    Error::fatal(format!(
+                        "-o {}: .{ext} is not a report format toomany writes (.json .md .html .csv .ndjson .txt); rename the file or pass --format",
+                        p.display()
+                    ))
+                })?,
+            },
+        },
+    };
     // Every output is checked before the inputs are read: a refusal costs nothing.
     let _emit_dir = match &po.emit {
         Some((dir, _)) => Some(super::emit::prepare_dir(dir)?),
@@ -79,7 +81,11 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         latency_ms: po.latency_ms,
         backoff: po.backoff.clone(),
     };
-    let report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
+    let mut report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
+    if matches!(format, ReportFormat::Csv | ReportFormat::Ndjson) {
+        report.overview.clients =
+            crate::overview::rate_limited_clients(&requests, &report.rate_limited);
+    }
     if let Some((dir, targets)) = &po.emit {
         let sets = config_sets(&report, dir, args.host.as_deref())?;
         let sets: Vec<(std::path::PathBuf, &crate::recommend::config::Policy)> =
