@@ -1,14 +1,15 @@
 //! `toomany redact IN -o OUT`: a sanitized copy that keeps everything else, exporter `_fields`
-//! included. Entries are handled as untyped JSON and only what the policy names is rewritten.
+//! included. Entries are handled as untyped JSON and only what the policy names is rewritten;
+//! the copy streams (`redact::stream`), so memory follows one batch of entries, not the file.
 
 use super::{ingest_options, Error, Outcome};
 use crate::cli::RedactArgs;
 use crate::ingest::{source, Format};
 use crate::output;
-use crate::redact::json::Notes;
+use crate::redact::parse::Limits;
+use crate::redact::stream::{Copied, CopyError};
 use crate::redact::Redactor;
-use serde_json::Value;
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::path::Path;
 
 pub fn run(args: RedactArgs) -> Outcome {
@@ -46,80 +47,215 @@ pub fn run(args: RedactArgs) -> Outcome {
         (None, Ok(s)) => (s.format, s.jsonp),
         (None, Err(e)) => return Err(Error::fatal(format!("{}: {e}", args.input))),
     };
-    let mut reader = opened.into_reader();
+    let reader = opened.into_reader();
     let r = &opts.redactor;
     let gzip_out = args.output.to_ascii_lowercase().ends_with(".gz");
-
-    let (bytes, warnings) = match format {
-        Format::Har => {
-            let mut text = String::new();
-            reader.read_to_string(&mut text).map_err(|e| {
-                Error::fatal(format!("{}: cannot read as UTF-8 text: {e}", args.input))
-            })?;
-            let body = if jsonp {
-                strip_jsonp(&text)
-            } else {
-                text.as_str()
-            };
-            let mut doc: Value = serde_json::from_str(body).map_err(|e| {
-                Error::fatal(format!(
-                    "{}: not a complete JSON document ({e}); nothing written",
-                    args.input
-                ))
-            })?;
-            let notes = r.json(&mut doc);
-            let mut out =
-                serde_json::to_vec_pretty(&doc).map_err(|e| Error::fatal(e.to_string()))?;
-            out.push(b'\n');
-            (out, notes_warnings(&notes, None))
-        }
-        f if is_json_lines(f) => redact_lines(&mut reader, r).map_err(|e| match e {
-            LinesError::Io(e) => Error::fatal(format!("{}: {e}", args.input)),
-            LinesError::Fragment(line) => Error::fatal(format!(
-                "{}:{line}: this line is part of a multi-line JSON document, not a JSON-lines \
-                 record; refusing to copy it as text (is this a HAR? drop --input-format)",
-                args.input
-            )),
-        })?,
-        other => {
-            // Positional text logs hold secrets in unnamed fields (a logged API-key header):
-            // only a reader that knows the layout could find them, so no copy is written.
-            return Err(Error::fatal(format!(
-                "{}: a {} access log; `redact` writes sanitized HAR and JSON-lines files only (analyze reads access logs and redacts them on ingestion)",
-                args.input,
-                other.as_str()
-            )));
-        }
-    };
-    for w in &warnings {
-        eprintln!("toomany: warning: {}:{w}", args.input);
+    if !(format == Format::Har || is_json_lines(format)) {
+        // Positional text logs hold secrets in unnamed fields (a logged API-key header):
+        // only a reader that knows the layout could find them, so no copy is written.
+        return Err(Error::fatal(format!(
+            "{}: a {} access log; `redact` writes sanitized HAR and JSON-lines files only (analyze reads access logs and redacts them on ingestion)",
+            args.input,
+            format.as_str()
+        )));
     }
-    let bytes = if gzip_out {
-        gzip(&bytes).map_err(|e| Error::fatal(e.to_string()))?
-    } else {
-        bytes
-    };
-    match &out_file {
-        None => output::to_stdout(&bytes)
-            .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
-        Some(f) => {
-            f.write(&bytes).map_err(Error::fatal)?;
-            eprintln!("toomany: wrote {} ({} bytes)", args.output, bytes.len());
+    // The copy is written as it is read. To a file it goes through a temp file that only an
+    // error-free copy renames into place; to stdout the first MiB is held back, so an input
+    // refused early (a pretty-printed document given as JSON lines) writes nothing at all.
+    let copy = |out: &mut dyn Write| -> Result<Copied, CopyError> {
+        if gzip_out {
+            let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+            let c = copy_into(r, format, jsonp, reader, &mut enc)?;
+            enc.finish()?;
+            Ok(c)
+        } else {
+            copy_into(r, format, jsonp, reader, out)
         }
+    };
+    let failed = |e: CopyError| {
+        let what = match &e {
+            CopyError::Fragment(_) => {
+                format!("{e}; refusing to copy it as text (is this a HAR? drop --input-format)")
+            }
+            e => e.to_string(),
+        };
+        Error::fatal(format!("{}: {what}", args.input))
+    };
+    let copied = match &out_file {
+        None => {
+            let mut held = HeldBack::new(std::io::stdout().lock());
+            let res =
+                copy(&mut held).and_then(|c| held.finish().map(|_| c).map_err(CopyError::Write));
+            match res {
+                Ok(c) => c,
+                // `| head`: the reader stopped listening, which is success.
+                Err(CopyError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    return Ok(0)
+                }
+                Err(e) => {
+                    let written = held.written;
+                    let mut err = failed(e);
+                    if written > 0 {
+                        err.message
+                            .push_str(&format!(" (stdout is incomplete: {written} bytes written)"));
+                    } else {
+                        err.message.push_str("; nothing written");
+                    }
+                    return Err(err);
+                }
+            }
+        }
+        Some(f) => {
+            let mut outcome = None;
+            let wrote = f.write_with(|w| {
+                let mut counted = Counted { inner: w, bytes: 0 };
+                let res = copy(&mut counted).map(|c| (c, counted.bytes));
+                let ok = res.is_ok();
+                outcome = Some(res);
+                if ok {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::other("copy failed"))
+                }
+            });
+            match (outcome, wrote) {
+                (Some(Ok((c, bytes))), Ok(())) => {
+                    eprintln!("toomany: wrote {} ({bytes} bytes)", args.output);
+                    c
+                }
+                (Some(Err(e)), _) => {
+                    let mut err = failed(e);
+                    err.message
+                        .push_str(&format!("; {} not written", args.output));
+                    return Err(err);
+                }
+                (_, Err(e)) => return Err(Error::fatal(e)),
+                (None, Ok(())) => return Err(Error::fatal("internal: copy did not run")),
+            }
+        }
+    };
+    for w in copy_warnings(&copied) {
+        eprintln!("toomany: warning: {}: {w}", args.input);
     }
     Ok(0)
 }
 
-fn strip_jsonp(text: &str) -> &str {
-    let start = text.find('(').map(|i| i + 1).unwrap_or(0);
-    let end = text.rfind(')').filter(|&e| e > start).unwrap_or(text.len());
-    &text[start..end]
+/// One sanitized copy of `reader` into `out`.
+fn copy_into(
+    r: &Redactor,
+    format: Format,
+    jsonp: bool,
+    reader: Box<dyn BufRead + Send>,
+    out: &mut dyn Write,
+) -> Result<Copied, CopyError> {
+    if format == Format::Har {
+        r.copy_har(reader, jsonp, out)
+    } else {
+        r.copy_lines(reader, out)
+    }
 }
 
-fn gzip(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(bytes)?;
-    enc.finish()
+/// What the copy had to do beyond replacing values.
+fn copy_warnings(c: &Copied) -> Vec<String> {
+    let mut w = Vec::new();
+    if c.dropped_bodies > 0 {
+        w.push(format!(
+            "{} base64 bod{} dropped: binary or not base64, with what looks like a secret \
+             inside (marked in the body's comment)",
+            c.dropped_bodies,
+            if c.dropped_bodies == 1 { "y" } else { "ies" }
+        ));
+    }
+    if c.cut_strings > 0 {
+        w.push(format!(
+            "{} string value(s) longer than {} MiB dropped (written as \"\")",
+            c.cut_strings,
+            Limits::default().string_cap >> 20
+        ));
+    }
+    if c.text_line_count > 0 {
+        let lines: Vec<String> = c.text_lines.iter().map(u64::to_string).collect();
+        let more = if c.text_line_count > c.text_lines.len() as u64 {
+            ", …"
+        } else {
+            ""
+        };
+        w.push(format!(
+            "{} line(s) not JSON, redacted as plain text (line {}{more})",
+            c.text_line_count,
+            lines.join(", ")
+        ));
+    }
+    w
+}
+
+/// Holds back the first MiB written, then passes everything through; dropping it without
+/// [`finish`](HeldBack::finish) discards whatever is still held.
+struct HeldBack<W: Write> {
+    inner: W,
+    held: Vec<u8>,
+    passing: bool,
+    written: u64,
+}
+
+const HOLD: usize = 1 << 20;
+
+impl<W: Write> HeldBack<W> {
+    fn new(inner: W) -> Self {
+        HeldBack {
+            inner,
+            held: Vec::new(),
+            passing: false,
+            written: 0,
+        }
+    }
+
+    fn release(&mut self) -> std::io::Result<()> {
+        self.inner.write_all(&self.held)?;
+        self.written += self.held.len() as u64;
+        self.held.clear();
+        Ok(())
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.release()?;
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Write for HeldBack<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.held.extend_from_slice(buf);
+        if self.held.len() >= HOLD {
+            self.passing = true;
+        }
+        if self.passing && self.held.len() >= 64 * 1024 {
+            self.release()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Counts what passes through (for the "wrote N bytes" line).
+struct Counted<'a> {
+    inner: &'a mut dyn Write,
+    bytes: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// JSON lines, whatever service wrote them (one JSON object per line).
@@ -152,116 +288,23 @@ fn describe(f: Format) -> &'static str {
     }
 }
 
-fn notes_warnings(notes: &Notes, line: Option<usize>) -> Vec<String> {
-    let at = line.map(|l| format!("{l}: ")).unwrap_or_else(|| " ".into());
-    let mut w = Vec::new();
-    if notes.dropped_bodies > 0 {
-        w.push(format!(
-            "{at}{} base64 bod(y/ies) dropped: binary or not base64, with what looks like a \
-             secret inside (marked in the body's comment)",
-            notes.dropped_bodies
-        ));
-    }
-    w
-}
-
-enum LinesError {
-    Io(std::io::Error),
-    /// 1-based line number of a line that belongs to a multi-line JSON document.
-    Fragment(usize),
-}
-
-/// A line that cannot stand alone: a piece of a pretty-printed JSON document (`"value": "…",`,
-/// `{`, `},`). Copied as text it would lose the context (`"name": "Authorization"` on the line
-/// before) that says it is a secret.
-fn is_json_fragment(line: &str) -> bool {
-    let t = line.trim();
-    t.starts_with('"')
-        || matches!(
-            t,
-            "{" | "}" | "[" | "]" | "}," | "]," | "{}" | "[]" | "{}," | "[],"
-        )
-        || t.ends_with('{')
-        || t.ends_with('[')
-}
-
-/// Redact every line of a JSON-lines file; a line that is not JSON is redacted as text, and a
-/// line that is a piece of a multi-line JSON document stops the copy.
-fn redact_lines(
-    reader: &mut dyn BufRead,
-    r: &Redactor,
-) -> Result<(Vec<u8>, Vec<String>), LinesError> {
-    let mut out = Vec::new();
-    let mut warnings = Vec::new();
-    for (i, line) in reader.split(b'\n').enumerate() {
-        let line = line.map_err(LinesError::Io)?;
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches('\r');
-        if text.trim().is_empty() {
-            out.extend_from_slice(text.as_bytes());
-        } else {
-            match serde_json::from_str::<Value>(text) {
-                Ok(mut v) => {
-                    let notes = r.json(&mut v);
-                    warnings.extend(notes_warnings(&notes, Some(i + 1)));
-                    out.extend_from_slice(serde_json::to_string(&v).unwrap_or_default().as_bytes());
-                }
-                Err(_) if is_json_fragment(text) => return Err(LinesError::Fragment(i + 1)),
-                Err(_) => {
-                    warnings.push(format!("{}: not JSON; redacted as plain text", i + 1));
-                    out.extend_from_slice(r.text(text).as_bytes());
-                }
-            }
-        }
-        out.push(b'\n');
-    }
-    Ok((out, warnings))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn har_structure_kept_secrets_gone() {
-        let r = Redactor::from_key_material(b"k");
-        let mut v: Value = serde_json::from_str(r#"{"log":{"entries":[{"request":{"url":"https://h/x?api_key=S1",
-            "headers":[{"name":"Authorization","value":"Bearer S2"},{"name":"Accept","value":"*/*"}],
-            "cookies":[{"name":"sid","value":"S3"}],"queryString":[{"name":"api_key","value":"S1"}],
-            "postData":{"text":"{\"password\":\"S4\"}","params":[{"name":"token","value":"S5"}]}},
-            "response":{"content":{"encoding":"base64","text":"eyJ0b2tlbiI6IlM2In0="}},"_custom":"x?token=S7"}]}}"#).unwrap();
-        r.json(&mut v);
-        let s = v.to_string();
-        for c in ["S1", "S2", "S3", "S4", "S5", "S7"] {
-            assert!(
-                !s.contains(&format!("\"{c}\""))
-                    && !s.contains(&format!("={c}"))
-                    && !s.contains(&format!(" {c}")),
-                "{c} in {s}"
-            );
+    fn held_back_output_is_discarded_on_error_and_passed_on_success() {
+        let mut sink = Vec::new();
+        {
+            let mut h = HeldBack::new(&mut sink);
+            h.write_all(b"partial").unwrap();
         }
-        assert!(s.contains("\"*/*\""));
-        assert!(s.contains("_custom"));
-        use base64::Engine;
-        let b64 = v["log"]["entries"][0]["response"]["content"]["text"]
-            .as_str()
-            .unwrap();
-        let dec = String::from_utf8(
-            base64::engine::general_purpose::STANDARD
-                .decode(b64)
-                .unwrap(),
-        )
-        .unwrap();
-        assert!(!dec.contains("S6"), "{dec}");
-    }
-
-    #[test]
-    fn fragments_of_pretty_json_are_told_apart() {
-        for l in ["  \"value\": \"x\",", "{", "  },", "  \"headers\": ["] {
-            assert!(is_json_fragment(l), "{l}");
-        }
-        for l in ["Cookie: sid=x", "password: x", "GET /x 200", "not json"] {
-            assert!(!is_json_fragment(l), "{l}");
-        }
+        assert!(sink.is_empty(), "dropped without finish: nothing written");
+        let mut h = HeldBack::new(&mut sink);
+        h.write_all(&vec![b'x'; HOLD + 10]).unwrap();
+        h.write_all(&vec![b'y'; 70 * 1024]).unwrap();
+        assert!(h.written > 0, "past the hold it streams");
+        h.finish().unwrap();
+        assert_eq!(sink.len(), HOLD + 10 + 70 * 1024);
     }
 }

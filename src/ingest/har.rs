@@ -410,14 +410,17 @@ pub(crate) fn stream<T: Send>(
                 warnings: vec![warn(
                     source,
                     None,
-                    format!("log.version is {v:?} (expected 1.1, 1.2 or 1.3); read anyway"),
+                    format!(
+                        "log.version is {} (expected 1.1, 1.2 or 1.3); read anyway",
+                        opts.redactor.quote(v)
+                    ),
                 )],
                 ..Done::default()
             });
         }
     }
     Tail {
-        creator: walked.creator,
+        creator: walked.creator.map(|c| opts.redactor.text(&c)),
         error,
     }
 }
@@ -556,7 +559,8 @@ fn normalize(
         LStr::Str(s) | LStr::Coerced(s) => match crate::http::date::parse_timestamp(s) {
             Some(t) => r.started = Some(t),
             None => warns.push(format!(
-                "startedDateTime {s:?} is not a date; the record has no time"
+                "startedDateTime {} is not a date; the record has no time",
+                redactor.quote(s)
             )),
         },
         LStr::Missing | LStr::Null => {
@@ -568,12 +572,7 @@ fn normalize(
     let mut raw_req_headers = Vec::new();
     let mut raw_url = String::new();
     if let Some(req) = req {
-        r.method = req
-            .method
-            .as_str()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_uppercase();
+        r.method = redactor.method(req.method.as_str().unwrap_or(""));
         if r.method.is_empty() {
             warns.push("request.method is empty or missing".into());
         }
@@ -684,7 +683,8 @@ fn normalize(
         LObj::Missing | LObj::Null => {}
     }
 
-    r.client = client_hints(&r, e.pageref.as_str());
+    let pageref = e.pageref.as_str().map(|p| redactor.text(p));
+    r.client = client_hints(&r, pageref.as_deref());
     r.credential = redactor.credential(
         raw_req_headers
             .iter()

@@ -294,10 +294,11 @@ fn normalize(
             warns.push("no time field (time, timestamp, @timestamp, ts; or --map time=PATH)".into())
         }
     }
-    r.method = find(v, "method", map)
-        .and_then(|(m, _)| as_text(m))
-        .unwrap_or_default()
-        .to_ascii_uppercase();
+    r.method = red.method(
+        &find(v, "method", map)
+            .and_then(|(m, _)| as_text(m))
+            .unwrap_or_default(),
+    );
 
     let raw_url = match find(v, "url", map).and_then(|(u, _)| as_text(u)) {
         Some(u) if u.contains("://") || u.starts_with("//") => u,

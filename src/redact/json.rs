@@ -11,8 +11,8 @@
 
 use super::decode::{base64_encode, base64_lenient};
 use super::names::{header_rule, is_secret_json_field};
+use super::tree::{Node, Str};
 use super::Redactor;
-use serde_json::{Map, Value};
 
 /// What structured redaction had to do beyond replacing values, for the command to report.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -51,19 +51,33 @@ fn is_url_key(k: &str) -> bool {
 }
 
 impl Redactor {
-    /// Redact a whole JSON document in place.
-    pub fn json(&self, v: &mut Value) -> Notes {
-        let mut notes = Notes::default();
-        self.json_under(v, None, &mut notes);
+    /// Redact a whole JSON document in place (numbers come back re-parsed: [`Redactor::tree`]
+    /// keeps them exactly as written).
+    pub fn json(&self, v: &mut serde_json::Value) -> Notes {
+        let mut n = Node::from(&*v);
+        let notes = self.tree(&mut n);
+        *v = n.to_value();
         notes
     }
 
-    /// Redact `v`, which sits under `key`.
-    fn json_under(&self, v: &mut Value, key: Option<&str>, notes: &mut Notes) {
+    /// Redact a whole JSON document in place.
+    pub fn tree(&self, v: &mut Node) -> Notes {
+        let mut notes = Notes::default();
+        self.tree_under(v, None, &mut notes);
+        notes
+    }
+
+    /// Redact `v`, which sits under `key` (a member name, or the key of the array it is in).
+    pub fn tree_under(&self, v: &mut Node, key: Option<&str>, notes: &mut Notes) {
+        self.json_under(v, key, notes)
+    }
+
+    fn json_under(&self, v: &mut Node, key: Option<&str>, notes: &mut Notes) {
         if let Some(k) = key {
             if header_rule(k).is_secret() {
-                if let Value::String(s) = v {
-                    *s = self.header(k, s);
+                if let Node::Str(s) = v {
+                    let red = self.header(k, s.as_str());
+                    s.set(red);
                 } else {
                     self.secret_subtree(v);
                 }
@@ -75,25 +89,27 @@ impl Redactor {
             }
         }
         match v {
-            Value::String(s) => {
-                *s = match key {
-                    Some(k) if is_url_key(k) => self.url(s),
-                    _ => self.text(s),
+            Node::Str(s) => {
+                let red = match key {
+                    Some(k) if is_url_key(k) => self.url(s.as_str()),
+                    _ => self.text(s.as_str()),
                 };
+                s.set(red);
             }
-            Value::Array(items) => match key.and_then(pairs_kind) {
+            Node::Arr(items) => match key.and_then(pairs_kind) {
                 Some(kind) => self.pair_list(items, kind, key, notes),
                 None => items
                     .iter_mut()
                     .for_each(|it| self.json_under(it, key, notes)),
             },
-            Value::Object(m) => {
+            Node::Obj(m) => {
                 let base64 = is_base64_body(m);
                 if base64 {
                     self.base64_body(m, notes);
                 }
                 let header_map = key.is_some_and(|k| pairs_kind(k) == Some(Pairs::Headers));
                 for (k, val) in m.iter_mut() {
+                    let k = k.as_str();
                     if base64 && k == "text" {
                         continue;
                     }
@@ -104,50 +120,54 @@ impl Redactor {
                     }
                 }
             }
-            Value::Number(_) | Value::Bool(_) | Value::Null => {}
+            Node::Num(_) | Node::Bool(_) | Node::Null => {}
         }
     }
 
     /// Everything under a secret name: strings and numbers become tokens, structure stays.
-    fn secret_subtree(&self, v: &mut Value) {
+    fn secret_subtree(&self, v: &mut Node) {
         match v {
-            Value::String(s) => {
-                if !s.is_empty() {
-                    *s = self.token(s);
+            Node::Str(s) => {
+                if !s.as_str().is_empty() {
+                    let t = self.token(s.as_str());
+                    s.set(t);
                 }
             }
-            Value::Number(n) => *v = Value::String(self.token(&n.to_string())),
-            Value::Array(items) => items.iter_mut().for_each(|x| self.secret_subtree(x)),
-            Value::Object(m) => m.values_mut().for_each(|x| self.secret_subtree(x)),
-            Value::Bool(_) | Value::Null => {}
+            Node::Num(n) => *v = Node::str(self.token(n)),
+            Node::Arr(items) => items.iter_mut().for_each(|x| self.secret_subtree(x)),
+            Node::Obj(m) => m.iter_mut().for_each(|(_, x)| self.secret_subtree(x)),
+            Node::Bool(_) | Node::Null => {}
         }
     }
 
     /// A header's value of any JSON type, by the header's name.
-    fn header_value(&self, name: &str, v: &mut Value) {
+    fn header_value(&self, name: &str, v: &mut Node) {
         let secret = header_rule(name).is_secret();
         match v {
-            Value::String(s) => *s = self.header(name, s),
-            Value::Array(items) => items.iter_mut().for_each(|x| self.header_value(name, x)),
-            Value::Number(_) if secret => self.secret_subtree(v),
-            Value::Object(_) if secret => self.secret_subtree(v),
-            Value::Object(m) => {
+            Node::Str(s) => {
+                let red = self.header(name, s.as_str());
+                s.set(red);
+            }
+            Node::Arr(items) => items.iter_mut().for_each(|x| self.header_value(name, x)),
+            Node::Num(_) if secret => self.secret_subtree(v),
+            Node::Obj(_) if secret => self.secret_subtree(v),
+            Node::Obj(m) => {
                 let mut notes = Notes::default();
                 for (k, x) in m.iter_mut() {
-                    self.json_under(x, Some(k), &mut notes);
+                    self.json_under(x, Some(k.as_str()), &mut notes);
                 }
             }
-            Value::Number(_) | Value::Bool(_) | Value::Null => {}
+            Node::Num(_) | Node::Bool(_) | Node::Null => {}
         }
     }
 
     /// A list of pairs: `{name, value}` objects (any key order; Postman writes `key`),
     /// `[name, value]` arrays, or a flat `[name, value, name, value…]` list (Node's
     /// `rawHeaders`).
-    fn pair_list(&self, items: &mut [Value], kind: Pairs, key: Option<&str>, notes: &mut Notes) {
+    fn pair_list(&self, items: &mut [Node], kind: Pairs, key: Option<&str>, notes: &mut Notes) {
         let flat = items.len().is_multiple_of(2)
             && !items.is_empty()
-            && items.iter().all(Value::is_string)
+            && items.iter().all(Node::is_string)
             && kind == Pairs::Headers;
         if flat {
             for pair in items.chunks_mut(2) {
@@ -158,19 +178,20 @@ impl Redactor {
             return;
         }
         for it in items.iter_mut() {
+            let name = it
+                .get("name")
+                .or_else(|| it.get("key"))
+                .and_then(Node::as_str)
+                .map(str::to_string);
+            let name_key = if it.get("name").is_some() {
+                "name"
+            } else {
+                "key"
+            };
             match it {
-                Value::Object(m) => {
-                    let name = m
-                        .get("name")
-                        .or_else(|| m.get("key"))
-                        .and_then(Value::as_str)
-                        .map(str::to_string);
-                    let name_key = if m.contains_key("name") {
-                        "name"
-                    } else {
-                        "key"
-                    };
+                Node::Obj(m) => {
                     for (k, val) in m.iter_mut() {
+                        let k = k.as_str();
                         if k == "value" {
                             self.pair_value(kind, name.as_deref(), val, notes);
                         } else if k != name_key || name.is_none() {
@@ -178,7 +199,7 @@ impl Redactor {
                         }
                     }
                 }
-                Value::Array(pair) if pair.len() == 2 && pair[0].is_string() => {
+                Node::Arr(pair) if pair.len() == 2 && pair[0].is_string() => {
                     let name = pair[0].as_str().unwrap_or("").to_string();
                     self.pair_value(kind, Some(&name), &mut pair[1], notes);
                 }
@@ -189,12 +210,15 @@ impl Redactor {
 
     /// The value of one pair. Without a name a header or cookie value is a secret (nothing says
     /// it is not).
-    fn pair_value(&self, kind: Pairs, name: Option<&str>, v: &mut Value, notes: &mut Notes) {
+    fn pair_value(&self, kind: Pairs, name: Option<&str>, v: &mut Node, notes: &mut Notes) {
         match (kind, name) {
             (Pairs::Headers, Some(n)) => self.header_value(n, v),
             (Pairs::Headers, None) | (Pairs::Cookies, _) => self.secret_subtree(v),
             (Pairs::Fields, Some(n)) => match v {
-                Value::String(s) => *s = self.field(n, s),
+                Node::Str(s) => {
+                    let red = self.field(n, s.as_str());
+                    s.set(red);
+                }
                 _ if super::is_secret_field(n) => self.secret_subtree(v),
                 _ => self.json_under(v, None, notes),
             },
@@ -205,8 +229,8 @@ impl Redactor {
     /// A HAR content object with a base64 body: decode (MIME-wrapped, unpadded or URL-safe
     /// alike), redact, re-encode when it is text; drop it when it is binary or undecodable and a
     /// secret shows in it.
-    fn base64_body(&self, m: &mut Map<String, Value>, notes: &mut Notes) {
-        let Some(Value::String(t)) = m.get("text") else {
+    fn base64_body(&self, m: &mut Vec<(Str, Node)>, notes: &mut Notes) {
+        let Some(t) = member(m, "text").and_then(Node::as_str) else {
             return;
         };
         let drop = match base64_lenient(t) {
@@ -214,7 +238,7 @@ impl Redactor {
                 Ok(s) => {
                     let red = self.text(&s);
                     if red != s {
-                        m.insert("text".into(), Value::String(base64_encode(red.as_bytes())));
+                        set_member(m, "text", Node::str(base64_encode(red.as_bytes())));
                     }
                     false
                 }
@@ -223,21 +247,33 @@ impl Redactor {
                     self.text(&printable) != printable
                 }
             },
-            None => self.text(t) != *t,
+            None => self.text(t) != t,
         };
         if drop {
-            m.insert("text".into(), Value::String(String::new()));
-            m.insert("comment".into(), Value::String(DROPPED_BODY.into()));
+            set_member(m, "text", Node::str(""));
+            set_member(m, "comment", Node::str(DROPPED_BODY));
             notes.dropped_bodies += 1;
         }
     }
 }
 
-fn is_base64_body(m: &Map<String, Value>) -> bool {
-    m.get("encoding")
-        .and_then(Value::as_str)
+fn member<'a>(m: &'a [(Str, Node)], key: &str) -> Option<&'a Node> {
+    m.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+}
+
+/// Replace the first member `key`, or add it at the end.
+fn set_member(m: &mut Vec<(Str, Node)>, key: &str, v: Node) {
+    match m.iter_mut().find(|(k, _)| k.as_str() == key) {
+        Some((_, old)) => *old = v,
+        None => m.push((Str::new(key), v)),
+    }
+}
+
+fn is_base64_body(m: &[(Str, Node)]) -> bool {
+    member(m, "encoding")
+        .and_then(Node::as_str)
         .is_some_and(|e| e.eq_ignore_ascii_case("base64"))
-        && m.get("text").is_some_and(Value::is_string)
+        && member(m, "text").is_some_and(Node::is_string)
 }
 
 /// The printable ASCII runs of binary data, one per line, so text matchers see any secret

@@ -9,7 +9,10 @@
 mod decode;
 pub mod json;
 mod names;
+pub mod parse;
+pub mod stream;
 mod text;
+pub mod tree;
 
 pub use names::{header_rule, is_secret_field, is_secret_header, is_secret_json_field, HeaderRule};
 
@@ -360,6 +363,22 @@ impl Redactor {
         format!("{kept}…")
     }
 
+    /// An HTTP method as reports show it: upper-cased when it is a method token (`get` →
+    /// `GET`); anything else is redacted and kept as the redactor left it (upper-casing first
+    /// would hide a secret's shape from the redactor and mangle a redaction token).
+    pub fn method(&self, raw: &str) -> String {
+        let m = raw.trim();
+        if m.len() <= 24 && m.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
+            return m.to_ascii_uppercase();
+        }
+        self.text(m)
+    }
+
+    /// An input value quoted in a warning or error: redacted, cut to 40 bytes, in quotes.
+    pub fn quote(&self, raw: &str) -> String {
+        format!("{:?}", self.excerpt(raw, 40))
+    }
+
     /// The credential a request carried, as a fingerprint, in priority order: Authorization,
     /// API-key headers, key-like query parameters. Input is the *raw* (unredacted) request.
     pub fn credential<'a>(
@@ -603,6 +622,21 @@ mod tests {
             scrub_message("expected `,` or `}` at line 5"),
             "expected `,` or `}` at line 5"
         );
+    }
+
+    #[test]
+    fn methods_and_quoted_values() {
+        let r = r();
+        assert_eq!(r.method(" get "), "GET");
+        assert_eq!(r.method("M-SEARCH"), "M-SEARCH");
+        let m = r.method("ghp_SECRETSECRETSECRETSECRET1234");
+        assert!(m.starts_with("<redacted:"), "{m}");
+        assert_eq!(r.method(&m), m, "idempotent");
+        let q = r.quote(&format!(
+            "Bearer SECRET9SECRET {}",
+            "x".repeat(20_000_000 / 1000)
+        ));
+        assert!(!q.contains("SECRET") && q.len() < 60, "{q}");
     }
 
     #[test]

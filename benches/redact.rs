@@ -1,0 +1,122 @@
+//! Redaction throughput on real header values, URLs and bodies (not run by `cargo test`).
+//!
+//!     cargo bench --bench redact [-- DIR…]
+//!
+//! Loads every `.har` under `samples/` and `../shared/corpus/real-har/` (or the given
+//! directories), collects each request/response header, URL and the first 4 KiB of each body,
+//! then redacts them all repeatedly and prints headers/s and MB/s. The same file builds against
+//! older commits (it uses only `Redactor::{header, url, excerpt}`), which is how the
+//! before/after figures in docs/performance.md were taken.
+
+use std::time::Instant;
+use toomany::redact::Redactor;
+
+fn main() {
+    let mut dirs: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    if dirs.is_empty() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        dirs = vec![
+            format!("{root}/samples"),
+            format!("{root}/../shared/corpus/real-har"),
+        ];
+    }
+    let mut headers: Vec<(String, String)> = Vec::new();
+    let mut urls: Vec<String> = Vec::new();
+    let mut bodies: Vec<String> = Vec::new();
+    for dir in &dirs {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.extension().and_then(|x| x.to_str()) != Some("har") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue;
+            };
+            let text = text.trim_start_matches('\u{feff}');
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+                continue;
+            };
+            let Some(entries) = v["log"]["entries"].as_array() else {
+                continue;
+            };
+            for en in entries {
+                for side in ["request", "response"] {
+                    if let Some(hs) = en[side]["headers"].as_array() {
+                        for h in hs {
+                            if let (Some(n), Some(v)) = (h["name"].as_str(), h["value"].as_str()) {
+                                headers.push((n.to_string(), v.to_string()));
+                            }
+                        }
+                    }
+                }
+                if let Some(u) = en["request"]["url"].as_str() {
+                    urls.push(u.to_string());
+                }
+                if let Some(t) = en["response"]["content"]["text"].as_str() {
+                    let cut = t.char_indices().nth(4096).map_or(t.len(), |(i, _)| i);
+                    bodies.push(t[..cut].to_string());
+                }
+            }
+        }
+    }
+    let bytes: usize = headers
+        .iter()
+        .map(|(n, v)| n.len() + v.len())
+        .sum::<usize>()
+        + urls.iter().map(String::len).sum::<usize>()
+        + bodies.iter().map(String::len).sum::<usize>();
+    println!(
+        "corpus: {} headers, {} URLs, {} bodies, {:.1} MB",
+        headers.len(),
+        urls.len(),
+        bodies.len(),
+        bytes as f64 / 1e6
+    );
+    let r = Redactor::from_key_material(b"bench key material");
+    let rounds = 20;
+    for part in ["headers", "urls", "bodies", "all"] {
+        let mut best = f64::MAX;
+        let mut n = 0usize;
+        let mut b = 0usize;
+        for _ in 0..rounds {
+            let t = Instant::now();
+            let mut sink = 0usize;
+            n = 0;
+            b = 0;
+            if part == "headers" || part == "all" {
+                for (name, v) in &headers {
+                    sink += r.header(name, v).len();
+                    n += 1;
+                    b += name.len() + v.len();
+                }
+            }
+            if part == "urls" || part == "all" {
+                for u in &urls {
+                    sink += r.url(u).len();
+                    n += 1;
+                    b += u.len();
+                }
+            }
+            if part == "bodies" || part == "all" {
+                for t in &bodies {
+                    sink += r.excerpt(t, 4096).len();
+                    n += 1;
+                    b += t.len();
+                }
+            }
+            std::hint::black_box(sink);
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "{part:>8}: {:>10.0} values/s {:>8.1} MB/s (best of {rounds})",
+            n as f64 / best,
+            b as f64 / best / 1e6
+        );
+    }
+}
