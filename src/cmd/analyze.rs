@@ -16,22 +16,27 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     };
     let po = super::emit::policy_options(&args.policy)?;
     let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
-    let format = match args.format {
-        Some(f) => f,
+    // An unknown extension is reported after the output checks below (writing over an input
+    // is the more important thing to hear about).
+    let format: Result<ReportFormat, Error> = (|| {
+        match args.format {
+        Some(f) => Ok(f),
         None => match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
-            None => ReportFormat::Table,
+            None => Ok(ReportFormat::Table),
             Some(p) => match p.extension().map(|e| e.to_string_lossy()) {
-                None => ReportFormat::Table,
+                None => Ok(ReportFormat::Table),
                 Some(ext) => ReportFormat::from_extension(&ext).ok_or_else(|| {
                     Error::fatal(format!(
                         "-o {}: .{ext} is not a report format toomany writes (.json .md .html .csv .ndjson .txt); rename the file or pass --format",
                         p.display()
                     ))
-                })?,
+                }),
             },
         },
-    };
-    // Every output is checked before the inputs are read: a refusal costs nothing.
+    }
+    })();
+    // Every output is checked before the inputs are read: a refusal costs nothing. (The config
+    // directory first: `-o` may name a file inside the one --emit-config creates.)
     let _emit_dir = match &po.emit {
         Some((dir, _)) => Some(super::emit::prepare_dir(dir)?),
         None => None,
@@ -50,6 +55,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         ),
         None => None,
     };
+    let format = format?;
 
     let bars = progress_bars(&args.files);
     if let Some((_, bars)) = &bars {
