@@ -18,8 +18,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
     // An unknown extension is reported after the output checks below (writing over an input
     // is the more important thing to hear about).
-    let format: Result<ReportFormat, Error> = (|| {
-        match args.format {
+    let format: Result<ReportFormat, Error> = match args.format {
         Some(f) => Ok(f),
         None => match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
             None => Ok(ReportFormat::Table),
@@ -33,8 +32,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
                 }),
             },
         },
-    }
-    })();
+    };
     // Every output is checked before the inputs are read: a refusal costs nothing. (The config
     // directory first: `-o` may name a file inside the one --emit-config creates.)
     let _emit_dir = match &po.emit {
