@@ -336,6 +336,22 @@ pub static PROVIDERS: &[Provider] = &[
         ],
     },
     // ------------------------------------------------------------------ payments
+    // ------------------------------------------------------------------ (chat, continued)
+    provider! {
+        vendor: "zoom", name: "Zoom API", category: Chat, quota: Rate,
+        hosts: ["api.zoom.us", "zoom.us/oauth/"],
+        family: "X-RateLimit-Category (Light/Medium/Heavy/Resource-intensive), X-RateLimit-Type (QPS or daily), X-RateLimit-Limit/-Remaining, Retry-After",
+        source: "https://developers.zoom.us/docs/commerce/rate-limits/",
+        markers: [
+            ("zoom.headers", 0.85, Any(&[Has("x-ratelimit-category"), Has("x-zm-trackingid")]), "",
+             "X-RateLimit-Category names the Zoom API's request type"),
+        ],
+        messages: [
+            ("zoom.msg.per-second", 0.85, "You have reached the maximum per-second rate limit for this API", RATE, APP,
+             "the account's requests per second for this request type"),
+            ("zoom.msg.daily", 0.85, "You have reached the maximum daily rate limit for this API", DAILY, APP, "the account's daily limit for this request type"),
+        ],
+    },
     provider! {
         vendor: "stripe", name: "Stripe", category: Payments, quota: Rate,
         hosts: ["api.stripe.com", "files.stripe.com", "connect.stripe.com"],
@@ -578,6 +594,58 @@ pub static PROVIDERS: &[Provider] = &[
             ("aws-bedrock.msg.tokens", 0.85, "Too many tokens, please wait before trying again", TOKENS, NOS, "the model's tokens-per-minute quota"),
         ],
     },
+    provider! {
+        vendor: "groq", name: "Groq", category: Ai, quota: Rate,
+        hosts: ["api.groq.com"],
+        family: "x-ratelimit-limit/-remaining/-reset-requests (per day) and -tokens (per minute); retry-after on 429",
+        source: "https://console.groq.com/docs/rate-limits",
+        markers: [
+            ("groq.docs-link", 0.9, Body("console.groq.com/docs/rate-limits"), "", "Groq's rate-limit error links its own rate-limit page"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "deepseek", name: "DeepSeek API", category: Ai, quota: Concurrency,
+        hosts: ["api.deepseek.com"],
+        family: "none; no per-user rate limit, but concurrency limits per account and model under load",
+        source: "https://platform.deepseek.com/api-docs/quick_start/rate_limit",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "replicate", name: "Replicate", category: Ai, quota: Rate,
+        hosts: ["api.replicate.com"],
+        family: "none; 600 prediction creations and 3,000 other requests per minute, stricter as prepaid credit runs low",
+        source: "https://replicate.com/docs/topics/predictions/rate-limits",
+        markers: [],
+        messages: [
+            ("replicate.msg.throttled", 0.85, "Request was throttled. Your rate limit resets in", RATE, KEY, "the account's requests per minute"),
+        ],
+    },
+    provider! {
+        vendor: "xai", name: "xAI API", category: Ai, quota: Rate,
+        hosts: ["api.x.ai"],
+        family: "per-model requests per second and tokens per minute per team, by spend tier",
+        source: "https://docs.x.ai/developers/rate-limits",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "together", name: "Together AI", category: Ai, quota: Rate,
+        hosts: ["api.together.xyz", "api.together.ai"],
+        family: "per-model requests and tokens per minute per account tier",
+        source: "https://docs.together.ai/docs/rate-limits",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "perplexity", name: "Perplexity API", category: Ai, quota: Rate,
+        hosts: ["api.perplexity.ai"],
+        family: "requests per minute per model, set by the account's usage tier (cumulative credit purchases)",
+        source: "https://docs.perplexity.ai/guides/usage-tiers",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ cloud APIs
     provider! {
         vendor: "google", name: "Google APIs", category: Cloud, quota: Rate,
@@ -627,6 +695,28 @@ pub static PROVIDERS: &[Provider] = &[
              "the subscription's per-principal hourly read/write bucket"),
             ("azure-resource-manager.msg.another-operation", 0.8, "RetryableErrorDueToAnotherOperation", CONC, RESOURCE,
              "the target resource is locked by another operation: contention, not a quota"),
+        ],
+    },
+    provider! {
+        vendor: "digitalocean", name: "DigitalOcean API", category: Cloud, quota: Rate,
+        hosts: ["api.digitalocean.com"],
+        family: "ratelimit-limit/-remaining/-reset (epoch of the oldest request's expiry): 5,000 per hour and 250 per minute per token",
+        source: "https://developers.digitalocean.com/documentation/v2/#rate-limit",
+        markers: [
+            ("digitalocean.body", 0.75, All(&[Body("\"id\":\"too_many_requests\""), Body("api rate limit exceeded")]), "",
+             "DigitalOcean's error object: id too_many_requests"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "heroku", name: "Heroku Platform API", category: Cloud, quota: Rate,
+        hosts: ["api.heroku.com"],
+        family: "RateLimit-Remaining; about 4,500 requests per hour per account, refilled continuously",
+        source: "https://devcenter.heroku.com/articles/platform-api-reference#rate-limits",
+        markers: [],
+        messages: [
+            ("heroku.msg.rate-limit", 0.7, "Your account reached the API rate limit", RATE, USER,
+             "the account's hourly token bucket (APIs built on Heroku's prmd template reuse the wording, so the host decides)"),
         ],
     },
     // ------------------------------------------------------------------ CRM and support
@@ -768,6 +858,34 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [],
         messages: [],
     },
+    provider! {
+        vendor: "tiktok", name: "TikTok API", category: Social, quota: Rate,
+        hosts: ["open.tiktokapis.com", "open-api.tiktok.com", "business-api.tiktok.com"],
+        family: "no rate-limit headers; 600 requests per one-minute sliding window per endpoint; 429 with error code rate_limit_exceeded",
+        source: "https://developers.tiktok.com/doc/tiktok-api-v2-rate-limit",
+        markers: [
+            ("tiktok.body", 0.8, All(&[Body("\"code\":\"rate_limit_exceeded\""), Body("\"log_id\"")]), "",
+             "TikTok API v2's error object: code rate_limit_exceeded with a log_id (developers.tiktok.com/doc/tiktok-api-v2-error-handling)"),
+        ],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ media
+    provider! {
+        vendor: "twitch", name: "Twitch Helix API", category: Media, quota: Rate,
+        hosts: ["api.twitch.tv", "id.twitch.tv"],
+        family: "Ratelimit-Limit/-Remaining/-Reset (epoch s): a token bucket of 800 points per minute per client (and per user)",
+        source: "https://dev.twitch.tv/docs/api/guide/",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "vimeo", name: "Vimeo API", category: Media, quota: Rate,
+        hosts: ["api.vimeo.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (a timestamp) per app and user",
+        source: "https://developer.vimeo.com/guidelines/rate-limiting",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ registries
     provider! {
         vendor: "docker-hub", name: "Docker Hub", category: Registry, quota: Rate,
@@ -840,6 +958,22 @@ pub static PROVIDERS: &[Provider] = &[
             ("github-packages.allowed", 0.85, All(&[Body("toomanyrequests"), Body("allowed:"), Body("/minute")]), "",
              "ghcr.io's throttle body: toomanyrequests: retry-after: …, allowed: N/minute"),
         ],
+        messages: [],
+    },
+    provider! {
+        vendor: "rubygems", name: "RubyGems.org", category: Registry, quota: Rate,
+        hosts: ["rubygems.org", "api.rubygems.org", "index.rubygems.org"],
+        family: "Retry-After; 10 requests per second per IP at the load balancer (15 for the dependency API), and application throttles per IP on sign-in and push",
+        source: "https://guides.rubygems.org/rubygems-org-rate-limits/",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "nuget", name: "NuGet Gallery API", category: Registry, quota: Rate,
+        hosts: ["api.nuget.org", "www.nuget.org", "nuget.org", "azuresearch-*.nuget.org"],
+        family: "429 {\"statusCode\":429,\"message\":\"Rate limit is exceeded. Try again in N seconds.\"} (Azure API Management's rate-limit wording) and 403 \"Quota exceeded.\"",
+        source: "https://learn.microsoft.com/en-us/nuget/api/rate-limits",
+        markers: [],
         messages: [],
     },
     // ------------------------------------------------------------------ certificates
@@ -919,6 +1053,14 @@ pub static PROVIDERS: &[Provider] = &[
         ],
         messages: [],
     },
+    provider! {
+        vendor: "mailgun", name: "Mailgun API", category: Messaging, quota: Rate,
+        hosts: ["api.mailgun.net", "api.eu.mailgun.net"],
+        family: "429 to be retried as the response defines; sending limits per account and domain",
+        source: "https://documentation.mailgun.com/docs/mailgun/quickstart-guide/responses",
+        markers: [],
+        messages: [],
+    },
     // ------------------------------------------------------------------ maps and geocoding
     provider! {
         vendor: "google-maps", name: "Google Maps Platform", category: Maps, quota: Rate,
@@ -961,6 +1103,252 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [],
         messages: [],
     },
+    // ------------------------------------------------------------------ productivity
+    provider! {
+        vendor: "notion", name: "Notion API", category: Productivity, quota: Rate,
+        hosts: ["api.notion.com"],
+        family: "Retry-After (integer seconds); a per-connection budget per 60 s window and a per-workspace limit",
+        source: "https://developers.notion.com/reference/request-limits",
+        markers: [
+            ("notion.body", 0.85, All(&[Body("\"object\":\"error\""), Body("\"code\":\"rate_limited\"")]), "",
+             "Notion's error object with code rate_limited"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "airtable", name: "Airtable", category: Productivity, quota: Rate,
+        hosts: ["api.airtable.com"],
+        family: "none; 5 requests per second per base, 50 per second per token, then a 30-second wait; monthly call limits on Free and Team plans",
+        source: "https://support.airtable.com/docs/managing-api-call-limits-in-airtable",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "asana", name: "Asana", category: Productivity, quota: Rate,
+        hosts: ["app.asana.com"],
+        family: "Retry-After; per-token requests per minute (150 free, 1,500 paid), concurrent-request and cost limits",
+        source: "https://developers.asana.com/docs/rate-limits",
+        markers: [],
+        messages: [
+            ("asana.msg.rate-limit", 0.9, "You've made too many requests and hit a rate limit", RATE, KEY, "the token's requests per minute"),
+        ],
+    },
+    provider! {
+        vendor: "dropbox", name: "Dropbox API", category: Productivity, quota: Rate,
+        hosts: ["api.dropboxapi.com", "content.dropboxapi.com", "notify.dropboxapi.com", "api.dropbox.com"],
+        family: "Retry-After on every rate-limited response; error.reason .tag too_many_requests / too_many_write_operations",
+        source: "https://developers.dropbox.com/dbx-performance-guide",
+        markers: [
+            ("dropbox.error-summary", 0.85, All(&[Body("\"error_summary\""), Any(&[Body("too_many_requests"), Body("too_many_write_operations")])]), "",
+             "Dropbox's error object (error_summary) with a rate-limit reason"),
+        ],
+        messages: [
+            ("dropbox.msg.write-operations", 0.8, "too_many_write_operations", CONC, RESOURCE,
+             "too many writes in the same Dropbox namespace at once: lock contention, serialise the writes"),
+        ],
+    },
+    provider! {
+        vendor: "box", name: "Box Platform API", category: Productivity, quota: Rate,
+        hosts: ["api.box.com", "upload.box.com", "dl.boxcloud.com"],
+        family: "retry-after; about 1,000 calls per minute per user, per-endpoint limits, a monthly enterprise allowance",
+        source: "https://developer.box.com/guides/api-calls/permissions-and-errors/rate-limits/",
+        markers: [
+            ("box.body", 0.8, All(&[Body("\"type\":\"error\""), Body("\"code\":\"rate_limit_exceeded\"")]), "",
+             "Box's error object: type error, code rate_limit_exceeded"),
+        ],
+        messages: [
+            ("box.msg.rate-limit", 0.8, "Request rate limit exceeded, please try again later", RATE, USER, "the user's calls per minute"),
+        ],
+    },
+    provider! {
+        vendor: "figma", name: "Figma REST API", category: Productivity, quota: Rate,
+        hosts: ["api.figma.com"],
+        family: "Retry-After, X-Figma-Plan-Tier, X-Figma-Rate-Limit-Type (low/high), X-Figma-Upgrade-Link; leaky bucket per user, plan and app",
+        source: "https://developers.figma.com/docs/rest-api/rate-limits",
+        markers: [
+            ("figma.headers", 0.9, Any(&[Has("x-figma-rate-limit-type"), Has("x-figma-plan-tier"), Has("x-figma-upgrade-link")]), "",
+             "X-Figma-Rate-Limit-Type / -Plan-Tier / -Upgrade-Link are on Figma's 429s"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "linear", name: "Linear", category: Productivity, quota: Rate,
+        hosts: ["api.linear.app"],
+        family: "X-RateLimit-Requests-Limit/-Remaining/-Reset and X-RateLimit-Complexity-* (leaky buckets per hour)",
+        source: "https://linear.app/developers/rate-limiting",
+        markers: [
+            ("linear.headers", 0.85, Any(&[Has("x-ratelimit-complexity-remaining"), Has("x-ratelimit-complexity-limit"), Has("x-complexity")]), "",
+             "Linear's GraphQL complexity budget headers"),
+            ("linear.body", 0.75, Body("\"code\":\"ratelimited\""), "", "Linear's GraphQL error extensions.code RATELIMITED"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "miro", name: "Miro REST API", category: Productivity, quota: Rate,
+        hosts: ["api.miro.com"],
+        family: "X-RateLimit-Limit/-Remaining (credits per minute)/-Reset (epoch s); credits per minute per user per app (10,000 in the v1 reference), methods weighted by level",
+        source: "https://developers.miro.com/v1.0/reference/ratelimiting",
+        markers: [
+            ("miro.body", 0.85, Any(&[Body("\"code\":\"toomanyrequests\""), Body("\"message\":\"request rate limit exceed\"")]), "",
+             "Miro's error object: code tooManyRequests, message \"Request rate limit exceed\" (the user's credits per minute for this app)"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "smartsheet", name: "Smartsheet API", category: Productivity, quota: Rate,
+        hosts: ["api.smartsheet.com", "api.smartsheet.eu", "api.smartsheet.au", "api.smartsheetgov.com"],
+        family: "no headers; 300 requests per minute per access token; error code 4003",
+        source: "https://developers.smartsheet.com/api/smartsheet/guides/advanced-topics/scalability-options",
+        markers: [
+            ("smartsheet.error-4003", 0.85, Body("\"errorcode\":4003"), "",
+             "Smartsheet's errorCode 4003 \"Rate limit exceeded.\" (smartsheet.com, Rate limits, retry logic and error handling)"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "contentful", name: "Contentful APIs", category: Productivity, quota: Rate,
+        hosts: ["cdn.contentful.com", "api.contentful.com", "preview.contentful.com", "graphql.contentful.com", "*.eu.contentful.com"],
+        family: "X-Contentful-RateLimit-Second-Limit/-Remaining and X-Contentful-RateLimit-Reset (seconds) on 429",
+        source: "https://www.contentful.com/developers/docs/references/content-delivery-api/",
+        markers: [
+            ("contentful.headers", 0.9, Any(&[Has("x-contentful-ratelimit-reset"), Has("x-contentful-ratelimit-second-limit"), Has("x-contentful-ratelimit-second-remaining")]), "",
+             "X-Contentful-RateLimit-* is Contentful's rate-limit family"),
+            ("contentful.error-id", 0.85, Body("\"id\":\"ratelimitexceeded\""), "", "Contentful's error object: sys.id RateLimitExceeded"),
+        ],
+        messages: [
+            ("contentful.msg.organization", 0.9, "You have exceeded the rate limit of the Organization this Space belongs to", RATE, APP,
+             "the organization's requests per second (Contentful's own SDK test fixtures record this body)"),
+        ],
+    },
+    // ------------------------------------------------------------------ identity
+    provider! {
+        vendor: "okta", name: "Okta", category: Identity, quota: Rate,
+        hosts: ["*.okta.com", "*.oktapreview.com", "*.okta-emea.com", "*.okta-gov.com"],
+        family: "X-Rate-Limit-Limit/-Remaining/-Reset (epoch s): org-wide per-minute limits per endpoint, plus a concurrent-transaction limit",
+        source: "https://developer.okta.com/docs/reference/rl-best-practices/",
+        markers: [
+            ("okta.e0000047", 0.9, Body("e0000047"), "", "Okta error E0000047: API call exceeded rate limit"),
+        ],
+        messages: [
+            ("okta.msg.rate-limit", 0.85, "API call exceeded rate limit due to too many requests", RATE, APP,
+             "the org's per-minute limit for the endpoint (or its concurrent limit)"),
+        ],
+    },
+    provider! {
+        vendor: "sailpoint", name: "SailPoint Identity Security Cloud", category: Identity, quota: Rate,
+        hosts: ["*.api.identitynow.com", "*.identitynow.com"],
+        family: "Retry-After; 100 requests per access token per 10 seconds",
+        source: "https://developer.sailpoint.com/docs/api/rate-limit",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "auth0", name: "Auth0", category: Identity, quota: Rate,
+        hosts: ["*.auth0.com"],
+        family: "x-ratelimit-limit/-remaining/-reset (epoch s) on every response; burst and sustained limits per tenant, per endpoint, some per IP or user",
+        source: "https://auth0.com/docs/troubleshoot/customer-support/operational-policies/rate-limit-policy",
+        markers: [],
+        messages: [
+            ("auth0.msg.global-limit", 0.8, "Global limit has been reached", RATE, APP,
+             "the tenant's global Authentication/Management API bucket (the api_limit tenant log event)"),
+        ],
+    },
+    // ------------------------------------------------------------------ finance and crypto
+    provider! {
+        vendor: "etherscan", name: "Etherscan API", category: Finance, quota: Rate,
+        hosts: ["api.etherscan.io", "api-*.etherscan.io"],
+        family: "none; calls per second and per day by plan (the day resets at 00:00 UTC)",
+        source: "https://docs.etherscan.io/etherscan-v2/support/rate-limits",
+        markers: [],
+        messages: [
+            ("etherscan.msg.per-second", 0.85, "Max calls per sec rate limit reached", RATE, KEY, "the key's calls per second"),
+        ],
+    },
+    provider! {
+        vendor: "binance", name: "Binance API", category: Finance, quota: Rate,
+        hosts: ["api.binance.com", "api*.binance.com", "fapi.binance.com", "dapi.binance.com", "testnet.binance.vision", "api.binance.us"],
+        family: "X-MBX-USED-WEIGHT-(n)(unit) per IP, X-MBX-ORDER-COUNT-(n)(unit) per account; Retry-After on 429 and on the 418 IP ban",
+        source: "https://developers.binance.com/docs/binance-spot-api-docs/rest-api/limits",
+        markers: [
+            ("binance.weight", 0.9, Any(&[NamePrefix("x-mbx-used-weight"), NamePrefix("x-mbx-order-count")]), "",
+             "X-MBX-USED-WEIGHT-* / X-MBX-ORDER-COUNT-* are Binance's request-weight and order counters"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "coinbase", name: "Coinbase APIs", category: Finance, quota: Rate,
+        hosts: ["api.coinbase.com", "api.exchange.coinbase.com", "api.prime.coinbase.com", "api.cdp.coinbase.com"],
+        family: "none documented on Advanced Trade; private endpoints per user, public per IP, per second",
+        source: "https://docs.cdp.coinbase.com/advanced-trade/docs/rest-api-rate-limits",
+        markers: [],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ data and reference
+    provider! {
+        vendor: "wikimedia", name: "Wikimedia (Wikipedia, Wikidata, MediaWiki APIs)", category: Data, quota: Rate,
+        hosts: ["*.wikipedia.org", "*.wikimedia.org", "*.wikidata.org", "*.wiktionary.org", "*.mediawiki.org", "api.wikimedia.org"],
+        family: "none on reads (serial requests and a contactable User-Agent expected); writes rate-limited per user right (error code ratelimited)",
+        source: "https://www.mediawiki.org/wiki/API:Etiquette",
+        markers: [
+            ("wikimedia.ratelimited", 0.8, All(&[Body("\"code\":\"ratelimited\""), Any(&[Body("mediawiki"), Body("\"info\":")])]), "",
+             "the MediaWiki Action API's ratelimited error"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "semantic-scholar", name: "Semantic Scholar API", category: Data, quota: Rate,
+        hosts: ["api.semanticscholar.org", "partner.semanticscholar.org"],
+        family: "none; unauthenticated requests share one pool, an API key gets 1 request per second",
+        source: "https://www.semanticscholar.org/product/api",
+        markers: [
+            ("semantic-scholar.key-link", 0.85, Body("semanticscholar.org/product/api"), "", "Semantic Scholar's 429 points at its API-key form"),
+        ],
+        messages: [
+            ("semantic-scholar.msg.apply-for-key", 0.85, "apply for a key for higher rate limits", RATE, IP,
+             "the shared unauthenticated pool (or the key's 1 request per second)"),
+        ],
+    },
+    provider! {
+        vendor: "algolia", name: "Algolia Search API", category: Data, quota: Rate,
+        hosts: ["*.algolia.net", "*.algolianet.com", "*.algolia.io"],
+        family: "no headers; an API key's maxQueriesPerIPPerHour (per IP or user token), indexing queue limits",
+        source: "https://www.algolia.com/doc/guides/security/api-keys/in-depth/api-key-restrictions",
+        markers: [],
+        messages: [],
+    },
+    // ------------------------------------------------------------------ observability
+    provider! {
+        vendor: "datadog", name: "Datadog API", category: Observability, quota: Rate,
+        hosts: ["api.datadoghq.com", "api.datadoghq.eu", "api.*.datadoghq.com", "api.ddog-gov.com", "http-intake.logs.*datadoghq.com", "http-intake.logs.datadoghq.eu"],
+        family: "X-RateLimit-Limit, -Period (seconds, calendar-aligned), -Remaining, -Reset, -Name",
+        source: "https://docs.datadoghq.com/api/latest/rate-limits/",
+        markers: [
+            ("datadog.headers", 0.85, All(&[Has("x-ratelimit-period"), Has("x-ratelimit-name")]), "",
+             "X-RateLimit-Period with X-RateLimit-Name is Datadog's rate-limit header family"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "pagerduty", name: "PagerDuty", category: Observability, quota: Rate,
+        hosts: ["api.pagerduty.com", "events.pagerduty.com", "api.eu.pagerduty.com", "events.eu.pagerduty.com"],
+        family: "ratelimit-limit/-remaining/-reset (seconds to wait); the v1 Events API answers its limit with 403",
+        source: "https://support.pagerduty.com/docs/rest-api-rate-limits",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "sentry", name: "Sentry", category: Observability, quota: Rate,
+        hosts: ["sentry.io", "*.sentry.io"],
+        family: "API: X-Sentry-Rate-Limit-Limit/-Remaining/-Reset (epoch s) and -ConcurrentLimit/-ConcurrentRemaining per caller and endpoint; ingest: X-Sentry-Rate-Limits (seconds:categories:scope:reason)",
+        source: "https://docs.sentry.io/api/ratelimits",
+        markers: [
+            ("sentry.api-headers", 0.9, Any(&[Has("x-sentry-rate-limit-limit"), Has("x-sentry-rate-limit-remaining"), Has("x-sentry-rate-limit-concurrentlimit")]), "",
+             "X-Sentry-Rate-Limit-* is Sentry's API rate-limit family (a fixed window and a concurrent limit per caller and endpoint)"),
+            ("sentry.ingest-limits", 0.9, Has("x-sentry-rate-limits"), "ingest",
+             "X-Sentry-Rate-Limits is how Sentry's ingestion (Relay) tells an SDK which event categories are limited (sentry-rust transports/ratelimit.rs parses it)"),
+        ],
+        messages: [],
+    },
     // ------------------------------------------------------------------ platform edges' own APIs
     provider! {
         vendor: "cloudflare", name: "Cloudflare API", category: Platform, quota: Rate,
@@ -970,6 +1358,33 @@ pub static PROVIDERS: &[Provider] = &[
         markers: [
             ("cloudflare.api-limit", 0.8, Body("more than 1200 requests per 300 seconds"), "API 1200/5 min",
              "Cloudflare's own API limit (1200 requests per 5 minutes per user), not an edge rule"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "vercel", name: "Vercel REST API", category: Platform, quota: Rate,
+        hosts: ["api.vercel.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (epoch s) per endpoint",
+        source: "https://vercel.com/docs/limits",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "netlify", name: "Netlify API", category: Platform, quota: Rate,
+        hosts: ["api.netlify.com"],
+        family: "X-RateLimit-Limit/-Remaining/-Reset (epoch s): 500 requests per minute, deploys 3 per minute and 100 per day",
+        source: "https://docs.netlify.com/api-and-cli-guides/api-guides/get-started-with-api/#rate-limiting",
+        markers: [],
+        messages: [],
+    },
+    provider! {
+        vendor: "fastly", name: "Fastly API", category: Platform, quota: Rate,
+        hosts: ["api.fastly.com", "rt.fastly.com"],
+        family: "Fastly-RateLimit-Remaining / Fastly-RateLimit-Reset (hourly, on non-GET requests)",
+        source: "https://www.fastly.com/documentation/reference/api/#rate-limiting",
+        markers: [
+            ("fastly.api-headers", 0.85, Any(&[Has("fastly-ratelimit-remaining"), Has("fastly-ratelimit-reset")]), "",
+             "Fastly-RateLimit-* are sent by Fastly's own API, not by the CDN for its customers"),
         ],
         messages: [],
     },
@@ -1065,6 +1480,31 @@ mod tests {
             owner("acme.zendesk.com", "/api/v2").map(|(p, _)| p.vendor),
             Some("zendesk")
         );
+    }
+
+    #[test]
+    fn the_catalogue_covers_the_hundred_most_used_providers() {
+        assert!(PROVIDERS.len() >= 100, "{} providers", PROVIDERS.len());
+        let categories: HashSet<&str> = PROVIDERS.iter().map(|p| p.category.as_str()).collect();
+        for c in [
+            "source hosting",
+            "chat",
+            "payments",
+            "commerce",
+            "AI",
+            "cloud APIs",
+            "CRM and support",
+            "social",
+            "registries",
+            "certificates",
+            "messaging",
+            "maps and geocoding",
+            "platform edges",
+        ] {
+            assert!(categories.contains(c), "no provider in category {c}");
+        }
+        assert!(find("cloudflare").is_some_and(|p| p.hosts.contains(&"api.cloudflare.com")));
+        assert!(find("letsencrypt").is_some());
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! source in docs/attribution.md.
 
 pub mod catalogue;
+pub mod cors;
 pub mod engine;
 pub mod matcher;
 pub mod rules;
@@ -200,6 +201,13 @@ pub fn is_rate_limited(r: &Request) -> bool {
                 || (r.status == 503 && b.contains("<center>nginx"))
         }
         500 => body().contains("policies.ratelimit"),
+        // Binance answers clients that keep going after 429s with 418 and a Retry-After until
+        // the IP ban ends (developers.binance.com, REST API limits).
+        418 => {
+            h.contains("retry-after")
+                && h.iter()
+                    .any(|(n, _)| n.to_ascii_lowercase().starts_with("x-mbx-"))
+        }
         202 | 405 => h
             .get("x-amzn-waf-action")
             .map(|v| {
