@@ -517,7 +517,8 @@ fn the_output_extension_picks_the_format_and_an_unknown_one_is_an_error() {
         .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(
-        err.contains("report.pdf: .pdf is not a report format"),
+        err.contains("report.pdf: no report format is known by the extension `.pdf`")
+            && err.contains(".csv, .ndjson"),
         "{err}"
     );
     assert!(!tmp.path().join("report.pdf").exists());

@@ -1,12 +1,56 @@
 //! `toomany analyze FILES…`: read, redact, analyze, render.
 
 use super::{ingest_options, Error, Outcome};
-use crate::analyze::{analyze_with, merge_inputs, AnalyzeOptions};
+use crate::analyze::{analyze_files, AnalyzeOptions};
 use crate::cli::{AnalyzeArgs, ColorChoice, ReportFormat};
 use crate::ingest;
 use crate::output;
 use crate::render::{self, Style};
 use crate::units::Rate;
+
+/// `-o FILE`'s extension -> the report format, when --format is not given. An extension not
+/// listed is an error: a table silently written to `report.csv` looks like a broken export.
+/// (A new format adds its row here.)
+const REPORT_EXTENSIONS: &[(&str, ReportFormat)] = &[
+    ("json", ReportFormat::Json),
+    ("md", ReportFormat::Markdown),
+    ("markdown", ReportFormat::Markdown),
+    ("html", ReportFormat::Html),
+    ("htm", ReportFormat::Html),
+    ("txt", ReportFormat::Table),
+    ("text", ReportFormat::Table),
+    ("csv", ReportFormat::Csv),
+    ("ndjson", ReportFormat::Ndjson),
+    ("jsonl", ReportFormat::Ndjson),
+];
+
+fn report_format(args: &AnalyzeArgs) -> Result<ReportFormat, Error> {
+    if let Some(f) = args.format {
+        return Ok(f);
+    }
+    let Some(path) = args.output.as_deref().filter(|p| !output::is_stdout(p)) else {
+        return Ok(ReportFormat::Table);
+    };
+    let Some(ext) = path.extension() else {
+        return Ok(ReportFormat::Table);
+    };
+    let ext = ext.to_string_lossy().to_ascii_lowercase();
+    match REPORT_EXTENSIONS.iter().find(|(e, _)| *e == ext) {
+        Some(&(_, f)) => Ok(f),
+        None => {
+            let known: Vec<String> = REPORT_EXTENSIONS
+                .iter()
+                .map(|(e, _)| format!(".{e}"))
+                .collect();
+            Err(Error::fatal(format!(
+                "-o {}: no report format is known by the extension `.{ext}` (known: {}); rename \
+                 the file or give --format",
+                path.display(),
+                known.join(", ")
+            )))
+        }
+    }
+}
 
 pub fn run(args: AnalyzeArgs) -> Outcome {
     let mut opts = ingest_options(&args.input)?;
@@ -16,25 +60,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     };
     let po = super::emit::policy_options(&args.policy)?;
     let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
-    // An unknown extension is reported after the output checks below (writing over an input
-    // is the more important thing to hear about).
-    let format: Result<ReportFormat, Error> = match args.format {
-        Some(f) => Ok(f),
-        None => match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
-            None => Ok(ReportFormat::Table),
-            Some(p) => match p.extension().map(|e| e.to_string_lossy()) {
-                None => Ok(ReportFormat::Table),
-                Some(ext) => ReportFormat::from_extension(&ext).ok_or_else(|| {
-                    Error::fatal(format!(
-                        "-o {}: .{ext} is not a report format toomany writes (.json .md .html .csv .ndjson .txt); rename the file or pass --format",
-                        p.display()
-                    ))
-                }),
-            },
-        },
-    };
-    // Every output is checked before the inputs are read: a refusal costs nothing. (The config
-    // directory first: `-o` may name a file inside the one --emit-config creates.)
+    // Every output is checked before the inputs are read: a refusal costs nothing.
     let _emit_dir = match &po.emit {
         Some((dir, _)) => Some(super::emit::prepare_dir(dir)?),
         None => None,
@@ -53,7 +79,9 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         ),
         None => None,
     };
-    let format = format?;
+
+    // After the -o checks: `-o INPUT.har` is refused as the input, not for its extension.
+    let format = report_format(&args)?;
 
     let bars = progress_bars(&args.files);
     if let Some((_, bars)) = &bars {
@@ -64,31 +92,24 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             }
         }));
     }
-    let inputs = ingest::read_inputs(&args.files, &opts);
-    if let Some((multi, bars)) = bars {
-        for b in bars.values() {
-            b.finish_and_clear();
-        }
-        let _ = multi.clear();
-    }
-    report_input_problems(&inputs);
-    let read_any = inputs.iter().any(|i| i.summary.records > 0);
-    let (summaries, requests) = merge_inputs(inputs);
-    if !read_any {
-        return Err(Error::fatal(
-            "nothing could be read from the inputs (see the messages above)",
-        ));
-    }
     let rec_opts = crate::recommend::Options {
         limit,
         headroom: po.headroom,
         latency_ms: po.latency_ms,
         backoff: po.backoff.clone(),
     };
-    let mut report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
-    if matches!(format, ReportFormat::Csv | ReportFormat::Ndjson) {
-        report.overview.clients =
-            crate::overview::rate_limited_clients(&requests, &report.rate_limited);
+    let report = analyze_files(&args.files, &opts, &AnalyzeOptions { limit }, &rec_opts);
+    if let Some((multi, bars)) = bars {
+        for b in bars.values() {
+            b.finish_and_clear();
+        }
+        let _ = multi.clear();
+    }
+    report_input_problems(&report.inputs);
+    if !report.inputs.iter().any(|i| i.records > 0) {
+        return Err(Error::fatal(
+            "nothing could be read from the inputs (see the messages above)",
+        ));
     }
     if let Some((dir, targets)) = &po.emit {
         let sets = config_sets(&report, dir, args.host.as_deref())?;
@@ -285,11 +306,10 @@ fn progress_bars(
 }
 
 /// Input errors and warnings go to stderr, once, each with its file and entry/line.
-pub fn report_input_problems(inputs: &[ingest::Ingested]) {
+pub fn report_input_problems(inputs: &[crate::report::InputSummary]) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
-    for i in inputs {
-        let s = &i.summary;
+    for s in inputs {
         if let Some(e) = &s.error {
             let _ = writeln!(err, "toomany: {}: {e}", s.source);
         }
