@@ -37,6 +37,10 @@ pub enum Command {
     RetryAfter(RetryAfterArgs),
     /// Compare client policies against a limiter model offline: a deterministic simulation.
     Simulate(SimulateArgs),
+    /// A local HTTP server that plays a provider's rate limiter and logs every request.
+    Mock(MockArgs),
+    /// Check a controlled batch against the plan: counts, spacing, in flight, retries; pass/fail.
+    Verify(VerifyArgs),
     /// Did the fix work? Compare captures from before a change with captures from after it.
     Compare(CompareArgs),
 }
@@ -400,4 +404,91 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "table")]
     pub format: OutputFormat,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "The first line on stdout is `listening on http://ADDRESS`. Any method and path is answered: \
+admitted requests get 200 and a small JSON body, refused ones the --status, the model's own Retry-After and rate-limit \
+headers, and a --body. Every request is logged as one JSON line (time, method, url, status, duration_ms, \
+request_headers, response_headers, client, plus the limiter's decision) that `toomany analyze` and `toomany verify` \
+read as they are; credentials in the log are redacted. A request header X-Client-Id (or X-Worker-Id) names the \
+client, else its IP. Stops on --exit-after, --duration, Ctrl-C or SIGTERM, and then writes the log.\n\n\
+Limits (see docs/limiters.md): fixed-window:120/min[,align=first], sliding-window:120/min[,count-rejected], \
+token-bucket:2/s,burst=5[,interval=1s], gcra:2/s,burst=5, leaky-bucket:2/s,burst=5[,nodelay|,delay=N], concurrency:4, daily:1000.\n\n\
+Examples:\n  toomany mock --limit fixed-window:120/min --log mock.jsonl\n  \
+toomany mock --limit leaky-bucket:10/s,burst=5 --status 503 --retry-after none --latency 50ms --exit-after 20 --log mock.jsonl\n  \
+toomany mock --listen 127.0.0.1:8080 --limit gcra:2/s,burst=5 --headers ietf --retry-after date --duration 60s"
+)]
+pub struct MockArgs {
+    /// Address to listen on (port 0 picks a free one). Only loopback unless
+    /// --allow-non-loopback.
+    #[arg(long, default_value = "127.0.0.1:0", value_name = "ADDR:PORT")]
+    pub listen: String,
+    /// Listen on a non-loopback address: anyone who can reach it can use the mock.
+    #[arg(long)]
+    pub allow_non_loopback: bool,
+    /// The limiter model, e.g. fixed-window:120/min.
+    #[arg(long, value_name = "SPEC")]
+    pub limit: String,
+    /// Retry-After on refusals: delta-seconds (rounded up), an HTTP-date, or none.
+    #[arg(long, value_enum, default_value = "seconds")]
+    pub retry_after: crate::limiter::headers::RetryAfterStyle,
+    /// Rate-limit headers on every response.
+    #[arg(long, value_enum, default_value = "both")]
+    pub headers: crate::limiter::headers::HeaderStyle,
+    /// Body of a refusal.
+    #[arg(long, value_enum, default_value = "json")]
+    pub body: crate::limiter::headers::BodyStyle,
+    /// Status of a refusal (nginx's limit_req answers 503 by default).
+    #[arg(long, default_value_t = 429, value_name = "CODE")]
+    pub status: u16,
+    /// Time every response takes (admitted ones after any nginx-style hold).
+    #[arg(long, default_value = "0ms", value_name = "DURATION")]
+    pub latency: String,
+    /// Write the request log (JSON lines) to FILE when the mock stops (`-` = stdout, line by
+    /// line).
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// Replace an existing --log file.
+    #[arg(long)]
+    pub force: bool,
+    /// Stop after answering N requests.
+    #[arg(long, value_name = "N", conflicts_with = "duration")]
+    pub exit_after: Option<u64>,
+    /// Stop after this long, e.g. 60s.
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<String>,
+    /// Connections served at once (more wait in the listen queue).
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub max_connections: usize,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Attempts are grouped into logical requests (client, method, URL and, for writes, the body; a \
+retry follows a failed attempt of the same operation), counted (first attempts, retries, successes, final failures), \
+and checked against the plan: start_rate (first attempts at least min_interval_ms apart), concurrency (at most \
+max_in_flight overlap), retry_after_honoured (no retry before Retry-After; workers told the same moment spread \
+out), attempt_cap (all layers together), deadline, jitter (workers refused together do not retry together), \
+idempotency (retried writes carry one stable key). Give each logical request its own URL. Every time comparison \
+allows --tolerance. Exit 0 = pass, 1 = fail, 2 = unreadable or unjudgeable input. See docs/verify.md.\n\n\
+Examples:\n  toomany verify mock.jsonl --plan client-config/toomany.toml\n  \
+toomany verify batch.har --plan toomany.json --format json"
+)]
+pub struct VerifyArgs {
+    /// Captures of the batch: the mock's log, a HAR, JSON lines (anything analyze reads).
+    #[arg(required = true, value_name = "CAPTURE")]
+    pub files: Vec<String>,
+    /// The plan: a toomany.toml or toomany.json written by `plan|analyze --emit-config`.
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "table")]
+    pub format: OutputFormat,
+    /// Slack for every time comparison (clock jitter, a busy client process), e.g. 20ms.
+    #[arg(long, value_name = "DURATION")]
+    pub tolerance: Option<String>,
+    #[command(flatten)]
+    pub input: InputArgs,
 }

@@ -6,10 +6,12 @@ pub mod calc;
 pub mod check;
 pub mod compare;
 pub mod emit;
+pub mod mock;
 pub mod plan;
 pub mod redact;
 pub mod retry_after;
 pub mod simulate;
+pub mod verify;
 
 use crate::cli::{Command, InputArgs};
 use crate::ingest;
@@ -51,6 +53,8 @@ pub fn run(command: Command) -> Outcome {
         Command::Calc(a) => calc::run(a),
         Command::RetryAfter(a) => retry_after::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Mock(a) => mock::run(a),
+        Command::Verify(a) => verify::run(a),
         Command::Compare(a) => compare::run(a),
     }
 }

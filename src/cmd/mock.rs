@@ -1,0 +1,203 @@
+//! `toomany mock`: check every flag (and the log path) before binding, bind, print the address,
+//! serve, then write the log.
+//!
+//! The log streams into a temp file beside the target while the mock runs (flushed per line) and
+//! lands at `--log` through `output` when the mock stops — atomically, never over something the
+//! user did not ask to replace. A FIFO, terminal or `-` gets the lines as they happen.
+
+use super::{Error, Outcome};
+use crate::cli::MockArgs;
+use crate::limiter::parse_spec;
+use crate::mock::{self, LogSink, Options};
+use crate::output;
+use crate::units::parse_duration_ms;
+use std::io::{Seek, Write};
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::path::Path;
+use std::time::Duration;
+
+fn duration(flag: &str, v: &str, max_ms: f64) -> Result<Duration, Error> {
+    let ms = parse_duration_ms(v).map_err(|e| Error::fatal(format!("{flag}: {e}")))?;
+    if !(0.0..=max_ms).contains(&ms) {
+        return Err(Error::fatal(format!("{flag} {v:?}: out of range")));
+    }
+    Ok(Duration::from_secs_f64(ms / 1000.0))
+}
+
+/// `8080`, `localhost:8080`, `127.0.0.1:0`, `[::1]:0`.
+fn address(v: &str) -> Result<SocketAddr, Error> {
+    let v = v.trim();
+    let with_host = if v.chars().all(|c| c.is_ascii_digit()) {
+        format!("127.0.0.1:{v}")
+    } else {
+        v.to_string()
+    };
+    let mut addrs = with_host.to_socket_addrs().map_err(|e| {
+        Error::fatal(format!(
+            "--listen {v:?}: {e}; give ADDRESS:PORT, e.g. 127.0.0.1:0 or 127.0.0.1:8080"
+        ))
+    })?;
+    // Prefer IPv4 loopback when a name resolves to several.
+    let all: Vec<SocketAddr> = addrs.by_ref().collect();
+    all.iter()
+        .find(|a| a.is_ipv4())
+        .or(all.first())
+        .copied()
+        .ok_or_else(|| Error::fatal(format!("--listen {v:?}: resolves to no address")))
+}
+
+enum Log {
+    None,
+    /// Lines go straight to stdout or a device/FIFO.
+    Live(Box<dyn LogSink>),
+    /// Lines go to a temp file, copied to the target at the end.
+    Staged {
+        target: output::OutputFile,
+        temp: tempfile::NamedTempFile,
+    },
+}
+
+fn open_log(args: &MockArgs) -> Result<Log, Error> {
+    let Some(path) = &args.log else {
+        return Ok(Log::None);
+    };
+    if output::is_stdout(path) {
+        return Ok(Log::Live(Box::new(std::io::LineWriter::new(
+            std::io::stdout(),
+        ))));
+    }
+    let target = output::prepare(
+        path,
+        &output::Rules {
+            flag: "--log",
+            inputs: &[],
+            force: args.force,
+        },
+    )
+    .map_err(Error::fatal)?;
+    if target.in_place() {
+        let f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| Error::fatal(format!("--log {}: {e}", path.display())))?;
+        return Ok(Log::Live(Box::new(std::io::LineWriter::new(f))));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let temp = tempfile::Builder::new()
+        .prefix(".toomany-mock-")
+        .suffix(".jsonl.partial")
+        .tempfile_in(dir)
+        .map_err(|e| {
+            Error::fatal(format!(
+                "--log {}: cannot create a file beside it: {e}",
+                path.display()
+            ))
+        })?;
+    Ok(Log::Staged { target, temp })
+}
+
+pub fn run(args: MockArgs) -> Outcome {
+    let spec = parse_spec(&args.limit).map_err(Error::fatal)?;
+    if !(400..=599).contains(&args.status) {
+        return Err(Error::fatal(format!(
+            "--status {}: a refusal needs a 4xx or 5xx status (429, or 503 like nginx)",
+            args.status
+        )));
+    }
+    let latency = duration("--latency", &args.latency, 3_600_000.0)?;
+    let run_for = match &args.duration {
+        Some(d) => {
+            let d = duration("--duration", d, 366.0 * 86_400_000.0)?;
+            if d.is_zero() {
+                return Err(Error::fatal("--duration must be more than 0"));
+            }
+            Some(d)
+        }
+        None => None,
+    };
+    if args.exit_after == Some(0) {
+        return Err(Error::fatal("--exit-after must be at least 1"));
+    }
+    if !(1..=65_536).contains(&args.max_connections) {
+        return Err(Error::fatal("--max-connections must be 1 to 65536"));
+    }
+    let addr = address(&args.listen)?;
+    if !mock::is_loopback(&addr) && !args.allow_non_loopback {
+        return Err(Error::fatal(format!(
+            "--listen {addr}: not a loopback address; the mock is for local testing and listens on 127.0.0.1 or ::1 unless you pass --allow-non-loopback"
+        )));
+    }
+    let log = open_log(&args)?;
+    let listener = TcpListener::bind(addr)
+        .map_err(|e| Error::fatal(format!("--listen {addr}: cannot listen: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Error::fatal(format!("cannot read the listening address: {e}")))?;
+    {
+        // The one line scripts wait for; a closed stdout is not an error.
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening on http://{local}");
+        let _ = out.flush();
+    }
+    let opts = Options {
+        spec,
+        headers: args.headers,
+        retry_after: args.retry_after,
+        body: args.body,
+        status: args.status,
+        latency,
+        exit_after: args.exit_after,
+        duration: run_for,
+        max_connections: args.max_connections,
+        echo: mock::stderr_is_terminal(),
+    };
+    let (sink, staged): (Option<Box<dyn LogSink>>, _) = match log {
+        Log::None => (None, None),
+        Log::Live(s) => (Some(s), None),
+        Log::Staged { target, temp } => {
+            let f = temp
+                .reopen()
+                .map_err(|e| Error::fatal(format!("cannot open the log's temp file: {e}")))?;
+            (Some(Box::new(f)), Some((target, temp)))
+        }
+    };
+    let served = mock::serve(listener, opts, sink);
+    // Whatever happened, keep what was logged.
+    let mut wrote = None;
+    if let Some((target, mut temp)) = staged {
+        let copy = temp
+            .rewind()
+            .map_err(|e| e.to_string())
+            .and_then(|_| target.write_with(|w| std::io::copy(temp.as_file_mut(), w).map(|_| ())));
+        match copy {
+            Ok(()) => wrote = Some(target.shown().to_string()),
+            Err(e) => {
+                // Leave the partial log where it is rather than lose it.
+                let kept = temp.into_temp_path().keep().ok();
+                return Err(Error::fatal(format!(
+                    "{e}{}",
+                    kept.map(|p| format!("; the log is kept in {}", p.display()))
+                        .unwrap_or_default()
+                )));
+            }
+        }
+    }
+    let s = served.map_err(Error::fatal)?;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(
+        err,
+        "toomany mock: answered {} request{} ({} admitted, {} refused); stopped by {}{}",
+        s.requests,
+        if s.requests == 1 { "" } else { "s" },
+        s.admitted,
+        s.refused,
+        s.stopped_by,
+        wrote
+            .map(|w| format!("; log written to {w}"))
+            .unwrap_or_default()
+    );
+    Ok(0)
+}

@@ -1,0 +1,368 @@
+//! End to end on loopback: `toomany plan --emit-config` → a real client library (urllib3,
+//! tenacity, Node bottleneck + p-retry) runs the emitted file for 20 reads against
+//! `toomany mock` → `toomany verify` judges the mock's log against the emitted `toomany.toml`.
+//! A deliberately naive client (4 threads, no spacing, immediate retries) must fail `verify`
+//! with the right checks named.
+//!
+//! The mock is stricter than the plan's limit (`fixed-window:2/2s`, 1/s, against a plan for
+//! 2/s with 0.75 headroom = 1.5/s), so every client meets refusals with Retry-After and its
+//! retry path is exercised, not only its spacing.
+//!
+//! Python packages and Node modules are installed by `.ci/run`; when they are missing a test
+//! tries to install them itself, and skips with a note on stderr only when that fails too.
+//! Every loop is bounded: 20 requests, the plan's attempt cap, a 180 s limit per client.
+
+mod common;
+use common::toomany;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const REQUESTS: usize = 20;
+const MOCK_LIMIT: &str = "fixed-window:2/2s";
+const CLIENT_LIMIT: Duration = Duration::from_secs(180);
+
+fn e2e_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e")
+}
+
+struct Mock {
+    child: Child,
+    base: String,
+}
+
+impl Mock {
+    fn start(log: &Path) -> Mock {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("toomany"))
+            .args(["mock", "--limit", MOCK_LIMIT, "--latency", "20ms", "--log"])
+            .arg(log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mock starts");
+        let mut first = String::new();
+        BufReader::new(child.stdout.as_mut().expect("piped"))
+            .read_line(&mut first)
+            .expect("address line");
+        let base = first
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("first line: {first:?}"))
+            .to_string();
+        assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+        Mock { child, base }
+    }
+
+    /// SIGTERM, then wait (bounded) for the log to be written.
+    fn stop(mut self) {
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill runs")
+            .success());
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(30) {
+            if let Some(st) = self.child.try_wait().expect("wait") {
+                let mut e = String::new();
+                if let Some(mut s) = self.child.stderr.take() {
+                    let _ = s.read_to_string(&mut e);
+                }
+                assert!(st.success(), "mock exited with {st}: {e}");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("mock did not stop on SIGTERM");
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Run a client to completion within CLIENT_LIMIT; its stdout.
+fn run_client(mut cmd: Command) -> String {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("client starts");
+    let t = Instant::now();
+    loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            let (mut out, mut err) = (String::new(), String::new());
+            child.stdout.take().map(|mut s| s.read_to_string(&mut out));
+            child.stderr.take().map(|mut s| s.read_to_string(&mut err));
+            assert!(st.success(), "client failed ({st}): {err}");
+            return out;
+        }
+        if t.elapsed() > CLIENT_LIMIT {
+            let _ = child.kill();
+            panic!("client ran past {CLIENT_LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `toomany plan … --emit-config DIR` for the 20 reads.
+fn emit_plan(dir: &Path) {
+    toomany()
+        .args([
+            "plan",
+            "--requests",
+            "20",
+            "--limit",
+            "120/min",
+            "--latency",
+            "50ms",
+            "--emit-config",
+        ])
+        .arg(dir)
+        .assert()
+        .success();
+    assert!(dir.join("toomany.toml").is_file());
+}
+
+/// Start the mock, run the client against it, stop the mock: the log's path and the client's
+/// output.
+fn batch(tmp: &Path, client: impl FnOnce(&str) -> Command) -> (PathBuf, String) {
+    let log = tmp.join("mock.jsonl");
+    let mock = Mock::start(&log);
+    let out = run_client(client(&mock.base));
+    mock.stop();
+    assert!(log.is_file(), "the mock wrote its log");
+    (log, out)
+}
+
+/// `toomany verify LOG --plan DIR/toomany.toml --format json`: (exit code, JSON).
+fn verify(log: &Path, plan_dir: &Path) -> (i32, serde_json::Value) {
+    let out = toomany()
+        .arg("verify")
+        .arg(log)
+        .arg("--plan")
+        .arg(plan_dir.join("toomany.toml"))
+        .args(["--format", "json"])
+        .output()
+        .expect("verify runs");
+    let code = out.status.code().unwrap_or(-1);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "verify JSON ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (code, v)
+}
+
+fn failed_checks(v: &serde_json::Value) -> Vec<String> {
+    v["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["ok"] == false)
+        .map(|c| c["name"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// A client that follows the plan: verify passes, every read succeeded, and some were retried
+/// after a Retry-After.
+fn assert_passes(log: &Path, plan_dir: &Path, out: &str) {
+    let (code, v) = verify(log, plan_dir);
+    assert_eq!(code, 0, "verify should pass: {v:#}\nclient: {out}");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["verdict"], "pass");
+    let c = &v["counts"];
+    assert_eq!(c["logical_requests"], REQUESTS as u64, "{v:#}");
+    assert_eq!(c["first_attempts"], REQUESTS as u64);
+    assert_eq!(c["successes"], REQUESTS as u64, "{v:#}");
+    assert_eq!(c["final_failures"], 0);
+    assert!(
+        c["retries"].as_u64().unwrap_or(0) >= 1,
+        "the mock refused some: {v:#}"
+    );
+    assert_eq!(
+        out.split_whitespace().filter(|s| *s == "200").count(),
+        REQUESTS,
+        "{out}"
+    );
+}
+
+fn python_ready() -> bool {
+    let probe = || {
+        Command::new("python3")
+            .args(["-c", "import urllib3, requests, tenacity"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if probe() {
+        return true;
+    }
+    let _ = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(["urllib3>=2", "requests", "tenacity>=8.3"])
+        .status();
+    if probe() {
+        return true;
+    }
+    eprintln!("note: SKIPPED: python3 with urllib3 ≥ 2, requests and tenacity ≥ 8.3 is not available and `pip install` failed");
+    false
+}
+
+#[test]
+fn urllib3_client_from_the_emitted_config_passes_verify() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join("plan");
+    emit_plan(&plan);
+    let (log, out) = batch(tmp.path(), |base| {
+        let mut c = Command::new("python3");
+        c.arg(e2e_dir().join("urllib3_client.py"))
+            .arg(&plan)
+            .arg(base)
+            .arg(REQUESTS.to_string());
+        c
+    });
+    assert_passes(&log, &plan, &out);
+}
+
+#[test]
+fn tenacity_client_from_the_emitted_config_passes_verify() {
+    if !python_ready() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join("plan");
+    emit_plan(&plan);
+    let (log, out) = batch(tmp.path(), |base| {
+        let mut c = Command::new("python3");
+        c.arg(e2e_dir().join("tenacity_client.py"))
+            .arg(&plan)
+            .arg(base)
+            .arg(REQUESTS.to_string());
+        c
+    });
+    assert_passes(&log, &plan, &out);
+}
+
+#[test]
+fn a_naive_client_fails_verify_with_the_right_checks_named() {
+    if !Command::new("python3")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        eprintln!("note: SKIPPED: no python3 for the naive client");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join("plan");
+    emit_plan(&plan);
+    let (log, _) = batch(tmp.path(), |base| {
+        let mut c = Command::new("python3");
+        c.arg(e2e_dir().join("naive_client.py"))
+            .arg(base)
+            .arg(REQUESTS.to_string());
+        c
+    });
+    let (code, v) = verify(&log, &plan);
+    assert_eq!(code, 1, "verify should fail: {v:#}");
+    assert_eq!(v["verdict"], "fail");
+    let failed = failed_checks(&v);
+    for name in [
+        "start_rate",
+        "concurrency",
+        "retry_after_honoured",
+        "attempt_cap",
+    ] {
+        assert!(
+            failed.contains(&name.to_string()),
+            "{name} not failed: {v:#}"
+        );
+    }
+    for name in ["idempotency", "deadline"] {
+        assert!(!failed.contains(&name.to_string()), "{name} failed: {v:#}");
+    }
+    assert_eq!(v["counts"]["logical_requests"], REQUESTS as u64, "{v:#}");
+    // The table names them too.
+    toomany()
+        .arg("verify")
+        .arg(&log)
+        .arg("--plan")
+        .arg(plan.join("toomany.toml"))
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("FAIL  start_rate"))
+        .stdout(predicates::str::contains("FAIL  attempt_cap"));
+}
+
+/// Where `.ci/run` installs bottleneck and p-retry (or `TOOMANY_E2E_NODE_DIR`).
+fn node_modules() -> Option<PathBuf> {
+    let dir = std::env::var_os("TOOMANY_E2E_NODE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-node"));
+    let nm = dir.join("node_modules");
+    let ready = || nm.join("bottleneck").is_dir() && nm.join("p-retry").is_dir();
+    if Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .map_or(true, |s| !s.success())
+    {
+        eprintln!("note: SKIPPED: Node is not on this machine");
+        return None;
+    }
+    if !ready() {
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
+            .arg(&dir)
+            .args(["bottleneck@2", "p-retry@7"])
+            .status();
+    }
+    if ready() {
+        Some(nm)
+    } else {
+        eprintln!(
+            "note: SKIPPED: bottleneck and p-retry are not in {} and `npm install` failed",
+            nm.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn node_bottleneck_client_from_the_emitted_config_passes_verify() {
+    let Some(nm) = node_modules() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join("plan");
+    emit_plan(&plan);
+    // The emitted module imports "bottleneck" and "p-retry": resolve them beside it.
+    std::os::unix::fs::symlink(&nm, plan.join("node_modules")).expect("symlink node_modules");
+    let (log, out) = batch(tmp.path(), |base| {
+        let mut c = Command::new("node");
+        c.arg(e2e_dir().join("node_client.mjs"))
+            .arg(&plan)
+            .arg(base)
+            .arg(REQUESTS.to_string());
+        c
+    });
+    assert_passes(&log, &plan, &out);
+}
