@@ -23,5 +23,6 @@ pub mod redact;
 pub mod render;
 pub mod report;
 pub mod simulate;
+pub mod stats;
 pub mod units;
 pub mod verify;

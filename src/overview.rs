@@ -3,17 +3,14 @@
 //! flight), the next attempt after each 429, and the credentials that sent the most.
 //!
 //! It lives on the [`Report`](crate::report::Report) (not serialized, so the JSON stays the
-//! versioned contract) and is computed once from the time-sorted requests, with bounded size
-//! whatever the input: at most [`MAX_BUCKETS`] buckets, [`TIMELINE_HOSTS`] hosts,
-//! [`MAX_WINDOWS`] windows and [`LISTED_CREDENTIALS`] credentials.
+//! versioned contract) and is built by the analysis from its time-ordered replays
+//! ([`Builder`]: windows on the first, the timeline on the second), with bounded size whatever
+//! the input: at most [`MAX_BUCKETS`] buckets, [`TIMELINE_HOSTS`] hosts, [`MAX_WINDOWS`]
+//! windows and [`LISTED_CREDENTIALS`] credentials.
 
 use crate::attribute::Layer;
-use crate::model::Request;
-use crate::report::RateLimited;
 use chrono::{DateTime, Utc};
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::collections::HashMap;
 
 /// A quiet gap longer than this splits the capture into separate windows (two inputs from
 /// different days are two windows, not one 24-hour capture).
@@ -27,7 +24,7 @@ pub const TIMELINE_HOSTS: usize = 6;
 /// Credentials listed (all are counted).
 pub const LISTED_CREDENTIALS: usize = 20;
 /// Distinct clients counted per credential, at most.
-const CLIENTS_COUNTED: usize = 10_000;
+pub const CLIENTS_COUNTED: usize = 10_000;
 /// A repeat of a rate-limited operation this long after the 429 is still its next attempt.
 pub const RETRY_LINK_MS: i64 = 120_000;
 
@@ -163,280 +160,328 @@ pub fn windows(times: &[i64]) -> Vec<(usize, usize)> {
     out
 }
 
-/// The caller identity of a request, hashed without allocating (the same rule as
-/// `detect::clients::ClientKey::of`).
-fn client_hash(r: &Request) -> u64 {
-    let mut h = DefaultHasher::new();
-    let c = &r.client;
-    match c.client.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        Some(name) => (0u8, name).hash(&mut h),
-        None => {
-            1u8.hash(&mut h);
-            r.user_agent().hash(&mut h);
-            c.client_ip.hash(&mut h);
-            c.pageref.hash(&mut h);
-            if c.pageref.is_none() {
-                c.origin.hash(&mut h);
+/// A stretch of activity between quiet gaps longer than [`WINDOW_GAP_MS`] (the windows are
+/// unions of consecutive segments).
+#[derive(Debug, Clone)]
+struct Segment {
+    first: DateTime<Utc>,
+    last: DateTime<Utc>,
+    last_ms: i64,
+    requests: usize,
+    rate_limited: usize,
+}
+
+/// One credential, as the analysis counted it (order of first appearance in `first_seen`).
+#[derive(Debug, Clone)]
+pub struct CredentialCount {
+    pub fingerprint: String,
+    pub requests: usize,
+    pub rate_limited: usize,
+    pub clients: usize,
+    pub first: Option<DateTime<Utc>>,
+    pub last: Option<DateTime<Utc>>,
+    pub first_seen: (bool, (i64, u16, u16, u64)),
+}
+
+/// Builds the [`Overview`] from the analysis' replays of the timed requests in time order:
+/// [`Builder::first_pass`] for every request, then [`Builder::start_timeline`], then
+/// [`Builder::second_pass`] for every request again.
+#[derive(Debug, Default)]
+pub struct Builder {
+    host_order: Vec<String>,
+    segments: Vec<Segment>,
+    /// Gaps longer than [`WINDOW_GAP_MS`]: (length, segment that starts after it).
+    gaps: Vec<(i64, usize)>,
+    windows: Vec<Window>,
+    /// First segment of each window.
+    window_of_segment: Vec<usize>,
+    timeline: Timeline,
+    /// Per window: the index of its first bucket, its origin and bucket count.
+    spans: Vec<(usize, i64, usize)>,
+    window_now: usize,
+    segment_now: usize,
+    /// Requests up to the end of each segment (cumulative).
+    segment_ends: Vec<usize>,
+    seen: usize,
+    slot_of_host: HashMap<String, Option<usize>>,
+}
+
+impl Builder {
+    /// `host_order`: hosts busiest rate-limited first.
+    pub fn new(host_order: Vec<String>) -> Builder {
+        Builder {
+            host_order,
+            ..Default::default()
+        }
+    }
+
+    /// First pass: one timed request (time order).
+    pub fn first_pass(&mut self, t: DateTime<Utc>, limited: bool) {
+        let t_ms = ms(t);
+        let new_segment = match self.segments.last() {
+            None => true,
+            Some(s) => t_ms - s.last_ms > WINDOW_GAP_MS,
+        };
+        if new_segment {
+            if let Some(s) = self.segments.last() {
+                self.gaps.push((t_ms - s.last_ms, self.segments.len()));
+            }
+            self.segments.push(Segment {
+                first: t,
+                last: t,
+                last_ms: t_ms,
+                requests: 0,
+                rate_limited: 0,
+            });
+        }
+        if let Some(s) = self.segments.last_mut() {
+            s.last = t;
+            s.last_ms = t_ms;
+            s.requests += 1;
+            if limited {
+                s.rate_limited += 1;
             }
         }
     }
-    h.finish()
-}
 
-/// One operation of one client: who, with which credential, which method and URL.
-fn operation_hash(r: &Request, client: u64) -> u64 {
-    let mut h = DefaultHasher::new();
-    client.hash(&mut h);
-    r.credential.hash(&mut h);
-    r.method.hash(&mut h);
-    crate::http::url::normalize(&r.url).hash(&mut h);
-    h.finish()
-}
-
-/// The overview of time-sorted `requests` (as `analyze::merge_inputs` orders them) and the
-/// report's rate-limited responses. `host_order` lists hosts busiest rate-limited first.
-pub fn build(
-    requests: &[Request],
-    rate_limited: &[RateLimited],
-    host_order: &[String],
-) -> Overview {
-    let layer_of: HashMap<usize, (usize, Layer)> = rate_limited
-        .iter()
-        .enumerate()
-        .map(|(pos, r)| (r.request_index, (pos, r.attribution.layer)))
-        .collect();
-
-    // Windows over the timed requests.
-    let timed: Vec<usize> = (0..requests.len())
-        .filter(|&i| requests[i].started.is_some())
-        .collect();
-    let times: Vec<i64> = timed
-        .iter()
-        .filter_map(|&i| requests[i].started.map(ms))
-        .collect();
-    let spans = windows(&times);
-    let mut windows_out: Vec<Window> = Vec::with_capacity(spans.len());
-    for &(a, b) in &spans {
-        let (Some(first), Some(last)) = (requests[timed[a]].started, requests[timed[b]].started)
-        else {
-            continue;
-        };
-        let limited = timed[a..=b]
+    /// Between the passes: the windows (see [`windows`]) and the timeline's buckets.
+    pub fn start_timeline(&mut self) {
+        if self.segments.is_empty() {
+            return;
+        }
+        let mut gaps = std::mem::take(&mut self.gaps);
+        if gaps.len() >= MAX_WINDOWS {
+            // Keep the widest gaps (earliest first on ties).
+            gaps.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            gaps.truncate(MAX_WINDOWS - 1);
+        }
+        let mut cuts: Vec<usize> = gaps.into_iter().map(|(_, i)| i).collect();
+        cuts.sort_unstable();
+        cuts.push(self.segments.len());
+        let mut start = 0;
+        let mut total = 0;
+        self.segment_ends = self
+            .segments
             .iter()
-            .filter(|i| layer_of.contains_key(i))
-            .count();
-        windows_out.push(Window {
-            first,
-            last,
-            requests: b - a + 1,
-            rate_limited: limited,
-        });
-    }
-
-    let timeline = timeline(
-        requests,
-        &timed,
-        &spans,
-        &windows_out,
-        &layer_of,
-        host_order,
-    );
-    let next_attempt = next_attempts(requests, rate_limited, &layer_of);
-    let (credentials, credential_count) = credentials(requests, &layer_of);
-    Overview {
-        windows: windows_out,
-        timeline,
-        credentials,
-        credential_count,
-        next_attempt,
-    }
-}
-
-fn timeline(
-    requests: &[Request],
-    timed: &[usize],
-    spans: &[(usize, usize)],
-    windows: &[Window],
-    layer_of: &HashMap<usize, (usize, Layer)>,
-    host_order: &[String],
-) -> Timeline {
-    if windows.is_empty() {
-        return Timeline::default();
-    }
-    let active_ms: i64 = windows
-        .iter()
-        .map(|w| (ms(w.last) - ms(w.first)).max(1))
-        .sum();
-    let bucket_ms = BUCKET_LADDER_MS
-        .iter()
-        .copied()
-        .find(|b| active_ms / b < MAX_BUCKETS as i64)
-        .unwrap_or(BUCKET_LADDER_MS[BUCKET_LADDER_MS.len() - 1]);
-    let mut hosts: Vec<String> = host_order.iter().take(TIMELINE_HOSTS).cloned().collect();
-    let other = host_order.len() > TIMELINE_HOSTS;
-    if other {
-        hosts.push("other hosts".to_string());
-    }
-    let series = hosts.len();
-    let mut buckets: Vec<Bucket> = Vec::new();
-    for (wi, (w, &(a, b))) in windows.iter().zip(spans).enumerate() {
-        let origin = ms(w.first).div_euclid(bucket_ms) * bucket_ms;
-        let n = ((ms(w.last) - origin) / bucket_ms + 1) as usize;
-        let base = buckets.len();
-        buckets.extend((0..n).map(|k| Bucket {
-            start_ms: origin + k as i64 * bucket_ms,
-            window: wi,
-            starts: vec![0; series],
-            limited: [0; 4],
-            in_flight: 0.0,
-        }));
-        let end_ms = origin + n as i64 * bucket_ms;
-        for &i in &timed[a..=b] {
-            let r = &requests[i];
-            let Some(t) = r.started.map(ms) else { continue };
-            let k = ((t - origin) / bucket_ms) as usize;
-            let Some(bucket) = buckets.get_mut(base + k.min(n - 1)) else {
+            .map(|s| {
+                total += s.requests;
+                total
+            })
+            .collect();
+        self.window_of_segment = vec![0; self.segments.len()];
+        for c in cuts {
+            let part = &self.segments[start..c];
+            let (Some(f), Some(l)) = (part.first(), part.last()) else {
                 continue;
             };
-            let host = crate::http::url::host(&r.url);
-            let slot = hosts[..host_order.len().min(TIMELINE_HOSTS)]
-                .iter()
-                .position(|h| h.eq_ignore_ascii_case(host))
-                .or(other.then_some(series - 1));
-            if let Some(s) = slot {
-                bucket.starts[s] += 1;
+            for k in start..c {
+                self.window_of_segment[k] = self.windows.len();
             }
-            if let Some((_, layer)) = layer_of.get(&i) {
-                bucket.limited[layer_slot(*layer)] += 1;
-            }
-            // Busy time, spread over the buckets the request overlaps (clipped to the window).
-            if let Some(d) = r.duration_ms.filter(|d| d.is_finite() && *d > 0.0) {
-                let mut from = t as f64;
-                let to = (t as f64 + d).min(end_ms as f64);
-                let mut kk = k;
-                while from < to && kk < n {
-                    let bucket_end = (origin + (kk as i64 + 1) * bucket_ms) as f64;
-                    let part = to.min(bucket_end) - from;
-                    buckets[base + kk].in_flight += part;
-                    from = bucket_end;
-                    kk += 1;
-                }
+            self.windows.push(Window {
+                first: f.first,
+                last: l.last,
+                requests: part.iter().map(|s| s.requests).sum(),
+                rate_limited: part.iter().map(|s| s.rate_limited).sum(),
+            });
+            start = c;
+        }
+        let active_ms: i64 = self
+            .windows
+            .iter()
+            .map(|w| (ms(w.last) - ms(w.first)).max(1))
+            .sum();
+        let bucket_ms = BUCKET_LADDER_MS
+            .iter()
+            .copied()
+            .find(|b| active_ms / b < MAX_BUCKETS as i64)
+            .unwrap_or(BUCKET_LADDER_MS[BUCKET_LADDER_MS.len() - 1]);
+        let mut hosts: Vec<String> = self
+            .host_order
+            .iter()
+            .take(TIMELINE_HOSTS)
+            .cloned()
+            .collect();
+        let other = self.host_order.len() > TIMELINE_HOSTS;
+        if other {
+            hosts.push("other hosts".to_string());
+        }
+        let series = hosts.len();
+        let mut buckets: Vec<Bucket> = Vec::new();
+        for (wi, w) in self.windows.iter().enumerate() {
+            let origin = ms(w.first).div_euclid(bucket_ms) * bucket_ms;
+            let n = ((ms(w.last) - origin) / bucket_ms + 1) as usize;
+            self.spans.push((buckets.len(), origin, n));
+            buckets.extend((0..n).map(|k| Bucket {
+                start_ms: origin + k as i64 * bucket_ms,
+                window: wi,
+                starts: vec![0; series],
+                limited: [0; 4],
+                in_flight: 0.0,
+            }));
+        }
+        self.timeline = Timeline {
+            bucket_ms,
+            hosts,
+            buckets,
+        };
+    }
+
+    /// Second pass: one timed request again (time order), with its host and, when it was
+    /// rate-limited, the layer that sent it.
+    pub fn second_pass(
+        &mut self,
+        t: DateTime<Utc>,
+        host: &str,
+        limited: Option<Layer>,
+        duration_ms: Option<f64>,
+    ) {
+        if self.spans.is_empty() {
+            return;
+        }
+        // Which segment (and so which window) this request falls in.
+        while self.segment_now + 1 < self.segments.len()
+            && self.seen >= self.segment_ends[self.segment_now]
+        {
+            self.segment_now += 1;
+        }
+        self.seen += 1;
+        self.window_now = self
+            .window_of_segment
+            .get(self.segment_now)
+            .copied()
+            .unwrap_or(0);
+        let Some(&(base, origin, n)) = self.spans.get(self.window_now) else {
+            return;
+        };
+        let bucket_ms = self.timeline.bucket_ms;
+        let end_ms = origin + n as i64 * bucket_ms;
+        let t_ms = ms(t);
+        let k = ((t_ms - origin) / bucket_ms) as usize;
+        let series = self.timeline.hosts.len();
+        let listed = self.host_order.len().min(TIMELINE_HOSTS);
+        let other = self.host_order.len() > TIMELINE_HOSTS;
+        let hosts = &self.timeline.hosts;
+        let slot = *self
+            .slot_of_host
+            .entry(host.to_string())
+            .or_insert_with(|| {
+                hosts[..listed]
+                    .iter()
+                    .position(|h| h.eq_ignore_ascii_case(host))
+                    .or(other.then_some(series - 1))
+            });
+        let Some(bucket) = self.timeline.buckets.get_mut(base + k.min(n - 1)) else {
+            return;
+        };
+        if let Some(s) = slot {
+            bucket.starts[s] += 1;
+        }
+        if let Some(layer) = limited {
+            bucket.limited[layer_slot(layer)] += 1;
+        }
+        // Busy time, spread over the buckets the request overlaps (clipped to the window).
+        if let Some(d) = duration_ms.filter(|d| d.is_finite() && *d > 0.0) {
+            let mut from = t_ms as f64;
+            let to = (t_ms as f64 + d).min(end_ms as f64);
+            let mut kk = k;
+            while from < to && kk < n {
+                let bucket_end = (origin + (kk as i64 + 1) * bucket_ms) as f64;
+                let part = to.min(bucket_end) - from;
+                self.timeline.buckets[base + kk].in_flight += part;
+                from = bucket_end;
+                kk += 1;
             }
         }
     }
-    for b in &mut buckets {
-        b.in_flight /= bucket_ms as f64;
-    }
-    Timeline {
-        bucket_ms,
-        hosts,
-        buckets,
+
+    /// The overview, with the credentials (in order of first appearance) and each rate-limited
+    /// response's next attempt (in the order of the report's list).
+    pub fn finish(
+        mut self,
+        mut creds: Vec<CredentialCount>,
+        next_attempt: Vec<Option<DateTime<Utc>>>,
+    ) -> Overview {
+        let bucket_ms = self.timeline.bucket_ms;
+        for b in &mut self.timeline.buckets {
+            b.in_flight /= bucket_ms as f64;
+        }
+        let credential_count = creds.len();
+        creds.sort_by(|a, b| {
+            b.requests
+                .cmp(&a.requests)
+                .then(a.first_seen.cmp(&b.first_seen))
+        });
+        creds.truncate(LISTED_CREDENTIALS);
+        Overview {
+            windows: self.windows,
+            timeline: self.timeline,
+            credentials: creds
+                .into_iter()
+                .map(|c| CredentialRow {
+                    fingerprint: c.fingerprint,
+                    requests: c.requests,
+                    rate_limited: c.rate_limited,
+                    clients: c.clients,
+                    first: c.first,
+                    last: c.last,
+                })
+                .collect(),
+            credential_count,
+            next_attempt,
+        }
     }
 }
 
-/// The next attempt of each rate-limited operation: the same client's next request with the
-/// same credential, method and normalized URL, after the 429 and within [`RETRY_LINK_MS`].
-fn next_attempts(
-    requests: &[Request],
-    rate_limited: &[RateLimited],
-    layer_of: &HashMap<usize, (usize, Layer)>,
-) -> Vec<Option<DateTime<Utc>>> {
-    let mut out = vec![None; rate_limited.len()];
-    // Operation → positions in `rate_limited` waiting for their next attempt, with their time.
-    let mut pending: HashMap<u64, Vec<(usize, i64)>> = HashMap::new();
-    let mut oldest = i64::MAX;
-    for (i, r) in requests.iter().enumerate() {
-        let Some(t) = r.started.map(ms) else { continue };
-        if pending.is_empty() && !layer_of.contains_key(&i) {
-            continue;
+/// Each rate-limited response's next attempt: the next request of the same operation after
+/// the 429 and within [`RETRY_LINK_MS`] (fed per host, in time order).
+#[derive(Debug, Default)]
+pub struct NextAttempts {
+    /// Operation → (position in the report's list, start ms) waiting for their next attempt.
+    pending: HashMap<u64, Vec<(usize, i64)>>,
+    oldest: i64,
+    pub found: Vec<(usize, DateTime<Utc>)>,
+}
+
+impl NextAttempts {
+    pub fn new() -> NextAttempts {
+        NextAttempts {
+            oldest: i64::MAX,
+            ..Default::default()
         }
+    }
+
+    /// One timed request of the operation `op`; `listed`: its position in the report's list
+    /// when it was rate-limited.
+    pub fn observe(&mut self, t: DateTime<Utc>, op: u64, listed: Option<usize>) {
+        if self.pending.is_empty() && listed.is_none() {
+            return;
+        }
+        let t_ms = ms(t);
         // Forget operations whose retry window has passed (at most once per window length).
-        if t - oldest > RETRY_LINK_MS {
-            pending.retain(|_, v| {
-                v.retain(|(_, at)| t - at <= RETRY_LINK_MS);
+        if t_ms - self.oldest > RETRY_LINK_MS {
+            self.pending.retain(|_, v| {
+                v.retain(|(_, at)| t_ms - at <= RETRY_LINK_MS);
                 !v.is_empty()
             });
-            oldest = pending
+            self.oldest = self
+                .pending
                 .values()
                 .flat_map(|v| v.iter().map(|(_, at)| *at))
                 .min()
                 .unwrap_or(i64::MAX);
         }
-        let op = operation_hash(r, client_hash(r));
-        if let Some(waiting) = pending.remove(&op) {
+        if let Some(waiting) = self.pending.remove(&op) {
             for (pos, at) in waiting {
-                if t >= at && t - at <= RETRY_LINK_MS {
-                    out[pos] = r.started;
+                if t_ms >= at && t_ms - at <= RETRY_LINK_MS {
+                    self.found.push((pos, t));
                 }
             }
         }
-        if let Some((pos, _)) = layer_of.get(&i) {
-            pending.entry(op).or_default().push((*pos, t));
-            oldest = oldest.min(t);
+        if let Some(pos) = listed {
+            self.pending.entry(op).or_default().push((pos, t_ms));
+            self.oldest = self.oldest.min(t_ms);
         }
     }
-    out
-}
-
-struct CredAcc {
-    requests: usize,
-    rate_limited: usize,
-    clients: HashSet<u64>,
-    first: Option<DateTime<Utc>>,
-    last: Option<DateTime<Utc>>,
-    first_seen: usize,
-}
-
-fn credentials(
-    requests: &[Request],
-    layer_of: &HashMap<usize, (usize, Layer)>,
-) -> (Vec<CredentialRow>, usize) {
-    let mut acc: HashMap<&str, CredAcc> = HashMap::new();
-    for (i, r) in requests.iter().enumerate() {
-        let Some(c) = r.credential.as_deref() else {
-            continue;
-        };
-        let n = acc.len();
-        let a = acc.entry(c).or_insert_with(|| CredAcc {
-            requests: 0,
-            rate_limited: 0,
-            clients: HashSet::new(),
-            first: None,
-            last: None,
-            first_seen: n,
-        });
-        a.requests += 1;
-        if layer_of.contains_key(&i) {
-            a.rate_limited += 1;
-        }
-        if a.clients.len() < CLIENTS_COUNTED {
-            a.clients.insert(client_hash(r));
-        }
-        if let Some(t) = r.started {
-            a.first = Some(a.first.map_or(t, |f| f.min(t)));
-            a.last = Some(a.last.map_or(t, |l| l.max(t)));
-        }
-    }
-    let count = acc.len();
-    let mut rows: Vec<(usize, CredentialRow)> = acc
-        .into_iter()
-        .map(|(fp, a)| {
-            (
-                a.first_seen,
-                CredentialRow {
-                    fingerprint: fp.to_string(),
-                    requests: a.requests,
-                    rate_limited: a.rate_limited,
-                    clients: a.clients.len(),
-                    first: a.first,
-                    last: a.last,
-                },
-            )
-        })
-        .collect();
-    rows.sort_by(|(fa, a), (fb, b)| b.requests.cmp(&a.requests).then(fa.cmp(fb)));
-    rows.truncate(LISTED_CREDENTIALS);
-    (rows.into_iter().map(|(_, r)| r).collect(), count)
 }
 
 #[cfg(test)]

@@ -6,6 +6,9 @@
 //!
 //! Regenerate: `TOOMANY_BLESS=1 cargo test --test golden`
 //!
+//! Each case runs with the default thread count, `--threads 1` or `--threads 3` in turn: the
+//! report must not depend on it.
+//!
 //! Fingerprints are made stable with `tests/fixtures/fingerprint.key`; the one run-dependent
 //! field left (`generated_by`, the version) is masked. Corpus cases are skipped when the shared
 //! corpus is not beside the checkout.
@@ -121,12 +124,15 @@ fn cases() -> Vec<Case> {
 }
 
 /// The report of one case with run-dependent fields masked; for a run that fails, its exit
-/// code and the first line of its error (the golden file then pins the failure).
-fn report(c: &Case) -> String {
-    let out = toomany()
-        .current_dir(repo())
-        .arg("analyze")
-        .args(&c.args)
+/// code and the first line of its error (the golden file then pins the failure). `threads`:
+/// the `--threads` to run with (reports must not depend on it).
+fn report(c: &Case, threads: Option<usize>) -> String {
+    let mut cmd = toomany();
+    cmd.current_dir(repo()).arg("analyze").args(&c.args);
+    if let Some(t) = threads {
+        cmd.args(["--threads", &t.to_string()]);
+    }
+    let out = cmd
         .args([
             "--format",
             "json",
@@ -192,7 +198,10 @@ fn reports_match_the_golden_files() {
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(c) = cases.get(i) else { break };
-                        got.push((i, report(c)));
+                        // The cases alternate between the default thread count, one thread
+                        // and three: every golden file holds for all of them.
+                        let threads = [None, Some(1), Some(3)][i % 3];
+                        got.push((i, report(c, threads)));
                     }
                     got
                 })

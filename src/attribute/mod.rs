@@ -269,7 +269,25 @@ pub fn attribute(requests: &[Request], targets: &[usize]) -> Vec<Attribution> {
 /// `X-Request-ID`, Envoy logs it): for each rate-limited response an outer layer says it
 /// passed through, the inner layer's record of the same request that says it generated it.
 fn inner_layer_logs(requests: &[Request], targets: &[usize]) -> HashMap<usize, usize> {
+    let valid: Vec<usize> = targets
+        .iter()
+        .copied()
+        .filter(|&t| t < requests.len())
+        .collect();
+    let refs: Vec<&Request> = valid.iter().map(|&t| &requests[t]).collect();
+    inner_layer_pairs(&refs)
+        .into_iter()
+        .map(|(a, b)| (valid[a], valid[b]))
+        .collect()
+}
+
+/// [`inner_layer_logs`] over rate-limited records given in time order (the streaming
+/// analysis keeps only those): outer index → inner index, both into `limited`.
+pub fn inner_layer_pairs(limited: &[&Request]) -> HashMap<usize, usize> {
     use crate::model::SignalVerdict;
+    let requests = limited;
+    let targets: Vec<usize> = (0..limited.len()).collect();
+    let targets = &targets[..];
     let id = |r: &Request| {
         r.request_headers
             .get("x-request-id")
@@ -278,7 +296,7 @@ fn inner_layer_logs(requests: &[Request], targets: &[usize]) -> HashMap<usize, u
     };
     let mut generated: HashMap<String, usize> = HashMap::new();
     for &t in targets {
-        let Some(r) = requests.get(t) else { continue };
+        let Some(&r) = requests.get(t) else { continue };
         if r.layer_signal
             .as_ref()
             .is_some_and(|s| s.verdict == SignalVerdict::Generated)
@@ -293,7 +311,7 @@ fn inner_layer_logs(requests: &[Request], targets: &[usize]) -> HashMap<usize, u
     }
     let mut out = HashMap::new();
     for &t in targets {
-        let Some(r) = requests.get(t) else { continue };
+        let Some(&r) = requests.get(t) else { continue };
         let passed = r
             .layer_signal
             .as_ref()
@@ -302,7 +320,7 @@ fn inner_layer_logs(requests: &[Request], targets: &[usize]) -> HashMap<usize, u
             continue;
         }
         if let Some(&u) = id(r).and_then(|i| generated.get(&i)) {
-            let other = &requests[u];
+            let other = requests[u];
             let same_logger = other.layer_signal.as_ref().map(|s| s.logger)
                 == r.layer_signal.as_ref().map(|s| s.logger);
             if other.location.source != r.location.source && !same_logger {
@@ -314,7 +332,7 @@ fn inner_layer_logs(requests: &[Request], targets: &[usize]) -> HashMap<usize, u
 }
 
 /// The outer layer's record, attributed by the inner layer's own verdict on the same request.
-fn joined(outer: &Request, inner: &Request, base: &engine::Baseline) -> Attribution {
+pub fn joined(outer: &Request, inner: &Request, base: &engine::Baseline) -> Attribution {
     let mut att = engine::attribute_one(inner, base);
     let (Some(o), Some(i)) = (outer.layer_signal.as_deref(), inner.layer_signal.as_deref()) else {
         return att;

@@ -1,7 +1,7 @@
 //! `toomany analyze FILES…`: read, redact, analyze, render.
 
 use super::{ingest_options, Error, Outcome};
-use crate::analyze::{analyze_with, merge_inputs, AnalyzeOptions};
+use crate::analyze::{analyze_files, AnalyzeOptions};
 use crate::cli::{AnalyzeArgs, ColorChoice, ReportFormat};
 use crate::ingest;
 use crate::output;
@@ -58,28 +58,25 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             }
         }));
     }
-    let inputs = ingest::read_inputs(&args.files, &opts);
-    if let Some((multi, bars)) = bars {
-        for b in bars.values() {
-            b.finish_and_clear();
-        }
-        let _ = multi.clear();
-    }
-    report_input_problems(&inputs);
-    let read_any = inputs.iter().any(|i| i.summary.records > 0);
-    let (summaries, requests) = merge_inputs(inputs);
-    if !read_any {
-        return Err(Error::fatal(
-            "nothing could be read from the inputs (see the messages above)",
-        ));
-    }
     let rec_opts = crate::recommend::Options {
         limit,
         headroom: po.headroom,
         latency_ms: po.latency_ms,
         backoff: po.backoff.clone(),
     };
-    let report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
+    let report = analyze_files(&args.files, &opts, &AnalyzeOptions { limit }, &rec_opts);
+    if let Some((multi, bars)) = bars {
+        for b in bars.values() {
+            b.finish_and_clear();
+        }
+        let _ = multi.clear();
+    }
+    report_input_problems(&report.inputs);
+    if !report.inputs.iter().any(|i| i.records > 0) {
+        return Err(Error::fatal(
+            "nothing could be read from the inputs (see the messages above)",
+        ));
+    }
     if let Some((dir, targets)) = &po.emit {
         let sets = config_sets(&report, dir, args.host.as_deref())?;
         let sets: Vec<(std::path::PathBuf, &crate::recommend::config::Policy)> =
@@ -275,11 +272,10 @@ fn progress_bars(
 }
 
 /// Input errors and warnings go to stderr, once, each with its file and entry/line.
-pub fn report_input_problems(inputs: &[ingest::Ingested]) {
+pub fn report_input_problems(inputs: &[crate::report::InputSummary]) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
-    for i in inputs {
-        let s = &i.summary;
+    for s in inputs {
         if let Some(e) = &s.error {
             let _ = writeln!(err, "toomany: {}: {e}", s.source);
         }

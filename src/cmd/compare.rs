@@ -73,7 +73,8 @@ pub fn run(args: CompareArgs) -> Outcome {
     let mut sides = Vec::with_capacity(2);
     for (name, files) in [("BEFORE", &args.before), ("AFTER", &args.against)] {
         let inputs = ingest::read_inputs(files, &opts);
-        report_input_problems(&inputs);
+        let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
+        report_input_problems(&summaries);
         if !inputs.iter().any(|i| i.summary.records > 0) {
             return Err(Error::fatal(format!(
                 "nothing could be read from the {name} inputs (see the messages above)"

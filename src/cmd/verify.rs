@@ -38,7 +38,8 @@ pub fn run(args: VerifyArgs) -> Outcome {
     };
     let opts = ingest_options(&args.input)?;
     let inputs = ingest::read_inputs(&args.files, &opts);
-    report_input_problems(&inputs);
+    let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
+    report_input_problems(&summaries);
     if let Some(bad) = inputs.iter().find(|i| i.summary.error.is_some()) {
         // A batch judged on part of its capture could pass wrongly: refuse instead.
         return Err(Error::fatal(format!(

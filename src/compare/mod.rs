@@ -210,14 +210,15 @@ pub struct Comparison {
 
 /// The figures and findings of one analysed side.
 pub fn side(inputs: Vec<String>, requests: &[Request], report: &Report) -> Side {
-    let limited: Vec<(usize, crate::attribute::Attribution)> = report
-        .rate_limited
-        .iter()
-        .map(|r| (r.request_index, r.attribution.clone()))
-        .collect();
-    let cx = detect::Context::new(requests, &limited, None);
+    // The linked attempts of every timed request (the analysis's rule), in time order.
+    let cx = SideCx {
+        requests,
+        attempts: detect::logical::Attempts::build(requests, &detect::clients::Clients::default()),
+    };
     let all_idx: Vec<usize> = {
-        let mut v: Vec<usize> = cx.by_host.iter().flat_map(|(_, i)| i.clone()).collect();
+        let mut v: Vec<usize> = (0..requests.len())
+            .filter(|&i| requests[i].started.is_some())
+            .collect();
         v.sort_by(|&a, &b| {
             requests[a]
                 .started
@@ -226,6 +227,14 @@ pub fn side(inputs: Vec<String>, requests: &[Request], report: &Report) -> Side 
         });
         v
     };
+    // Timed request indices per host (lower-cased name), time order.
+    let mut by_host: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for &i in &all_idx {
+        by_host
+            .entry(requests[i].host().to_ascii_lowercase())
+            .or_default()
+            .push(i);
+    }
     let mut figures = figures_of(&cx, &all_idx);
     figures.requests = requests.len();
     figures.rate_limited = report.summary.rate_limited;
@@ -241,12 +250,7 @@ pub fn side(inputs: Vec<String>, requests: &[Request], report: &Report) -> Side 
         .hosts
         .iter()
         .map(|h| {
-            let idx = cx
-                .by_host
-                .iter()
-                .find(|(name, _)| name == &h.host)
-                .map(|(_, i)| i.as_slice())
-                .unwrap_or(&[]);
+            let idx = by_host.get(&h.host).map(Vec::as_slice).unwrap_or(&[]);
             let mut f = figures_of(&cx, idx);
             f.requests = h.requests;
             f.rate_limited = h.rate_limited;
@@ -289,7 +293,13 @@ fn share(n: usize, of: usize) -> f64 {
 }
 
 /// Rates, attempts, in-flight and Retry-After behaviour over `idx` (timed requests, time order).
-fn figures_of(cx: &detect::Context, idx: &[usize]) -> Figures {
+/// One side's records and how their attempts link.
+struct SideCx<'a> {
+    requests: &'a [Request],
+    attempts: detect::logical::Attempts,
+}
+
+fn figures_of(cx: &SideCx, idx: &[usize]) -> Figures {
     let requests = cx.requests;
     let starts: Vec<f64> = idx
         .iter()
@@ -305,7 +315,16 @@ fn figures_of(cx: &detect::Context, idx: &[usize]) -> Figures {
         .map(|w| w[1] - w[0])
         .filter(|d| *d <= crate::overview::WINDOW_GAP_MS as f64 / 1000.0)
         .sum();
-    let in_flight = timeline::in_flight_at_starts(requests, idx)
+    let spans: Vec<(f64, f64)> = idx
+        .iter()
+        .filter_map(|&i| {
+            let r = &requests[i];
+            let t = r.started?.timestamp_micros() as f64 / 1e6;
+            let d = r.duration_ms.filter(|d| d.is_finite() && *d >= 0.0);
+            Some((t, t + d.unwrap_or(0.0) / 1000.0))
+        })
+        .collect();
+    let in_flight = timeline::in_flight_at_starts(&spans)
         .into_iter()
         .max()
         .map(|n| n + 1)

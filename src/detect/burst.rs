@@ -18,9 +18,10 @@
 //! A page of parallel assets, a dashboard's polling round or a steady stream stay clean: they
 //! hit no limit, or are not far above their own sustained rate.
 
-use super::limit::{for_host, KnownLimit};
-use super::timeline::{busiest, Window};
-use super::{at, r3, rate_text, seconds_text, Context, Finding, Severity};
+use super::limit::KnownLimit;
+use super::timeline::{Candidates, Window};
+use super::{r3, rate_text, seconds_text, Cx, Detector, Finding, Placed, Severity, Step};
+use crate::analyze::event::Event;
 use serde_json::{json, Value};
 
 /// Worst windows reported per host.
@@ -36,203 +37,336 @@ const MIN_UNLIMITED_FAR: usize = 20;
 /// requests in one second (random clustering of traffic at ~2.8/s) are not a burst against it,
 /// while 30 in a second, or 600 in ten, are. Capped at [`MIN_UNLIMITED`] requests.
 const MIN_SHARE_OF_ALLOWANCE: f64 = 0.25;
+/// No window with fewer first attempts than this can qualify, whatever the limit.
+const MIN_ANY: usize = 10;
+const WINDOWS: [f64; 2] = [1.0, 10.0];
 
-struct Burst {
-    /// Positions in the first-attempt arrays.
+/// A qualifying window, then its extent once grown over neighbours at its pace.
+#[derive(Debug, Clone)]
+struct Found {
+    /// Positions in the host's first attempts: the window, then grown.
     first: usize,
     last: usize,
-    /// Why it qualified.
+    /// Grow over gaps up to this, seconds.
+    thr: f64,
     reason: &'static str,
+    grown: Option<Grown>,
 }
 
-/// Grow a window over neighbours that keep its pace (gaps ≤ 5× its mean gap, 0.25–1 s).
+/// What the second look finds out about a window's grown extent.
+#[derive(Debug, Clone, Default)]
+struct Grown {
+    first: usize,
+    last: usize,
+    first_ev: Option<Event>,
+    last_ev: Option<Event>,
+    /// Rate-limited first attempts from the current run start up to `last`.
+    limited: usize,
+    /// The left edge is settled (the window's own first attempt was reached).
+    left_done: bool,
+    right_done: bool,
+}
+
+#[derive(Default)]
+struct Host {
+    /// First attempts (not retries) seen: their windows.
+    windows: Vec<Candidates>,
+    firsts: usize,
+    /// Time the first attempts were active (gaps over an hour left out).
+    active: Active,
+    /// Start times of the rate-limited responses (every attempt), in order.
+    limited_t: Vec<f64>,
+    bursts: Vec<Found>,
+    sustained: f64,
+    /// Second look: position in the first attempts, previous time.
+    at: usize,
+    prev_t: f64,
+}
+
+/// `burst` (see the module doc).
+#[derive(Default)]
+pub struct Burst {
+    hosts: Vec<Host>,
+}
+
+fn host(hosts: &mut Vec<Host>, id: u32) -> &mut Host {
+    let i = id as usize;
+    if hosts.len() <= i {
+        hosts.resize_with(i + 1, Host::default);
+    }
+    let h = &mut hosts[i];
+    if h.windows.is_empty() {
+        h.windows = WINDOWS
+            .iter()
+            .map(|&w| Candidates::new(w, MIN_ANY))
+            .collect();
+    }
+    h
+}
+
+fn limited_between(limited_t: &[f64], a: f64, b: f64) -> usize {
+    limited_t
+        .iter()
+        .filter(|&&x| x >= a && x <= b + AFTERMATH_S)
+        .count()
+}
+
 /// Seconds the host was active: the capture's span less every gap longer than
 /// [`crate::overview::WINDOW_GAP_MS`] (inputs from different days are separate windows, so a
-/// burst is not measured against a "sustained" rate averaged over the night between them).
-fn active_seconds(t: &[f64]) -> f64 {
-    let gap = crate::overview::WINDOW_GAP_MS as f64 / 1000.0;
-    t.windows(2)
-        .map(|w| (w[1] - w[0]).abs())
-        .filter(|d| *d <= gap)
-        .sum()
+/// burst is not measured against a "sustained" rate averaged over the night between them);
+/// and how many such windows there are. Fed start times in time order.
+#[derive(Debug, Default, Clone, Copy)]
+struct Active {
+    seconds: f64,
+    windows: usize,
+    last: Option<f64>,
 }
 
-/// How many separate time windows (gaps over 1 h apart) the start times fall in.
-fn active_windows(t: &[f64]) -> usize {
-    let gap = crate::overview::WINDOW_GAP_MS as f64 / 1000.0;
-    1 + t.windows(2).filter(|w| (w[1] - w[0]).abs() > gap).count()
+impl Active {
+    fn push(&mut self, t: f64) {
+        let gap = crate::overview::WINDOW_GAP_MS as f64 / 1000.0;
+        match self.last {
+            None => self.windows = 1,
+            Some(prev) => {
+                let d = (t - prev).abs();
+                if d <= gap {
+                    self.seconds += d;
+                } else {
+                    self.windows += 1;
+                }
+            }
+        }
+        self.last = Some(t);
+    }
 }
 
-fn extend(t: &[f64], w: &Window) -> (usize, usize) {
+/// Grow a window over neighbours that keep its pace: gaps up to 5× its mean gap, 0.25–1 s.
+fn threshold(w: &Window) -> f64 {
     let mean_gap = if w.count > 1 {
         w.span() / (w.count - 1) as f64
     } else {
         0.0
     };
-    let thr = (5.0 * mean_gap).clamp(0.25, 1.0);
-    let (mut a, mut b) = (w.first, w.last);
-    while a > 0 && t[a] - t[a - 1] <= thr {
-        a -= 1;
-    }
-    while b + 1 < t.len() && t[b + 1] - t[b] <= thr {
-        b += 1;
-    }
-    (a, b)
+    (5.0 * mean_gap).clamp(0.25, 1.0)
 }
 
-pub fn detect(cx: &Context) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (host, idx) in &cx.by_host {
-        let (host, idx) = (host.as_str(), idx.as_slice());
-        let firsts: Vec<usize> = idx
-            .iter()
-            .copied()
-            .filter(|&i| !cx.attempts.is_retry(i))
-            .collect();
-        if firsts.len() < 10 {
-            continue;
+impl Detector for Burst {
+    fn step(&mut self, s: &Step, _cx: &Cx) {
+        let Some(t) = s.ev.start_s() else { return };
+        let h = host(&mut self.hosts, s.ev.host);
+        if s.ev.limited() {
+            h.limited_t.push(t);
         }
-        let t: Vec<f64> = firsts
-            .iter()
-            .filter_map(|&i| super::start_s(&cx.requests[i]))
-            .collect();
-        if t.len() != firsts.len() {
-            continue;
+        if s.is_retry() {
+            return;
         }
-        let limited_t: Vec<f64> = idx
-            .iter()
-            .copied()
-            .filter(|&i| cx.is_limited(i))
-            .filter_map(|i| super::start_s(&cx.requests[i]))
-            .collect();
-        let limited_between = |a: f64, b: f64| {
-            limited_t
-                .iter()
-                .filter(|&&x| x >= a && x <= b + AFTERMATH_S)
-                .count()
-        };
-        let sustained = t.len() as f64 / active_seconds(&t).max(60.0);
-        let limit = for_host(cx, host).filter(|l| l.window_s <= 3600.0);
+        h.firsts += 1;
+        h.active.push(t);
+        for c in &mut h.windows {
+            c.push(t);
+        }
+    }
 
-        let mut found: Vec<Burst> = Vec::new();
-        let mut push = |b: Burst| {
-            if found.iter().all(|f| b.last < f.first || b.first > f.last) {
-                found.push(b);
+    fn second_look(&mut self, cx: &Cx) -> bool {
+        let mut any = false;
+        for (id, h) in self.hosts.iter_mut().enumerate() {
+            if h.firsts < MIN_ANY {
+                continue;
             }
-        };
-        if let Some(l) = &limit {
-            for win in [1.0, 10.0] {
-                // The fewest requests a window must hold: 10, and a quarter of the allowance
-                // when the limit's own window is longer than this one, but never more than the
-                // 40 that make a burst without any known limit (an hourly allowance hides a
-                // short-term limiter: 80 in 10 s refused under 5000/h is still a burst).
-                let min_count = if l.window_s > win {
-                    (MIN_SHARE_OF_ALLOWANCE * l.count)
-                        .ceil()
-                        .clamp(10.0, MIN_UNLIMITED as f64) as usize
-                } else {
-                    10
-                };
-                for w in busiest(&t, win, WORST) {
-                    let rate = w.count as f64 / win;
-                    let limited = limited_between(w.start, w.last_start) > 0;
-                    let fast = w.count >= min_count && rate >= 3.0 * l.per_second();
-                    let hurt = limited || w.count as f64 > l.count;
-                    // Over the limit *and* bursty: well above the client's own sustained rate.
-                    let spiky = w.count >= min_count
-                        && rate >= 1.5 * l.per_second()
-                        && rate >= 3.0 * sustained
-                        && limited;
-                    if (fast && hurt) || spiky {
-                        let (a, b) = extend(&t, &w);
-                        push(Burst {
-                            first: a,
-                            last: b,
-                            reason: if fast && hurt {
-                                "short-window rate at least 3× the limit's rate"
-                            } else {
-                                "short-window rate above the limit and at least 3× the sustained rate, followed by rate limiting"
-                            },
+            h.sustained = h.firsts as f64 / h.active.seconds.max(60.0);
+            let limit = cx.limit(id as u32).filter(|l| l.window_s <= 3600.0);
+            let limited_t = std::mem::take(&mut h.limited_t);
+            let lb = |a: f64, b: f64| limited_between(&limited_t, a, b);
+            for (wi, &win) in WINDOWS.iter().enumerate() {
+                for w in h.windows[wi].best(WORST) {
+                    if let Some(reason) = qualifies(&w, win, limit, h.sustained, &lb) {
+                        h.bursts.push(Found {
+                            first: w.first,
+                            last: w.last,
+                            thr: threshold(&w),
+                            reason,
+                            grown: Some(Grown {
+                                first: 0,
+                                last: w.last,
+                                ..Default::default()
+                            }),
                         });
                     }
                 }
             }
-        } else {
-            for win in [1.0, 10.0] {
-                for w in busiest(&t, win, WORST) {
-                    let rate = w.count as f64 / win;
-                    let far = (w.count >= MIN_UNLIMITED && rate >= 4.0 * sustained)
-                        || (w.count >= MIN_UNLIMITED_FAR && rate >= 10.0 * sustained);
-                    if far && rate >= 2.0 && limited_between(w.start, w.last_start) > 0 {
-                        let (a, b) = extend(&t, &w);
-                        push(Burst { first: a, last: b, reason: "short-window rate at least 4× the sustained rate, followed by rate limiting" });
-                    }
-                }
+            h.limited_t = limited_t;
+            h.windows.clear();
+            any |= !h.bursts.is_empty();
+        }
+        any
+    }
+
+    fn step_again(&mut self, s: &Step, cx: &Cx) {
+        if s.is_retry() {
+            return;
+        }
+        let Some(h) = self.hosts.get_mut(s.ev.host as usize) else {
+            return;
+        };
+        if h.bursts.is_empty() {
+            return;
+        }
+        let Some(t) = s.ev.start_s() else { return };
+        let k = h.at;
+        h.at += 1;
+        let gap = if k == 0 { f64::INFINITY } else { t - h.prev_t };
+        h.prev_t = t;
+        let limited = s.ev.limited();
+        for b in &mut h.bursts {
+            let Some(g) = &mut b.grown else { continue };
+            if !g.left_done && (k == 0 || gap > b.thr) {
+                // A gap wider than the pace: the run starts here.
+                g.first = k;
+                g.first_ev = Some(*s.ev);
+                g.limited = 0;
+            }
+            if k == b.first {
+                g.left_done = true;
+            }
+            if g.right_done {
+                continue;
+            }
+            if k > b.last && gap > b.thr {
+                g.right_done = true;
+                continue;
+            }
+            g.last = k;
+            g.last_ev = Some(*s.ev);
+            if limited {
+                g.limited += 1;
             }
         }
-        if found.is_empty() {
-            continue;
-        }
-        found.sort_by(|a, b| {
-            (b.last - b.first)
-                .cmp(&(a.last - a.first))
-                .then(a.first.cmp(&b.first))
-        });
-        found.truncate(WORST);
-        out.push(finding(
-            cx,
-            host,
-            &firsts,
-            &t,
-            &found,
-            limit.as_ref(),
-            sustained,
-            &limited_between,
-        ));
+        let _ = cx;
     }
-    out
+
+    fn finish(&mut self, cx: &Cx, _earlier: &[Finding]) -> Vec<Placed> {
+        let mut out = Vec::new();
+        for (id, h) in self.hosts.iter_mut().enumerate() {
+            if h.bursts.is_empty() {
+                continue;
+            }
+            // Grown extents; the busiest windows first decide, the later ones may not overlap.
+            let mut found: Vec<Found> = Vec::new();
+            for mut b in std::mem::take(&mut h.bursts) {
+                if let Some(g) = &b.grown {
+                    b.first = g.first;
+                    b.last = g.last;
+                }
+                if found.iter().all(|f| b.last < f.first || b.first > f.last) {
+                    found.push(b);
+                }
+            }
+            found.sort_by(|a, b| {
+                (b.last - b.first)
+                    .cmp(&(a.last - a.first))
+                    .then(a.first.cmp(&b.first))
+            });
+            found.truncate(WORST);
+            let host = cx.host(id as u32).to_string();
+            let limit = cx.limit(id as u32).filter(|l| l.window_s <= 3600.0);
+            let f = finding(cx, &host, h, &found, limit);
+            out.push(((host, 0), f));
+        }
+        out
+    }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finding(
-    cx: &Context,
-    host: &str,
-    firsts: &[usize],
-    t: &[f64],
-    found: &[Burst],
+/// Why a window (of length `win`) is a burst, if it is.
+fn qualifies(
+    w: &Window,
+    win: f64,
     limit: Option<&KnownLimit>,
     sustained: f64,
     limited_between: &dyn Fn(f64, f64) -> usize,
-) -> Finding {
+) -> Option<&'static str> {
+    let rate = w.count as f64 / win;
+    let limited = limited_between(w.start, w.last_start) > 0;
+    match limit {
+        Some(l) => {
+            // The fewest requests a window must hold: 10, and a quarter of the allowance when
+            // the limit's own window is longer than this one, but never more than the 40 that
+            // make a burst without any known limit (an hourly allowance hides a short-term
+            // limiter: 80 in 10 s refused under 5000/h is still a burst).
+            let min_count = if l.window_s > win {
+                (MIN_SHARE_OF_ALLOWANCE * l.count)
+                    .ceil()
+                    .clamp(10.0, MIN_UNLIMITED as f64) as usize
+            } else {
+                10
+            };
+            let fast = w.count >= min_count && rate >= 3.0 * l.per_second();
+            let hurt = limited || w.count as f64 > l.count;
+            // Over the limit *and* bursty: well above the client's own sustained rate.
+            let spiky = w.count >= min_count
+                && rate >= 1.5 * l.per_second()
+                && rate >= 3.0 * sustained
+                && limited;
+            if fast && hurt {
+                Some("short-window rate at least 3× the limit's rate")
+            } else if spiky {
+                Some("short-window rate above the limit and at least 3× the sustained rate, followed by rate limiting")
+            } else {
+                None
+            }
+        }
+        None => {
+            let far = (w.count >= MIN_UNLIMITED && rate >= 4.0 * sustained)
+                || (w.count >= MIN_UNLIMITED_FAR && rate >= 10.0 * sustained);
+            (far && rate >= 2.0 && limited).then_some(
+                "short-window rate at least 4× the sustained rate, followed by rate limiting",
+            )
+        }
+    }
+}
+
+fn finding(cx: &Cx, host: &str, h: &Host, found: &[Found], limit: Option<&KnownLimit>) -> Finding {
+    let ends = |b: &Found| -> (f64, f64, Value, Value, usize) {
+        let g = b.grown.as_ref();
+        let (fe, le) = (g.and_then(|g| g.first_ev), g.and_then(|g| g.last_ev));
+        let t = |e: Option<Event>| e.and_then(|e| e.start_s()).unwrap_or(0.0);
+        let at = |e: Option<Event>| e.map(|e| cx.at(&e)).unwrap_or(Value::Null);
+        (
+            t(fe),
+            t(le),
+            at(fe),
+            at(le),
+            g.map(|g| g.limited).unwrap_or(0),
+        )
+    };
+    let lb = |a: f64, b: f64| limited_between(&h.limited_t, a, b);
     let windows: Vec<Value> = found
         .iter()
         .map(|b| {
             let n = b.last - b.first + 1;
-            let span = t[b.last] - t[b.first];
-            let own_limited = firsts[b.first..=b.last]
-                .iter()
-                .filter(|&&i| cx.is_limited(i))
-                .count();
+            let (t0, t1, first, last, own_limited) = ends(b);
+            let span = t1 - t0;
             json!({
                 "requests": n,
                 "seconds": r3(span),
                 "per_second": r3(n as f64 / span.max(0.1)),
                 "rate_limited_in_window": own_limited,
-                "rate_limited_during_or_after": limited_between(t[b.first], t[b.last]),
+                "rate_limited_during_or_after": lb(t0, t1),
                 "reason": b.reason,
-                "first": at(&cx.requests[firsts[b.first]]),
-                "last": at(&cx.requests[firsts[b.last]]),
+                "first": first,
+                "last": last,
             })
         })
         .collect();
     let w = &found[0];
     let n = w.last - w.first + 1;
-    let span = t[w.last] - t[w.first];
+    let (t0, t1, _, _, _) = ends(w);
+    let span = t1 - t0;
     let rate = n as f64 / span.max(0.1);
-    let hit = limited_between(t[w.first], t[w.last]);
+    let hit = lb(t0, t1);
+    let sustained = h.sustained;
     let against = match limit {
         Some(l) => format!("against a limit of {}", l.text()),
-        None => match active_windows(t) {
+        None => match h.active.windows {
             1 => format!(
                 "against a sustained {} over the capture",
                 rate_text(sustained)
@@ -269,7 +403,7 @@ fn finding(
         summary,
         json!({
             "host": host,
-            "first_attempts": firsts.len(),
+            "first_attempts": h.firsts,
             "sustained_per_second": r3(sustained),
             "limit": limit.map(|l| l.json()),
             "worst_windows": windows,
@@ -301,11 +435,16 @@ mod tests {
             .map(f64::from)
             .chain((0..=600).step_by(10).map(|s| 86_400.0 + f64::from(s)))
             .collect();
-        assert_eq!(super::active_windows(&t), 2);
-        assert!((super::active_seconds(&t) - 1200.0).abs() < 1e-9);
+        let active = |t: &[f64]| {
+            let mut a = super::Active::default();
+            t.iter().for_each(|&x| a.push(x));
+            a
+        };
+        assert_eq!(active(&t).windows, 2);
+        assert!((active(&t).seconds - 1200.0).abs() < 1e-9);
         let one: Vec<f64> = (0..=600).step_by(10).map(f64::from).collect();
-        assert_eq!(super::active_windows(&one), 1);
-        assert!((super::active_seconds(&one) - 600.0).abs() < 1e-9);
+        assert_eq!(active(&one).windows, 1);
+        assert!((active(&one).seconds - 600.0).abs() < 1e-9);
     }
 
     #[test]

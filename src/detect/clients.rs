@@ -6,65 +6,14 @@
 //! log's IP field), HAR page (one tab or page load) and Origin/Referer origin. The credential
 //! is *not* part of the identity: it is what `shared_key_contention` looks for across clients.
 
-use super::Context;
+pub use crate::analyze::event::ClientKey;
 use crate::model::Request;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Clients listed in the report at most (the count is always complete).
 pub const LISTED: usize = 50;
-
-/// The identity key of a client.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ClientKey {
-    Named(String),
-    Hints {
-        user_agent: Option<String>,
-        client_ip: Option<String>,
-        pageref: Option<String>,
-        origin: Option<String>,
-    },
-}
-
-impl ClientKey {
-    pub fn of(r: &Request) -> ClientKey {
-        let h = &r.client;
-        match h.client.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
-            Some(c) => ClientKey::Named(c.to_string()),
-            // A HAR page already names the tab; its document request has no Origin while its
-            // subresources do, so the origin would split one page into two callers.
-            None => ClientKey::Hints {
-                user_agent: r.user_agent().map(str::to_string),
-                client_ip: h.client_ip.clone(),
-                pageref: h.pageref.clone(),
-                origin: if h.pageref.is_some() {
-                    None
-                } else {
-                    h.origin.clone()
-                },
-            },
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct ClientInfo {
-    pub key: ClientKey,
-    /// A short name for summaries: the client field, else the most telling hints.
-    pub label: String,
-    pub requests: usize,
-}
-
-/// Clients, numbered in order of first appearance (stable for a given request order).
-#[derive(Debug, Clone, Default)]
-pub struct Clients {
-    /// Client number per request index.
-    pub of_request: Vec<usize>,
-    pub list: Vec<ClientInfo>,
-    /// Which hints the input had at all (`client`, `user_agent`, ...).
-    pub hints_seen: BTreeSet<&'static str>,
-}
 
 fn short_ua(ua: &str) -> String {
     // "python-requests/2.31.0" stays; a long browser UA is cut to its first product token.
@@ -109,113 +58,116 @@ fn label_of(key: &ClientKey) -> String {
     }
 }
 
+/// Labels for clients in id order (order of first appearance), made unique: two clients may
+/// share a label (the same user agent on two IPs, cut short).
+pub fn labels<'a>(keys: impl Iterator<Item = Option<&'a ClientKey>>) -> Vec<String> {
+    let mut out: Vec<String> = keys
+        .map(|k| {
+            k.map(label_of)
+                .unwrap_or_else(|| "unidentified".to_string())
+        })
+        .collect();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for label in &mut out {
+        let n = seen.entry(label.clone()).or_insert(0);
+        *n += 1;
+        if *n > 1 {
+            *label = format!("{label} #{n}");
+        }
+    }
+    out
+}
+
+/// One client's counters, as the analysis gathered them.
+#[derive(Debug, Clone)]
+pub struct Counted {
+    pub key: Option<ClientKey>,
+    pub label: String,
+    pub requests: usize,
+    pub rate_limited: usize,
+    pub credentials: BTreeSet<String>,
+    pub first: Option<DateTime<Utc>>,
+    pub last: Option<DateTime<Utc>>,
+}
+
+/// Which hints the input had at all, by name.
+pub fn hint_names(bits: u16) -> BTreeSet<&'static str> {
+    use crate::analyze::event::flag;
+    [
+        (flag::HINT_CLIENT, "client"),
+        (flag::HINT_UA, "user_agent"),
+        (flag::HINT_IP, "client_ip"),
+        (flag::HINT_PAGE, "pageref"),
+        (flag::HINT_ORIGIN, "origin"),
+    ]
+    .into_iter()
+    .filter(|(b, _)| bits & b != 0)
+    .map(|(_, n)| n)
+    .collect()
+}
+
+/// The report section: the rule used and the clients found (`clients` in id order).
+pub fn section(hints: u16, clients: Vec<Counted>) -> ClientsSection {
+    let hints_seen = hint_names(hints);
+    let identified_by: Vec<String> = if hints_seen.contains("client") {
+        vec!["client".to_string()]
+    } else {
+        hints_seen.iter().map(|s| s.to_string()).collect()
+    };
+    let rule = if hints_seen.contains("client") {
+        "records with a `client` field are grouped by it; records without one by user agent, client IP, HAR page and origin together; the credential is compared across clients, not used to tell them apart"
+    } else if hints_seen.is_empty() {
+        "the input names no caller (no client field, user agent, client IP, HAR page or origin): all records count as one client"
+    } else {
+        "records are grouped by user agent, client IP (X-Forwarded-For or a log field), HAR page and origin together; the credential is compared across clients, not used to tell them apart"
+    };
+    let count = clients.len();
+    let mut rows: Vec<ClientRow> = clients
+        .into_iter()
+        .enumerate()
+        .map(|(id, c)| ClientRow {
+            id,
+            label: c.label,
+            hints: c.key.as_ref().map(hints_of).unwrap_or_default(),
+            requests: c.requests,
+            rate_limited: c.rate_limited,
+            credentials: c.credentials,
+            first: c.first,
+            last: c.last,
+        })
+        .collect();
+    // Busiest first; ties by first appearance.
+    rows.sort_by(|a, b| b.requests.cmp(&a.requests).then(a.id.cmp(&b.id)));
+    rows.truncate(LISTED);
+    ClientsSection {
+        identified_by,
+        rule: rule.to_string(),
+        count,
+        list: rows,
+    }
+}
+
+/// Client numbers of a list of time-sorted requests, as the analysis numbers them (for tests
+/// and callers holding the records).
+#[derive(Debug, Clone, Default)]
+pub struct Clients {
+    /// Client number per request index.
+    pub of_request: Vec<usize>,
+    /// Labels by client number.
+    pub list: Vec<String>,
+    pub hints_seen: BTreeSet<&'static str>,
+}
+
 impl Clients {
     pub fn identify(requests: &[Request]) -> Clients {
-        let mut index: HashMap<ClientKey, usize> = HashMap::new();
-        let mut c = Clients::default();
-        for r in requests {
-            let h = &r.client;
-            for (name, present) in [
-                ("client", h.client.is_some()),
-                ("user_agent", r.user_agent().is_some()),
-                ("client_ip", h.client_ip.is_some()),
-                ("pageref", h.pageref.is_some()),
-                ("origin", h.origin.is_some()),
-            ] {
-                if present {
-                    c.hints_seen.insert(name);
-                }
-            }
-            let key = ClientKey::of(r);
-            let id = match index.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let id = c.list.len();
-                    c.list.push(ClientInfo {
-                        label: label_of(&key),
-                        key: key.clone(),
-                        requests: 0,
-                    });
-                    index.insert(key, id);
-                    id
-                }
-            };
-            c.list[id].requests += 1;
-            c.of_request.push(id);
-        }
-        // Two clients may share a label (same UA on two IPs cut short): make labels unique.
-        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-        for info in &mut c.list {
-            let n = seen.entry(info.label.clone()).or_insert(0);
-            *n += 1;
-            if *n > 1 {
-                info.label = format!("{} #{}", info.label, n);
-            }
-        }
-        c
+        crate::analyze::identify_clients(requests)
     }
 
     pub fn label(&self, id: usize) -> &str {
         self.list
             .get(id)
-            .map(|c| c.label.as_str())
+            .map(String::as_str)
             .unwrap_or("unidentified")
-    }
-
-    /// The report section: the rule used and the clients found.
-    pub fn section(&self, requests: &[Request], cx: &Context) -> ClientsSection {
-        let identified_by: Vec<String> = if self.hints_seen.contains("client") {
-            vec!["client".to_string()]
-        } else {
-            self.hints_seen.iter().map(|s| s.to_string()).collect()
-        };
-        let rule = if self.hints_seen.contains("client") {
-            "records with a `client` field are grouped by it; records without one by user agent, client IP, HAR page and origin together; the credential is compared across clients, not used to tell them apart"
-        } else if self.hints_seen.is_empty() {
-            "the input names no caller (no client field, user agent, client IP, HAR page or origin): all records count as one client"
-        } else {
-            "records are grouped by user agent, client IP (X-Forwarded-For or a log field), HAR page and origin together; the credential is compared across clients, not used to tell them apart"
-        };
-        let mut rows: Vec<ClientRow> = self
-            .list
-            .iter()
-            .enumerate()
-            .map(|(id, info)| ClientRow {
-                id,
-                label: info.label.clone(),
-                hints: hints_of(&info.key),
-                requests: info.requests,
-                rate_limited: 0,
-                credentials: BTreeSet::new(),
-                first: None,
-                last: None,
-            })
-            .collect();
-        for (i, r) in requests.iter().enumerate() {
-            let Some(row) = self.of_request.get(i).and_then(|&id| rows.get_mut(id)) else {
-                continue;
-            };
-            if cx.is_limited(i) {
-                row.rate_limited += 1;
-            }
-            if let Some(c) = &r.credential {
-                row.credentials.insert(c.clone());
-            }
-            if let Some(t) = r.started {
-                row.first = Some(row.first.map_or(t, |f: DateTime<Utc>| f.min(t)));
-                row.last = Some(row.last.map_or(t, |l: DateTime<Utc>| l.max(t)));
-            }
-        }
-        let count = rows.len();
-        // Busiest first; ties by first appearance.
-        rows.sort_by(|a, b| b.requests.cmp(&a.requests).then(a.id.cmp(&b.id)));
-        rows.truncate(LISTED);
-        ClientsSection {
-            identified_by,
-            rule: rule.to_string(),
-            count,
-            list: rows,
-        }
     }
 }
 

@@ -8,99 +8,185 @@
 //! body: "too many concurrent requests") says the limit is on concurrency for at least half of
 //! the rate-limited responses.
 
-use super::timeline::{in_flight_at_starts, trailing};
-use super::{at, median, percentile, r3, rate_text, sort_f64, start_s, Context, Finding, Severity};
+use super::{r3, rate_text, Cx, Detector, Finding, Placed, Severity, Step};
+use crate::analyze::event::Event;
 use crate::attribute::Quota;
+use crate::stats::Counts;
 use serde_json::json;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 /// Best threshold T and its balanced accuracy for "feature ≥ T ⇒ rate-limited".
-fn separation(pos: &[f64], neg: &[f64]) -> (f64, f64) {
-    let (p, n) = (sorted(pos.iter().copied()), sorted(neg.iter().copied()));
-    let mut cands: Vec<f64> = p.iter().chain(n.iter()).copied().collect();
-    sort_f64(&mut cands);
+fn separation(p: &Counts, n: &Counts) -> (f64, f64) {
+    let mut cands: Vec<usize> = p.values().chain(n.values()).collect();
+    cands.sort_unstable();
     cands.dedup();
     let mut best = (0.5, f64::INFINITY);
-    for &t in &cands {
-        let tpr = (p.len() - p.partition_point(|&x| x < t)) as f64 / p.len() as f64;
-        let tnr = n.partition_point(|&x| x < t) as f64 / n.len() as f64;
+    for t in cands {
+        let tpr = (p.len() as u64 - p.below(t)) as f64 / p.len() as f64;
+        let tnr = n.below(t) as f64 / n.len() as f64;
         let b = (tpr + tnr) / 2.0;
         if b > best.0 {
-            best = (b, t);
+            best = (b, t as f64);
         }
     }
     best
 }
 
-fn sorted(v: impl Iterator<Item = f64>) -> Vec<f64> {
-    let mut v: Vec<f64> = v.collect();
-    sort_f64(&mut v);
-    v
+/// The three features of one class of responses: requests in flight at the start, and starts
+/// over the previous 1 s and 10 s.
+#[derive(Default)]
+struct Features {
+    fl: Counts,
+    r1: Counts,
+    r10: Counts,
 }
 
-pub fn detect(cx: &Context) -> Vec<Finding> {
-    cx.by_host
-        .iter()
-        .filter_map(|(host, idx)| for_host(cx, host, idx))
-        .collect()
+impl Features {
+    fn push(&mut self, fl: usize, r1: usize, r10: usize) {
+        self.fl.push(fl);
+        self.r1.push(r1);
+        self.r10.push(r10);
+    }
 }
 
-/// The finding for one host (`idx`: its timed requests in time order), if its 429s follow the
-/// number of requests in flight.
-pub fn for_host(cx: &Context, host: &str, idx: &[usize]) -> Option<Finding> {
-    let limited: Vec<usize> = (0..idx.len()).filter(|&k| cx.is_limited(idx[k])).collect();
-    let ok: Vec<usize> = (0..idx.len())
-        .filter(|&k| (200..300).contains(&cx.requests[idx[k]].status))
-        .collect();
-    if limited.len() < 3 || ok.len() < 5 {
+use crate::stats::TotalF64 as End;
+
+#[derive(Default)]
+struct Host {
+    timed: usize,
+    with_duration: usize,
+    lim: Features,
+    ok: Features,
+    said: usize,
+    first_limited: Option<Event>,
+    /// Requests that start at the same instant, read together.
+    group: Vec<(Event, f64, f64, bool)>,
+    group_t: f64,
+    started: usize,
+    ends: BinaryHeap<Reverse<End>>,
+    ended: usize,
+    last_1s: VecDeque<f64>,
+    before_1s: usize,
+    last_10s: VecDeque<f64>,
+    before_10s: usize,
+}
+
+impl Host {
+    /// Requests in flight and trailing starts for every request starting at `group_t`.
+    fn flush(&mut self) {
+        if self.group.is_empty() {
+            return;
+        }
+        let t = self.group_t;
+        self.started += self.group.len();
+        for &(_, _, e, _) in &self.group {
+            self.ends.push(Reverse(End(e)));
+            self.last_1s.push_back(t);
+            self.last_10s.push_back(t);
+        }
+        while let Some(Reverse(End(e))) = self.ends.peek().copied() {
+            if e > t {
+                break;
+            }
+            self.ends.pop();
+            self.ended += 1;
+        }
+        for (w, q, before) in [
+            (1.0, &mut self.last_1s, &mut self.before_1s),
+            (10.0, &mut self.last_10s, &mut self.before_10s),
+        ] {
+            while q.front().is_some_and(|&x| x < t - w) {
+                q.pop_front();
+                *before += 1;
+            }
+        }
+        for (ev, start, end, said) in std::mem::take(&mut self.group) {
+            let own = usize::from(end > start);
+            let fl = self.started.saturating_sub(self.ended).saturating_sub(own);
+            let r1 = self
+                .started
+                .saturating_sub(self.before_1s)
+                .saturating_sub(1);
+            let r10 = self
+                .started
+                .saturating_sub(self.before_10s)
+                .saturating_sub(1);
+            if ev.limited() {
+                if said {
+                    self.said += 1;
+                }
+                self.first_limited.get_or_insert(ev);
+                self.lim.push(fl, r1, r10);
+            }
+            // A rate-limited 202 (a WAF challenge) is a success too, as a status.
+            if (200..300).contains(&ev.status) {
+                self.ok.push(fl, r1, r10);
+            }
+        }
+    }
+}
+
+/// `concurrency_limit` (see the module doc).
+#[derive(Default)]
+pub struct Concurrency {
+    hosts: BTreeMap<u32, Host>,
+}
+
+impl Detector for Concurrency {
+    fn step(&mut self, s: &Step, cx: &Cx) {
+        let (Some(t), Some(e)) = (s.ev.start_s(), s.ev.end_s()) else {
+            return;
+        };
+        let h = self.hosts.entry(s.ev.host).or_default();
+        if !h.group.is_empty() && t != h.group_t {
+            h.flush();
+        }
+        h.group_t = t;
+        h.timed += 1;
+        if s.ev.duration_ms().is_some() {
+            h.with_duration += 1;
+        }
+        let said = s.ev.limited()
+            && cx
+                .facts(s.ev)
+                .is_some_and(|f| f.quota == Quota::Concurrency || f.says_concurrency);
+        h.group.push((*s.ev, t, e, said));
+    }
+
+    fn finish(&mut self, cx: &Cx, _earlier: &[Finding]) -> Vec<Placed> {
+        let mut out = Vec::new();
+        for (&id, h) in self.hosts.iter_mut() {
+            h.flush();
+            let host = cx.host(id);
+            if let Some(f) = finding(cx, host, h) {
+                out.push(((host.to_string(), 0), f));
+            }
+        }
+        out
+    }
+}
+
+/// The finding for one host, if its 429s follow the number of requests in flight.
+fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
+    if h.lim.fl.len() < 3 || h.ok.fl.len() < 5 {
         return None;
     }
-    let with_duration = idx
-        .iter()
-        .filter(|&&i| cx.requests[i].duration_ms.is_some())
-        .count();
-    if (with_duration as f64) < 0.8 * idx.len() as f64 {
+    if (h.with_duration as f64) < 0.8 * h.timed as f64 {
         return None;
     }
-    let said = limited
-        .iter()
-        .filter(|&&k| {
-            let i = idx[k];
-            cx.attribution[i]
-                .map(|a| a.quota == Quota::Concurrency)
-                .unwrap_or(false)
-                || cx.requests[i]
-                    .body_excerpt
-                    .as_deref()
-                    .map(|b| b.to_ascii_lowercase().contains("concurren"))
-                    .unwrap_or(false)
-        })
-        .count();
-    let flight = in_flight_at_starts(cx.requests, idx);
-    let times: Vec<f64> = idx
-        .iter()
-        .filter_map(|&i| start_s(&cx.requests[i]))
-        .collect();
-    if times.len() != idx.len() {
-        return None;
-    }
-    let feature =
-        |ks: &[usize], f: &dyn Fn(usize) -> f64| -> Vec<f64> { ks.iter().map(|&k| f(k)).collect() };
-    let fl = |k: usize| flight[k] as f64;
-    let r1 = |k: usize| trailing(&times, times[k], 1.0) as f64;
-    let r10 = |k: usize| trailing(&times, times[k], 10.0) as f64;
-    let (b_fl, t_fl) = separation(&feature(&limited, &fl), &feature(&ok, &fl));
-    let (b_r1, _) = separation(&feature(&limited, &r1), &feature(&ok, &r1));
-    let (b_r10, _) = separation(&feature(&limited, &r10), &feature(&ok, &r10));
+    let (b_fl, t_fl) = separation(&h.lim.fl, &h.ok.fl);
+    let (b_r1, _) = separation(&h.lim.r1, &h.ok.r1);
+    let (b_r10, _) = separation(&h.lim.r10, &h.ok.r10);
     let b_rate = b_r1.max(b_r10);
-    let fl_lim = sorted(limited.iter().map(|&k| fl(k)));
-    let fl_ok = sorted(ok.iter().map(|&k| fl(k)));
-    let by_flight = b_fl >= 0.85 && b_fl - b_rate >= 0.1 && median(&fl_lim) > median(&fl_ok);
-    let by_attribution = said * 2 >= limited.len();
+    let by_flight =
+        b_fl >= 0.85 && b_fl - b_rate >= 0.1 && h.lim.fl.percentile(0.5) > h.ok.fl.percentile(0.5);
+    let by_attribution = h.said * 2 >= h.lim.fl.len();
     if !(by_flight || by_attribution) {
         return None;
     }
-    let rate_lim = sorted(limited.iter().map(|&k| r10(k) / 10.0));
-    let rate_ok = sorted(ok.iter().map(|&k| r10(k) / 10.0));
+    let rate_lim = h.lim.r10.percentile(0.5) / 10.0;
+    let rate_ok = h.ok.r10.percentile(0.5) / 10.0;
     let estimate = if t_fl.is_finite() {
         Some(t_fl as usize)
     } else {
@@ -111,49 +197,48 @@ pub fn for_host(cx: &Context, host: &str, idx: &[usize]) -> Option<Finding> {
         _ => "a limit on requests in flight".to_string(),
     };
     let (lo, hi) = (
-        fl_lim.first().copied().unwrap_or(0.0),
-        fl_lim.last().copied().unwrap_or(0.0),
+        h.lim.fl.min().unwrap_or(0) as f64,
+        h.lim.fl.max().unwrap_or(0) as f64,
     );
     let at_429 = if lo == hi {
         format!("{lo} other requests in flight at every one")
     } else {
         format!(
             "a median of {} other requests in flight ({lo}–{hi})",
-            median(&fl_lim)
+            h.lim.fl.percentile(0.5)
         )
     };
     let summary = format!(
         "The {} rate-limited responses from {host} came with {at_429}, versus a median of {} (p90 {}) at the {} successes, while the start rate over the previous 10 s was {}({} vs {}): this looks like {limit_text}; bound requests in flight, since a slower start rate alone will not fix it.",
-        limited.len(),
-        median(&fl_ok),
-        percentile(&fl_ok, 0.9),
-        ok.len(),
+        h.lim.fl.len(),
+        h.ok.fl.percentile(0.5),
+        h.ok.fl.percentile(0.9),
+        h.ok.fl.len(),
         if by_flight { "about the same " } else { "" },
-        rate_text(median(&rate_lim)),
-        rate_text(median(&rate_ok)),
+        rate_text(rate_lim),
+        rate_text(rate_ok),
     );
-    let first_limited = limited.first().map(|&k| at(&cx.requests[idx[k]]));
     Some(Finding::new(
         "concurrency_limit",
         Severity::Warning,
         summary,
         json!({
             "host": host,
-            "rate_limited": limited.len(),
-            "successes": ok.len(),
+            "rate_limited": h.lim.fl.len(),
+            "successes": h.ok.fl.len(),
             "in_flight_at_rate_limited": {
-                "min": fl_lim.first(), "median": median(&fl_lim), "max": fl_lim.last()
+                "min": h.lim.fl.min().map(|v| v as f64), "median": h.lim.fl.percentile(0.5), "max": h.lim.fl.max().map(|v| v as f64)
             },
             "in_flight_at_successes": {
-                "median": median(&fl_ok), "p90": percentile(&fl_ok, 0.9), "max": fl_ok.last()
+                "median": h.ok.fl.percentile(0.5), "p90": h.ok.fl.percentile(0.9), "max": h.ok.fl.max().map(|v| v as f64)
             },
-            "start_rate_10s_at_rate_limited": r3(median(&rate_lim)),
-            "start_rate_10s_at_successes": r3(median(&rate_ok)),
+            "start_rate_10s_at_rate_limited": r3(rate_lim),
+            "start_rate_10s_at_successes": r3(rate_ok),
             "separation_by_in_flight": r3(b_fl),
             "separation_by_start_rate": r3(b_rate),
             "estimated_limit_in_flight": estimate.filter(|_| by_flight),
-            "responses_saying_concurrency": said,
-            "first_rate_limited": first_limited,
+            "responses_saying_concurrency": h.said,
+            "first_rate_limited": h.first_limited.map(|e| cx.at(&e)),
         }),
     ))
 }

@@ -1,7 +1,6 @@
 //! The known limit of a host: `--limit` from the user, else what rate-limit headers said (the
 //! attribution of its rate-limited responses first, then any response's headers).
 
-use super::Context;
 use crate::http::ratelimit;
 use crate::units::{fmt_num, Rate};
 use serde_json::{json, Value};
@@ -44,79 +43,54 @@ impl KnownLimit {
     }
 }
 
-/// The known limit for requests to `host` (computed once per analysis, see [`compute`]).
-pub fn for_host(cx: &Context, host: &str) -> Option<KnownLimit> {
-    cx.limits.get(host).cloned()
+/// What decides one host's known limit.
+#[derive(Debug, Clone, Default)]
+pub struct HostLimits<'a> {
+    /// The host sent a rate-limited response.
+    pub limited: bool,
+    /// (limit × 1000, window × 1000) → responses, from the attribution of its rate-limited
+    /// responses; `Some` as soon as one stated limits at all.
+    pub from_attribution: Option<BTreeMap<(u64, u64), usize>>,
+    /// The same from every response's rate-limit headers.
+    pub from_headers: Option<&'a BTreeMap<(u64, u64), usize>>,
 }
 
-/// The known limit of every host. `--limit` applies to hosts that were rate-limited (or to
-/// every host when none was); headers apply to the host that sent them: the limits the
-/// attribution stage read from rate-limited responses first, else any response's headers.
-/// The most common (limit, window) pair wins; ties go to the smaller window.
-pub fn compute(
-    requests: &[crate::model::Request],
-    hosts: &super::HostIndex,
-    limited: &[bool],
-    attribution: &[Option<&crate::attribute::Attribution>],
-    limit_option: Option<Rate>,
-) -> BTreeMap<String, KnownLimit> {
-    type Seen = BTreeMap<(u64, u64), usize>;
-    let add = |seen: &mut Seen, l: &ratelimit::Limits| {
-        if let (Some(c), Some(w)) = (l.limit, l.window_seconds) {
-            if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 && c < 1e12 && w < 1e9 {
-                *seen
-                    .entry(((c * 1000.0) as u64, (w * 1000.0) as u64))
-                    .or_insert(0) += 1;
-            }
+/// A (limit, window) pair as the limit tables count it, when it is a usable one.
+pub fn pair(l: &ratelimit::Limits) -> Option<(u64, u64)> {
+    match (l.limit, l.window_seconds) {
+        (Some(c), Some(w))
+            if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 && c < 1e12 && w < 1e9 =>
+        {
+            Some(((c * 1000.0) as u64, (w * 1000.0) as u64))
         }
-    };
-    let any_limited = limited.iter().any(|&l| l);
-    let mut host_limited: BTreeMap<&str, bool> = BTreeMap::new();
-    let mut from_attr: BTreeMap<&str, Seen> = BTreeMap::new();
-    for i in 0..hosts.len() {
-        let h = hosts.get(i);
-        *host_limited.entry(h).or_insert(false) |= limited[i];
-        if let Some(l) = attribution[i].and_then(|a| a.limits.as_ref()) {
-            add(from_attr.entry(h).or_default(), l);
-        }
+        _ => None,
     }
-    let mut from_headers: BTreeMap<&str, Seen> = BTreeMap::new();
-    for (i, r) in requests.iter().enumerate() {
-        let h = hosts.get(i);
-        if from_attr.contains_key(h) {
-            continue;
-        }
-        if let Some(l) = ratelimit::parse(&r.response_headers, r.started) {
-            add(from_headers.entry(h).or_default(), &l);
-        }
-    }
-    let mut out = BTreeMap::new();
-    for (&host, &was_limited) in &host_limited {
-        if let Some(rate) = limit_option {
-            if was_limited || !any_limited {
-                out.insert(
-                    host.to_string(),
-                    KnownLimit {
+}
+
+/// The known limit of every host (in the order given). `--limit` applies to hosts that were
+/// rate-limited (or to every host when none was); headers apply to the host that sent them:
+/// the limits the attribution stage read from rate-limited responses first, else any
+/// response's headers. The most common (limit, window) pair wins; ties go to the smaller
+/// window.
+pub fn compute(hosts: &[HostLimits], limit_option: Option<Rate>) -> Vec<Option<KnownLimit>> {
+    let any_limited = hosts.iter().any(|h| h.limited);
+    hosts
+        .iter()
+        .map(|h| {
+            if let Some(rate) = limit_option {
+                if h.limited || !any_limited {
+                    return Some(KnownLimit {
                         count: rate.count_per_window(),
                         window_s: rate.window_s,
                         source: format!("--limit {rate}"),
-                    },
-                );
-                continue;
+                    });
+                }
             }
-        }
-        let Some(seen) = from_attr.get(host).or_else(|| from_headers.get(host)) else {
-            continue;
-        };
-        let Some((&(c, w), &n)) = seen
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
-        else {
-            continue;
-        };
-        out.insert(
-            host.to_string(),
-            KnownLimit {
+            let seen = h.from_attribution.as_ref().or(h.from_headers)?;
+            let (&(c, w), &n) = seen
+                .iter()
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))?;
+            Some(KnownLimit {
                 count: c as f64 / 1000.0,
                 window_s: w as f64 / 1000.0,
                 source: format!(
@@ -125,10 +99,9 @@ pub fn compute(
                     fmt_num(c as f64 / 1000.0),
                     fmt_num(w as f64 / 1000.0)
                 ),
-            },
-        );
-    }
-    out
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -137,6 +110,13 @@ mod tests {
     use crate::attribute::Quota;
     use crate::detect::testkit::*;
 
+    fn for_host(
+        limits: &std::collections::BTreeMap<String, KnownLimit>,
+        host: &str,
+    ) -> Option<KnownLimit> {
+        limits.get(host).cloned()
+    }
+
     #[test]
     fn option_applies_to_limited_host_only() {
         let mut s = Scenario::new();
@@ -144,7 +124,7 @@ mod tests {
         s.at(0.0).get("https://cdn.x.com/a.js", 200);
         let reqs = s.build();
         let lim = unknown_attributions(&reqs);
-        let cx = Context::new(&reqs, &lim, Some(Rate::parse("120/min").unwrap()));
+        let cx = crate::analyze::known_limits(&reqs, &lim, Some(Rate::parse("120/min").unwrap()));
         let k = for_host(&cx, "api.x.com").unwrap();
         assert_eq!((k.count, k.window_s), (120.0, 60.0));
         assert_eq!(k.text(), "120/min (2/s)");
@@ -166,7 +146,7 @@ mod tests {
             0,
             attribution(Quota::Rate, Some(limits(100.0, 0.0, 60.0, 12.0))),
         )];
-        let cx = Context::new(&reqs, &lim, None);
+        let cx = crate::analyze::known_limits(&reqs, &lim, None);
         let k = for_host(&cx, "api.x.com").unwrap();
         assert_eq!((k.count, k.window_s), (100.0, 60.0));
         assert!(k.source.contains("headers"));

@@ -1,28 +1,53 @@
 //! Behaviour detectors: what the clients did wrong. Each detector is one file and adds findings.
 //!
-//! Shared groundwork, computed once per analysis and read by every detector:
-//! - [`clients`]: how one caller is told apart from another;
-//! - [`logical`]: which requests are attempts of one logical operation (retries), and which are
-//!   periodic polls that merely repeat;
-//! - [`timeline`]: start rates over sliding windows and requests in flight;
-//! - [`limit`]: the known limit per host, from `--limit` or rate-limit headers.
+//! # How the detectors run
 //!
-//! Detectors never see clap, do no I/O, and their output depends only on the request order
-//! (which `analyze::merge_inputs` makes deterministic).
+//! Every detector reads the requests **once, in time order, with bounded state**: the
+//! analysis replays the compact events ([`crate::analyze::event::Event`], 64 bytes each) of all
+//! inputs merged by time, and hands each timed request to every detector as a [`Step`]: the
+//! event, its place in the merged order, and where it stands among its logical operation's
+//! attempts ([`link::Linked`]: first attempt or retry, and the attempt before it). When a
+//! logical operation can get no more attempts (its last attempt succeeded, or its retry window
+//! passed) the detectors get it whole ([`Detector::closed`]). Global facts that need the whole
+//! input (known limits, the clients, whole-second timestamps, each operation's poll cadence)
+//! are computed before the replay and read from the [`Cx`].
+//!
+//! Detectors keep state per *active* key (host, credential, open operation, the requests in a
+//! sliding window), never per request, so memory follows the number of keys and not the
+//! number of records. The analysis may replay per group of hosts on several threads, so a
+//! detector's findings must depend only on its hosts' requests and the [`Cx`].
+//!
+//! # Adding a detector
+//!
+//! 1. A file `src/detect/<kind>.rs` with a struct implementing [`Detector`]: `step` for each
+//!    request (keep per-host or per-key state, bounded), optionally `closed` for whole logical
+//!    operations, `second_look` + `step_again` when a decision needs a figure only known at the
+//!    end (a second replay, e.g. burst's window extents), and `finish` returning the findings,
+//!    each with its sort key (host name, then a number) so the output never depends on how the
+//!    hosts were split between threads.
+//! 2. Register it in [`detectors`] (report order) and document the kind in
+//!    docs/report-schema.md.
+//! 3. Unit tests beside it with [`testkit`] scenarios (`crate::detect::run` runs the whole
+//!    engine on a `Vec<Request>`), a held-out case in `tests/heldout/`, and the golden reports.
+//!
+//! Detectors never see clap, do no I/O, and their output depends only on the merged order.
 
+use crate::analyze::event::Event;
+use crate::analyze::limited::Rows;
 use crate::attribute::Attribution;
 use crate::model::Request;
 use crate::units::Rate;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::sync::Arc;
 
 pub mod burst;
 pub mod clients;
 pub mod concurrency_limit;
 pub mod ignored_retry_after;
 pub mod limit;
+pub mod link;
 pub mod logical;
 pub mod quota_exhausted;
 pub mod retry_storm;
@@ -57,7 +82,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(kind: &str, severity: Severity, summary: String, evidence: Value) -> Finding {
+    pub(crate) fn new(kind: &str, severity: Severity, summary: String, evidence: Value) -> Finding {
         Finding {
             kind: kind.to_string(),
             severity,
@@ -67,125 +92,140 @@ impl Finding {
     }
 }
 
-/// Everything the detectors read: the requests (time-sorted), the attribution of each
-/// rate-limited one, the known limit, and the shared groundwork.
-pub struct Context<'a> {
-    pub requests: &'a [Request],
-    /// Attribution per request index (`None` for requests that were not rate-limited).
-    pub attribution: Vec<Option<&'a Attribution>>,
+/// A finding with where it goes in the report: detectors list theirs by host name, then by
+/// a number of their own.
+pub type Placed = ((String, u64), Finding);
+
+/// What every detector may read besides the requests: facts of the whole input, computed
+/// before the replay.
+pub struct Cx<'a> {
+    /// Timestamps are whole seconds only (see [`crate::analyze::collect::Collector::coarse_time`]).
+    pub coarse_time: bool,
     /// `--limit`, when given.
     pub limit_option: Option<Rate>,
-    pub clients: clients::Clients,
-    pub attempts: logical::Attempts,
-    /// Host per request index (lower-cased, "" when the URL has none).
-    pub hosts: HostIndex,
-    /// Rate-limited per request index.
-    pub limited: Vec<bool>,
-    /// Timed request indices per host (time order), hosts sorted by name.
-    pub by_host: Vec<(String, Vec<usize>)>,
-    /// Timestamps are whole seconds only (see [`logical::coarse_timestamps`]).
-    pub coarse_time: bool,
-    /// Known limit per host.
-    pub limits: std::collections::BTreeMap<String, limit::KnownLimit>,
+    /// Known limit per host id.
+    pub limits: &'a [Option<limit::KnownLimit>],
+    /// Host names by id (lower-cased, "" when the URL has none).
+    pub hosts: &'a [String],
+    /// Client labels by id (ids in order of first appearance).
+    pub clients: &'a [String],
+    /// Credential fingerprints by id.
+    pub creds: &'a [String],
+    /// Write endpoints (`POST /v1/orders/{id}`) by id.
+    pub endpoints: &'a [String],
+    /// Input names by input number.
+    pub sources: &'a [Arc<str>],
+    /// The rate-limited responses (and failures with a Retry-After): their Retry-After and
+    /// what attribution said.
+    pub rows: &'a Rows,
+    /// The host each credential was used with most (by credential id).
+    pub cred_host: &'a [u32],
+    /// Repeats after a failure read as the next poll of a cadence (all hosts; set before
+    /// `finish`).
+    pub polls_after_failure: usize,
 }
 
-impl<'a> Context<'a> {
-    /// `limited` pairs a rate-limited request's index with its attribution.
-    pub fn new(
-        requests: &'a [Request],
-        limited: &'a [(usize, Attribution)],
-        limit_option: Option<Rate>,
-    ) -> Context<'a> {
-        let mut attribution = vec![None; requests.len()];
-        for (i, a) in limited {
-            if let Some(slot) = attribution.get_mut(*i) {
-                *slot = Some(a);
-            }
-        }
-        let clients = clients::Clients::identify(requests);
-        let attempts = logical::Attempts::build(requests, &clients);
-        let hosts = HostIndex::build(requests);
-        let limited: Vec<bool> = requests
-            .iter()
-            .zip(&attribution)
-            .map(|(r, a)| a.is_some() || r.status == 429)
-            .collect();
-        let mut index: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
-        for (i, r) in requests.iter().enumerate() {
-            if r.started.is_some() {
-                index.entry(hosts.get(i)).or_default().push(i);
-            }
-        }
-        let by_host = index.into_iter().map(|(h, v)| (h.to_string(), v)).collect();
-        let limits = limit::compute(requests, &hosts, &limited, &attribution, limit_option);
-        Context {
-            requests,
-            attribution,
-            limit_option,
-            clients,
-            attempts,
-            hosts,
-            limited,
-            by_host,
-            limits,
-            coarse_time: logical::coarse_timestamps(requests),
-        }
-    }
-
-    /// Is request `i` a rate-limit signal (429, or a 503/403 the attribution stage counted)?
-    pub fn is_limited(&self, i: usize) -> bool {
-        self.limited.get(i).copied().unwrap_or(false)
-    }
-
-    pub fn host(&self, i: usize) -> &str {
-        self.hosts.get(i)
-    }
-}
-
-/// Host of each request, each distinct host stored once (a `String` per request cost more than
-/// the rest of the per-request indexes together on large captures).
-#[derive(Debug, Clone, Default)]
-pub struct HostIndex {
-    ids: Vec<u32>,
-    names: Vec<String>,
-}
-
-impl HostIndex {
-    pub fn build(requests: &[Request]) -> HostIndex {
-        let mut seen: HashMap<String, u32> = HashMap::new();
-        let mut hi = HostIndex::default();
-        for r in requests {
-            let h = r.host();
-            let id = match seen.get(&h) {
-                Some(&id) => id,
-                None => {
-                    let id = hi.names.len() as u32;
-                    hi.names.push(h.clone());
-                    seen.insert(h, id);
-                    id
-                }
-            };
-            hi.ids.push(id);
-        }
-        hi
-    }
-
-    /// Host of request `i` ("" when out of range or the URL has none).
-    pub fn get(&self, i: usize) -> &str {
-        self.ids
-            .get(i)
-            .and_then(|&id| self.names.get(id as usize))
+impl Cx<'_> {
+    pub fn host(&self, id: u32) -> &str {
+        self.hosts
+            .get(id as usize)
             .map(String::as_str)
             .unwrap_or("")
     }
 
-    pub fn len(&self) -> usize {
-        self.ids.len()
+    pub fn client_label(&self, id: u32) -> &str {
+        self.clients
+            .get(id as usize)
+            .map(String::as_str)
+            .unwrap_or("unidentified")
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+    /// Evidence locator of one request: source, entry/line, time.
+    pub fn at(&self, ev: &Event) -> Value {
+        let source = self
+            .sources
+            .get(ev.input() as usize)
+            .map(|s| s.to_string())
+            .unwrap_or_default();
+        let mut m = serde_json::Map::new();
+        m.insert("source".into(), Value::String(source));
+        let (k, n) = match ev.model_position() {
+            crate::model::Position::Entry(n) => ("entry", n),
+            crate::model::Position::Line(n) => ("line", n),
+        };
+        m.insert(k.into(), Value::from(n));
+        m.insert("time".into(), time_str(ev.started()));
+        Value::Object(m)
     }
+
+    /// The kept row of a response (rate-limited, or a failure with a Retry-After).
+    pub fn row(&self, ev: &Event) -> Option<&crate::analyze::limited::Row> {
+        (ev.detail != crate::analyze::event::NONE)
+            .then(|| self.rows.get(ev.detail))
+            .flatten()
+    }
+
+    /// The Retry-After of a response in seconds, when it stated a usable one.
+    pub fn wait_s(&self, ev: &Event) -> Option<f64> {
+        self.row(ev).and_then(|r| r.retry_after.seconds)
+    }
+
+    /// What attribution said about a rate-limited response.
+    pub fn facts(&self, ev: &Event) -> Option<&crate::analyze::limited::Facts> {
+        self.row(ev).and_then(|r| r.facts.as_ref())
+    }
+
+    pub fn limit(&self, host: u32) -> Option<&limit::KnownLimit> {
+        self.limits.get(host as usize).and_then(Option::as_ref)
+    }
+}
+
+/// One timed request, as the replay hands it to the detectors.
+#[derive(Debug, Clone, Copy)]
+pub struct Step<'a> {
+    pub ev: &'a Event,
+    /// Place in the merged time order (timed requests only).
+    pub seq: u64,
+    pub link: &'a link::Linked,
+}
+
+impl Step<'_> {
+    pub fn is_retry(&self) -> bool {
+        self.link.attempt > 0
+    }
+}
+
+/// A streaming detector (see the module documentation).
+pub trait Detector: Send {
+    /// One timed request, in time order.
+    fn step(&mut self, s: &Step, cx: &Cx);
+    /// A logical operation that can get no more attempts.
+    fn closed(&mut self, _l: &link::Logical, _cx: &Cx) {}
+    /// After the replay: does this detector need to see every request once more?
+    fn second_look(&mut self, _cx: &Cx) -> bool {
+        false
+    }
+    /// The second replay's requests (only when [`Detector::second_look`] said so).
+    fn step_again(&mut self, _s: &Step, _cx: &Cx) {}
+    /// The findings. `earlier`: findings of the detectors finished before this one (see
+    /// [`detectors`]).
+    fn finish(&mut self, cx: &Cx, earlier: &[Finding]) -> Vec<Placed>;
+}
+
+/// Every detector, in report order. The second value is the order they finish in (a detector
+/// may read the findings of those finished before it).
+pub fn detectors() -> Vec<(Box<dyn Detector>, usize)> {
+    vec![
+        (Box::new(burst::Burst::default()) as Box<dyn Detector>, 1),
+        (Box::new(retry_storm::RetryStorm::default()), 2),
+        (Box::new(ignored_retry_after::Ignored::default()), 3),
+        (Box::new(synchronized_retries::Synchronized::default()), 4),
+        (Box::new(shared_key_contention::SharedKey::default()), 5),
+        (Box::new(unsafe_retry::UnsafeRetry::default()), 6),
+        (Box::new(quota_exhausted::QuotaExhausted::default()), 7),
+        // Finished first: shared_key_contention reads it.
+        (Box::new(concurrency_limit::Concurrency::default()), 0),
+    ]
 }
 
 /// What the detectors produced: findings in a fixed order, and the client section.
@@ -195,47 +235,23 @@ pub struct Detected {
     pub clients: clients::ClientsSection,
 }
 
-/// Run every detector. Findings come in detector order, then in each detector's own order
-/// (hosts and clients sorted), so the output never depends on thread count.
+/// Run every detector over `requests` (time-sorted), with the attribution of each
+/// rate-limited one given (`limited`: request index and attribution). For tests and callers
+/// that hold the records; the analysis streams instead.
 pub fn run(
     requests: &[Request],
     limited: &[(usize, Attribution)],
     limit_option: Option<Rate>,
 ) -> Detected {
-    let cx = Context::new(requests, limited, limit_option);
-    let mut findings = Vec::new();
-    findings.extend(burst::detect(&cx));
-    findings.extend(retry_storm::detect(&cx));
-    findings.extend(ignored_retry_after::detect(&cx));
-    findings.extend(synchronized_retries::detect(&cx));
-    findings.extend(shared_key_contention::detect(&cx));
-    findings.extend(unsafe_retry::detect(&cx));
-    findings.extend(quota_exhausted::detect(&cx));
-    findings.extend(concurrency_limit::detect(&cx));
-    Detected {
-        findings,
-        clients: cx.clients.section(requests, &cx),
-    }
+    crate::analyze::detect_records(requests, limited, limit_option)
 }
 
 // ---- small helpers shared by the detectors ----
 
 /// Seconds since the Unix epoch, as a float (microsecond precision).
+#[cfg(test)]
 pub(crate) fn secs(t: DateTime<Utc>) -> f64 {
     t.timestamp_micros() as f64 / 1e6
-}
-
-pub(crate) fn start_s(r: &Request) -> Option<f64> {
-    r.started.map(secs)
-}
-
-/// End of the response in epoch seconds; the start when the duration is unknown.
-pub(crate) fn end_s(r: &Request) -> Option<f64> {
-    let s = start_s(r)?;
-    match r.duration_ms {
-        Some(d) if d.is_finite() && d >= 0.0 => Some(s + d / 1000.0),
-        _ => Some(s),
-    }
 }
 
 pub(crate) fn time_str(t: Option<DateTime<Utc>>) -> Value {
@@ -245,19 +261,7 @@ pub(crate) fn time_str(t: Option<DateTime<Utc>>) -> Value {
     }
 }
 
-/// Evidence locator of one request: source, entry/line, time.
-pub(crate) fn at(r: &Request) -> Value {
-    let mut v = serde_json::to_value(&r.location).unwrap_or(Value::Null);
-    if let Value::Object(m) = &mut v {
-        m.insert("time".into(), time_str(r.started));
-    }
-    v
-}
-
-/// Status classes that make a following attempt a retry.
-pub(crate) fn is_failure(status: u16) -> bool {
-    status == 0 || status == 408 || status == 429 || status >= 500
-}
+pub(crate) use crate::analyze::event::is_failure;
 
 /// `p` in 0..=1 of sorted values (nearest rank).
 pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {

@@ -7,9 +7,12 @@
 //! quota", a spent credit balance, or a daily/monthly limit or quota, unless the same response
 //! gives a Retry-After or reset under an hour: then the body only mentions the long limit).
 
-use super::{at, r3, time_str, Context, Finding, Severity};
-use crate::attribute::Quota;
-use crate::http::{ratelimit, retry_after};
+use super::{r3, time_str, Cx, Detector, Finding, Placed, Severity, Step};
+use crate::analyze::event::Event;
+use crate::attribute::{Attribution, Quota};
+use crate::http::ratelimit;
+use crate::http::retry_after::RetryAfter;
+use crate::model::Request;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -37,18 +40,16 @@ fn long_period_limit() -> &'static regex::Regex {
 
 const LONG_S: f64 = 3600.0;
 
-struct Hit {
-    i: usize,
-    signals: Vec<String>,
-    /// When the allowance should be back, if the response said.
-    resume: Option<DateTime<Utc>>,
-}
-
-fn signals(cx: &Context, i: usize) -> Option<Hit> {
-    let r = &cx.requests[i];
+/// The signals on one rate-limited response that its long-window allowance is spent, and when
+/// it should be back (`a`: its attribution, `ra`: its Retry-After).
+pub fn signals(
+    r: &Request,
+    a: &Attribution,
+    ra: &RetryAfter,
+) -> (Vec<String>, Option<DateTime<Utc>>) {
     let mut s = Vec::new();
     let mut wait: Option<f64> = None;
-    let a = cx.attribution.get(i).copied().flatten();
+    let a = Some(a);
     if a.map(|a| a.quota == Quota::Daily).unwrap_or(false) {
         s.push("attribution: daily/monthly allowance".to_string());
     }
@@ -72,7 +73,6 @@ fn signals(cx: &Context, i: usize) -> Option<Hit> {
             }
         }
     }
-    let ra = retry_after::from_headers(&r.response_headers, r.started);
     if let Some(sec) = ra.seconds.filter(|&x| x >= LONG_S) {
         s.push(format!(
             "Retry-After {} ({})",
@@ -98,7 +98,7 @@ fn signals(cx: &Context, i: usize) -> Option<Hit> {
         }
     }
     if s.is_empty() {
-        return None;
+        return (s, None);
     }
     let resume = match (r.started, wait) {
         (Some(t), Some(w)) if w.is_finite() && w < 4e8 => {
@@ -106,89 +106,126 @@ fn signals(cx: &Context, i: usize) -> Option<Hit> {
         }
         _ => None,
     };
-    Some(Hit {
-        i,
-        signals: s,
-        resume,
-    })
+    (s, resume)
 }
 
-pub fn detect(cx: &Context) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (host, idx) in &cx.by_host {
-        let (host, idx) = (host.as_str(), idx.as_slice());
-        let hits: Vec<Hit> = idx
-            .iter()
-            .copied()
-            .filter(|&i| cx.is_limited(i))
-            .filter_map(|i| signals(cx, i))
-            .collect();
-        let Some(first) = hits.first() else { continue };
-        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
-        for h in &hits {
-            for s in &h.signals {
-                let kind = s.split([' ', ':']).next().unwrap_or("").to_string();
-                *kinds.entry(kind).or_insert(0) += 1;
+#[derive(Default)]
+struct Host {
+    timed: usize,
+    limited: usize,
+    /// Timed requests (and rate-limited ones) before the current start time.
+    at: (i64, u16),
+    before_at: (usize, usize),
+    /// At the first response with signals: requests (and rate-limited ones) before its time.
+    before_first: Option<(usize, usize)>,
+    first: Option<Event>,
+    hits: usize,
+    kinds: BTreeMap<String, usize>,
+    resume: Option<DateTime<Utc>>,
+    signals: Vec<String>,
+    examples: Vec<(Event, Vec<String>)>,
+}
+
+/// `quota_exhausted` (see the module doc).
+#[derive(Default)]
+pub struct QuotaExhausted {
+    hosts: BTreeMap<u32, Host>,
+}
+
+impl Detector for QuotaExhausted {
+    fn step(&mut self, s: &Step, cx: &Cx) {
+        if !s.ev.timed() {
+            return;
+        }
+        let t = (s.ev.t_us, s.ev.t_ns);
+        let h = self.hosts.entry(s.ev.host).or_default();
+        if h.timed == 0 || t != h.at {
+            h.at = t;
+            h.before_at = (h.timed, h.limited);
+        }
+        h.timed += 1;
+        if !s.ev.limited() {
+            return;
+        }
+        h.limited += 1;
+        let Some(f) = cx.facts(s.ev) else { return };
+        if f.quota_signals.is_empty() {
+            return;
+        }
+        if h.first.is_none() {
+            h.first = Some(*s.ev);
+            h.before_first = Some(h.before_at);
+        }
+        h.hits += 1;
+        for sg in &f.quota_signals {
+            let kind = sg.split([' ', ':']).next().unwrap_or("").to_string();
+            *h.kinds.entry(kind).or_insert(0) += 1;
+            if !h.signals.contains(sg) && h.signals.len() < 3 {
+                h.signals.push(sg.clone());
             }
         }
-        let t0 = cx.requests[first.i].started;
-        let after: Vec<usize> = idx
-            .iter()
-            .copied()
-            .filter(|&i| i != first.i && cx.requests[i].started >= t0)
-            .collect();
-        let after_limited = after.iter().filter(|&&i| cx.is_limited(i)).count();
-        let resume = hits.iter().filter_map(|h| h.resume).max();
-        let mut sig: Vec<String> = Vec::new();
-        for h in &hits {
-            for s in &h.signals {
-                if !sig.contains(s) && sig.len() < 3 {
-                    sig.push(s.clone());
-                }
-            }
+        if let Some(r) = f.quota_resume {
+            h.resume = Some(h.resume.map_or(r, |m| m.max(r)));
         }
-        let until = match resume {
-            Some(t) => format!("stop and reschedule for after {} UTC (or raise the quota)", t.format("%Y-%m-%d %H:%M")),
-            None => "stop until the allowance renews (the provider's daily or billing period) or raise the quota".to_string(),
-        };
-        let kept = if after.is_empty() {
-            String::new()
-        } else {
-            format!("; the client sent {} more requests after the first such response ({after_limited} rejected)", after.len())
-        };
-        let summary = format!(
-            "The long-window allowance (daily, monthly or credit) for {host} is spent: {} rate-limited responses say so ({}); slowing down will not help, {until}{kept}.",
-            hits.len(),
-            sig.join(", ")
-        );
-        let examples: Vec<Value> = hits
-            .iter()
-            .take(5)
-            .map(|h| json!({ "at": at(&cx.requests[h.i]), "signals": h.signals }))
-            .collect();
-        out.push(Finding::new(
-            "quota_exhausted",
-            Severity::Critical,
-            summary,
-            json!({
-                "host": host,
-                "responses": hits.len(),
-                "signals": kinds,
-                "first": at(&cx.requests[first.i]),
-                "resume_after": time_str(resume),
-                "requests_after_first": after.len(),
-                "rejected_after_first": after_limited,
-                "wasted_share": r3(if after.is_empty() { 0.0 } else { after_limited as f64 / after.len() as f64 }),
-                "examples": examples,
-            }),
-        ));
+        if h.examples.len() < 5 {
+            h.examples.push((*s.ev, f.quota_signals.clone()));
+        }
     }
-    out
+
+    fn finish(&mut self, cx: &Cx, _earlier: &[Finding]) -> Vec<Placed> {
+        let mut out = Vec::new();
+        for (&id, h) in &self.hosts {
+            let Some(first) = &h.first else { continue };
+            let host = cx.host(id);
+            let (before, limited_before) = h.before_first.unwrap_or((0, 0));
+            let after = h.timed - before - 1;
+            let after_limited = h.limited - limited_before - 1;
+            let resume = h.resume;
+            let until = match resume {
+                Some(t) => format!("stop and reschedule for after {} UTC (or raise the quota)", t.format("%Y-%m-%d %H:%M")),
+                None => "stop until the allowance renews (the provider's daily or billing period) or raise the quota".to_string(),
+            };
+            let kept = if after == 0 {
+                String::new()
+            } else {
+                format!("; the client sent {after} more requests after the first such response ({after_limited} rejected)")
+            };
+            let summary = format!(
+                "The long-window allowance (daily, monthly or credit) for {host} is spent: {} rate-limited responses say so ({}); slowing down will not help, {until}{kept}.",
+                h.hits,
+                h.signals.join(", ")
+            );
+            let examples: Vec<Value> = h
+                .examples
+                .iter()
+                .map(|(e, s)| json!({ "at": cx.at(e), "signals": s }))
+                .collect();
+            out.push((
+                (host.to_string(), 0),
+                Finding::new(
+                    "quota_exhausted",
+                    Severity::Critical,
+                    summary,
+                    json!({
+                        "host": host,
+                        "responses": h.hits,
+                        "signals": h.kinds,
+                        "first": cx.at(first),
+                        "resume_after": time_str(resume),
+                        "requests_after_first": after,
+                        "rejected_after_first": after_limited,
+                        "wasted_share": r3(if after == 0 { 0.0 } else { after_limited as f64 / after as f64 }),
+                        "examples": examples,
+                    }),
+                ),
+            ));
+        }
+        out
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::Context;
     use crate::attribute::Quota;
     use crate::detect::testkit::*;
 
@@ -239,8 +276,7 @@ mod tests {
                 )
             })
             .collect();
-        let cx = Context::new(&reqs, &lim, None);
-        let f = super::detect(&cx);
+        let f = findings_of("quota_exhausted", &reqs, &lim, None);
         assert_eq!(f.len(), 1);
         assert!(
             f[0].summary.contains("remaining 0 on a 24 h window"),
@@ -267,8 +303,7 @@ mod tests {
                 }),
             ),
         )];
-        let cx = Context::new(&reqs, &lim, None);
-        let f = super::detect(&cx);
+        let f = findings_of("quota_exhausted", &reqs, &lim, None);
         assert!(
             f[0].summary.contains("remaining 0 until a reset 2 h away"),
             "{}",
@@ -324,8 +359,7 @@ mod tests {
                 )
             })
             .collect();
-        let cx = Context::new(&reqs, &lim, None);
-        assert!(super::detect(&cx).is_empty());
+        assert!(findings_of("quota_exhausted", &reqs, &lim, None).is_empty());
     }
 
     #[test]

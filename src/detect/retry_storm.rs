@@ -9,9 +9,10 @@
 //! retries waited out the server's Retry-After. A client that retries the odd 429 once or
 //! twice, or every request once, or politely after each Retry-After, stays clean.
 
-use super::logical::Logical;
-use super::{at, end_s, percentile, r3, sort_f64, start_s, Context, Finding, Severity};
-use serde_json::json;
+use super::link::{Attempt, Logical};
+use super::{r3, sort_f64, Cx, Detector, Finding, Placed, Severity, Step};
+use crate::stats::Counts;
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 const MIN_RETRIES: usize = 10;
@@ -23,14 +24,13 @@ const PERSISTENT_P95: f64 = 6.0;
 const MIN_PERSISTENT_PACE: f64 = 2.0;
 
 /// Inner attempts per round and number of rounds, when the gaps show two retry layers.
-fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
+fn nested_layers(l: &Logical) -> Option<(usize, usize)> {
     if l.attempts.len() < 4 {
         return None;
     }
     let mut gaps = Vec::new();
     for w in l.attempts.windows(2) {
-        let (a, b) = (&cx.requests[w[0]], &cx.requests[w[1]]);
-        gaps.push((start_s(b)? - end_s(a)?).max(0.0));
+        gaps.push((w[1].ev.start_s()? - w[0].ev.end_s()?).max(0.0));
     }
     let mut sorted = gaps.clone();
     sort_f64(&mut sorted);
@@ -77,167 +77,203 @@ fn nested_layers(cx: &Context, l: &Logical) -> Option<(usize, usize)> {
 }
 
 /// Attempts per minute over a logical request's life (first start to last start).
-fn attempts_per_minute(cx: &Context, l: &Logical) -> f64 {
-    let (Some(&a), Some(&b)) = (l.attempts.first(), l.attempts.last()) else {
+fn attempts_per_minute(l: &Logical) -> f64 {
+    let (Some(a), Some(b)) = (l.attempts.first(), l.attempts.last()) else {
         return 0.0;
     };
-    match (start_s(&cx.requests[a]), start_s(&cx.requests[b])) {
+    match (a.ev.start_s(), b.ev.start_s()) {
         (Some(x), Some(y)) if y > x => (l.attempts.len() - 1) as f64 * 60.0 / (y - x),
         _ => f64::INFINITY,
     }
 }
 
-/// Did the retry `next` wait out the Retry-After (≥ 1 s) of the failed attempt `prev`?
-fn waited_retry_after(cx: &Context, prev: usize, next: usize) -> bool {
-    let p = &cx.requests[prev];
-    let wait = crate::http::retry_after::from_headers(&p.response_headers, p.started).seconds;
-    match (wait, end_s(p), start_s(&cx.requests[next])) {
-        (Some(w), Some(e), Some(t)) if w >= 1.0 => t - e >= 0.9 * w - 0.05,
+/// Did the retry starting at `t` wait out the Retry-After (≥ 1 s) of the failed attempt `prev`?
+fn waited_retry_after(cx: &Cx, prev: &Attempt, t: f64) -> bool {
+    match (cx.wait_s(&prev.ev), prev.ev.end_s()) {
+        (Some(w), Some(e)) if w >= 1.0 => t - e >= 0.9 * w - 0.05,
         _ => false,
     }
 }
 
-pub fn detect(cx: &Context) -> Vec<Finding> {
-    let mut by_host_logical: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (li, l) in cx.attempts.logical.iter().enumerate() {
-        if let Some(&first) = l.attempts.first() {
-            by_host_logical
-                .entry(cx.host(first).to_string())
-                .or_default()
-                .push(li);
+/// The logical request with the most attempts (ties: the earliest).
+#[derive(Debug, Clone)]
+struct Worst {
+    attempts: usize,
+    first_seq: u64,
+    client: u32,
+    first: Attempt,
+    last: Attempt,
+}
+
+#[derive(Default)]
+struct Host {
+    firsts: usize,
+    total: usize,
+    /// Attempts per logical request; and per logical request that retried.
+    counts: Counts,
+    retried: Counts,
+    patient: usize,
+    max_fast: usize,
+    worst: Option<Worst>,
+    gave_up: usize,
+    /// Inner run length → (logical requests showing it, most rounds seen, most rounds seen
+    /// complete: the budget when the operation gave up).
+    patterns: BTreeMap<usize, (usize, usize, usize)>,
+}
+
+/// `retry_storm` (see the module doc).
+#[derive(Default)]
+pub struct RetryStorm {
+    hosts: BTreeMap<u32, Host>,
+}
+
+impl Detector for RetryStorm {
+    fn step(&mut self, s: &Step, cx: &Cx) {
+        if let (Some(prev), Some(t)) = (&s.link.prev, s.ev.start_s()) {
+            if waited_retry_after(cx, prev, t) {
+                self.hosts.entry(s.ev.host).or_default().patient += 1;
+            }
         }
     }
-    let mut out = Vec::new();
-    for (host, lis) in by_host_logical {
-        let logical: Vec<&Logical> = lis.iter().map(|&li| &cx.attempts.logical[li]).collect();
-        let firsts = logical.len();
-        let total: usize = logical.iter().map(|l| l.attempts.len()).sum();
-        let retries = total - firsts;
-        if retries < MIN_RETRIES {
-            continue;
+
+    fn closed(&mut self, l: &Logical, _cx: &Cx) {
+        let (Some(first), Some(last)) = (l.attempts.first(), l.attempts.last()) else {
+            return;
+        };
+        let h = self.hosts.entry(first.ev.host).or_default();
+        let n = l.attempts.len();
+        h.firsts += 1;
+        h.total += n;
+        h.counts.push(n);
+        if n > 1 {
+            h.retried.push(n);
         }
-        let mut counts: Vec<f64> = logical.iter().map(|l| l.attempts.len() as f64).collect();
-        sort_f64(&mut counts);
-        let max = counts.last().copied().unwrap_or(0.0);
-        let p95 = percentile(&counts, 0.95);
-        let mut retried: Vec<f64> = counts.iter().copied().filter(|&c| c > 1.0).collect();
-        sort_f64(&mut retried);
-        let ratio = retries as f64 / firsts as f64;
-        let share = retries as f64 / total as f64;
-        // Retries that waited out the server's Retry-After do not press on a limited server.
-        let patient = logical
-            .iter()
-            .flat_map(|l| l.attempts.windows(2))
-            .filter(|w| waited_retry_after(cx, w[0], w[1]))
-            .count();
-        let patient_share = patient as f64 / retries as f64;
-        // Up to 5 attempts (4 retries) is the budget the recommendation itself gives, so a p95
-        // at that budget is not a storm on its own (a client following the advice through an
-        // outage reaches it); a p95 beyond it is.
         // One logical request with ≥ 10 attempts counts when it kept at it (≥ 2 attempts a
         // minute): a poller stuck behind 429s for ten minutes, one request a minute, is not a
         // storm.
-        let max_fast = logical
-            .iter()
-            .filter(|l| attempts_per_minute(cx, l) >= MIN_PERSISTENT_PACE)
-            .map(|l| l.attempts.len())
-            .max()
-            .unwrap_or(0);
-        let persistent = p95 >= PERSISTENT_P95 || max_fast >= 10;
-        let amplified = (ratio >= 1.0 && max >= 3.0) || (ratio >= 0.5 && max >= 6.0);
-        if !(persistent || (amplified && patient_share < 0.8)) {
-            continue;
+        if attempts_per_minute(l) >= MIN_PERSISTENT_PACE {
+            h.max_fast = h.max_fast.max(n);
         }
-        // The worst logical request, for the reader to look at.
-        let worst = logical.iter().max_by(|a, b| {
-            a.attempts
-                .len()
-                .cmp(&b.attempts.len())
-                .then(b.attempts[0].cmp(&a.attempts[0]))
-        });
-        let gave_up = logical
-            .iter()
-            .filter(|l| {
-                l.retries() > 0
-                    && l.attempts
-                        .last()
-                        .map(|&i| super::is_failure(cx.requests[i].status))
-                        .unwrap_or(false)
-            })
-            .count();
-        // Inner run length → (logical requests showing it, most rounds seen, most rounds seen
-        // complete: the budget when the operation gave up).
-        let mut patterns: BTreeMap<usize, (usize, usize, usize)> = BTreeMap::new();
-        for l in &logical {
-            if let Some((k, m)) = nested_layers(cx, l) {
-                let e = patterns.entry(k).or_insert((0, 0, 0));
-                e.0 += 1;
-                e.1 = e.1.max(m);
-                if l.attempts.len() == k * m {
-                    e.2 = e.2.max(m);
-                }
+        let better = match &h.worst {
+            None => true,
+            Some(w) => n > w.attempts || (n == w.attempts && first.seq < w.first_seq),
+        };
+        if better {
+            h.worst = Some(Worst {
+                attempts: n,
+                first_seq: first.seq,
+                client: l.client,
+                first: *first,
+                last: *last,
+            });
+        }
+        if l.retries() > 0 && super::is_failure(last.ev.status) {
+            h.gave_up += 1;
+        }
+        if let Some((k, m)) = nested_layers(l) {
+            let e = h.patterns.entry(k).or_insert((0, 0, 0));
+            e.0 += 1;
+            e.1 = e.1.max(m);
+            if n == k * m {
+                e.2 = e.2.max(m);
             }
         }
-        let nested = patterns
-            .iter()
-            .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(a.0.cmp(b.0)))
-            .filter(|(k, e)| e.0 >= 2 || **k * e.1 >= 6)
-            .map(|(k, e)| ((*k, if e.2 > 0 { e.2 } else { e.1 }), e.0))
-            // Never claim a product larger than any logical request actually reached.
-            .filter(|((k, m), _)| (k * m) as f64 <= max);
-        let mut summary = format!(
-            "{retries} of {total} requests to {host} were retries ({:.0}%): {firsts} logical requests took up to {} attempts (p95 {}), {} retries per first attempt",
-            share * 100.0,
-            max as usize,
-            p95 as usize,
-            crate::units::fmt_num(r3(ratio * 100.0).round() / 100.0)
-        );
-        if gave_up > 0 {
-            summary.push_str(&format!(", {gave_up} still failed after retrying"));
+    }
+
+    fn finish(&mut self, cx: &Cx, _earlier: &[Finding]) -> Vec<Placed> {
+        let mut out = Vec::new();
+        for (&id, h) in &self.hosts {
+            let host = cx.host(id);
+            if let Some(f) = finding(cx, host, h) {
+                out.push(((host.to_string(), 0), f));
+            }
         }
-        if let Some(((k, m), _)) = nested {
-            summary.push_str(&format!(
-                "; attempts look multiplied by nested retry layers ({k} × {m} = {})",
-                k * m
-            ));
-        }
-        summary.push('.');
-        let severity = if ratio >= 1.0 || share >= 0.5 {
-            Severity::Critical
-        } else {
-            Severity::Warning
-        };
-        out.push(Finding::new(
-            "retry_storm",
-            severity,
-            summary,
-            json!({
-                "host": host,
-                "requests": total,
-                "first_attempts": firsts,
-                "retries": retries,
-                "retries_per_first_attempt": r3(ratio),
-                "retry_share": r3(share),
-                "attempts_max": max as usize,
-                "attempts_p95": p95 as usize,
-                "attempts_p95_of_retried": percentile(&retried, 0.95) as usize,
-                "logical_requests_retried": retried.len(),
-                "gave_up": gave_up,
-                "polls_not_counted_as_retries": cx.attempts.polls_after_failure,
-                "retries_that_waited_retry_after": patient,
-                "nested_layers": nested.map(|((k, m), n)| json!({
-                    "inner_attempts": k, "outer_rounds": m, "product": k * m, "logical_requests_showing_it": n
-                })),
-                "worst": worst.map(|l| json!({
-                    "attempts": l.attempts.len(),
-                    "client": cx.clients.label(l.client),
-                    "first": at(&cx.requests[l.attempts[0]]),
-                    "last": at(&cx.requests[*l.attempts.last().unwrap_or(&l.attempts[0])]),
-                })),
-            }),
+        out
+    }
+}
+
+fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
+    let (firsts, total) = (h.firsts, h.total);
+    let retries = total - firsts;
+    if retries < MIN_RETRIES {
+        return None;
+    }
+    let max = h.counts.max().unwrap_or(0) as f64;
+    let p95 = h.counts.percentile(0.95);
+    let ratio = retries as f64 / firsts as f64;
+    let share = retries as f64 / total as f64;
+    // Retries that waited out the server's Retry-After do not press on a limited server.
+    let patient_share = h.patient as f64 / retries as f64;
+    // Up to 5 attempts (4 retries) is the budget the recommendation itself gives, so a p95 at
+    // that budget is not a storm on its own (a client following the advice through an outage
+    // reaches it); a p95 beyond it is.
+    let persistent = p95 >= PERSISTENT_P95 || h.max_fast >= 10;
+    let amplified = (ratio >= 1.0 && max >= 3.0) || (ratio >= 0.5 && max >= 6.0);
+    if !(persistent || (amplified && patient_share < 0.8)) {
+        return None;
+    }
+    let nested = h
+        .patterns
+        .iter()
+        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(a.0.cmp(b.0)))
+        .filter(|(k, e)| e.0 >= 2 || **k * e.1 >= 6)
+        .map(|(k, e)| ((*k, if e.2 > 0 { e.2 } else { e.1 }), e.0))
+        // Never claim a product larger than any logical request actually reached.
+        .filter(|((k, m), _)| (k * m) as f64 <= max);
+    let mut summary = format!(
+        "{retries} of {total} requests to {host} were retries ({:.0}%): {firsts} logical requests took up to {} attempts (p95 {}), {} retries per first attempt",
+        share * 100.0,
+        max as usize,
+        p95 as usize,
+        crate::units::fmt_num(r3(ratio * 100.0).round() / 100.0)
+    );
+    if h.gave_up > 0 {
+        summary.push_str(&format!(", {} still failed after retrying", h.gave_up));
+    }
+    if let Some(((k, m), _)) = nested {
+        summary.push_str(&format!(
+            "; attempts look multiplied by nested retry layers ({k} × {m} = {})",
+            k * m
         ));
     }
-    out
+    summary.push('.');
+    let severity = if ratio >= 1.0 || share >= 0.5 {
+        Severity::Critical
+    } else {
+        Severity::Warning
+    };
+    let worst: Option<Value> = h.worst.as_ref().map(|w| {
+        json!({
+            "attempts": w.attempts,
+            "client": cx.client_label(w.client),
+            "first": cx.at(&w.first.ev),
+            "last": cx.at(&w.last.ev),
+        })
+    });
+    Some(Finding::new(
+        "retry_storm",
+        severity,
+        summary,
+        json!({
+            "host": host,
+            "requests": total,
+            "first_attempts": firsts,
+            "retries": retries,
+            "retries_per_first_attempt": r3(ratio),
+            "retry_share": r3(share),
+            "attempts_max": max as usize,
+            "attempts_p95": p95 as usize,
+            "attempts_p95_of_retried": h.retried.percentile(0.95) as usize,
+            "logical_requests_retried": h.retried.len(),
+            "gave_up": h.gave_up,
+            "polls_not_counted_as_retries": cx.polls_after_failure,
+            "retries_that_waited_retry_after": h.patient,
+            "nested_layers": nested.map(|((k, m), n)| json!({
+                "inner_attempts": k, "outer_rounds": m, "product": k * m, "logical_requests_showing_it": n
+            })),
+            "worst": worst,
+        }),
+    ))
 }
 
 #[cfg(test)]

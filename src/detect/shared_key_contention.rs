@@ -10,9 +10,9 @@
 //! busiest minute (each would have fitted on its own). When the host's 429s follow the
 //! requests in flight (`concurrency_limit`), sharing the key is not what they follow: no finding.
 
-use super::limit::for_host;
-use super::timeline::busiest;
-use super::{at, concurrency_limit, r3, start_s, Context, Finding, Severity};
+use super::timeline::Peak;
+use super::{r3, Cx, Detector, Finding, Placed, Severity, Step};
+use crate::analyze::event::{Event, NONE};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -20,227 +20,244 @@ use std::collections::BTreeMap;
 /// multiple of the allowance.
 const UNLIMITED_EXCESS: f64 = 1.25;
 
-pub fn detect(cx: &Context) -> Vec<Finding> {
-    let mut by_cred: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, r) in cx.requests.iter().enumerate() {
-        if let (Some(c), Some(_)) = (r.credential.as_deref(), r.started) {
-            by_cred.entry(c).or_default().push(i);
+struct Member {
+    requests: usize,
+    rate_limited: usize,
+    first: Event,
+    last: Event,
+    /// Its first attempts' busiest window (the limit's, else a minute).
+    alone: Peak,
+}
+
+/// One credential's requests to the host it used most.
+struct Cred {
+    host: u32,
+    first_seq: u64,
+    total: usize,
+    limited: usize,
+    per_client: BTreeMap<u32, Member>,
+    /// With a known limit: all its requests' busiest limit window; without: its first
+    /// attempts' busiest minute.
+    combined: Peak,
+    /// Without a known limit: the successes' busiest minute.
+    ok: Peak,
+    window_s: f64,
+}
+
+/// `shared_key_contention` (see the module doc).
+#[derive(Default)]
+pub struct SharedKey {
+    creds: BTreeMap<u32, Cred>,
+}
+
+impl Detector for SharedKey {
+    fn step(&mut self, s: &Step, cx: &Cx) {
+        let ev = s.ev;
+        if ev.cred == NONE || cx.cred_host.get(ev.cred as usize) != Some(&ev.host) {
+            return;
         }
-    }
-    let host_index: BTreeMap<&str, &Vec<usize>> =
-        cx.by_host.iter().map(|(h, v)| (h.as_str(), v)).collect();
-    // (host, first request, finding): fingerprints are keyed per run, so ordering by them would
-    // change the output from one run to the next.
-    let mut out: Vec<(String, usize, Finding)> = Vec::new();
-    for (cred, all) in by_cred {
-        // The credential's busiest host: limits are per host.
-        let mut hosts: BTreeMap<String, usize> = BTreeMap::new();
-        for &i in &all {
-            *hosts.entry(cx.host(i).to_string()).or_insert(0) += 1;
+        let Some(t) = ev.start_s() else { return };
+        let limit = cx.limit(ev.host);
+        let w = limit.map(|l| l.window_s).unwrap_or(60.0);
+        let c = self.creds.entry(ev.cred).or_insert_with(|| Cred {
+            host: ev.host,
+            first_seq: s.seq,
+            total: 0,
+            limited: 0,
+            per_client: BTreeMap::new(),
+            combined: Peak::new(w),
+            ok: Peak::new(60.0),
+            window_s: w,
+        });
+        c.total += 1;
+        let limited = ev.limited();
+        if limited {
+            c.limited += 1;
         }
-        let Some(host) = hosts
-            .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
-            .map(|(h, _)| h.clone())
-        else {
-            continue;
-        };
-        let idx: Vec<usize> = all.into_iter().filter(|&i| cx.host(i) == host).collect();
-        let host_idx: &[usize] = host_index
-            .get(host.as_str())
-            .map(|v| v.as_slice())
-            .unwrap_or(&[]);
-        let mut per_client: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for &i in &idx {
-            per_client
-                .entry(cx.clients.of_request.get(i).copied().unwrap_or(0))
-                .or_default()
-                .push(i);
-        }
-        let total = idx.len();
-        let members: Vec<(usize, Vec<usize>)> = per_client
-            .into_iter()
-            .filter(|(_, v)| v.len() >= 3 && v.len() as f64 >= 0.05 * total as f64)
-            .collect();
-        if members.len() < 2 {
-            continue;
-        }
-        let spans: Vec<(f64, f64)> = members
-            .iter()
-            .filter_map(|(_, v)| {
-                Some((
-                    start_s(&cx.requests[v[0]])?,
-                    start_s(&cx.requests[*v.last()?])?,
-                ))
-            })
-            .collect();
-        let overlapping = spans
-            .iter()
-            .enumerate()
-            .any(|(a, x)| spans.iter().skip(a + 1).any(|y| x.0 <= y.1 && y.0 <= x.1));
-        if !overlapping {
-            continue;
-        }
-        let limited: Vec<usize> = idx.iter().copied().filter(|&i| cx.is_limited(i)).collect();
-        let clients_limited = members
-            .iter()
-            .filter(|(_, v)| v.iter().any(|&i| cx.is_limited(i)))
-            .count();
-        let times: Vec<f64> = idx
-            .iter()
-            .filter_map(|&i| start_s(&cx.requests[i]))
-            .collect();
-        let first_times = |v: &[usize]| -> Vec<f64> {
-            v.iter()
-                .copied()
-                .filter(|&i| !cx.attempts.is_retry(i))
-                .filter_map(|i| start_s(&cx.requests[i]))
-                .collect()
-        };
-        let peak = |t: &[f64], w: f64| busiest(t, w, 1).first().map(|w| w.count).unwrap_or(0);
-        let limit = for_host(cx, &host);
-        // Each client's own demand (first attempts) in its busiest window of length `w`.
-        let alone = |w: f64| {
-            members
-                .iter()
-                .map(|(_, v)| peak(&first_times(v), w))
-                .max()
-                .unwrap_or(0)
-        };
-        let (combined, alone_max, estimated, meets) = match &limit {
-            Some(l) => {
-                let combined = peak(&times, l.window_s);
-                // With rate-limited responses, 90 % of the allowance in the busiest window is
-                // enough (the server's window need not line up with ours). Without any, the
-                // busiest *sliding* window of traffic that averages under the limit still peaks
-                // above it by chance (Poisson traffic at 80 % of 120/min reaches ~123 in its
-                // busiest minute), so the excess must be clear: 125 % of the allowance.
-                let need = if limited.is_empty() {
-                    UNLIMITED_EXCESS
-                } else {
-                    0.9
-                };
-                (
-                    combined,
-                    alone(l.window_s),
-                    None,
-                    combined as f64 >= need * l.count,
-                )
-            }
+        let first_attempt = !s.is_retry();
+        match limit {
+            Some(_) => c.combined.push(t),
             None => {
-                // No stated limit: what the server let through in its busiest minute stands in.
-                let ok: Vec<f64> = idx
-                    .iter()
-                    .copied()
-                    .filter(|&i| (200..300).contains(&cx.requests[i].status))
-                    .filter_map(|i| start_s(&cx.requests[i]))
-                    .collect();
-                let allowed = peak(&ok, 60.0);
-                let combined = peak(&first_times(&idx), 60.0);
-                let a = alone(60.0);
-                (
-                    combined,
-                    a,
-                    Some(allowed),
-                    limited.len() >= 3
-                        && clients_limited >= 2
-                        && combined > allowed
-                        && a <= allowed,
-                )
+                if first_attempt {
+                    c.combined.push(t);
+                }
+                if (200..300).contains(&ev.status) {
+                    c.ok.push(t);
+                }
             }
-        };
-        if meets && concurrency_limit::for_host(cx, &host, host_idx).is_some() {
-            // The limit is on requests in flight; sharing the key is not what the 429s follow.
-            continue;
         }
-        if !meets {
-            continue;
+        let window = c.window_s;
+        let m = c.per_client.entry(ev.client).or_insert_with(|| Member {
+            requests: 0,
+            rate_limited: 0,
+            first: *ev,
+            last: *ev,
+            alone: Peak::new(window),
+        });
+        m.requests += 1;
+        m.last = *ev;
+        if limited {
+            m.rate_limited += 1;
         }
-        let mut shares: Vec<(usize, &Vec<usize>)> = members.iter().map(|(c, v)| (*c, v)).collect();
-        shares.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
-        let share_text: Vec<String> = shares
-            .iter()
-            .take(6)
-            .map(|(c, v)| {
-                format!(
-                    "{} {:.0}%",
-                    cx.clients.label(*c),
-                    v.len() as f64 * 100.0 / total as f64
-                )
-            })
-            .collect();
-        let more = if shares.len() > 6 {
-            format!(", and {} more", shares.len() - 6)
-        } else {
-            String::new()
-        };
-        let rate_part = match (&limit, estimated) {
-            (Some(l), _) => format!(
-                " whose combined {combined} requests in {} meet the limit of {}{}",
-                super::seconds_text(l.window_s),
-                l.text(),
-                if (alone_max as f64) < l.count { format!(", though none sent more than {alone_max} on its own") } else { String::new() }
-            ),
-            (None, Some(allowed)) => format!(
-                ": together they started {combined} requests in their busiest minute, none more than {alone_max} on its own, and the server let at most {allowed} through in any minute"
-            ),
-            (None, None) => String::new(),
-        };
-        let limited_part = if limited.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "; {} of their {total} requests were rate-limited",
-                limited.len()
-            )
-        };
-        let summary = format!(
-            "Credential {cred} was used against {host} by {} clients at once ({}{more}){rate_part}{limited_part}.",
-            shares.len(),
-            share_text.join(", ")
-        );
-        let severity = match &limit {
-            Some(l) if (alone_max as f64) < l.count && !limited.is_empty() => Severity::Critical,
-            _ => Severity::Warning,
-        };
-        let clients: Vec<Value> = shares
-            .iter()
-            .map(|(c, v)| {
-                json!({
-                    "client": cx.clients.label(*c),
-                    "id": c,
-                    "requests": v.len(),
-                    "share": r3(v.len() as f64 / total as f64),
-                    "rate_limited": v.iter().filter(|&&i| cx.is_limited(i)).count(),
-                    "first": at(&cx.requests[v[0]]),
-                    "last": at(&cx.requests[*v.last().unwrap_or(&v[0])]),
-                })
-            })
-            .collect();
-        out.push((
-            host.clone(),
-            idx[0],
-            Finding::new(
-                "shared_key_contention",
-                severity,
-                summary,
-                json!({
-                    "credential": cred,
-                    "host": host,
-                    "requests": total,
-                    "rate_limited": limited.len(),
-                    "limit": limit.as_ref().map(|l| l.json()),
-                    "combined_in_busiest_window": combined,
-                    "max_single_client_first_attempts_in_window": alone_max,
-                    "window_s": limit.as_ref().map(|l| l.window_s).unwrap_or(60.0),
-                    "most_successes_in_a_minute": estimated,
-                    "clients": clients,
-                }),
-            ),
-        ));
+        if first_attempt {
+            m.alone.push(t);
+        }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    out.into_iter().map(|(_, _, f)| f).collect()
+
+    fn finish(&mut self, cx: &Cx, earlier: &[Finding]) -> Vec<Placed> {
+        let mut out = Vec::new();
+        for (&cred, c) in &self.creds {
+            if let Some(f) = finding(cx, cred, c, earlier) {
+                out.push(((cx.host(c.host).to_string(), c.first_seq), f));
+            }
+        }
+        out
+    }
+}
+
+fn finding(cx: &Cx, cred_id: u32, c: &Cred, earlier: &[Finding]) -> Option<Finding> {
+    let host = cx.host(c.host).to_string();
+    let cred = cx
+        .creds
+        .get(cred_id as usize)
+        .map(String::as_str)
+        .unwrap_or("");
+    let total = c.total;
+    let members: Vec<(u32, &Member)> = c
+        .per_client
+        .iter()
+        .filter(|(_, m)| m.requests >= 3 && m.requests as f64 >= 0.05 * total as f64)
+        .map(|(id, m)| (*id, m))
+        .collect();
+    if members.len() < 2 {
+        return None;
+    }
+    let spans: Vec<(f64, f64)> = members
+        .iter()
+        .filter_map(|(_, m)| Some((m.first.start_s()?, m.last.start_s()?)))
+        .collect();
+    let overlapping = spans
+        .iter()
+        .enumerate()
+        .any(|(a, x)| spans.iter().skip(a + 1).any(|y| x.0 <= y.1 && y.0 <= x.1));
+    if !overlapping {
+        return None;
+    }
+    let limited = c.limited;
+    let clients_limited = members.iter().filter(|(_, m)| m.rate_limited > 0).count();
+    let limit = cx.limit(c.host);
+    // Each client's own demand (first attempts) in its busiest window.
+    let alone = members
+        .iter()
+        .map(|(_, m)| m.alone.get())
+        .max()
+        .unwrap_or(0);
+    let combined = c.combined.get();
+    let (alone_max, estimated, meets) = match &limit {
+        Some(l) => {
+            // With rate-limited responses, 90 % of the allowance in the busiest window is
+            // enough (the server's window need not line up with ours). Without any, the
+            // busiest *sliding* window of traffic that averages under the limit still peaks
+            // above it by chance (Poisson traffic at 80 % of 120/min reaches ~123 in its
+            // busiest minute), so the excess must be clear: 125 % of the allowance.
+            let need = if limited == 0 { UNLIMITED_EXCESS } else { 0.9 };
+            (alone, None, combined as f64 >= need * l.count)
+        }
+        None => {
+            // No stated limit: what the server let through in its busiest minute stands in.
+            let allowed = c.ok.get();
+            (
+                alone,
+                Some(allowed),
+                limited >= 3 && clients_limited >= 2 && combined > allowed && alone <= allowed,
+            )
+        }
+    };
+    if !meets {
+        return None;
+    }
+    // The limit is on requests in flight; sharing the key is not what the 429s follow.
+    if earlier
+        .iter()
+        .any(|f| f.kind == "concurrency_limit" && f.evidence["host"] == host.as_str())
+    {
+        return None;
+    }
+    let mut shares: Vec<(u32, &Member)> = members.clone();
+    shares.sort_by(|a, b| b.1.requests.cmp(&a.1.requests).then(a.0.cmp(&b.0)));
+    let share_text: Vec<String> = shares
+        .iter()
+        .take(6)
+        .map(|(id, m)| {
+            format!(
+                "{} {:.0}%",
+                cx.client_label(*id),
+                m.requests as f64 * 100.0 / total as f64
+            )
+        })
+        .collect();
+    let more = if shares.len() > 6 {
+        format!(", and {} more", shares.len() - 6)
+    } else {
+        String::new()
+    };
+    let rate_part = match (&limit, estimated) {
+        (Some(l), _) => format!(
+            " whose combined {combined} requests in {} meet the limit of {}{}",
+            super::seconds_text(l.window_s),
+            l.text(),
+            if (alone_max as f64) < l.count { format!(", though none sent more than {alone_max} on its own") } else { String::new() }
+        ),
+        (None, Some(allowed)) => format!(
+            ": together they started {combined} requests in their busiest minute, none more than {alone_max} on its own, and the server let at most {allowed} through in any minute"
+        ),
+        (None, None) => String::new(),
+    };
+    let limited_part = if limited == 0 {
+        String::new()
+    } else {
+        format!("; {limited} of their {total} requests were rate-limited")
+    };
+    let summary = format!(
+        "Credential {cred} was used against {host} by {} clients at once ({}{more}){rate_part}{limited_part}.",
+        shares.len(),
+        share_text.join(", ")
+    );
+    let severity = match &limit {
+        Some(l) if (alone_max as f64) < l.count && limited > 0 => Severity::Critical,
+        _ => Severity::Warning,
+    };
+    let clients: Vec<Value> = shares
+        .iter()
+        .map(|(id, m)| {
+            json!({
+                "client": cx.client_label(*id),
+                "id": id,
+                "requests": m.requests,
+                "share": r3(m.requests as f64 / total as f64),
+                "rate_limited": m.rate_limited,
+                "first": cx.at(&m.first),
+                "last": cx.at(&m.last),
+            })
+        })
+        .collect();
+    Some(Finding::new(
+        "shared_key_contention",
+        severity,
+        summary,
+        json!({
+            "credential": cred,
+            "host": host,
+            "requests": total,
+            "rate_limited": limited,
+            "limit": limit.map(|l| l.json()),
+            "combined_in_busiest_window": combined,
+            "max_single_client_first_attempts_in_window": alone_max,
+            "window_s": limit.map(|l| l.window_s).unwrap_or(60.0),
+            "most_successes_in_a_minute": estimated,
+            "clients": clients,
+        }),
+    ))
 }
 
 #[cfg(test)]

@@ -14,203 +14,292 @@
 //! Inputs whose timestamps carry whole seconds only are not judged (truncation alone would
 //! make retries look simultaneous).
 
-use super::{
-    at, end_s, median, percentile, r3, seconds_text, sort_f64, start_s, Context, Finding, Severity,
-};
+use super::{median, percentile, r3, seconds_text, Cx, Detector, Finding, Placed, Severity, Step};
+use crate::analyze::event::Event;
+use crate::stats::Samples;
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 const WAVE_S: f64 = 0.1;
 const MIN_WAVE: usize = 5;
 
+#[derive(Debug, Clone, Copy)]
 struct Retry {
-    i: usize,
+    ev: Event,
     t: f64,
-    logical: usize,
-    /// Attempt number (1 = first retry).
-    attempt: usize,
-    client: usize,
+    logical: u64,
     delay: f64,
+}
+
+/// The retries with one attempt number (delays ≥ 200 ms): their delays and clients.
+#[derive(Default)]
+struct SameAttempt {
+    /// Each is a distinct logical request (one retry per attempt number each).
+    logical: usize,
+    clients: BTreeSet<u32>,
+    delays: Samples,
+}
+
+/// A wave of retries: (first, last, retries, distinct logical requests).
+#[derive(Debug, Clone, Copy)]
+struct Wave {
+    first: Event,
+    last: Event,
+    first_at: u64,
+    retries: usize,
+    logical: usize,
+}
+
+#[derive(Default)]
+struct Host {
+    retries: usize,
+    first_t: f64,
+    last_t: f64,
+    by_attempt: BTreeMap<u32, SameAttempt>,
+    // The second look: the wave scan over the retries in time order.
+    need: usize,
+    buf: VecDeque<Retry>,
+    /// Position in `buf` of the scan's far end, when a window is open.
+    j: Option<usize>,
+    seen: HashMap<u64, usize>,
+    consumed: u64,
+    waves: usize,
+    in_waves: usize,
+    biggest: usize,
+    wave_delays: Samples,
+    largest: Vec<Wave>,
+}
+
+impl Host {
+    /// One step of the two-pointer wave scan from the first buffered retry, once the retries
+    /// within [`WAVE_S`] of it are all known (`complete`), or at the end.
+    fn scan(&mut self, complete: bool) {
+        while let Some(front) = self.buf.front().copied() {
+            let last_t = self.buf.back().map(|r| r.t).unwrap_or(front.t);
+            if !complete && last_t <= front.t + WAVE_S {
+                return;
+            }
+            let mut j = match self.j {
+                Some(j) => j,
+                None => {
+                    self.seen.clear();
+                    0
+                }
+            };
+            if self.seen.is_empty() {
+                *self.seen.entry(front.logical).or_insert(0) += 1;
+            }
+            while j + 1 < self.buf.len() && self.buf[j + 1].t <= front.t + WAVE_S {
+                j += 1;
+                *self.seen.entry(self.buf[j].logical).or_insert(0) += 1;
+            }
+            if self.seen.len() >= self.need {
+                let wave: Vec<Retry> = self.buf.drain(..=j).collect();
+                self.wave(&wave);
+                self.consumed += wave.len() as u64;
+                self.j = None;
+                self.seen.clear();
+            } else {
+                if let Some(c) = self.seen.get_mut(&front.logical) {
+                    *c -= 1;
+                    if *c == 0 {
+                        self.seen.remove(&front.logical);
+                    }
+                }
+                self.buf.pop_front();
+                self.consumed += 1;
+                self.j = j.checked_sub(1);
+            }
+        }
+    }
+
+    fn wave(&mut self, w: &[Retry]) {
+        let logical = self.seen.len();
+        self.waves += 1;
+        self.in_waves += w.len();
+        self.biggest = self.biggest.max(logical);
+        for r in w {
+            self.wave_delays.push(r.delay);
+        }
+        let (Some(first), Some(last)) = (w.first(), w.last()) else {
+            return;
+        };
+        self.largest.push(Wave {
+            first: first.ev,
+            last: last.ev,
+            first_at: self.consumed,
+            retries: w.len(),
+            logical,
+        });
+        self.largest
+            .sort_by(|a, b| b.logical.cmp(&a.logical).then(a.first_at.cmp(&b.first_at)));
+        self.largest.truncate(5);
+    }
+}
+
+/// `synchronized_retries` (see the module doc).
+#[derive(Default)]
+pub struct Synchronized {
+    hosts: BTreeMap<u32, Host>,
+}
+
+fn retry_of(s: &Step) -> Option<Retry> {
+    let prev = s.link.prev.as_ref()?;
+    let t = s.ev.start_s()?;
+    let e = prev.ev.end_s()?;
+    Some(Retry {
+        ev: *s.ev,
+        t,
+        logical: s.link.logical,
+        delay: (t - e).max(0.0),
+    })
+}
+
+impl Detector for Synchronized {
+    fn step(&mut self, s: &Step, cx: &Cx) {
+        if cx.coarse_time {
+            // Whole-second timestamps put unrelated retries "at the same instant".
+            return;
+        }
+        let Some(r) = retry_of(s) else { return };
+        let h = self.hosts.entry(s.ev.host).or_default();
+        if h.retries == 0 {
+            h.first_t = r.t;
+        }
+        h.retries += 1;
+        h.last_t = r.t;
+        if r.delay >= 0.2 {
+            let g = h.by_attempt.entry(s.link.attempt).or_default();
+            g.logical += 1;
+            g.clients.insert(s.ev.client);
+            g.delays.push(r.delay);
+        }
+    }
+
+    fn second_look(&mut self, _cx: &Cx) -> bool {
+        self.hosts.retain(|_, h| h.retries >= MIN_WAVE * 2);
+        for h in self.hosts.values_mut() {
+            let span = (h.last_t - h.first_t).max(WAVE_S);
+            let expected = h.retries as f64 * WAVE_S / span;
+            h.need = MIN_WAVE.max((4.0 * expected).ceil() as usize);
+        }
+        !self.hosts.is_empty()
+    }
+
+    fn step_again(&mut self, s: &Step, _cx: &Cx) {
+        let Some(h) = self.hosts.get_mut(&s.ev.host) else {
+            return;
+        };
+        let Some(r) = retry_of(s) else { return };
+        h.buf.push_back(r);
+        h.scan(false);
+    }
+
+    fn finish(&mut self, cx: &Cx, _earlier: &[Finding]) -> Vec<Placed> {
+        let mut out = Vec::new();
+        for (&id, h) in self.hosts.iter_mut() {
+            h.scan(true);
+            let host = cx.host(id);
+            if let Some(f) = finding(cx, host, h) {
+                out.push(((host.to_string(), 0), f));
+            }
+        }
+        out
+    }
 }
 
 /// Retries of ≥ 8 logical requests from ≥ 2 clients, same attempt number, whose delays (≥ 200 ms)
 /// agree within 2 % (or 20 ms): (attempt, logical requests, clients, median delay, spread).
-fn identical_delays(retries: &[Retry]) -> Option<(usize, usize, usize, f64, f64)> {
-    let mut by_attempt: BTreeMap<usize, Vec<&Retry>> = BTreeMap::new();
-    for r in retries.iter().filter(|r| r.delay >= 0.2) {
-        by_attempt.entry(r.attempt).or_default().push(r);
-    }
-    let mut best: Option<(usize, usize, usize, f64, f64)> = None;
-    for (attempt, group) in by_attempt {
-        let logical: BTreeSet<usize> = group.iter().map(|r| r.logical).collect();
-        let clients: BTreeSet<usize> = group.iter().map(|r| r.client).collect();
-        if logical.len() < 8 || clients.len() < 2 {
+fn identical_delays(h: &Host) -> Option<(u32, usize, usize, f64, f64)> {
+    let mut best: Option<(u32, usize, usize, f64, f64)> = None;
+    for (&attempt, g) in &h.by_attempt {
+        if g.logical < 8 || g.clients.len() < 2 {
             continue;
         }
-        let mut d: Vec<f64> = group.iter().map(|r| r.delay).collect();
-        sort_f64(&mut d);
+        let d = g.delays.sorted();
         let (md, spread) = (median(&d), percentile(&d, 0.9) - percentile(&d, 0.1));
-        if spread <= (0.02 * md).max(0.02) && best.map(|b| logical.len() > b.1).unwrap_or(true) {
-            best = Some((attempt, logical.len(), clients.len(), md, spread));
+        if spread <= (0.02 * md).max(0.02) && best.map(|b| g.logical > b.1).unwrap_or(true) {
+            best = Some((attempt, g.logical, g.clients.len(), md, spread));
         }
     }
     best
 }
 
-pub fn detect(cx: &Context) -> Vec<Finding> {
-    let mut out = Vec::new();
-    if cx.coarse_time {
-        // Whole-second timestamps put unrelated retries "at the same instant".
-        return out;
-    }
-    for (host, idx) in &cx.by_host {
-        let (host, idx) = (host.as_str(), idx.as_slice());
-        let mut retries: Vec<Retry> = Vec::new();
-        for &i in idx {
-            let Some(p) = cx.attempts.previous(i) else {
-                continue;
-            };
-            let (Some(t), Some(e)) = (start_s(&cx.requests[i]), end_s(&cx.requests[p])) else {
-                continue;
-            };
-            let Some(Some((logical, attempt))) = cx.attempts.of_request.get(i) else {
-                continue;
-            };
-            retries.push(Retry {
-                i,
-                t,
-                logical: *logical,
-                attempt: *attempt,
-                client: cx.clients.of_request.get(i).copied().unwrap_or(0),
-                delay: (t - e).max(0.0),
-            });
-        }
-        if retries.len() < MIN_WAVE * 2 {
-            continue;
-        }
-        let span = (retries[retries.len() - 1].t - retries[0].t).max(WAVE_S);
-        let expected = retries.len() as f64 * WAVE_S / span;
-        let need = MIN_WAVE.max((4.0 * expected).ceil() as usize);
-        let mut waves: Vec<(usize, usize, usize)> = Vec::new(); // (first, last, distinct logical)
-                                                                // Two pointers over the retries; `seen` counts logical requests in [k, j].
-        let mut seen: HashMap<usize, usize> = HashMap::new();
-        let (mut k, mut j) = (0usize, 0usize);
-        while k < retries.len() {
-            if j < k {
-                j = k;
-                seen.clear();
-            }
-            if seen.is_empty() {
-                *seen.entry(retries[k].logical).or_insert(0) += 1;
-            }
-            while j + 1 < retries.len() && retries[j + 1].t <= retries[k].t + WAVE_S {
-                j += 1;
-                *seen.entry(retries[j].logical).or_insert(0) += 1;
-            }
-            if seen.len() >= need {
-                waves.push((k, j, seen.len()));
-                k = j + 1;
-                seen.clear();
-            } else {
-                if let Some(c) = seen.get_mut(&retries[k].logical) {
-                    *c -= 1;
-                    if *c == 0 {
-                        seen.remove(&retries[k].logical);
-                    }
-                }
-                k += 1;
-            }
-        }
-        let in_waves: usize = waves.iter().map(|w| w.1 - w.0 + 1).sum();
-        let biggest = waves.iter().map(|w| w.2).max().unwrap_or(0);
-        let herd =
-            (waves.len() >= 2 || biggest >= 10) && in_waves as f64 >= 0.3 * retries.len() as f64;
-        let same = identical_delays(&retries);
-        if !herd {
-            if let Some((attempt, logical, clients, md, spread)) = same {
-                out.push(Finding::new(
-                    "synchronized_retries",
-                    Severity::Warning,
-                    format!(
-                        "Retries to {host} from {clients} clients waited identical delays ({} ± {} ms before retry {attempt}, {logical} logical requests): no jitter, so callers limited together come back together.",
-                        seconds_text(md),
-                        (spread * 500.0).round()
-                    ),
-                    json!({
-                        "host": host,
-                        "retries": retries.len(),
-                        "waves": waves.len(),
-                        "identical_delays": true,
-                        "attempt": attempt,
-                        "logical_requests": logical,
-                        "clients": clients,
-                        "median_delay_s": r3(md),
-                        "delay_spread_p10_p90_s": r3(spread),
-                    }),
-                ));
-            }
-            continue;
-        }
-        let mut delays: Vec<f64> = waves
-            .iter()
-            .flat_map(|w| retries[w.0..=w.1].iter().map(|r| r.delay))
-            .collect();
-        sort_f64(&mut delays);
-        let md = median(&delays);
-        let spread = percentile(&delays, 0.9) - percentile(&delays, 0.1);
-        let identical = spread <= (0.03 * md).max(0.05);
-        let delay_text = if identical {
-            format!(
-                "; their delays were identical ({} ± {} ms): no jitter",
-                seconds_text(md),
-                (spread * 500.0).round()
-            )
-        } else {
-            format!(
-                "; their delays ranged {}–{}, so they were limited together and came back together",
-                seconds_text(percentile(&delays, 0.1)),
-                seconds_text(percentile(&delays, 0.9))
-            )
-        };
-        let summary = format!(
-            "Retries to {host} came in {} waves of up to {biggest} logical requests within 100 ms ({in_waves} of {} retries){delay_text}.",
-            waves.len(),
-            retries.len()
-        );
-        let examples: Vec<Value> = {
-            let mut ws: Vec<&(usize, usize, usize)> = waves.iter().collect();
-            ws.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
-            ws.into_iter()
-                .take(5)
-                .map(|w| {
-                    json!({
-                        "logical_requests": w.2,
-                        "retries": w.1 - w.0 + 1,
-                        "first": at(&cx.requests[retries[w.0].i]),
-                        "last": at(&cx.requests[retries[w.1].i]),
-                    })
-                })
-                .collect()
-        };
-        out.push(Finding::new(
+fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
+    let herd = (h.waves >= 2 || h.biggest >= 10) && h.in_waves as f64 >= 0.3 * h.retries as f64;
+    if !herd {
+        let (attempt, logical, clients, md, spread) = identical_delays(h)?;
+        return Some(Finding::new(
             "synchronized_retries",
             Severity::Warning,
-            summary,
+            format!(
+                "Retries to {host} from {clients} clients waited identical delays ({} ± {} ms before retry {attempt}, {logical} logical requests): no jitter, so callers limited together come back together.",
+                seconds_text(md),
+                (spread * 500.0).round()
+            ),
             json!({
                 "host": host,
-                "retries": retries.len(),
-                "waves": waves.len(),
-                "retries_in_waves": in_waves,
-                "largest_wave": biggest,
-                "wave_window_ms": WAVE_S * 1000.0,
+                "retries": h.retries,
+                "waves": h.waves,
+                "identical_delays": true,
+                "attempt": attempt,
+                "logical_requests": logical,
+                "clients": clients,
                 "median_delay_s": r3(md),
                 "delay_spread_p10_p90_s": r3(spread),
-                "identical_delays": identical,
-                "largest_waves": examples,
             }),
         ));
     }
-    out
+    let delays = h.wave_delays.sorted();
+    let md = median(&delays);
+    let spread = percentile(&delays, 0.9) - percentile(&delays, 0.1);
+    let identical = spread <= (0.03 * md).max(0.05);
+    let delay_text = if identical {
+        format!(
+            "; their delays were identical ({} ± {} ms): no jitter",
+            seconds_text(md),
+            (spread * 500.0).round()
+        )
+    } else {
+        format!(
+            "; their delays ranged {}–{}, so they were limited together and came back together",
+            seconds_text(percentile(&delays, 0.1)),
+            seconds_text(percentile(&delays, 0.9))
+        )
+    };
+    let summary = format!(
+        "Retries to {host} came in {} waves of up to {} logical requests within 100 ms ({} of {} retries){delay_text}.",
+        h.waves, h.biggest, h.in_waves, h.retries
+    );
+    let examples: Vec<Value> = h
+        .largest
+        .iter()
+        .map(|w| {
+            json!({
+                "logical_requests": w.logical,
+                "retries": w.retries,
+                "first": cx.at(&w.first),
+                "last": cx.at(&w.last),
+            })
+        })
+        .collect();
+    Some(Finding::new(
+        "synchronized_retries",
+        Severity::Warning,
+        summary,
+        json!({
+            "host": host,
+            "retries": h.retries,
+            "waves": h.waves,
+            "retries_in_waves": h.in_waves,
+            "largest_wave": h.biggest,
+            "wave_window_ms": WAVE_S * 1000.0,
+            "median_delay_s": r3(md),
+            "delay_spread_p10_p90_s": r3(spread),
+            "identical_delays": identical,
+            "largest_waves": examples,
+        }),
+    ))
 }
 
 #[cfg(test)]

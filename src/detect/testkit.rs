@@ -172,6 +172,20 @@ pub fn unknown_attributions(reqs: &[Request]) -> Vec<(usize, Attribution)> {
         .collect()
 }
 
+/// The findings of one kind, with the given attributions and limit.
+pub fn findings_of(
+    kind: &str,
+    reqs: &[Request],
+    limited: &[(usize, Attribution)],
+    limit: Option<crate::units::Rate>,
+) -> Vec<crate::detect::Finding> {
+    super::run(reqs, limited, limit)
+        .findings
+        .into_iter()
+        .filter(|f| f.kind == kind)
+        .collect()
+}
+
 /// Run every detector; findings' kinds, sorted and deduplicated.
 pub fn kinds(reqs: &[Request], limit: Option<&str>) -> Vec<String> {
     let limited = unknown_attributions(reqs);

@@ -1,9 +1,12 @@
 //! Timelines: start counts over sliding windows (1 s, 10 s, 60 s), requests in flight from
-//! start + duration, and the trailing start rate at an instant. Pure functions over sorted
-//! epoch-second times, so they are easy to test and cannot depend on thread count.
+//! start + duration, and the trailing start rate at an instant.
+//!
+//! The streaming forms ([`Candidates`], [`Peak`]) read sorted epoch-second times one at a time
+//! and hold only the times inside one window; the batch forms ([`busiest`], [`trailing`],
+//! [`in_flight_at_starts`]) over a whole sorted array define what they must compute (the tests
+//! hold them to it).
 
-use super::{end_s, start_s};
-use crate::model::Request;
+use std::collections::VecDeque;
 
 /// The windows burst detection looks at, seconds.
 pub const WINDOWS: [f64; 3] = [1.0, 10.0, 60.0];
@@ -75,25 +78,173 @@ pub fn trailing(times: &[f64], t: f64, w: f64) -> usize {
         .saturating_sub(1)
 }
 
-/// For each request of `idx` (time-sorted indices into `requests`), how many *other* requests
-/// of `idx` were in flight when it started. Requests without a duration count as instant.
-pub fn in_flight_at_starts(requests: &[Request], idx: &[usize]) -> Vec<usize> {
-    let mut starts: Vec<f64> = idx.iter().filter_map(|&i| start_s(&requests[i])).collect();
-    let mut ends: Vec<f64> = idx.iter().filter_map(|&i| end_s(&requests[i])).collect();
+/// For each request (start, end; sorted by start), how many *other* requests were in flight
+/// when it started. A request without a duration has end = start.
+pub fn in_flight_at_starts(spans: &[(f64, f64)]) -> Vec<usize> {
+    let mut starts: Vec<f64> = spans.iter().map(|s| s.0).collect();
+    let mut ends: Vec<f64> = spans.iter().map(|s| s.1).collect();
     super::sort_f64(&mut starts);
     super::sort_f64(&mut ends);
-    idx.iter()
-        .map(|&i| {
-            let r = &requests[i];
-            let (Some(t), Some(e)) = (start_s(r), end_s(r)) else {
-                return 0;
-            };
+    spans
+        .iter()
+        .map(|&(t, e)| {
             let own = usize::from(e > t);
             upper_bound(&starts, t)
                 .saturating_sub(upper_bound(&ends, t))
                 .saturating_sub(own)
         })
         .collect()
+}
+
+/// The candidate windows of length `w` over a stream of sorted times: one per start, holding
+/// the starts in `[t, t + w)` (as [`busiest`] counts them). Only windows of at least `min`
+/// starts are kept, and at most [`Candidates::CAP`]: past that, the ones that can no longer
+/// be among the busiest non-overlapping windows are dropped (the greedy choice over those kept
+/// so far, plus the recent ones later windows may overlap).
+#[derive(Debug, Clone)]
+pub struct Candidates {
+    w: f64,
+    min: usize,
+    /// Starts whose window is still open: (time, position).
+    open: VecDeque<(f64, usize)>,
+    next: usize,
+    last_t: f64,
+    kept: Vec<Window>,
+}
+
+impl Candidates {
+    pub const CAP: usize = 8192;
+
+    pub fn new(w: f64, min: usize) -> Candidates {
+        Candidates {
+            w,
+            min,
+            open: VecDeque::new(),
+            next: 0,
+            last_t: f64::NEG_INFINITY,
+            kept: Vec::new(),
+        }
+    }
+
+    /// Starts seen so far.
+    pub fn len(&self) -> usize {
+        self.next
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.next == 0
+    }
+
+    pub fn push(&mut self, t: f64) {
+        while let Some(&(ti, i)) = self.open.front() {
+            if t < ti + self.w {
+                break;
+            }
+            self.open.pop_front();
+            self.close(ti, i);
+        }
+        self.open.push_back((t, self.next));
+        self.next += 1;
+        self.last_t = t;
+    }
+
+    fn close(&mut self, ti: f64, i: usize) {
+        let last = self.next - 1;
+        let count = last - i + 1;
+        if count < self.min {
+            return;
+        }
+        self.kept.push(Window {
+            first: i,
+            last,
+            count,
+            start: ti,
+            last_start: self.last_t,
+        });
+        if self.kept.len() > Self::CAP {
+            self.compact();
+        }
+    }
+
+    fn compact(&mut self) {
+        let oldest_open = self.open.front().map(|o| o.1).unwrap_or(self.next);
+        let chosen = greedy(&self.kept, usize::MAX);
+        let mut keep: Vec<Window> = self
+            .kept
+            .iter()
+            .filter(|c| c.last >= oldest_open || chosen.contains(c))
+            .copied()
+            .collect();
+        if keep.len() > Self::CAP / 2 {
+            keep.sort_by(rank);
+            keep.truncate(Self::CAP / 2);
+            keep.sort_by_key(|c| c.first);
+        }
+        self.kept = keep;
+    }
+
+    /// The `k` busiest non-overlapping windows, busiest first (ties: earliest first).
+    pub fn best(&mut self, k: usize) -> Vec<Window> {
+        while let Some((ti, i)) = self.open.pop_front() {
+            self.close(ti, i);
+        }
+        greedy(&self.kept, k)
+    }
+}
+
+fn rank(a: &Window, b: &Window) -> std::cmp::Ordering {
+    b.count.cmp(&a.count).then(a.first.cmp(&b.first))
+}
+
+fn greedy(cands: &[Window], k: usize) -> Vec<Window> {
+    let mut sorted: Vec<Window> = cands.to_vec();
+    sorted.sort_by(rank);
+    let mut out: Vec<Window> = Vec::new();
+    for c in sorted {
+        if out.len() >= k {
+            break;
+        }
+        if out.iter().all(|o| c.last < o.first || c.first > o.last) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The most starts any window of length `w` holds (the count of [`busiest`]'s first window),
+/// over a stream of sorted times.
+#[derive(Debug, Clone, Default)]
+pub struct Peak {
+    w: f64,
+    open: VecDeque<(f64, usize)>,
+    next: usize,
+    best: usize,
+}
+
+impl Peak {
+    pub fn new(w: f64) -> Peak {
+        Peak {
+            w,
+            ..Default::default()
+        }
+    }
+
+    pub fn push(&mut self, t: f64) {
+        while let Some(&(ti, i)) = self.open.front() {
+            if t < ti + self.w {
+                break;
+            }
+            self.open.pop_front();
+            self.best = self.best.max(self.next - i);
+        }
+        self.open.push_back((t, self.next));
+        self.next += 1;
+    }
+
+    pub fn get(&self) -> usize {
+        let open = self.open.front().map(|&(_, i)| self.next - i).unwrap_or(0);
+        self.best.max(open)
+    }
 }
 
 #[cfg(test)]
@@ -129,7 +280,41 @@ mod tests {
         s.at(0.5).dur(10.0).get("https://a/x", 429);
         s.at(1.5).dur(10.0).get("https://a/x", 200);
         let reqs = s.build();
-        let f = in_flight_at_starts(&reqs, &[0, 1, 2, 3]);
+        let spans: Vec<(f64, f64)> = reqs
+            .iter()
+            .map(|r| {
+                let t = crate::detect::secs(r.started.unwrap());
+                (t, t + r.duration_ms.unwrap() / 1000.0)
+            })
+            .collect();
+        let f = in_flight_at_starts(&spans);
         assert_eq!(f, vec![0, 1, 2, 0]);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The streaming windows give what the batch functions compute over the whole array.
+        #[test]
+        fn streaming_windows_equal_the_batch_ones(
+            gaps in prop::collection::vec(prop::sample::select(vec![0.0, 0.001, 0.01, 0.05, 0.2, 0.7, 1.0, 3.0, 12.0]), 0..400),
+            w in prop::sample::select(vec![1.0, 10.0, 60.0]),
+        ) {
+            let mut t = vec![];
+            let mut x = 1_700_000_000.0;
+            for g in gaps {
+                x += g;
+                t.push(x);
+            }
+            let mut c = Candidates::new(w, 10);
+            let mut p = Peak::new(w);
+            for &x in &t {
+                c.push(x);
+                p.push(x);
+            }
+            let want: Vec<Window> = busiest(&t, w, 3).into_iter().filter(|w| w.count >= 10).collect();
+            prop_assert_eq!(c.best(3), want);
+            prop_assert_eq!(p.get(), busiest(&t, w, 1).first().map(|w| w.count).unwrap_or(0));
+        }
     }
 }

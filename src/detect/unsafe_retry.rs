@@ -10,11 +10,14 @@
 //! the request was rejected before processing; a 5xx, timeout or lost response may follow
 //! partial processing, which makes the retry riskier (`critical`).
 
-use super::logical::{idempotency_key, Logical};
-use super::{at, Context, Finding, Severity};
-use crate::http::url::split;
+use super::link::{Attempt, Logical};
+use super::{Cx, Detector, Finding, Placed, Severity, Step};
+use crate::analyze::event::{flag, Event, Method, NONE};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
+
+#[cfg(test)]
+use crate::analyze::event::path_template;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Problem {
@@ -22,42 +25,42 @@ enum Problem {
     KeyChanged,
 }
 
-struct Case<'l> {
-    l: &'l Logical,
+/// An example operation (the first few in operation order are shown).
+struct Example {
+    order: (u64, u64),
+    attempts: usize,
     problem: Problem,
-    /// A failed attempt was not a 429 (5xx, 408, no response): it may have been applied.
-    maybe_applied: bool,
+    statuses: Vec<u16>,
+    client: u32,
+    first: Attempt,
+    last: Attempt,
 }
 
-/// A path with resource ids replaced by `{id}` (segments holding a digit, except `v1`-style
-/// versions), so one endpoint's operations are counted together.
-fn path_template(path: &str) -> String {
-    path.split('/')
-        .map(|seg| {
-            let version = seg.len() <= 3
-                && seg.starts_with('v')
-                && seg[1..].bytes().all(|b| b.is_ascii_digit());
-            if !version && seg.bytes().any(|b| b.is_ascii_digit()) {
-                "{id}"
-            } else {
-                seg
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("/")
+#[derive(Default)]
+struct Group {
+    cases: usize,
+    no_key: usize,
+    applied: usize,
+    retries: usize,
+    /// `METHOD /path/{id}` (endpoint id) → operations.
+    ops: BTreeMap<u32, usize>,
+    examples: Vec<Example>,
 }
 
-fn judge<'l>(cx: &Context, l: &'l Logical) -> Option<Case<'l>> {
+/// `unsafe_retry` (see the module doc).
+#[derive(Default)]
+pub struct UnsafeRetry {
+    groups: BTreeMap<(u32, Class), Group>,
+}
+
+/// The problem with a retried write, if any, and whether a failed attempt may have been
+/// applied (it was not a 429).
+fn judge(l: &Logical) -> Option<(Problem, bool)> {
     if l.attempts.len() < 2 {
         return None;
     }
-    let keys: Vec<Option<&str>> = l
-        .attempts
-        .iter()
-        .map(|&i| idempotency_key(&cx.requests[i].request_headers).map(|(_, v)| v))
-        .collect();
-    let distinct: BTreeSet<Option<&str>> = keys.iter().copied().collect();
-    let problem = if keys.iter().all(Option::is_none) {
+    let distinct: BTreeSet<u32> = l.attempts.iter().map(|a| a.ev.idem).collect();
+    let problem = if distinct.len() == 1 && distinct.contains(&0) {
         Problem::NoKey
     } else if distinct.len() > 1 {
         Problem::KeyChanged
@@ -65,12 +68,8 @@ fn judge<'l>(cx: &Context, l: &'l Logical) -> Option<Case<'l>> {
         return None;
     };
     let failed = &l.attempts[..l.attempts.len() - 1];
-    let maybe_applied = failed.iter().any(|&i| cx.requests[i].status != 429);
-    Some(Case {
-        l,
-        problem,
-        maybe_applied,
-    })
+    let maybe_applied = failed.iter().any(|a| a.ev.status != 429);
+    Some((problem, maybe_applied))
 }
 
 /// How much a keyless retry of this kind of request matters.
@@ -86,18 +85,11 @@ enum Class {
 }
 
 impl Class {
-    fn of(method: &str, path: &str) -> Option<Class> {
-        match method {
-            "POST"
-                if path
-                    .to_ascii_lowercase()
-                    .trim_end_matches('/')
-                    .ends_with("graphql") =>
-            {
-                Some(Class::GraphQl)
-            }
-            "POST" | "PATCH" => Some(Class::Write),
-            "PUT" | "DELETE" => Some(Class::Idempotent),
+    fn of(ev: &Event) -> Option<Class> {
+        match ev.method() {
+            Method::Post if ev.flags & flag::GRAPHQL != 0 => Some(Class::GraphQl),
+            Method::Post | Method::Patch => Some(Class::Write),
+            Method::Put | Method::Delete => Some(Class::Idempotent),
             _ => None,
         }
     }
@@ -119,103 +111,142 @@ impl Class {
     }
 }
 
-pub fn detect(cx: &Context) -> Vec<Finding> {
-    let mut groups: BTreeMap<(String, Class), Vec<Case>> = BTreeMap::new();
-    for l in &cx.attempts.logical {
-        let Some(&first) = l.attempts.first() else {
-            continue;
+impl Detector for UnsafeRetry {
+    fn step(&mut self, _s: &Step, _cx: &Cx) {}
+
+    fn closed(&mut self, l: &Logical, _cx: &Cx) {
+        let (Some(first), Some(last)) = (l.attempts.first(), l.attempts.last()) else {
+            return;
         };
-        let r = &cx.requests[first];
-        let Some(class) = Class::of(&r.method.to_ascii_uppercase(), split(&r.url).path) else {
-            continue;
+        let Some(class) = Class::of(&first.ev) else {
+            return;
         };
-        if let Some(c) = judge(cx, l) {
-            groups
-                .entry((cx.host(first).to_string(), class))
-                .or_default()
-                .push(c);
+        let Some((problem, applied)) = judge(l) else {
+            return;
+        };
+        let g = self.groups.entry((first.ev.host, class)).or_default();
+        g.cases += 1;
+        if problem == Problem::NoKey {
+            g.no_key += 1;
+        }
+        if applied {
+            g.applied += 1;
+        }
+        g.retries += l.retries();
+        *g.ops.entry(first.ev.endpoint).or_insert(0) += 1;
+        let ex = Example {
+            order: l.order,
+            attempts: l.attempts.len(),
+            problem,
+            statuses: l.attempts.iter().map(|a| a.ev.status).collect(),
+            client: l.client,
+            first: *first,
+            last: *last,
+        };
+        if g.examples.len() < 5 || g.examples.last().is_some_and(|e| ex.order < e.order) {
+            let at = g.examples.partition_point(|e| e.order < ex.order);
+            g.examples.insert(at, ex);
+            g.examples.truncate(5);
         }
     }
-    let mut out = Vec::new();
-    for ((host, class), cases) in groups {
-        let no_key = cases.iter().filter(|c| c.problem == Problem::NoKey).count();
-        let changed = cases.len() - no_key;
-        let applied = cases.iter().filter(|c| c.maybe_applied).count();
-        let retries: usize = cases.iter().map(|c| c.l.retries()).sum();
-        let mut ops: BTreeMap<String, usize> = BTreeMap::new();
-        for c in &cases {
-            let r = &cx.requests[c.l.attempts[0]];
-            *ops.entry(format!(
-                "{} {}",
-                r.method.to_ascii_uppercase(),
-                path_template(split(&r.url).path)
-            ))
-            .or_insert(0) += 1;
+
+    fn finish(&mut self, cx: &Cx, _earlier: &[Finding]) -> Vec<Placed> {
+        let mut out = Vec::new();
+        for (&(host_id, class), g) in &self.groups {
+            let host = cx.host(host_id).to_string();
+            let f = finding(cx, &host, class, g);
+            out.push(((host, class as u64), f));
         }
-        let mut ops: Vec<(String, usize)> = ops.into_iter().collect();
-        ops.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let op_text: Vec<&str> = ops.iter().take(3).map(|(o, _)| o.as_str()).collect();
-        let how = match (no_key, changed) {
-            (_, 0) => "without an idempotency key".to_string(),
-            (0, _) => "with a different idempotency key on some attempt, so each attempt is a separate operation".to_string(),
-            (n, m) => format!("without an idempotency key ({n}) or with a different key on some attempt ({m})"),
-        };
-        let mut summary = format!(
-            "{} {} write{} to {host} ({}) {} retried {how} ({retries} retries)",
-            cases.len(),
-            class.label(),
-            if cases.len() == 1 { "" } else { "s" },
-            op_text.join(", "),
-            if cases.len() == 1 { "was" } else { "were" },
-        );
-        if applied > 0 {
-            summary.push_str(&format!(
-                "; {applied} of them retried after a 5xx, timeout or lost response, so an earlier attempt may already have been applied"
-            ));
-        }
-        if class == Class::GraphQl {
-            summary.push_str(" (harmless for queries, a duplicate for mutations)");
-        }
-        summary.push('.');
-        let severity = if class != Class::Write {
-            Severity::Info
-        } else if changed > 0 || applied > 0 {
-            Severity::Critical
+        out
+    }
+}
+
+fn finding(cx: &Cx, host: &str, class: Class, g: &Group) -> Finding {
+    let (no_key, applied, retries) = (g.no_key, g.applied, g.retries);
+    let changed = g.cases - no_key;
+    let mut ops: Vec<(String, usize)> = g
+        .ops
+        .iter()
+        .map(|(&e, &n)| {
+            let name = if e == NONE {
+                String::new()
+            } else {
+                cx.endpoints.get(e as usize).cloned().unwrap_or_default()
+            };
+            (name, n)
+        })
+        .collect();
+    // One endpoint may have come in under two ids only if its name were missing: merge.
+    ops.sort();
+    ops.dedup_by(|b, a| {
+        if a.0 == b.0 {
+            a.1 += b.1;
+            true
         } else {
-            Severity::Warning
-        };
-        let examples: Vec<Value> = cases
-            .iter()
-            .take(5)
-            .map(|c| {
-                json!({
-                    "attempts": c.l.attempts.len(),
-                    "problem": match c.problem { Problem::NoKey => "no_key", Problem::KeyChanged => "key_changed" },
-                    "statuses": c.l.attempts.iter().map(|&i| cx.requests[i].status).collect::<Vec<_>>(),
-                    "client": cx.clients.label(c.l.client),
-                    "first": at(&cx.requests[c.l.attempts[0]]),
-                    "last": at(&cx.requests[*c.l.attempts.last().unwrap_or(&c.l.attempts[0])]),
-                })
-            })
-            .collect();
-        out.push(Finding::new(
-            "unsafe_retry",
-            severity,
-            summary,
-            json!({
-                "host": host,
-                "methods": class.methods(),
-                "logical_requests": cases.len(),
-                "retries": retries,
-                "without_key": no_key,
-                "key_changed": changed,
-                "after_possible_processing": applied,
-                "operations": ops.iter().take(10).map(|(o, n)| json!({"operation": o, "logical_requests": n})).collect::<Vec<_>>(),
-                "examples": examples,
-            }),
+            false
+        }
+    });
+    ops.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let op_text: Vec<&str> = ops.iter().take(3).map(|(o, _)| o.as_str()).collect();
+    let how = match (no_key, changed) {
+        (_, 0) => "without an idempotency key".to_string(),
+        (0, _) => "with a different idempotency key on some attempt, so each attempt is a separate operation".to_string(),
+        (n, m) => format!("without an idempotency key ({n}) or with a different key on some attempt ({m})"),
+    };
+    let mut summary = format!(
+        "{} {} write{} to {host} ({}) {} retried {how} ({retries} retries)",
+        g.cases,
+        class.label(),
+        if g.cases == 1 { "" } else { "s" },
+        op_text.join(", "),
+        if g.cases == 1 { "was" } else { "were" },
+    );
+    if applied > 0 {
+        summary.push_str(&format!(
+            "; {applied} of them retried after a 5xx, timeout or lost response, so an earlier attempt may already have been applied"
         ));
     }
-    out
+    if class == Class::GraphQl {
+        summary.push_str(" (harmless for queries, a duplicate for mutations)");
+    }
+    summary.push('.');
+    let severity = if class != Class::Write {
+        Severity::Info
+    } else if changed > 0 || applied > 0 {
+        Severity::Critical
+    } else {
+        Severity::Warning
+    };
+    let examples: Vec<Value> = g
+        .examples
+        .iter()
+        .map(|c| {
+            json!({
+                "attempts": c.attempts,
+                "problem": match c.problem { Problem::NoKey => "no_key", Problem::KeyChanged => "key_changed" },
+                "statuses": c.statuses,
+                "client": cx.client_label(c.client),
+                "first": cx.at(&c.first.ev),
+                "last": cx.at(&c.last.ev),
+            })
+        })
+        .collect();
+    Finding::new(
+        "unsafe_retry",
+        severity,
+        summary,
+        json!({
+            "host": host,
+            "methods": class.methods(),
+            "logical_requests": g.cases,
+            "retries": retries,
+            "without_key": no_key,
+            "key_changed": changed,
+            "after_possible_processing": applied,
+            "operations": ops.iter().take(10).map(|(o, n)| json!({"operation": o, "logical_requests": n})).collect::<Vec<_>>(),
+            "examples": examples,
+        }),
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,156 @@
+//! The rate-limited responses (and the failures that stated a Retry-After): one row each, with
+//! the full record until attribution has read it. Rows are numbered in arrival order (the
+//! events point at them) and listed in time order.
+
+use super::event::{Event, Kept};
+use super::order::Key;
+use crate::attribute::{self, Attribution, Quota};
+use crate::http::ratelimit::Limits;
+use crate::http::retry_after::{self, RetryAfter};
+use crate::model::Request;
+use crate::report::RateLimited;
+
+/// One kept response.
+#[derive(Debug)]
+pub struct Row {
+    /// Place in the merged order (untimed rows last).
+    pub key: (bool, Key),
+    pub ev: Event,
+    pub kind: Kept,
+    pub retry_after: RetryAfter,
+    /// The record, until attribution has read it (rate-limited rows only).
+    pub record: Option<Box<Request>>,
+    /// What attribution said (rate-limited rows, after [`Rows::attribute`]).
+    pub facts: Option<Facts>,
+}
+
+/// What the analyses read from a rate-limited response's attribution and content.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    pub quota: Quota,
+    pub limits: Option<Limits>,
+    /// The layer and vendor that sent it.
+    pub layer: attribute::Layer,
+    pub vendor: Option<String>,
+    /// The body says the limit is on concurrent requests.
+    pub says_concurrency: bool,
+    /// Signals that a long-window allowance is spent, and when it should be back.
+    pub quota_signals: Vec<String>,
+    pub quota_resume: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+#[derive(Debug, Default)]
+pub struct Rows {
+    pub rows: Vec<Row>,
+    /// Row ids of the rate-limited rows in the merged order (after [`Rows::sort`]).
+    pub order: Vec<u32>,
+}
+
+impl Rows {
+    /// Keep a response; returns its row id for the event.
+    pub fn push(&mut self, key: (bool, Key), ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
+        let id = self.rows.len() as u32;
+        let retry_after = retry_after::from_headers(&r.response_headers, r.started);
+        let mut ev = *ev;
+        ev.detail = id;
+        self.rows.push(Row {
+            key,
+            ev,
+            kind,
+            retry_after,
+            record: (kind == Kept::Limited).then_some(r),
+            facts: None,
+        });
+        id
+    }
+
+    pub fn get(&self, id: u32) -> Option<&Row> {
+        self.rows.get(id as usize)
+    }
+
+    /// Order the rate-limited rows by time (untimed last).
+    pub fn sort(&mut self) {
+        let mut order: Vec<u32> = (0..self.rows.len() as u32)
+            .filter(|&i| self.rows[i as usize].kind == Kept::Limited)
+            .collect();
+        order.sort_by_key(|&i| self.rows[i as usize].key);
+        self.order = order;
+    }
+
+    /// Rate-limited rows in time order.
+    pub fn limited(&self) -> impl Iterator<Item = &Row> {
+        self.order.iter().map(|&i| &self.rows[i as usize])
+    }
+
+    /// Pairs of rate-limited rows that are one request seen in two layers' access logs
+    /// (outer row id → the inner row's record and host), from
+    /// [`attribute::inner_layer_pairs`]. The inner records are copied: attribution releases
+    /// each record as it reads it.
+    pub fn joined_layers(&self) -> std::collections::HashMap<u32, (Box<Request>, u32)> {
+        let ids: Vec<u32> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| self.rows[i as usize].record.is_some())
+            .collect();
+        let refs: Vec<&Request> = ids
+            .iter()
+            .filter_map(|&i| self.rows[i as usize].record.as_deref())
+            .collect();
+        attribute::inner_layer_pairs(&refs)
+            .into_iter()
+            .map(|(outer, inner)| {
+                let row = &self.rows[ids[inner] as usize];
+                (ids[outer], (Box::new(refs[inner].clone()), row.ev.host))
+            })
+            .collect()
+    }
+
+    /// Attribute every rate-limited row (`attribute(row id, record, host id)`), returning the
+    /// report's rows in time order. The records are released as they are read.
+    pub fn attribute(
+        &mut self,
+        attribute: &dyn Fn(u32, &Request, u32) -> Attribution,
+    ) -> Vec<RateLimited> {
+        let order = self.order.clone();
+        let mut out = Vec::with_capacity(order.len());
+        for i in order {
+            let row = &mut self.rows[i as usize];
+            let Some(r) = row.record.take() else {
+                continue;
+            };
+            let a = attribute(i, &r, row.ev.host);
+            row.facts = Some(facts(&r, &a, &row.retry_after));
+            out.push(RateLimited {
+                request_index: i as usize,
+                source: r.location.source.clone(),
+                position: r.location.position,
+                time: r.started,
+                method: r.method.clone(),
+                url: r.url.clone(),
+                status: r.status,
+                retry_after: row.retry_after.clone(),
+                attribution: a,
+            });
+        }
+        out
+    }
+}
+
+/// The quota signals and the concurrency wording of one rate-limited response.
+fn facts(r: &Request, a: &Attribution, ra: &RetryAfter) -> Facts {
+    let (quota_signals, quota_resume) = crate::detect::quota_exhausted::signals(r, a, ra);
+    Facts {
+        quota: a.quota,
+        limits: a.limits.clone(),
+        layer: a.layer,
+        vendor: a.vendor.clone(),
+        says_concurrency: r
+            .body_excerpt
+            .as_deref()
+            .map(|b| b.to_ascii_lowercase().contains("concurren"))
+            .unwrap_or(false),
+        quota_signals,
+        quota_resume,
+    }
+}

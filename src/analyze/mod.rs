@@ -1,0 +1,951 @@
+//! The analysis stage: normalized requests in, [`Report`] out. No I/O beyond its own temporary
+//! files, no environment.
+//!
+//! The stages, each in its own module:
+//! 1. [`event`]: on the ingest worker threads, each [`Request`] becomes a 64-byte [`Event`]
+//!    (plus the full record only for rate-limited responses and the attribution baseline);
+//! 2. [`collect`]: on the calling thread, in input order: ids, order-free counters, the kept
+//!    records, and the events put in time order ([`order`]) into logs;
+//! 3. attribution of the rate-limited responses against each host's baseline ([`limited`]);
+//! 4. replays of the time-ordered events, per group of hosts on the thread pool: each
+//!    operation's cadence and the recommendation's evidence, then the detectors
+//!    ([`crate::detect`]), with a second look for those that need it;
+//! 5. the Report: summary, rate-limited responses and their groups, findings, clients,
+//!    recommendation.
+//!
+//! Memory follows the number of hosts, clients, credentials and active operations, never the
+//! number of records; results never depend on the number of threads.
+
+pub mod collect;
+pub mod event;
+pub mod limited;
+pub mod order;
+
+use crate::attribute::{self, engine::Baseline, Attribution};
+use crate::detect::clients::{self, ClientsSection};
+use crate::detect::limit::{self, KnownLimit};
+use crate::detect::link::{CadenceTable, Cadences, Linked, Linker, Logical};
+use crate::detect::{Cx, Detected, Detector, Finding, Placed, Step};
+use crate::ingest;
+use crate::model::{Position, Request};
+use crate::recommend::evidence::{self, HostEvidence};
+use crate::report::{HostCount, InputSummary, RateLimited, Report, Summary, SCHEMA_VERSION};
+use collect::Collector;
+use event::{Event, Kept, Shared};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// Knobs of the analysis (typed, validated; the core never sees clap).
+#[derive(Debug, Clone, Default)]
+pub struct AnalyzeOptions {
+    /// A known limit (`--limit 120/min`).
+    pub limit: Option<crate::units::Rate>,
+}
+
+/// Read and analyse `paths` (one after another, each on the ingest worker threads), streaming.
+/// Returns the report (its `inputs` say what was read from each, with their problems).
+pub fn analyze_files(
+    paths: &[String],
+    ingest_opts: &ingest::Options,
+    opts: &AnalyzeOptions,
+    rec: &crate::recommend::Options,
+) -> Report {
+    let names: Vec<Arc<str>> = paths.iter().map(|p| Arc::from(p.as_str())).collect();
+    let shared = Arc::new(Shared::default());
+    let mut c = Collector::new(names, shared.clone());
+    c.streaming = true;
+    let mut summaries = Vec::with_capacity(paths.len());
+    for (i, p) in paths.iter().enumerate() {
+        let input = i.min(u16::MAX as usize) as u16;
+        c.start_input(i);
+        let map = |r: Request| event::map(r, input, &shared);
+        let mut summary = ingest::stream_input(p, ingest_opts, &map, &mut |b| c.take(i, b));
+        if let Err(e) = c.finish_input(i) {
+            summary.error.get_or_insert(format!("temporary file: {e}"));
+        }
+        note_ordering(&c, i, &mut summary);
+        summaries.push(summary);
+    }
+    finish(c, summaries, opts, rec, &Attribute::Engine)
+}
+
+/// Warnings about time order and temporary files, added to an input's summary.
+fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
+    let Some(o) = c.orderers.get(i) else { return };
+    let mut notes = Vec::new();
+    if o.late_count > 0 {
+        notes.push(format!(
+            "{} records were more than {} records out of time order: they were sorted apart and merged back in time order (the attribution baseline may miss some of them)",
+            o.late_count,
+            order::REORDER
+        ));
+    }
+    if let Some(e) = &o.log.spill_error {
+        notes.push(format!(
+            "{e}; the analysis kept its events in memory instead"
+        ));
+    }
+    for n in notes {
+        s.warning_count += 1;
+        if s.warnings.len() < ingest::KEPT_WARNINGS {
+            s.warnings.push(crate::model::Warning {
+                source: s.source.clone(),
+                position: None,
+                message: n,
+            });
+        }
+    }
+}
+
+/// How rate-limited responses get their attribution.
+enum Attribute {
+    /// The attribution engine, against each host's baseline.
+    Engine,
+    /// Given (tests): by record location; anything else is unknown.
+    Given(HashMap<(Arc<str>, Position), Attribution>),
+}
+
+/// Analyse records already in memory (sorted by time, as [`merge_inputs`] sorts them), with
+/// the default recommendation knobs (and the `--limit` of `opts`).
+pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], opts: &AnalyzeOptions) -> Report {
+    let rec = crate::recommend::Options {
+        limit: opts.limit,
+        ..Default::default()
+    };
+    analyze_with(inputs, requests, opts, &rec)
+}
+
+/// [`analyze`] with explicit recommendation knobs (headroom, latency, backoff).
+pub fn analyze_with(
+    inputs: Vec<InputSummary>,
+    requests: &[Request],
+    opts: &AnalyzeOptions,
+    rec: &crate::recommend::Options,
+) -> Report {
+    let c = collect_records(requests, None);
+    finish(c, inputs, opts, rec, &Attribute::Engine)
+}
+
+/// Feed records (in memory) through the first stage; `given`: attributions by request index
+/// (those requests, and every 429, count as rate-limited; tests).
+fn collect_records(requests: &[Request], given: Option<&[(usize, Attribution)]>) -> Collector {
+    let mut names: Vec<Arc<str>> = Vec::new();
+    let mut index: HashMap<Arc<str>, usize> = HashMap::new();
+    for r in requests {
+        if !index.contains_key(&r.location.source) {
+            index.insert(r.location.source.clone(), names.len());
+            names.push(r.location.source.clone());
+        }
+    }
+    let shared = Arc::new(Shared::default());
+    let mut c = Collector::new(names.clone(), shared.clone());
+    for i in 0..names.len() {
+        c.start_input(i);
+    }
+    let marked: std::collections::HashSet<usize> =
+        given.into_iter().flatten().map(|(i, _)| *i).collect();
+    for (k, r) in requests.iter().enumerate() {
+        let i = index[&r.location.source];
+        let mut m = event::map(r.clone(), i.min(u16::MAX as usize) as u16, &shared);
+        if given.is_some() {
+            // The old contract of `detect::run`: the given ones and every 429 are limited.
+            let limited = marked.contains(&k) || r.status == 429;
+            if limited {
+                m.ev.flags |= event::flag::LIMITED;
+                m.kept = Some((Kept::Limited, Box::new(r.clone())));
+            } else {
+                m.ev.flags &= !event::flag::LIMITED;
+                if let Some((Kept::Limited, _)) = &m.kept {
+                    m.kept =
+                        event::is_failure(r.status).then(|| (Kept::Failure, Box::new(r.clone())));
+                }
+            }
+        }
+        c.take(i, vec![m]);
+    }
+    for i in 0..names.len() {
+        let _ = c.finish_input(i);
+    }
+    c
+}
+
+/// Everything the replays and the report need, from the first stage and attribution.
+struct Prepared {
+    rate_limited: Vec<RateLimited>,
+    limits: Vec<Option<KnownLimit>>,
+    hosts: Vec<String>,
+    labels: Vec<String>,
+    creds: Vec<String>,
+    endpoints: Vec<String>,
+    cred_host: Vec<u32>,
+    remap: Vec<u32>,
+    clients: ClientsSection,
+    /// Hosts busiest rate-limited first (the summary's order).
+    host_order: Vec<String>,
+    /// Position in the report's rate-limited list, by row id.
+    listed: Vec<Option<usize>>,
+}
+
+fn prepare(
+    c: &mut Collector,
+    attribute: &Attribute,
+    limit_option: Option<crate::units::Rate>,
+) -> Prepared {
+    c.rows.sort();
+    let hosts: Vec<String> = (0..c.hosts.len() as u32)
+        .map(|h| c.host_name(h).to_string())
+        .collect();
+    // Baselines of the hosts that sent rate-limited responses.
+    let mut baselines: HashMap<u32, Arc<Baseline>> = HashMap::new();
+    let limited_hosts: std::collections::BTreeSet<u32> =
+        c.rows.limited().map(|r| r.ev.host).collect();
+    for h in limited_hosts {
+        let samples = c.baseline_samples(h);
+        let refs: Vec<&Request> = samples.iter().map(|b| &**b).collect();
+        baselines.insert(h, Arc::new(Baseline::build(&hosts[h as usize], &refs)));
+    }
+    let rate_limited = match attribute {
+        Attribute::Engine => {
+            // One request in two layers' access logs: the inner layer's verdict decides.
+            let joined = c.rows.joined_layers();
+            c.rows
+                .attribute(&|row, r, host| match baselines.get(&host) {
+                    Some(b) => match joined.get(&row) {
+                        Some((inner, inner_host)) => {
+                            attribute::joined(r, inner, baselines.get(inner_host).unwrap_or(b))
+                        }
+                        None => attribute::engine::attribute_one(r, b),
+                    },
+                    None => Attribution::unknown(),
+                })
+        }
+        Attribute::Given(given) => c.rows.attribute(&|_, r, _| {
+            let key = (r.location.source.clone(), r.location.position);
+            given
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(Attribution::unknown)
+        }),
+    };
+
+    // Known limits per host.
+    let mut from_attr: Vec<Option<BTreeMap<(u64, u64), usize>>> = vec![None; hosts.len()];
+    for row in c.rows.limited() {
+        if let Some(l) = row.facts.as_ref().and_then(|f| f.limits.as_ref()) {
+            let m = from_attr[row.ev.host as usize].get_or_insert_with(BTreeMap::new);
+            if let Some(p) = limit::pair(l) {
+                *m.entry(p).or_insert(0) += 1;
+            }
+        }
+    }
+    let inputs: Vec<limit::HostLimits> = (0..hosts.len())
+        .map(|h| limit::HostLimits {
+            limited: c.host_counts[h].rate_limited > 0,
+            from_attribution: from_attr[h].take(),
+            from_headers: Some(&c.host_counts[h].header_limits),
+        })
+        .collect();
+    let limits = limit::compute(&inputs, limit_option);
+
+    // Clients, numbered by first appearance.
+    let remap = c.client_order();
+    let mut by_final: Vec<u32> = vec![0; remap.len()];
+    for (arrival, &f) in remap.iter().enumerate() {
+        by_final[f as usize] = arrival as u32;
+    }
+    let labels = clients::labels(by_final.iter().map(|&a| c.clients.get(a)));
+    let creds: Vec<String> = (0..c.creds.len() as u32)
+        .map(|i| c.creds.get(i).cloned().unwrap_or_default())
+        .collect();
+    let endpoints: Vec<String> = (0..c.endpoints.len() as u32)
+        .map(|i| c.endpoints.get(i).cloned().unwrap_or_default())
+        .collect();
+    let counted: Vec<clients::Counted> = by_final
+        .iter()
+        .zip(&labels)
+        .map(|(&a, label)| {
+            let cc = &c.client_counts[a as usize];
+            clients::Counted {
+                key: c.clients.get(a).cloned(),
+                label: label.clone(),
+                requests: cc.requests,
+                rate_limited: cc.rate_limited,
+                credentials: cc
+                    .creds
+                    .iter()
+                    .map(|&i| creds[i as usize].clone())
+                    .collect(),
+                first: cc.first.and_then(|e| e.started()),
+                last: cc.last.and_then(|e| e.started()),
+            }
+        })
+        .collect();
+    let clients = clients::section(c.hints, counted);
+
+    // The host each credential was used with most (ties: the first by name).
+    let mut cred_host = vec![event::NONE; creds.len()];
+    let mut best: Vec<(usize, &str)> = vec![(0, ""); creds.len()];
+    for (&(cred, host), &n) in &c.cred_hosts {
+        let name = hosts[host as usize].as_str();
+        let b = &mut best[cred as usize];
+        if cred_host[cred as usize] == event::NONE || n > b.0 || (n == b.0 && name < b.1) {
+            *b = (n, name);
+            cred_host[cred as usize] = host;
+        }
+    }
+    let mut listed = vec![None; c.rows.rows.len()];
+    for (pos, &row) in c.rows.order.iter().enumerate() {
+        listed[row as usize] = Some(pos);
+    }
+    let host_order = summary(c, &hosts)
+        .hosts
+        .into_iter()
+        .map(|h| h.host)
+        .collect();
+    Prepared {
+        host_order,
+        listed,
+        rate_limited,
+        limits,
+        hosts,
+        labels,
+        creds,
+        endpoints,
+        cred_host,
+        remap,
+        clients,
+    }
+}
+
+/// One group of hosts, replayed on one thread.
+struct Partition {
+    /// Host ids of this group.
+    mine: Vec<bool>,
+    cadences: BTreeMap<u32, Cadences>,
+    table: CadenceTable,
+    evidence: BTreeMap<u32, HostEvidence>,
+    linkers: BTreeMap<u32, Linker>,
+    detectors: Vec<(Box<dyn Detector>, usize)>,
+    polls: usize,
+    findings: Vec<(usize, Placed)>,
+    /// The overview (one group builds it for all hosts), and each group's next attempts.
+    overview: Option<crate::overview::Builder>,
+    next: crate::overview::NextAttempts,
+    error: Option<String>,
+}
+
+impl Partition {
+    fn has(&self, host: u32) -> bool {
+        self.mine.get(host as usize).copied().unwrap_or(false)
+    }
+}
+
+/// Replay every timed event of `c` in merged time order (client ids final), with each one's
+/// place in that order.
+fn replay(c: &Collector, remap: &[u32], f: &mut dyn FnMut(&Event, u64)) -> std::io::Result<()> {
+    let logs = c.orderers.iter().flat_map(|o| o.sequences());
+    let mut m = order::Merge::new(logs, &c.ranks)?;
+    let mut seq = 0u64;
+    while let Some(mut ev) = m.next_event()? {
+        if let Some(&f2) = remap.get(ev.client as usize) {
+            ev.client = f2;
+        }
+        f(&ev, seq);
+        seq += 1;
+    }
+    Ok(())
+}
+
+/// The replays: cadences and evidence, then the detectors (and their second look).
+fn run_detectors(
+    c: &Collector,
+    p: &Prepared,
+    coarse: bool,
+    limit_option: Option<crate::units::Rate>,
+) -> Replayed {
+    let n_hosts = p.hosts.len();
+    let threads = rayon::current_num_threads().max(1);
+    // Balance hosts over groups by their number of requests (largest first).
+    let mut order: Vec<u32> = (0..n_hosts as u32).collect();
+    order.sort_by_key(|&h| (std::cmp::Reverse(c.host_counts[h as usize].requests), h));
+    let groups = threads.min(n_hosts.max(1));
+    let mut load = vec![0usize; groups];
+    let mut mine = vec![vec![false; n_hosts]; groups];
+    for h in order {
+        let g = (0..groups).min_by_key(|&g| (load[g], g)).unwrap_or(0);
+        load[g] += c.host_counts[h as usize].requests;
+        mine[g][h as usize] = true;
+    }
+    let mut parts: Vec<Partition> = mine
+        .into_iter()
+        .map(|mine| Partition {
+            mine,
+            cadences: BTreeMap::new(),
+            table: CadenceTable::default(),
+            evidence: BTreeMap::new(),
+            linkers: BTreeMap::new(),
+            detectors: crate::detect::detectors(),
+            polls: 0,
+            findings: Vec::new(),
+            overview: None,
+            next: crate::overview::NextAttempts::new(),
+            error: None,
+        })
+        .collect();
+    if let Some(first) = parts.first_mut() {
+        first.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
+    }
+    let mut cx = cx_of(c, p, coarse, limit_option);
+
+    // 1. Cadences and the recommendation's evidence.
+    parts.par_iter_mut().for_each(|part| {
+        let r = replay(c, &p.remap, &mut |ev, seq| {
+            if let (Some(b), Some(t)) = (&mut part.overview, ev.started()) {
+                b.first_pass(t, ev.limited());
+            }
+            if !part.has(ev.host) {
+                return;
+            }
+            part.cadences
+                .entry(ev.host)
+                .or_insert_with(Cadences::new)
+                .observe(ev, seq);
+            part.evidence
+                .entry(ev.host)
+                .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
+                .observe(evidence::Seen {
+                    started: ev.started(),
+                    status: ev.status,
+                    duration_ms: ev.duration_ms(),
+                    limited: ev.limited(),
+                });
+        });
+        if let Err(e) = r {
+            part.error = Some(e.to_string());
+        }
+        let cad = std::mem::take(&mut part.cadences);
+        part.table = CadenceTable::merged(cad.into_values().map(Cadences::finish));
+        if let Some(b) = &mut part.overview {
+            b.start_timeline();
+        }
+    });
+
+    // 2. The detectors.
+    let cx_ref = &cx;
+    parts.par_iter_mut().for_each(|part| {
+        let mut closed: Vec<Logical> = Vec::new();
+        let Partition {
+            mine,
+            table,
+            linkers,
+            detectors,
+            overview,
+            next,
+            error,
+            ..
+        } = part;
+        let r = replay(c, &p.remap, &mut |ev, seq| {
+            let t = ev.started();
+            if let (Some(b), Some(t)) = (overview.as_mut(), t) {
+                let layer = ev
+                    .limited()
+                    .then(|| cx_ref.facts(ev).map(|f| f.layer))
+                    .flatten();
+                b.second_pass(t, cx_ref.host(ev.host), layer, ev.duration_ms());
+            }
+            if !mine.get(ev.host as usize).copied().unwrap_or(false) {
+                return;
+            }
+            if let Some(t) = t {
+                let listed = (ev.limited() && ev.detail != event::NONE)
+                    .then(|| p.listed.get(ev.detail as usize).copied().flatten())
+                    .flatten();
+                next.observe(t, ev.op, listed);
+            }
+            let linker = linkers
+                .entry(ev.host)
+                .or_insert_with(|| Linker::new(coarse));
+            let wait = cx_ref.wait_s(ev).unwrap_or(0.0);
+            let Some(link) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed)
+            else {
+                return;
+            };
+            let s = Step {
+                ev,
+                seq,
+                link: &link,
+            };
+            for (d, _) in detectors.iter_mut() {
+                d.step(&s, cx_ref);
+            }
+            for l in closed.drain(..) {
+                for (d, _) in detectors.iter_mut() {
+                    d.closed(&l, cx_ref);
+                }
+            }
+        });
+        if let Err(e) = r {
+            error.get_or_insert(e.to_string());
+        }
+        for linker in linkers.values_mut() {
+            linker.finish(&mut closed);
+        }
+        for l in closed.drain(..) {
+            for (d, _) in detectors.iter_mut() {
+                d.closed(&l, cx_ref);
+            }
+        }
+        part.polls = linkers.values().map(|l| l.polls_after_failure).sum();
+        linkers.clear();
+    });
+
+    // 3. A second look for the detectors that need one.
+    parts.par_iter_mut().for_each(|part| {
+        let wants: Vec<bool> = part
+            .detectors
+            .iter_mut()
+            .map(|(d, _)| d.second_look(cx_ref))
+            .collect();
+        if !wants.iter().any(|&w| w) {
+            return;
+        }
+        let Partition {
+            mine,
+            table,
+            detectors,
+            error,
+            ..
+        } = part;
+        let mut linkers: BTreeMap<u32, Linker> = BTreeMap::new();
+        let mut closed = Vec::new();
+        let r = replay(c, &p.remap, &mut |ev, seq| {
+            if !mine.get(ev.host as usize).copied().unwrap_or(false) {
+                return;
+            }
+            let linker = linkers
+                .entry(ev.host)
+                .or_insert_with(|| Linker::new(coarse));
+            let wait = cx_ref.wait_s(ev).unwrap_or(0.0);
+            let Some(link) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed)
+            else {
+                return;
+            };
+            closed.clear();
+            let s: Step = Step {
+                ev,
+                seq,
+                link: &link,
+            };
+            for ((d, _), &w) in detectors.iter_mut().zip(&wants) {
+                if w {
+                    d.step_again(&s, cx_ref);
+                }
+            }
+        });
+        if let Err(e) = r {
+            error.get_or_insert(e.to_string());
+        }
+    });
+
+    // 4. Findings, in finish order (a detector may read those finished before it).
+    cx.polls_after_failure = parts.iter().map(|p| p.polls).sum();
+    let cx_ref = &cx;
+    parts.par_iter_mut().for_each(|part| {
+        let mut order: Vec<usize> = (0..part.detectors.len()).collect();
+        order.sort_by_key(|&i| part.detectors[i].1);
+        let mut earlier: Vec<Finding> = Vec::new();
+        for i in order {
+            let placed = part.detectors[i].0.finish(cx_ref, &earlier);
+            earlier.extend(placed.iter().map(|(_, f)| f.clone()));
+            part.findings.extend(placed.into_iter().map(|p| (i, p)));
+        }
+    });
+
+    let error = parts.iter().find_map(|p| p.error.clone());
+    let mut all: Vec<(usize, Placed)> = Vec::new();
+    let mut evidence: BTreeMap<u32, HostEvidence> = BTreeMap::new();
+    let mut next_attempt = vec![None; p.rate_limited.len()];
+    let mut builder = None;
+    for part in parts {
+        all.extend(part.findings);
+        evidence.extend(part.evidence);
+        for (pos, t) in part.next.found {
+            if let Some(slot) = next_attempt.get_mut(pos) {
+                *slot = Some(t);
+            }
+        }
+        if part.overview.is_some() {
+            builder = part.overview;
+        }
+    }
+    let creds: Vec<crate::overview::CredentialCount> = c
+        .cred_counts
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let time = |t: Option<(i64, u16)>| {
+                t.and_then(|(us, ns)| {
+                    chrono::DateTime::from_timestamp_micros(us)
+                        .map(|d| d + chrono::Duration::nanoseconds(ns as i64))
+                })
+            };
+            crate::overview::CredentialCount {
+                fingerprint: p.creds[i].clone(),
+                requests: k.requests,
+                rate_limited: k.rate_limited,
+                clients: k.clients.len(),
+                first: time(k.first),
+                last: time(k.last),
+                first_seen: k.first_key,
+            }
+        })
+        .collect();
+    let overview = builder.unwrap_or_default().finish(creds, next_attempt);
+    // Report order: detector, then each detector's own order.
+    all.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1 .0.cmp(&b.1 .0)));
+    Replayed {
+        findings: all.into_iter().map(|(_, (_, f))| f).collect(),
+        evidence,
+        overview,
+        error,
+    }
+}
+
+/// What the replays found.
+struct Replayed {
+    findings: Vec<Finding>,
+    evidence: BTreeMap<u32, HostEvidence>,
+    overview: crate::overview::Overview,
+    #[allow(dead_code)]
+    error: Option<String>,
+}
+
+/// From the first stage to the report.
+fn finish(
+    mut c: Collector,
+    inputs: Vec<InputSummary>,
+    opts: &AnalyzeOptions,
+    rec: &crate::recommend::Options,
+    attribute: &Attribute,
+) -> Report {
+    let p = prepare(&mut c, attribute, opts.limit);
+    let coarse = c.coarse_time();
+    let Replayed {
+        findings,
+        mut evidence,
+        overview,
+        ..
+    } = run_detectors(&c, &p, coarse, opts.limit);
+
+    // What the recommendation reads: the timed requests (replayed), the untimed ones, and the
+    // rate-limited responses in time order.
+    for (h, ev) in std::mem::take(&mut c.untimed_evidence)
+        .into_iter()
+        .enumerate()
+    {
+        let h = h as u32;
+        evidence
+            .entry(h)
+            .or_insert_with(|| HostEvidence::new(Some(p.hosts[h as usize].clone())))
+            .merge(&ev);
+    }
+    for row in c.rows.limited() {
+        let Some(f) = &row.facts else { continue };
+        let e = evidence
+            .entry(row.ev.host)
+            .or_insert_with(|| HostEvidence::new(Some(p.hosts[row.ev.host as usize].clone())));
+        e.limited.observe(evidence::Limited {
+            time: row.ev.started(),
+            quota: f.quota,
+            limits: f.limits.as_ref(),
+            retry_after: &row.retry_after,
+        });
+    }
+    let summary = summary(&c, &p.hosts);
+    let mut hosts: Vec<HostEvidence> = evidence.into_values().collect();
+    hosts.sort_by(|a, b| {
+        b.rate_limited
+            .cmp(&a.rate_limited)
+            .then(b.requests.cmp(&a.requests))
+            .then(a.host.cmp(&b.host))
+    });
+    let mut all = HostEvidence::new(None);
+    for h in &hosts {
+        all.merge(h);
+    }
+    let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
+    let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
+    Report {
+        schema_version: SCHEMA_VERSION,
+        generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
+        summary,
+        inputs,
+        rate_limited: p.rate_limited,
+        findings,
+        clients: p.clients,
+        recommendation: recommendations.first().cloned(),
+        recommendations,
+        overview,
+    }
+}
+
+fn summary(c: &Collector, hosts: &[String]) -> Summary {
+    let by_status: BTreeMap<String, usize> = c
+        .by_status
+        .iter()
+        .map(|(s, n)| (s.to_string(), *n))
+        .collect();
+    let mut list: Vec<HostCount> = c
+        .host_counts
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| h.requests > 0)
+        .map(|(i, h)| HostCount {
+            host: hosts[i].clone(),
+            requests: h.requests,
+            rate_limited: h.rate_limited,
+        })
+        .collect();
+    list.sort_by(|a, b| {
+        b.rate_limited
+            .cmp(&a.rate_limited)
+            .then(b.requests.cmp(&a.requests))
+            .then(a.host.cmp(&b.host))
+    });
+    Summary {
+        requests: c.requests,
+        by_status,
+        rate_limited: c.host_counts.iter().map(|h| h.rate_limited).sum(),
+        first: c.first.and_then(|e| e.started()),
+        last: c.last.and_then(|e| e.started()),
+        hosts: list,
+    }
+}
+
+/// All requests of all inputs, in time order (records without a time keep input order, last).
+pub fn merge_inputs(inputs: Vec<ingest::Ingested>) -> (Vec<InputSummary>, Vec<Request>) {
+    let mut summaries = Vec::with_capacity(inputs.len());
+    let total: usize = inputs.iter().map(|i| i.requests.len()).sum();
+    let mut all: Vec<Request> = Vec::with_capacity(total);
+    for i in inputs {
+        summaries.push(i.summary);
+        all.extend(i.requests);
+    }
+    all.sort_by(|a, b| {
+        let by_time = match (a.started, b.started) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        };
+        by_time.then_with(|| a.location.cmp(&b.location))
+    });
+    (summaries, all)
+}
+
+// ---- the engine on records in memory (tests, library callers) ----
+
+/// Run the detectors over `requests` (time-sorted) with the given attributions.
+pub fn detect_records(
+    requests: &[Request],
+    limited: &[(usize, Attribution)],
+    limit_option: Option<crate::units::Rate>,
+) -> Detected {
+    let mut c = collect_records(requests, Some(limited));
+    let given = given_map(requests, limited);
+    let p = prepare(&mut c, &Attribute::Given(given), limit_option);
+    let coarse = c.coarse_time();
+    let findings = run_detectors(&c, &p, coarse, limit_option).findings;
+    Detected {
+        findings,
+        clients: p.clients,
+    }
+}
+
+fn given_map(
+    requests: &[Request],
+    limited: &[(usize, Attribution)],
+) -> HashMap<(Arc<str>, Position), Attribution> {
+    limited
+        .iter()
+        .filter_map(|(i, a)| {
+            let r = requests.get(*i)?;
+            Some(((r.location.source.clone(), r.location.position), a.clone()))
+        })
+        .collect()
+}
+
+/// Client numbers of time-sorted records, as the analysis numbers them.
+pub fn identify_clients(requests: &[Request]) -> clients::Clients {
+    let mut c = collect_records(requests, None);
+    let p = prepare(&mut c, &Attribute::Given(HashMap::new()), None);
+    let shared = Shared::default();
+    let of_request = requests
+        .iter()
+        .map(|r| {
+            let m = event::map(r.clone(), 0, &shared);
+            c.clients
+                .lookup(m.keys.client.max(1))
+                .and_then(|a| p.remap.get(a as usize))
+                .map(|&f| f as usize)
+                .unwrap_or(0)
+        })
+        .collect();
+    clients::Clients {
+        of_request,
+        list: p.labels,
+        hints_seen: clients::hint_names(c.hints),
+    }
+}
+
+/// The logical operations of time-sorted records, as the analysis links them.
+pub fn link_records(requests: &[Request]) -> crate::detect::logical::Attempts {
+    let mut c = collect_records(requests, None);
+    let p = prepare(&mut c, &Attribute::Given(HashMap::new()), None);
+    let coarse = c.coarse_time();
+    let mut by_loc: HashMap<(u16, u64), usize> = HashMap::new();
+    let mut inputs: HashMap<Arc<str>, u16> = HashMap::new();
+    for (i, r) in requests.iter().enumerate() {
+        let n = inputs.len() as u16;
+        let input = *inputs.entry(r.location.source.clone()).or_insert(n);
+        let pos = match r.location.position {
+            Position::Entry(p) | Position::Line(p) => p as u64,
+        };
+        by_loc.insert((input, pos), i);
+    }
+    let mut cadences: BTreeMap<u32, Cadences> = BTreeMap::new();
+    let _ = replay(&c, &p.remap, &mut |ev, seq| {
+        cadences.entry(ev.host).or_default().observe(ev, seq);
+    });
+    let table = CadenceTable::merged(cadences.into_values().map(Cadences::finish));
+    let cx = cx_of(&c, &p, coarse, None);
+    let mut linkers: BTreeMap<u32, Linker> = BTreeMap::new();
+    let mut closed: Vec<Logical> = Vec::new();
+    let mut linked: Vec<(usize, Linked)> = Vec::new();
+    let _ = replay(&c, &p.remap, &mut |ev, seq| {
+        let linker = linkers
+            .entry(ev.host)
+            .or_insert_with(|| Linker::new(coarse));
+        let wait = cx.wait_s(ev).unwrap_or(0.0);
+        if let Some(l) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed) {
+            if let Some(&i) = by_loc.get(&(ev.input(), ev.position())) {
+                linked.push((i, l));
+            }
+        }
+    });
+    let mut polls = 0;
+    for l in linkers.values_mut() {
+        l.finish(&mut closed);
+        polls += l.polls_after_failure;
+    }
+    closed.sort_by_key(|l| l.order);
+    let number: HashMap<u64, usize> = closed.iter().enumerate().map(|(n, l)| (l.id, n)).collect();
+    let mut of_request = vec![None; requests.len()];
+    for (i, l) in &linked {
+        of_request[*i] = number.get(&l.logical).map(|&n| (n, l.attempt as usize));
+    }
+    let logical = closed
+        .iter()
+        .map(|l| crate::detect::logical::Logical {
+            attempts: l
+                .attempts
+                .iter()
+                .filter_map(|a| by_loc.get(&(a.ev.input(), a.ev.position())).copied())
+                .collect(),
+            client: l.client as usize,
+        })
+        .collect();
+    crate::detect::logical::Attempts {
+        logical,
+        of_request,
+        polls_after_failure: polls,
+        poll_cadences: table.cadences(),
+    }
+}
+
+fn cx_of<'a>(
+    c: &'a Collector,
+    p: &'a Prepared,
+    coarse: bool,
+    limit_option: Option<crate::units::Rate>,
+) -> Cx<'a> {
+    Cx {
+        coarse_time: coarse,
+        limit_option,
+        limits: &p.limits,
+        hosts: &p.hosts,
+        clients: &p.labels,
+        creds: &p.creds,
+        endpoints: &p.endpoints,
+        sources: &c.names,
+        rows: &c.rows,
+        cred_host: &p.cred_host,
+        polls_after_failure: 0,
+    }
+}
+
+/// The known limit per host name, for time-sorted records with the given attributions.
+pub fn known_limits(
+    requests: &[Request],
+    limited: &[(usize, Attribution)],
+    limit_option: Option<crate::units::Rate>,
+) -> BTreeMap<String, KnownLimit> {
+    let mut c = collect_records(requests, Some(limited));
+    let given = given_map(requests, limited);
+    let p = prepare(&mut c, &Attribute::Given(given), limit_option);
+    p.hosts
+        .into_iter()
+        .zip(p.limits)
+        .filter_map(|(h, l)| Some((h, l?)))
+        .collect()
+}
+
+/// What the recommendation reads, per host (busiest rate-limited host first) and for all
+/// traffic, from time-sorted records and their rate-limited rows (the analysis gathers the
+/// same while it streams; this serves callers holding a hand-edited report).
+pub fn recommend_evidence(
+    requests: &[Request],
+    rate_limited: &[RateLimited],
+) -> (Vec<HostEvidence>, HostEvidence) {
+    let limited: std::collections::HashSet<(Arc<str>, Position)> = rate_limited
+        .iter()
+        .map(|r| (r.source.clone(), r.position))
+        .collect();
+    let mut by_host: BTreeMap<String, HostEvidence> = BTreeMap::new();
+    for r in requests {
+        let host = r.host();
+        by_host
+            .entry(host.clone())
+            .or_insert_with(|| HostEvidence::new(Some(host)))
+            .observe(evidence::Seen {
+                started: r.started,
+                status: r.status,
+                duration_ms: r.duration_ms,
+                limited: limited.contains(&(r.location.source.clone(), r.location.position)),
+            });
+    }
+    for rl in rate_limited {
+        let host = crate::http::url::host(&rl.url).to_ascii_lowercase();
+        if let Some(h) = by_host.get_mut(&host) {
+            h.limited.observe(evidence::Limited {
+                time: rl.time,
+                quota: rl.attribution.quota,
+                limits: rl.attribution.limits.as_ref(),
+                retry_after: &rl.retry_after,
+            });
+        }
+    }
+    let mut hosts: Vec<HostEvidence> = by_host.into_values().collect();
+    hosts.sort_by(|a, b| {
+        b.rate_limited
+            .cmp(&a.rate_limited)
+            .then(b.requests.cmp(&a.requests))
+            .then(a.host.cmp(&b.host))
+    });
+    let mut all = HostEvidence::new(None);
+    for h in &hosts {
+        all.merge(h);
+    }
+    (hosts, all)
+}

@@ -1,0 +1,454 @@
+//! Time order with bounded memory.
+//!
+//! Each input's events pass a reorder buffer of [`REORDER`] events (inputs are usually in time
+//! order, or nearly: HAR entries by start, logs by completion). What comes out is appended to
+//! the input's [`EventLog`]: sorted. An event older than one already written (the input is
+//! further out of order than the buffer) is *late*: it goes to sorted runs of their own,
+//! spilled like the logs, and the input gets a warning. Replaying merges every log and run by
+//! time (k-way), so the analyses see one time-ordered stream whatever the inputs looked like,
+//! while memory holds only the buffers.
+//!
+//! Logs stay in memory up to [`MEMORY_BYTES`] each and continue in an anonymous temporary file
+//! after that (64 bytes per event on disk, removed when the analysis ends).
+
+use super::event::{Event, EVENT_BYTES};
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+use std::io::{BufWriter, Write};
+
+/// Events the reorder buffer holds before it must let the earliest go.
+pub const REORDER: usize = 1 << 17;
+/// Bytes of events a log keeps in memory before it continues on disk.
+pub const MEMORY_BYTES: usize = 4 << 20;
+
+/// The merged time order: start, then input rank (by name), then entry/line.
+pub type Key = (i64, u16, u16, u64);
+
+/// Input ranks by source name: ties at one instant across inputs go by name, as a sort of all
+/// records by (time, source, position) would put them.
+pub fn ranks(names: &[&str]) -> Vec<u16> {
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by(|&a, &b| names[a].cmp(names[b]).then(a.cmp(&b)));
+    let mut ranks = vec![0u16; names.len()];
+    for (rank, i) in order.into_iter().enumerate() {
+        ranks[i] = rank.min(u16::MAX as usize) as u16;
+    }
+    ranks
+}
+
+/// Append-only sequence of events: memory first, a temporary file past [`MEMORY_BYTES`].
+#[derive(Default)]
+pub struct EventLog {
+    mem: Vec<u8>,
+    file: Option<BufWriter<std::fs::File>>,
+    on_disk: u64,
+    len: u64,
+    /// Set when the temporary file could not be written: the log then stays in memory.
+    pub spill_error: Option<String>,
+}
+
+impl EventLog {
+    pub fn new() -> EventLog {
+        EventLog::default()
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn push(&mut self, e: &Event) {
+        let mut b = [0u8; EVENT_BYTES];
+        e.encode(&mut b);
+        self.len += 1;
+        self.mem.extend_from_slice(&b);
+        if self.mem.len() >= MEMORY_BYTES && self.spill_error.is_none() {
+            self.spill();
+        }
+    }
+
+    fn spill(&mut self) {
+        if self.file.is_none() {
+            match tempfile::tempfile() {
+                Ok(f) => self.file = Some(BufWriter::with_capacity(1 << 16, f)),
+                Err(e) => {
+                    self.spill_error = Some(format!("cannot create a temporary file: {e}"));
+                    return;
+                }
+            }
+        }
+        if let Some(f) = &mut self.file {
+            match f.write_all(&self.mem) {
+                Ok(()) => {
+                    self.on_disk += self.mem.len() as u64;
+                    self.mem.clear();
+                }
+                Err(e) => self.spill_error = Some(format!("cannot write a temporary file: {e}")),
+            }
+        }
+    }
+
+    /// Read the events back in the order they were pushed ([`EventLog::finish`] first). Readers
+    /// are independent: several may read one log at once.
+    pub fn reader(&self) -> std::io::Result<LogReader<'_>> {
+        let file = match &self.file {
+            Some(w) if !w.buffer().is_empty() => {
+                return Err(std::io::Error::other(
+                    "event log read before it was finished",
+                ))
+            }
+            Some(w) => Some(FileReader {
+                file: w.get_ref(),
+                pos: 0,
+                end: self.on_disk,
+                buf: vec![0; 1 << 16],
+                at: 0,
+                filled: 0,
+            }),
+            None => None,
+        };
+        Ok(LogReader {
+            file,
+            mem: &self.mem,
+            at: 0,
+        })
+    }
+
+    /// Make everything pushed readable (the writer's buffer reaches the file).
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(f) = &mut self.file {
+            f.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a file part by position (no shared file offset), a buffer at a time.
+struct FileReader<'a> {
+    file: &'a std::fs::File,
+    pos: u64,
+    end: u64,
+    buf: Vec<u8>,
+    at: usize,
+    filled: usize,
+}
+
+impl FileReader<'_> {
+    fn next(&mut self) -> std::io::Result<Option<[u8; EVENT_BYTES]>> {
+        if self.at + EVENT_BYTES > self.filled {
+            let want = (self.end - self.pos).min(self.buf.len() as u64) as usize;
+            // Whole events only: the buffer is a multiple of the event size.
+            let want = want - want % EVENT_BYTES;
+            if want == 0 {
+                return Ok(None);
+            }
+            read_at(self.file, &mut self.buf[..want], self.pos)?;
+            self.pos += want as u64;
+            self.at = 0;
+            self.filled = want;
+        }
+        let mut b = [0u8; EVENT_BYTES];
+        b.copy_from_slice(&self.buf[self.at..self.at + EVENT_BYTES]);
+        self.at += EVENT_BYTES;
+        Ok(Some(b))
+    }
+}
+
+#[cfg(unix)]
+fn read_at(f: &std::fs::File, buf: &mut [u8], pos: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, pos)
+}
+
+#[cfg(windows)]
+fn read_at(f: &std::fs::File, mut buf: &mut [u8], mut pos: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        let n = std::os::windows::fs::FileExt::seek_read(f, buf, pos)?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        buf = &mut buf[n..];
+        pos += n as u64;
+    }
+    Ok(())
+}
+
+/// Reads an [`EventLog`]: its file part, then its memory part.
+pub struct LogReader<'a> {
+    file: Option<FileReader<'a>>,
+    mem: &'a [u8],
+    at: usize,
+}
+
+impl LogReader<'_> {
+    pub fn next_event(&mut self) -> std::io::Result<Option<Event>> {
+        if let Some(f) = &mut self.file {
+            match f.next()? {
+                Some(b) => return Ok(Some(Event::decode(&b))),
+                None => self.file = None,
+            }
+        }
+        let Some(chunk) = self.mem.get(self.at..self.at + EVENT_BYTES) else {
+            return Ok(None);
+        };
+        self.at += EVENT_BYTES;
+        let b: &[u8; EVENT_BYTES] = chunk.try_into().map_err(std::io::Error::other)?;
+        Ok(Some(Event::decode(b)))
+    }
+}
+
+struct Held {
+    key: Key,
+    ev: Event,
+}
+
+impl PartialEq for Held {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Held {}
+impl PartialOrd for Held {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Held {
+    fn cmp(&self, o: &Self) -> Ordering {
+        self.key.cmp(&o.key)
+    }
+}
+
+/// One input's events put in time order: a reorder buffer in front of a sorted log, and sorted
+/// runs for events that came later than the buffer could wait.
+pub struct Orderer {
+    ranks: Vec<u16>,
+    capacity: usize,
+    heap: BinaryHeap<Reverse<Held>>,
+    last: Option<Key>,
+    pub log: EventLog,
+    /// Late events, collected into a run until it is full, then sorted into `runs`.
+    late: Vec<Event>,
+    pub runs: Vec<EventLog>,
+    /// Events that arrived later than the buffer could wait.
+    pub late_count: u64,
+}
+
+impl Orderer {
+    pub fn new(ranks: Vec<u16>) -> Orderer {
+        Orderer::with_capacity(ranks, REORDER)
+    }
+
+    pub fn with_capacity(ranks: Vec<u16>, capacity: usize) -> Orderer {
+        Orderer {
+            ranks,
+            capacity: capacity.max(1),
+            heap: BinaryHeap::new(),
+            last: None,
+            log: EventLog::new(),
+            late: Vec::new(),
+            runs: Vec::new(),
+            late_count: 0,
+        }
+    }
+
+    /// The latest key written to the sorted log: everything still to come from this input
+    /// that is earlier than it will be late.
+    pub fn written_up_to(&self) -> Option<Key> {
+        self.last
+    }
+
+    pub fn push(&mut self, ev: Event) {
+        let key = ev.order_key(&self.ranks);
+        if self.last.is_some_and(|l| key < l) {
+            self.late_count += 1;
+            self.late.push(ev);
+            if self.late.len() >= self.capacity {
+                self.flush_late();
+            }
+            return;
+        }
+        self.heap.push(Reverse(Held { key, ev }));
+        if self.heap.len() > self.capacity {
+            self.pop();
+        }
+    }
+
+    fn pop(&mut self) {
+        if let Some(Reverse(h)) = self.heap.pop() {
+            self.last = Some(h.key);
+            self.log.push(&h.ev);
+        }
+    }
+
+    fn flush_late(&mut self) {
+        if self.late.is_empty() {
+            return;
+        }
+        let ranks = &self.ranks;
+        self.late.sort_by_key(|e| e.order_key(ranks));
+        let mut run = EventLog::new();
+        for e in self.late.drain(..) {
+            run.push(&e);
+        }
+        self.runs.push(run);
+    }
+
+    /// The input is done: everything held goes to the log (or the late runs).
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        while !self.heap.is_empty() {
+            self.pop();
+        }
+        self.flush_late();
+        self.log.finish()?;
+        for r in &mut self.runs {
+            r.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Every sorted sequence this input left: its log and its late runs.
+    pub fn sequences(&self) -> impl Iterator<Item = &EventLog> {
+        std::iter::once(&self.log).chain(self.runs.iter())
+    }
+}
+
+/// k-way merge of sorted event logs into one time-ordered stream.
+pub struct Merge<'a> {
+    ranks: &'a [u16],
+    readers: Vec<LogReader<'a>>,
+    heap: BinaryHeap<Reverse<(Key, usize)>>,
+    heads: Vec<Option<Event>>,
+}
+
+impl<'a> Merge<'a> {
+    pub fn new(
+        logs: impl IntoIterator<Item = &'a EventLog>,
+        ranks: &'a [u16],
+    ) -> std::io::Result<Merge<'a>> {
+        let mut m = Merge {
+            ranks,
+            readers: Vec::new(),
+            heap: BinaryHeap::new(),
+            heads: Vec::new(),
+        };
+        for log in logs {
+            let mut r = log.reader()?;
+            let head = r.next_event()?;
+            let i = m.readers.len();
+            if let Some(e) = &head {
+                m.heap.push(Reverse((e.order_key(ranks), i)));
+            }
+            m.readers.push(r);
+            m.heads.push(head);
+        }
+        Ok(m)
+    }
+
+    pub fn next_event(&mut self) -> std::io::Result<Option<Event>> {
+        let Some(Reverse((_, i))) = self.heap.pop() else {
+            return Ok(None);
+        };
+        let out = self.heads[i].take();
+        let next = self.readers[i].next_event()?;
+        if let Some(e) = &next {
+            self.heap.push(Reverse((e.order_key(self.ranks), i)));
+        }
+        self.heads[i] = next;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::event::{pack_loc, NONE};
+
+    fn ev(input: u16, pos: usize, t: i64) -> Event {
+        let mut b = [0u8; EVENT_BYTES];
+        Event::decode(&b).encode(&mut b);
+        let mut e = Event::decode(&b);
+        e.t_us = t;
+        e.loc = pack_loc(input, pos);
+        e.host = NONE;
+        e
+    }
+
+    fn drain(m: &mut Merge) -> Vec<(i64, u16, u64)> {
+        let mut out = vec![];
+        while let Some(e) = m.next_event().unwrap() {
+            out.push((e.t_us, e.input(), e.position()));
+        }
+        out
+    }
+
+    #[test]
+    fn nearly_sorted_input_comes_out_sorted_without_late_runs() {
+        let ranks = ranks(&["a"]);
+        let mut o = Orderer::with_capacity(ranks.clone(), 4);
+        for (i, t) in [3, 1, 2, 5, 4, 6, 8, 7].into_iter().enumerate() {
+            o.push(ev(0, i, t));
+        }
+        o.finish().unwrap();
+        assert!(o.runs.is_empty());
+        let mut m = Merge::new(o.sequences(), &ranks).unwrap();
+        let times: Vec<i64> = drain(&mut m).into_iter().map(|x| x.0).collect();
+        assert_eq!(times, vec![1, 2, 3, 4, 5, 6, 7, 8]);
+    }
+
+    #[test]
+    fn far_out_of_order_input_is_merged_from_late_runs() {
+        let ranks = ranks(&["a"]);
+        let mut o = Orderer::with_capacity(ranks.clone(), 2);
+        let times: Vec<i64> = (0..50).rev().collect();
+        for (i, t) in times.iter().enumerate() {
+            o.push(ev(0, i, *t));
+        }
+        o.finish().unwrap();
+        assert!(o.late_count > 0);
+        let mut m = Merge::new(o.sequences(), &ranks).unwrap();
+        let got: Vec<i64> = drain(&mut m).into_iter().map(|x| x.0).collect();
+        assert_eq!(got, (0..50).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn ties_go_by_input_name_then_position() {
+        let names = ["b.jsonl", "a.jsonl"];
+        let ranks = ranks(&names);
+        let mut logs = vec![];
+        for input in 0..2u16 {
+            let mut o = Orderer::with_capacity(ranks.clone(), 8);
+            o.push(ev(input, 2, 10));
+            o.push(ev(input, 1, 10));
+            o.finish().unwrap();
+            logs.push(o);
+        }
+        let mut m = Merge::new(logs.iter().flat_map(|o| o.sequences()), &ranks).unwrap();
+        assert_eq!(
+            drain(&mut m),
+            vec![(10, 1, 1), (10, 1, 2), (10, 0, 1), (10, 0, 2)]
+        );
+    }
+
+    #[test]
+    fn logs_continue_on_disk_and_read_back_whole() {
+        let mut log = EventLog::new();
+        let n = MEMORY_BYTES / EVENT_BYTES * 2 + 17;
+        for i in 0..n {
+            log.push(&ev(0, i, i as i64));
+        }
+        log.finish().unwrap();
+        assert!(log.on_disk > 0);
+        let mut r = log.reader().unwrap();
+        let mut k = 0;
+        while let Some(e) = r.next_event().unwrap() {
+            assert_eq!(e.t_us, k as i64);
+            k += 1;
+        }
+        assert_eq!(k, n);
+        // A second reader starts from the beginning again.
+        assert_eq!(log.reader().unwrap().next_event().unwrap().unwrap().t_us, 0);
+    }
+}

@@ -1,0 +1,686 @@
+//! Logical operations, in time order with bounded state: which requests are attempts of one
+//! operation (see [`super::logical`] for the rule).
+//!
+//! Two replays. The first ([`Cadences`]) measures each operation key's cadence: a periodic
+//! poll's next request after a failure is its next poll, not a retry, and telling the two apart
+//! needs the key's whole history. The second ([`Linker`]) links attempts: each key holds only
+//! its failed attempts still waiting for a retry, and an operation is handed to the detectors
+//! (closed) as soon as it can get no more attempts: its last attempt succeeded, or its retry
+//! window passed.
+//!
+//! State follows the keys that are active, never the number of records. The first replay keeps
+//! a key while it is seen at least once every [`IDLE_S`] (a key idle for longer starts a new
+//! stretch of its life: its cadence is measured anew), and past [`KEY_CAP`] keys forgets the
+//! least recently seen. The second keeps a key only while it has a failed attempt that may still
+//! be retried, and past [`KEY_CAP`] such keys closes the operations of the least recently seen.
+
+use super::{median, sort_f64};
+use crate::analyze::event::{is_failure, Event};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
+/// The shortest time after a failure in which a repeat still counts as its retry, seconds.
+pub const MIN_RETRY_WINDOW_S: f64 = 120.0;
+/// The longest, whatever the Retry-After said.
+pub const MAX_RETRY_WINDOW_S: f64 = 7200.0;
+/// A repeat after a failure at ≥ this share of the poll cadence is the next poll.
+const POLL_SHARE: f64 = 0.7;
+/// Slack for logs that round times: a retry may appear to start this much before the end.
+const END_SLACK_S: f64 = 0.05;
+/// The same for logs with whole-second timestamps.
+const COARSE_SLACK_S: f64 = 1.0;
+/// Operation keys held at once (each a few dozen bytes).
+pub const KEY_CAP: usize = 1 << 18;
+/// Gaps kept exactly per key; past this the key keeps an even sample of them.
+const GAPS_CAP: usize = 4096;
+/// A key not seen for this long (log time, seconds) starts a new stretch: three times the
+/// longest retry window, so no retry or poll spans it.
+pub const IDLE_S: f64 = 3.0 * MAX_RETRY_WINDOW_S;
+/// The first replay looks for idle keys to forget after this many requests (or as many as it
+/// holds keys, whichever is more): forgetting frees memory and never changes a result.
+const SWEEP_EVERY: u64 = 4096;
+
+/// The regular cadence of a key's repeats, from the gaps that follow successes.
+pub fn cadence(gaps: &mut [f64]) -> Option<f64> {
+    if gaps.len() < 3 {
+        return None;
+    }
+    sort_f64(gaps);
+    let m = median(gaps);
+    if m < 0.5 {
+        return None;
+    }
+    let regular = gaps.iter().filter(|g| (**g - m).abs() <= 0.25 * m).count();
+    (regular as f64 >= 0.7 * gaps.len() as f64).then_some(m)
+}
+
+struct KeyGaps {
+    first_seq: u64,
+    touched: u64,
+    last_start: f64,
+    last_failed: bool,
+    failed_once: bool,
+    gaps: Vec<f64>,
+    /// Keep one gap in `stride` (doubles each time `gaps` fills up).
+    stride: u32,
+    skipped: u32,
+}
+
+impl KeyGaps {
+    fn push_gap(&mut self, g: f64) {
+        if self.skipped + 1 < self.stride {
+            self.skipped += 1;
+            return;
+        }
+        self.skipped = 0;
+        self.gaps.push(g);
+        if self.gaps.len() >= GAPS_CAP {
+            let kept: Vec<f64> = self.gaps.iter().copied().step_by(2).collect();
+            self.gaps = kept;
+            self.stride = self.stride.saturating_mul(2);
+        }
+    }
+}
+
+/// The cadence of every operation key that failed at least once, per stretch of its life
+/// (a key forgotten and seen again starts a new stretch at that request).
+#[derive(Debug, Default)]
+pub struct CadenceTable {
+    map: Map<u64, Vec<(u64, Option<f64>)>>,
+}
+
+impl CadenceTable {
+    /// The tables of several groups of keys together.
+    pub fn merged(parts: impl Iterator<Item = CadenceTable>) -> CadenceTable {
+        let mut t = CadenceTable::default();
+        for p in parts {
+            for (k, mut v) in p.map {
+                let e = t.map.entry(k).or_default();
+                e.append(&mut v);
+                e.sort_by_key(|(from, _)| *from);
+            }
+        }
+        t
+    }
+
+    /// Every cadence found, by key then stretch (keys in hash order: for counting only).
+    pub fn cadences(&self) -> Vec<f64> {
+        self.map
+            .values()
+            .flat_map(|v| v.iter().filter_map(|(_, c)| *c))
+            .collect()
+    }
+
+    /// The cadence that applies to key `op` at merged position `seq`.
+    pub fn get(&self, op: u64, seq: u64) -> Option<f64> {
+        self.stretch(op, seq).and_then(|s| s.cadence)
+    }
+
+    /// The stretch of key `op`'s life that merged position `seq` falls in (keys that failed
+    /// at least once only).
+    pub fn stretch(&self, op: u64, seq: u64) -> Option<Stretch> {
+        let v = self.map.get(&op)?;
+        let i = v.partition_point(|(from, _)| *from <= seq);
+        v.get(i.checked_sub(1)?)
+            .map(|&(from, cadence)| Stretch { from, cadence })
+    }
+
+    /// Stretches held (one per key that failed, per stretch of its life).
+    pub fn len(&self) -> usize {
+        self.map.values().map(Vec::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+/// One stretch of an operation key's life, as the first replay saw it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stretch {
+    /// Merged position of the stretch's first request.
+    pub from: u64,
+    /// The key's regular cadence over the stretch, seconds.
+    pub cadence: Option<f64>,
+}
+
+/// First replay: each key's cadence.
+pub struct Cadences {
+    keys: Map<u64, KeyGaps>,
+    table: CadenceTable,
+    cap: usize,
+    /// Requests since the last look for idle keys.
+    since_sweep: u64,
+}
+
+impl Default for Cadences {
+    fn default() -> Self {
+        Cadences::new()
+    }
+}
+
+impl Cadences {
+    pub fn new() -> Cadences {
+        Cadences::with_cap(KEY_CAP)
+    }
+
+    pub fn with_cap(cap: usize) -> Cadences {
+        Cadences {
+            keys: Map::default(),
+            table: CadenceTable::default(),
+            cap: cap.max(1),
+            since_sweep: 0,
+        }
+    }
+
+    /// Keys held now.
+    pub fn live_keys(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// One timed request (merged position `seq`), in time order.
+    pub fn observe(&mut self, ev: &Event, seq: u64) {
+        let Some(t) = ev.start_s() else { return };
+        self.since_sweep += 1;
+        if self.since_sweep >= SWEEP_EVERY.max(self.keys.len() as u64) {
+            self.since_sweep = 0;
+            self.forget_idle(t);
+        }
+        // A key idle for longer than IDLE_S starts a new stretch (whether or not a sweep
+        // forgot it already: the result must not depend on when sweeps run).
+        if let Some(k) = self.keys.get(&ev.op) {
+            if t - k.last_start > IDLE_S {
+                if let Some(g) = self.keys.remove(&ev.op) {
+                    self.record(ev.op, g);
+                }
+            }
+        }
+        if !self.keys.contains_key(&ev.op) && self.keys.len() >= self.cap {
+            self.forget_oldest();
+        }
+        let k = self.keys.entry(ev.op).or_insert_with(|| KeyGaps {
+            first_seq: seq,
+            touched: seq,
+            last_start: f64::NAN,
+            last_failed: true,
+            failed_once: false,
+            gaps: Vec::new(),
+            stride: 1,
+            skipped: 0,
+        });
+        if !k.last_start.is_nan() && !k.last_failed {
+            let g = t - k.last_start;
+            k.push_gap(g);
+        }
+        let failed = is_failure(ev.status);
+        k.last_start = t;
+        k.last_failed = failed;
+        k.failed_once |= failed;
+        k.touched = seq;
+    }
+
+    /// Forget the keys idle for longer than [`IDLE_S`] at time `t`.
+    fn forget_idle(&mut self, t: f64) {
+        let mut idle: Vec<(u64, u64)> = self
+            .keys
+            .iter()
+            .filter(|(_, g)| t - g.last_start > IDLE_S)
+            .map(|(k, g)| (g.first_seq, *k))
+            .collect();
+        idle.sort_unstable();
+        for (_, key) in idle {
+            if let Some(g) = self.keys.remove(&key) {
+                self.record(key, g);
+            }
+        }
+    }
+
+    fn forget_oldest(&mut self) {
+        let mut by_age: Vec<(u64, u64)> = self.keys.iter().map(|(k, g)| (g.touched, *k)).collect();
+        by_age.sort_unstable();
+        for (_, key) in by_age.into_iter().take(self.cap.div_ceil(2)) {
+            if let Some(g) = self.keys.remove(&key) {
+                self.record(key, g);
+            }
+        }
+    }
+
+    fn record(&mut self, key: u64, mut g: KeyGaps) {
+        if g.failed_once {
+            let c = cadence(&mut g.gaps);
+            let v = self.table.map.entry(key).or_default();
+            v.push((g.first_seq, c));
+            v.sort_by_key(|(from, _)| *from);
+        }
+    }
+
+    pub fn finish(mut self) -> CadenceTable {
+        let keys = std::mem::take(&mut self.keys);
+        let mut keys: Vec<(u64, KeyGaps)> = keys.into_iter().collect();
+        keys.sort_by_key(|(k, g)| (g.first_seq, *k));
+        for (k, g) in keys {
+            self.record(k, g);
+        }
+        self.table
+    }
+}
+
+/// One attempt of a logical operation.
+#[derive(Debug, Clone, Copy)]
+pub struct Attempt {
+    pub ev: Event,
+    /// Place in the merged time order.
+    pub seq: u64,
+}
+
+/// A logical operation and its attempts, in time order.
+#[derive(Debug, Clone)]
+pub struct Logical {
+    pub id: u64,
+    /// Order of operations as a batch numbering would give them: by the key's first request,
+    /// then by the operation's first attempt.
+    pub order: (u64, u64),
+    pub client: u32,
+    pub attempts: Vec<Attempt>,
+}
+
+impl Logical {
+    pub fn retries(&self) -> usize {
+        self.attempts.len().saturating_sub(1)
+    }
+}
+
+/// Where one request stands among its operation's attempts.
+#[derive(Debug, Clone, Copy)]
+pub struct Linked {
+    pub logical: u64,
+    /// 0 for the first attempt.
+    pub attempt: u32,
+    /// The attempt before this one, when this is a retry.
+    pub prev: Option<Attempt>,
+}
+
+struct Open {
+    logical: u64,
+    last_start: f64,
+    last_end: f64,
+    window: f64,
+    idem: u32,
+}
+
+/// A key with failed attempts that may still be retried.
+#[derive(Default)]
+struct KeyLinks {
+    touched: u64,
+    open: Vec<Open>,
+}
+
+/// Second replay: link attempts, close operations as soon as they are complete.
+pub struct Linker {
+    slack: f64,
+    keys: Map<u64, KeyLinks>,
+    logical: Map<u64, Logical>,
+    /// (last end + window, logical): when an open failure can no longer be retried.
+    expiry: BinaryHeap<Reverse<(OrdF64, u64)>>,
+    next_id: u64,
+    cap: usize,
+    /// Repeats after a failure that were read as the next poll of a regular cadence.
+    pub polls_after_failure: usize,
+}
+
+use crate::stats::TotalF64 as OrdF64;
+
+impl Linker {
+    /// `coarse`: the input has whole-second times only.
+    pub fn new(coarse: bool) -> Linker {
+        Linker::with_cap(coarse, KEY_CAP)
+    }
+
+    pub fn with_cap(coarse: bool, cap: usize) -> Linker {
+        Linker {
+            slack: if coarse { COARSE_SLACK_S } else { END_SLACK_S },
+            keys: Map::default(),
+            logical: Map::default(),
+            expiry: BinaryHeap::new(),
+            next_id: 0,
+            cap: cap.max(1),
+            polls_after_failure: 0,
+        }
+    }
+
+    fn close(&mut self, id: u64, closed: &mut Vec<Logical>) {
+        if let Some(l) = self.logical.remove(&id) {
+            closed.push(l);
+        }
+    }
+
+    /// Operations whose open failure has certainly outlived its retry window by time `t`.
+    fn expire(&mut self, t: f64, closed: &mut Vec<Logical>) {
+        while let Some(Reverse((OrdF64(at), id))) = self.expiry.peek().copied() {
+            // A margin keeps float rounding from closing what the exact test would still link.
+            if at + 1e-6 >= t {
+                break;
+            }
+            self.expiry.pop();
+            let Some(key) = self.logical.get(&id).map(|l| l.attempts[0].ev.op) else {
+                continue;
+            };
+            // Only the operation's current open failure counts (an earlier one was retried).
+            let Some(k) = self.keys.get_mut(&key) else {
+                continue;
+            };
+            let before = k.open.len();
+            k.open
+                .retain(|o| !(o.logical == id && o.last_end + o.window == at));
+            let emptied = k.open.is_empty();
+            if k.open.len() < before {
+                self.close(id, closed);
+            }
+            if emptied {
+                self.keys.remove(&key);
+            }
+        }
+    }
+
+    /// Past the cap: the operations of the least recently seen half of the keys are closed
+    /// (they get no more attempts), and the keys forgotten.
+    fn forget_oldest(&mut self, closed: &mut Vec<Logical>) {
+        let mut by_age: Vec<(u64, u64)> =
+            self.keys.iter().map(|(op, k)| (k.touched, *op)).collect();
+        by_age.sort_unstable();
+        for (_, op) in by_age.into_iter().take(self.cap.div_ceil(2)) {
+            if let Some(k) = self.keys.remove(&op) {
+                for o in k.open {
+                    self.close(o.logical, closed);
+                }
+            }
+        }
+    }
+
+    /// Keys held now (those with a failed attempt that may still be retried).
+    pub fn live_keys(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Operations not closed yet.
+    pub fn open_operations(&self) -> usize {
+        self.logical.len()
+    }
+
+    /// Link one timed request (merged position `seq`); operations that became complete are
+    /// appended to `closed`. `stretch`: the first replay's view of the key at `seq`
+    /// ([`CadenceTable::stretch`]). `wait_s`: the Retry-After of a failed response, seconds.
+    pub fn step(
+        &mut self,
+        ev: &Event,
+        seq: u64,
+        stretch: Option<Stretch>,
+        wait_s: f64,
+        closed: &mut Vec<Logical>,
+    ) -> Option<Linked> {
+        let t = ev.start_s()?;
+        let end = ev.end_s()?;
+        self.expire(t, closed);
+        let failed = is_failure(ev.status);
+        if !failed && !self.keys.contains_key(&ev.op) {
+            // Nothing open to attach to, nothing to keep: a first attempt that succeeded.
+            let id = self.next_id;
+            self.next_id += 1;
+            let first_seq = stretch.map(|s| s.from).unwrap_or(seq);
+            closed.push(Logical {
+                id,
+                order: (first_seq, seq),
+                client: ev.client,
+                attempts: vec![Attempt { ev: *ev, seq }],
+            });
+            return Some(Linked {
+                logical: id,
+                attempt: 0,
+                prev: None,
+            });
+        }
+        if !self.keys.contains_key(&ev.op) && self.keys.len() >= self.cap {
+            self.forget_oldest(closed);
+        }
+        let cadence = stretch.and_then(|s| s.cadence);
+        // Batch numbering: operations of one key by the key's first request.
+        let first_seq = stretch.map(|s| s.from).unwrap_or(seq);
+        let k = self.keys.entry(ev.op).or_default();
+        k.touched = seq;
+        let mut gone: Vec<u64> = Vec::new();
+        k.open.retain(|o| {
+            let keep = t - o.last_end <= o.window;
+            if !keep {
+                gone.push(o.logical);
+            }
+            keep
+        });
+        let slack = self.slack;
+        let ready = |o: &Open| o.last_end <= t + slack;
+        let idem = ev.idem;
+        let pick = k
+            .open
+            .iter()
+            .position(|o| ready(o) && idem != 0 && o.idem == idem)
+            .or_else(|| k.open.iter().position(ready));
+        let mut attach = None;
+        if let Some(p) = pick {
+            let is_poll = cadence
+                .map(|c| t - k.open[p].last_start >= POLL_SHARE * c)
+                .unwrap_or(false);
+            let o = k.open.remove(p);
+            if is_poll {
+                self.polls_after_failure += 1;
+                gone.push(o.logical);
+            } else {
+                attach = Some(o.logical);
+            }
+        }
+        if failed {
+            let window = (1.5 * wait_s + 30.0).clamp(MIN_RETRY_WINDOW_S, MAX_RETRY_WINDOW_S);
+            let id = attach.unwrap_or(self.next_id);
+            k.open.push(Open {
+                logical: id,
+                last_start: t,
+                last_end: end,
+                window,
+                idem,
+            });
+            self.expiry.push(Reverse((OrdF64(end + window), id)));
+        }
+        let emptied = k.open.is_empty();
+        if emptied {
+            self.keys.remove(&ev.op);
+        }
+        for id in gone {
+            self.close(id, closed);
+        }
+        let attempt = Attempt { ev: *ev, seq };
+        let linked = match attach.and_then(|id| self.logical.get_mut(&id)) {
+            Some(l) => {
+                let prev = l.attempts.last().copied();
+                l.attempts.push(attempt);
+                Linked {
+                    logical: l.id,
+                    attempt: (l.attempts.len() - 1) as u32,
+                    prev,
+                }
+            }
+            None => {
+                let id = self.next_id;
+                self.next_id += 1;
+                self.logical.insert(
+                    id,
+                    Logical {
+                        id,
+                        order: (first_seq, seq),
+                        client: ev.client,
+                        attempts: vec![attempt],
+                    },
+                );
+                Linked {
+                    logical: id,
+                    attempt: 0,
+                    prev: None,
+                }
+            }
+        };
+        if !failed {
+            // A success ends its operation: nothing can follow it as a retry.
+            self.close(linked.logical, closed);
+        }
+        Some(linked)
+    }
+
+    /// Every operation still open (the replay is over).
+    pub fn finish(&mut self, closed: &mut Vec<Logical>) {
+        let mut rest: Vec<Logical> = self.logical.drain().map(|(_, l)| l).collect();
+        rest.sort_by_key(|l| l.id);
+        closed.extend(rest);
+        self.keys.clear();
+        self.expiry.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A long stream of short-lived operation keys: `per_hour` new keys an hour, each used for
+    /// a few minutes (one request a minute, a failure every fifth request, retried 2 s later)
+    /// and never again, over `hours`. Calls `f` with each event and its merged position.
+    fn rotating_keys(hours: u64, per_hour: u64, f: &mut dyn FnMut(&Event, u64)) -> u64 {
+        let t0: i64 = 1_764_590_400_000_000;
+        let mut evs: Vec<Event> = Vec::new();
+        let mut seq = 0u64;
+        for h in 0..hours {
+            evs.clear();
+            for k in 0..per_hour {
+                let op = h * per_hour + k + 1;
+                let start = t0 + (h * 3600 + (k * 3600) / per_hour) as i64 * 1_000_000;
+                for i in 0..6i64 {
+                    let t = start + i * 60_000_000;
+                    let failed = (op + i as u64).is_multiple_of(5);
+                    evs.push(Event::for_test(t, 80.0, op, if failed { 429 } else { 200 }));
+                    if failed {
+                        evs.push(Event::for_test(t + 2_000_000, 80.0, op, 200));
+                    }
+                }
+            }
+            evs.sort_by_key(|e| (e.t_us, e.op));
+            for e in &evs {
+                f(e, seq);
+                seq += 1;
+            }
+        }
+        seq
+    }
+
+    #[test]
+    fn state_follows_the_active_keys_not_the_records() {
+        // 4 days, 500 new keys an hour: 48,000 keys, ~350,000 requests.
+        let (hours, per_hour) = (96u64, 500u64);
+        let mut cad = Cadences::new();
+        let mut most_cad = 0;
+        let n = rotating_keys(hours, per_hour, &mut |e, seq| {
+            cad.observe(e, seq);
+            most_cad = most_cad.max(cad.live_keys());
+        });
+        assert!(n > 300_000, "{n} requests");
+        // Keys seen within IDLE_S (6 h), plus what one sweep interval lets accumulate.
+        let active = (IDLE_S / 3600.0) as usize * per_hour as usize + per_hour as usize;
+        assert!(
+            most_cad <= active + SWEEP_EVERY as usize,
+            "first replay held {most_cad} keys at most; active ≤ {active}"
+        );
+        let table = cad.finish();
+        // Every key failed once; each its own stretch.
+        assert_eq!(table.len(), (hours * per_hour) as usize);
+
+        let mut linker = Linker::new(false);
+        let (mut most_keys, mut most_open, mut closed_total) = (0, 0, 0usize);
+        let mut closed = Vec::new();
+        rotating_keys(hours, per_hour, &mut |e, seq| {
+            linker.step(e, seq, table.stretch(e.op, seq), 0.0, &mut closed);
+            closed_total += closed.len();
+            closed.clear();
+            most_keys = most_keys.max(linker.live_keys());
+            most_open = most_open.max(linker.open_operations());
+        });
+        linker.finish(&mut closed);
+        closed_total += closed.len();
+        // Only keys with a failure awaiting its retry are held: a handful at any time (a
+        // failure is retried 2 s later), never a share of the 48,000.
+        assert!(most_keys <= 20, "linker held {most_keys} keys at most");
+        assert!(most_open <= 20, "{most_open} operations open at most");
+        // Every request is in exactly one operation: the retries joined their failure.
+        let retries = (n as usize) - (hours * per_hour * 6) as usize;
+        assert_eq!(closed_total, n as usize - retries);
+    }
+
+    #[test]
+    fn a_key_idle_past_the_horizon_starts_a_new_stretch_whenever_it_is_swept() {
+        // Key 7 polls every 10 s for an hour, fails once, goes quiet for a day, comes back.
+        // Key 8 keeps the replay busy (sweeps run) in one run and is absent in the other:
+        // key 7's stretches must be the same.
+        let t0: i64 = 1_764_590_400_000_000;
+        let run = |busy: bool| {
+            let mut evs = Vec::new();
+            for i in 0..360i64 {
+                let status = if i == 100 { 503 } else { 200 };
+                evs.push(Event::for_test(t0 + i * 10_000_000, 50.0, 7, status));
+                evs.push(Event::for_test(
+                    t0 + 86_400_000_000 + i * 10_000_000,
+                    50.0,
+                    7,
+                    status,
+                ));
+            }
+            if busy {
+                for i in 0..20_000i64 {
+                    evs.push(Event::for_test(t0 + i * 6_000_000, 50.0, 8, 200));
+                }
+            }
+            evs.sort_by_key(|e| (e.t_us, e.op));
+            let mut cad = Cadences::new();
+            let mut seqs = Vec::new();
+            for (seq, e) in evs.iter().enumerate() {
+                cad.observe(e, seq as u64);
+                if e.op == 7 {
+                    seqs.push(seq as u64);
+                }
+            }
+            let table = cad.finish();
+            let at = |k: usize| table.stretch(7, seqs[k]);
+            (at(0), at(359), at(360), at(719), seqs[0], seqs[360])
+        };
+        for busy in [false, true] {
+            let (a, b, c, d, first, again) = run(busy);
+            assert_eq!(a, b, "busy={busy}");
+            assert_eq!(c, d, "busy={busy}");
+            let (a, c) = (a.unwrap(), c.unwrap());
+            assert_eq!((a.from, c.from), (first, again), "busy={busy}");
+            assert_eq!(a.cadence, Some(10.0));
+            assert_eq!(c.cadence, Some(10.0));
+        }
+    }
+
+    #[test]
+    fn past_the_cap_the_oldest_open_operations_are_closed() {
+        let mut linker = Linker::with_cap(false, 8);
+        let mut closed = Vec::new();
+        let t0: i64 = 1_764_590_400_000_000;
+        for op in 0..20u64 {
+            let e = Event::for_test(t0 + op as i64 * 1_000_000, 10.0, op + 1, 429);
+            linker.step(&e, op, None, 0.0, &mut closed);
+            assert!(linker.live_keys() <= 8);
+        }
+        // Every closed operation is a whole one (its single failed attempt).
+        assert!(!closed.is_empty());
+        assert!(closed.iter().all(|l| l.attempts.len() == 1));
+        linker.finish(&mut closed);
+        assert_eq!(closed.len(), 20);
+    }
+}
