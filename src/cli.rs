@@ -127,8 +127,9 @@ pub struct AnalyzeArgs {
     /// the extension (.json, .md, .html) unless --format is given.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Replace FILE if it exists.
-    #[arg(long)]
+    /// Replace FILE if it is an existing regular file (never an input, a directory or a
+    /// device; a FIFO or character device is written into, never replaced).
+    #[arg(long, requires = "output")]
     pub force: bool,
     /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.
     #[arg(long, value_name = "RATE")]
@@ -183,7 +184,7 @@ pub struct CompareArgs {
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Replace FILE if it exists.
-    #[arg(long)]
+    #[arg(long, requires = "output")]
     pub force: bool,
     /// The known limit, e.g. 120/min (applied to both sides).
     #[arg(long, value_name = "RATE")]
@@ -198,6 +199,9 @@ pub struct CompareArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_long_help = "Examples:\n  toomany redact capture.har -o capture.redacted.har\n  toomany redact app.jsonl.gz -o app.redacted.jsonl.gz\n  toomany redact capture.har -o - | less\n  toomany redact capture.har -o shared.har --force --fingerprint-key-file team.key\n\nThe copy keeps everything but secrets; fingerprints are stable across runs with --fingerprint-key-file. See docs/guide.md for what is redacted."
+)]
 pub struct RedactArgs {
     /// The HAR or JSON-lines file to sanitize (`-` for stdin).
     #[arg(value_name = "IN")]
@@ -205,7 +209,8 @@ pub struct RedactArgs {
     /// Where to write the sanitized copy (`-` for stdout). Gzipped when it ends in .gz.
     #[arg(long, short = 'o', value_name = "OUT")]
     pub output: String,
-    /// Replace OUT if it exists.
+    /// Replace OUT if it is an existing regular file (never the input, a directory or a
+    /// device; a FIFO or character device is written into, never replaced).
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
@@ -213,6 +218,9 @@ pub struct RedactArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_long_help = "Examples:\n  toomany check capture.har\n  toomany check capture.har.gz --format json | jq '.deviations[] | .field'\n  toomany check export.har --max-issues 20\n\nExit status: 0 valid; 1 deviations found (each names its entry and field); 2 not a HAR or unreadable."
+)]
 pub struct CheckArgs {
     /// The HAR file to validate (`-` for stdin; `.gz` is read transparently).
     #[arg(value_name = "IN")]
@@ -258,8 +266,9 @@ pub struct PolicyArgs {
     pub emit_config: Option<PathBuf>,
     /// Config targets for --emit-config: all, toomany, envoy, grpc, urllib3, tenacity,
     /// resilience4j, dotnet, bottleneck, retryablehttp (comma-separated).
-    #[arg(long, default_value = "all", value_name = "LIST")]
-    pub target: String,
+    /// Default: all. Only with --emit-config (alone it would do nothing).
+    #[arg(long, value_name = "LIST", requires = "emit_config")]
+    pub target: Option<String>,
 }
 
 #[derive(Debug, Args)]

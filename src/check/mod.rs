@@ -8,6 +8,7 @@
 //! (numbers and date-shaped dates excepted: they are the deviation).
 
 pub mod schema;
+mod stream;
 
 use schema::{Spec, LOG};
 use serde::Serialize;
@@ -382,6 +383,69 @@ pub fn time_problem(entry: &Value) -> Option<String> {
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// Check one input. `prefix` is its first bytes (decompressed, BOM removed) for telling a HAR
+/// from other inputs; `reader` yields the whole content, prefix included. The document is
+/// streamed: one page or entry is in memory at a time, whatever the file's size. `Err` when it
+/// cannot be checked at all: not a HAR, not UTF-8, not JSON (each with its location).
+pub fn check_read(
+    prefix: &[u8],
+    reader: impl std::io::Read,
+    source: &str,
+    max_shown: usize,
+) -> Result<CheckReport, String> {
+    let jsonl = matches!(
+        crate::ingest::source::sniff(prefix, source),
+        Ok(crate::ingest::source::Sniffed {
+            format: crate::ingest::Format::Jsonl,
+            ..
+        })
+    );
+    if let Some(why) = not_a_har(prefix, jsonl) {
+        return Err(why);
+    }
+    let jsonp = prefix
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b != b'{');
+    let mut checker = Checker::new(max_shown);
+    let mut input = std::io::BufReader::with_capacity(64 * 1024, stream::Utf8Checked::new(reader));
+    if jsonp {
+        checker.document("wrapped in a JSONP/HARP callback; a HAR file is plain JSON");
+        stream::skip_callback_name(&mut input).map_err(|e| read_error(&input, e))?;
+    }
+    stream::walk_reader(&mut input, &mut checker, jsonp).map_err(|e| read_error(&input, e))?;
+    Ok(checker.finish(source))
+}
+
+/// The message for a document that could not be read: invalid UTF-8 by its byte offset, the
+/// rest as JSON errors (line and column), never quoting the input.
+fn read_error<R: std::io::Read>(
+    input: &std::io::BufReader<stream::Utf8Checked<R>>,
+    e: stream::ReadError,
+) -> String {
+    if let Some(at) = input.get_ref().bad_utf8_at() {
+        return format!(
+            "invalid UTF-8 at byte {at} of the (decompressed) input; a HAR is UTF-8 text"
+        );
+    }
+    match e {
+        stream::ReadError::Io(e) => format!("cannot read: {e}"),
+        stream::ReadError::Json(e) => format!(
+            "not valid JSON: {}",
+            crate::redact::scrub_message(&e.to_string())
+        ),
+        stream::ReadError::Tail => {
+            "not valid JSON: text after the callback's closing `)`".to_string()
+        }
+    }
+}
+
+/// [`check_read`] on bytes in memory (a leading BOM is skipped, as when reading a file).
+pub fn check_bytes(data: &[u8], source: &str, max_shown: usize) -> Result<CheckReport, String> {
+    let data = data.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(data);
+    check_read(&data[..data.len().min(64 * 1024)], data, source, max_shown)
 }
 
 /// Check a parsed document (the whole of it in memory: tests and small inputs).

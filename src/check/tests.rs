@@ -208,3 +208,104 @@ fn non_hars_are_told_apart() {
     assert!(not_a_har(b"[1]", false).unwrap().contains("array"));
     assert!(not_a_har(b"hello", false).unwrap().contains("text"));
 }
+
+/// The streamed walk (what `toomany check` runs) reports exactly what the in-memory walk does,
+/// on every HAR we have: samples, fixtures and the real exporter corpus.
+#[test]
+fn streaming_matches_the_in_memory_walk_on_every_har() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    let mut dirs = vec![
+        root.join("samples"),
+        root.join("tests/fixtures"),
+        root.join("../shared/corpus/real-har"),
+    ];
+    while let Some(d) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "har") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 3, "found {files:?}");
+    let mut compared = 0;
+    for p in &files {
+        let bytes = std::fs::read(p).unwrap();
+        let streamed = check_bytes(&bytes, "x", 1000);
+        let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(&bytes);
+        match (streamed, serde_json::from_slice::<Value>(body)) {
+            (Ok(s), Ok(doc)) => {
+                let m = check_value(&doc, "x", 1000);
+                assert_eq!(
+                    serde_json::to_value(&s).unwrap(),
+                    serde_json::to_value(&m).unwrap(),
+                    "{}",
+                    p.display()
+                );
+                compared += 1;
+            }
+            (Err(_), Err(_)) => {}
+            // A JSONP-wrapped HAR is not JSON as a whole but is checked.
+            (Ok(s), Err(_)) => assert!(
+                s.deviations.iter().any(|d| d.problem.contains("JSONP")),
+                "{}",
+                p.display()
+            ),
+            (Err(e), Ok(_)) => panic!("{}: streamed walk failed: {e}", p.display()),
+        }
+    }
+    assert!(compared >= 3);
+}
+
+#[test]
+fn invalid_utf8_is_located_by_byte_even_split_across_reads() {
+    /// Hands out one byte per read.
+    struct Trickle<'a>(&'a [u8]);
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match self.0.split_first() {
+                Some((&b, rest)) if !buf.is_empty() => {
+                    buf[0] = b;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+    // "é" (2 bytes) then a lone continuation byte.
+    let mut doc = b"{\"log\": {\"x\": \"ab\xC3\xA9".to_vec();
+    doc.extend_from_slice(b"\x80\"}}");
+    let at = doc.iter().position(|&b| b == 0x80).unwrap();
+    let e = check_read(&doc, Trickle(&doc), "x", 10).unwrap_err();
+    assert_eq!(
+        e,
+        format!("invalid UTF-8 at byte {at} of the (decompressed) input; a HAR is UTF-8 text")
+    );
+    // A sequence cut by the end of the input, inside a string.
+    let cut = b"{\"log\": {\"x\": \"\xE2\x82";
+    let e = check_read(cut, Trickle(cut), "x", 10).unwrap_err();
+    assert!(e.contains("at byte 15 "), "{e}");
+    // Valid multi-byte text split byte by byte is fine.
+    let ok = "{\"log\": {\"version\": \"1.2\", \"comment\": \"é€𝄞\"}}".as_bytes();
+    assert!(check_read(ok, Trickle(ok), "x", 10).is_ok());
+}
+
+#[test]
+fn jsonp_is_checked_streaming_and_its_tail_is_strict() {
+    let inner = har("1.2", json!([]), vec![entry()]).to_string();
+    let wrapped = format!("onInputData({inner});\n");
+    let r = check_bytes(wrapped.as_bytes(), "x", 10).unwrap();
+    assert_eq!(r.entries, 1);
+    assert!(r.deviations[0].problem.contains("JSONP"));
+    let bad = format!("onInputData({inner}) trailing");
+    assert!(check_bytes(bad.as_bytes(), "x", 10)
+        .unwrap_err()
+        .contains("after the callback"));
+}

@@ -8,6 +8,47 @@ use crate::output;
 use crate::render::{self, Style};
 use crate::units::Rate;
 
+/// `-o FILE`'s extension -> the report format, when --format is not given. An extension not
+/// listed is an error: a table silently written to `report.csv` looks like a broken export.
+/// (A new format adds its row here.)
+const REPORT_EXTENSIONS: &[(&str, ReportFormat)] = &[
+    ("json", ReportFormat::Json),
+    ("md", ReportFormat::Markdown),
+    ("markdown", ReportFormat::Markdown),
+    ("html", ReportFormat::Html),
+    ("htm", ReportFormat::Html),
+    ("txt", ReportFormat::Table),
+    ("text", ReportFormat::Table),
+];
+
+fn report_format(args: &AnalyzeArgs) -> Result<ReportFormat, Error> {
+    if let Some(f) = args.format {
+        return Ok(f);
+    }
+    let Some(path) = args.output.as_deref().filter(|p| !output::is_stdout(p)) else {
+        return Ok(ReportFormat::Table);
+    };
+    let Some(ext) = path.extension() else {
+        return Ok(ReportFormat::Table);
+    };
+    let ext = ext.to_string_lossy().to_ascii_lowercase();
+    match REPORT_EXTENSIONS.iter().find(|(e, _)| *e == ext) {
+        Some(&(_, f)) => Ok(f),
+        None => {
+            let known: Vec<String> = REPORT_EXTENSIONS
+                .iter()
+                .map(|(e, _)| format!(".{e}"))
+                .collect();
+            Err(Error::fatal(format!(
+                "-o {}: no report format is known by the extension `.{ext}` (known: {}); rename \
+                 the file or give --format",
+                path.display(),
+                known.join(", ")
+            )))
+        }
+    }
+}
+
 pub fn run(args: AnalyzeArgs) -> Outcome {
     let mut opts = ingest_options(&args.input)?;
     let limit = match &args.limit {
@@ -16,19 +57,6 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     };
     let po = super::emit::policy_options(&args.policy)?;
     let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
-    let format = args.format.unwrap_or_else(|| {
-        let ext = args
-            .output
-            .as_ref()
-            .and_then(|p| p.extension())
-            .map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match ext.as_deref() {
-            Some("json") => ReportFormat::Json,
-            Some("md") | Some("markdown") => ReportFormat::Markdown,
-            Some("html") | Some("htm") => ReportFormat::Html,
-            _ => ReportFormat::Table,
-        }
-    });
     // Every output is checked before the inputs are read: a refusal costs nothing.
     let _emit_dir = match &po.emit {
         Some((dir, _)) => Some(super::emit::prepare_dir(dir)?),
@@ -48,6 +76,9 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         ),
         None => None,
     };
+
+    // After the -o checks: `-o INPUT.har` is refused as the input, not for its extension.
+    let format = report_format(&args)?;
 
     let bars = progress_bars(&args.files);
     if let Some((_, bars)) = &bars {

@@ -4,50 +4,15 @@
 use super::{Error, Outcome};
 use crate::check::{self, CheckReport};
 use crate::cli::{CheckArgs, OutputFormat};
-use crate::ingest::{source, Format};
+use crate::ingest::source;
 use crate::output;
-use std::io::Read;
 
 pub fn run(args: CheckArgs) -> Outcome {
     let src = &args.input;
     let opened = source::open(src).map_err(|e| Error::fatal(format!("{src}: {e}")))?;
-    let jsonl = matches!(
-        source::sniff(&opened.prefix, src),
-        Ok(source::Sniffed {
-            format: Format::Jsonl,
-            ..
-        })
-    );
-    if let Some(why) = check::not_a_har(&opened.prefix, jsonl) {
-        return Err(Error::fatal(format!("{src}: {why}")));
-    }
-    let mut bytes = Vec::new();
-    opened
-        .into_reader()
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::fatal(format!("{src}: cannot read: {e}")))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        Error::fatal(format!(
-            "{src}: invalid UTF-8 at byte {} of the (decompressed) input; a HAR is UTF-8 text",
-            e.valid_up_to()
-        ))
-    })?;
-    let mut checker = check::Checker::new(args.max_issues);
-    let body = match strip_jsonp(text) {
-        Some(inner) => {
-            checker.document("wrapped in a JSONP/HARP callback; a HAR file is plain JSON");
-            inner
-        }
-        None => text,
-    };
-    let doc: serde_json::Value = serde_json::from_str(body).map_err(|e| {
-        Error::fatal(format!(
-            "{src}: not valid JSON: {}",
-            crate::redact::scrub_message(&e.to_string())
-        ))
-    })?;
-    check::walk_value(&doc, &mut checker);
-    let report = checker.finish(src);
+    let prefix = opened.prefix.clone();
+    let report = check::check_read(&prefix, opened.into_reader(), src, args.max_issues)
+        .map_err(|e| Error::fatal(format!("{src}: {e}")))?;
     let bytes = match args.format {
         OutputFormat::Json => {
             let mut b = serde_json::to_vec_pretty(&report).expect("serializes");
@@ -58,17 +23,6 @@ pub fn run(args: CheckArgs) -> Outcome {
     };
     output::to_stdout(&bytes).map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?;
     Ok(if report.deviation_count > 0 { 1 } else { 0 })
-}
-
-/// The document inside `callback( … );`, when wrapped.
-fn strip_jsonp(text: &str) -> Option<&str> {
-    let t = text.trim_start();
-    if t.starts_with('{') {
-        return None;
-    }
-    let start = t.find('(')? + 1;
-    let end = t.rfind(')').filter(|&e| e > start)?;
-    Some(&t[start..end])
 }
 
 fn render_table(r: &CheckReport) -> String {

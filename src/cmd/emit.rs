@@ -61,7 +61,7 @@ pub fn policy_options(a: &PolicyArgs) -> Result<PolicyOptions, Error> {
     let emit = match &a.emit_config {
         Some(dir) => Some((
             dir.clone(),
-            config::parse_targets(&a.target).map_err(Error::fatal)?,
+            config::parse_targets(a.target.as_deref().unwrap_or("all")).map_err(Error::fatal)?,
         )),
         None => None,
     };

@@ -177,10 +177,24 @@ impl Parser {
         opts: &Options,
         out: &mut Vec<Request>,
     ) -> Result<(), String> {
+        self.parse_line_with(line, line_no, source, opts, None, out)
+    }
+
+    /// [`Parser::parse_line`] with a worker's cache of redacted user agents.
+    pub fn parse_line_with(
+        &self,
+        line: &str,
+        line_no: usize,
+        source: &Arc<str>,
+        opts: &Options,
+        agents: Option<&record::AgentCache>,
+        out: &mut Vec<Request>,
+    ) -> Result<(), String> {
         let cv = Convert {
             source,
             redactor: &opts.redactor,
             no_signal: self.no_signal(),
+            agents,
         };
         let mut err = None;
         self.parse_fields(line, &mut |f, _| match f.into_request(line_no, &cv) {
@@ -429,7 +443,8 @@ fn work<T>(
         ..Done::default()
     };
     let mut reqs = Vec::with_capacity(1);
-    for (n, raw) in (first_line..).zip(text.split(|&b| b == b'\n')) {
+    let agents = record::AgentCache::default();
+    for (n, raw) in (first_line..).zip(lines(&text)) {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         if raw.is_empty() || raw.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -446,7 +461,7 @@ fn work<T>(
             }
         };
         let line = line.trim_start_matches('\u{FEFF}');
-        match parser.parse_line(line, n, source, opts, &mut reqs) {
+        match parser.parse_line_with(line, n, source, opts, Some(&agents), &mut reqs) {
             Ok(()) => done.items.extend(reqs.drain(..).map(map)),
             Err(e) => {
                 reqs.clear();
@@ -460,6 +475,25 @@ fn work<T>(
         }
     }
     done
+}
+
+/// The lines of a block (split at `\n`, as `split` would: a final newline yields one empty
+/// line), found with memchr rather than byte by byte.
+fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match memchr::memchr(b'\n', r) {
+            Some(i) => {
+                rest = Some(&r[i + 1..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
 }
 
 /// The reader side: cut the input into blocks of whole lines (a W3C `#Fields:` directive

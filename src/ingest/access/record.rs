@@ -112,6 +112,32 @@ pub struct Convert<'c> {
     /// The format's verdict for lines that carry no signal of their own (the format's
     /// `*.no-field` rule), or `None` when the reader always decides.
     pub no_signal: Option<&'static LogRule>,
+    /// Redacted user agents already seen in this block of lines, if the caller keeps one.
+    pub agents: Option<&'c AgentCache>,
+}
+
+/// User agents repeat on nearly every line of a log (a few hundred clients), and redacting
+/// one means scanning it for every secret shape: a worker redacts each distinct agent once per
+/// block. The value is exactly what [`Redactor::text`] returns for the key with this redactor.
+#[derive(Default)]
+pub struct AgentCache(std::cell::RefCell<std::collections::HashMap<Box<str>, Box<str>>>);
+
+impl AgentCache {
+    /// Distinct agents kept; past it the cache starts over (memory stays bounded).
+    const MAX: usize = 4096;
+
+    fn redact(&self, red: &Redactor, ua: &str) -> String {
+        if let Some(v) = self.0.borrow().get(ua) {
+            return v.to_string();
+        }
+        let v = red.text(ua);
+        let mut map = self.0.borrow_mut();
+        if map.len() >= Self::MAX {
+            map.clear();
+        }
+        map.insert(ua.into(), v.as_str().into());
+        v
+    }
 }
 
 fn cut(s: &str, max: usize) -> &str {
@@ -255,7 +281,13 @@ impl<'a> Fields<'a> {
             });
         r.client = ClientHints {
             client_ip: xff_first.or(peer).map(|a| strip_port(a).to_string()),
-            user_agent: ua.map(|u| red.text(cut(u, USER_AGENT_MAX))),
+            user_agent: ua.map(|u| {
+                let u = cut(u, USER_AGENT_MAX);
+                match cv.agents {
+                    Some(cache) => cache.redact(red, u),
+                    None => red.text(u),
+                }
+            }),
             ..ClientHints::default()
         };
         r.credential = match (
@@ -366,6 +398,7 @@ mod tests {
             source: &src,
             redactor: &red,
             no_signal: None,
+            agents: None,
         };
         let f = Fields {
             time: Some(Stamp::End(10_000_000)),

@@ -854,3 +854,39 @@ fn long_inputs_cross_block_boundaries_without_losing_lines() {
     assert_eq!((o.requests.len(), o.skipped), (n, 0));
     assert_eq!(o.requests[n - 1].location.position, Position::Line(n));
 }
+
+#[test]
+fn block_lines_split_like_split() {
+    for text in [
+        &b""[..],
+        b"\n",
+        b"a",
+        b"a\n",
+        b"a\nb",
+        b"a\n\nb\n",
+        b"\n\na\r\n",
+    ] {
+        let want: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+        assert_eq!(lines(text).collect::<Vec<_>>(), want, "{text:?}");
+    }
+}
+
+#[test]
+fn cached_user_agents_are_redacted_exactly_as_uncached() {
+    let o = opts();
+    let line = r#"10.0.0.1 - - [01/Mar/2024:10:00:00 +0000] "GET /x HTTP/1.1" 200 5 "-" "MyApp/1.0 key=CANARY-agent-0123456789abcdef""#;
+    let parser = sniff_layout(format!("{line}\n").as_bytes(), None).unwrap();
+    let cache = record::AgentCache::default();
+    let (mut plain, mut cached) = (Vec::new(), Vec::new());
+    parser.parse_line(line, 1, &src(), &o, &mut plain).unwrap();
+    for n in 1..=3 {
+        parser
+            .parse_line_with(line, n, &src(), &o, Some(&cache), &mut cached)
+            .unwrap();
+    }
+    let ua = plain[0].user_agent().unwrap().to_string();
+    assert!(!ua.contains("CANARY"), "{ua}");
+    for r in &cached {
+        assert_eq!(r.user_agent(), Some(ua.as_str()));
+    }
+}

@@ -26,7 +26,8 @@ fn digits(b: &[u8]) -> Option<u32> {
         if !c.is_ascii_digit() {
             return None;
         }
-        v = v * 10 + (c - b'0') as u32;
+        // Checked: a field of many digits is not a time (found by fuzzing: it overflowed).
+        v = v.checked_mul(10)?.checked_add((c - b'0') as u32)?;
     }
     Some(v)
 }
@@ -193,7 +194,8 @@ pub fn epoch_integer_value(v: i64) -> i64 {
     } else if v >= 100_000_000_000 {
         v * 1000
     } else {
-        v * 1_000_000
+        // Saturating: a negative JSON integer must not overflow.
+        v.saturating_mul(1_000_000)
     }
 }
 
@@ -218,6 +220,21 @@ pub fn to_datetime(us: i64) -> Option<chrono::DateTime<chrono::Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by fuzzing (fuzz/artifacts/access_envoy): a long run of digits where a time was
+    /// expected overflowed `digits` (a panic in debug builds, a wrong time in release).
+    #[test]
+    fn long_digit_runs_and_negative_epochs_are_no_time_and_no_panic() {
+        let long = "9".repeat(60);
+        assert_eq!(epoch_seconds(long.as_bytes()), None);
+        assert_eq!(epoch_seconds(format!("{long}.5").as_bytes()), None);
+        assert_eq!(
+            any(format!("[{long}2024-09-15T16:27:47Z]").as_bytes()),
+            None
+        );
+        assert_eq!(epoch_integer_value(i64::MIN), i64::MIN);
+        assert_eq!(epoch_integer_value(-5), -5_000_000);
+    }
 
     fn at(s: &str) -> String {
         to_datetime(any(s.as_bytes()).unwrap())

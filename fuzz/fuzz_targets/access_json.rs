@@ -1,0 +1,19 @@
+//! Access-log reader: JSON access logs: Cloudflare Logpush, Kong, Traefik JSON, Caddy, Google Cloud LB. The first byte picks the format; any
+//! bytes are read without a panic and the summary is consistent.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use toomany::ingest::Format;
+
+const FORMATS: &[Format] = &[
+    Format::Cloudflare,
+    Format::Kong,
+    Format::Traefik,
+    Format::Caddy,
+    Format::GcpLb,
+];
+
+fuzz_target!(|data: &[u8]| {
+    if let Some((format, input)) = toomany_fuzz::pick(data, FORMATS) {
+        toomany_fuzz::ingest_bytes(input, Some(format), None);
+    }
+});
