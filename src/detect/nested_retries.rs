@@ -17,6 +17,10 @@ use std::collections::BTreeMap;
 /// Attempts in all, first included, that every layer together should stay within: the
 /// recommendation's own backoff budget.
 pub const CROSS_LAYER_CAP: usize = 5;
+/// The shortest pause between rounds that reads as an outer loop, seconds.
+const MIN_OUTER_GAP_S: f64 = 1.0;
+/// How much longer than the longest gap inside a round every pause between rounds must be.
+const OUTER_OVER_INNER: f64 = 3.0;
 /// Gaps kept per host for the evidence's medians.
 const GAPS_KEPT: usize = 256;
 
@@ -62,24 +66,36 @@ impl Detector for NestedRetries {
         let (Some(first), Some(last)) = (l.attempts.first(), l.attempts.last()) else {
             return;
         };
+        // Attempt i+1 starts a new round when i+1 is a multiple of `inner`.
+        let (mut inner_gaps, mut outer_gaps) = (Vec::new(), Vec::new());
+        for (i, w) in l.attempts.windows(2).enumerate() {
+            let (Some(t), Some(e)) = (w[1].ev.start_s(), w[0].ev.end_s()) else {
+                return;
+            };
+            let gap = (t - e).max(0.0);
+            if (i + 1) % inner == 0 {
+                outer_gaps.push(gap);
+            } else {
+                inner_gaps.push(gap);
+            }
+        }
+        // Two loops, not one jittered backoff: every pause between rounds is clearly longer
+        // than every gap inside one, and long enough to be another layer's wait.
+        let max_inner = inner_gaps.iter().copied().fold(0.0, f64::max);
+        let min_outer = outer_gaps.iter().copied().fold(f64::INFINITY, f64::min);
+        if !(min_outer >= MIN_OUTER_GAP_S && min_outer >= OUTER_OVER_INNER * max_inner) {
+            return;
+        }
         let h = self.hosts.entry(first.ev.host).or_default();
         h.nested += 1;
         h.attempts += n;
         *h.shapes.entry((inner, outer)).or_default() += 1;
-        for (i, w) in l.attempts.windows(2).enumerate() {
-            let (Some(t), Some(e)) = (w[1].ev.start_s(), w[0].ev.end_s()) else {
-                continue;
-            };
-            let gap = (t - e).max(0.0);
-            // Attempt i+1 starts a new round when i+1 is a multiple of `inner`.
-            let v = if (i + 1) % inner == 0 {
-                &mut h.outer_gaps
-            } else {
-                &mut h.inner_gaps
-            };
-            if v.len() < GAPS_KEPT {
-                v.push(gap);
-            }
+        for (v, new) in [
+            (&mut h.inner_gaps, inner_gaps),
+            (&mut h.outer_gaps, outer_gaps),
+        ] {
+            let room = GAPS_KEPT.saturating_sub(v.len());
+            v.extend(new.into_iter().take(room));
         }
         let better = match &h.worst {
             None => true,
