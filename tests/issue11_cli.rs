@@ -77,12 +77,18 @@ fn write_har(entries: Vec<Value>) -> (tempfile::TempDir, String) {
     (dir, path.to_string_lossy().into_owned())
 }
 
-/// A page on `page` calling `api`: eight successes, then three 429s with Retry-After: 30
-/// (each retried after the wait), the 429s' CORS headers as given.
+/// The page's own backoff: 2 s, well inside the 30 s it cannot read.
+const EARLY_MS: u64 = 2_000;
+/// A page that waits 31 s anyway.
+const PATIENT_MS: u64 = 31_000;
+
+/// A page on `page` calling `api`: eight successes, then three 429s with Retry-After: 30,
+/// each retried `retry_after_ms` later, the 429s' CORS headers as given.
 fn browser_capture(
     page: &str,
     api: &str,
     cors_on_429: &[(&str, &str)],
+    retry_after_ms: u64,
 ) -> (tempfile::TempDir, String) {
     let req = [
         ("Origin", page),
@@ -109,7 +115,13 @@ fn browser_capture(
     for i in 0..3u64 {
         let url = format!("{api}/v1/prices/{i}");
         e.push(entry(20_000 + i * 100, &url, 429, &req, &limited));
-        e.push(entry(51_000 + i * 100, &url, 200, &req, &ok));
+        e.push(entry(
+            20_000 + i * 100 + retry_after_ms,
+            &url,
+            200,
+            &req,
+            &ok,
+        ));
     }
     write_har(e)
 }
@@ -124,6 +136,7 @@ fn a_cross_origin_fetch_that_cannot_read_retry_after_is_reported() {
             ("Access-Control-Allow-Origin", page),
             ("Access-Control-Expose-Headers", "X-Request-Id"),
         ],
+        EARLY_MS,
     );
     let report = analyze(&path);
     let f = findings(&report, "retry_after_not_exposed");
@@ -135,6 +148,8 @@ fn a_cross_origin_fetch_that_cannot_read_retry_after_is_reported() {
     let ex = &f["evidence"]["examples"][0];
     assert_eq!(ex["retry_after"], "30");
     assert_eq!(ex["access_control_expose_headers"], "X-Request-Id");
+    assert_eq!(f["evidence"]["early_retries"], 3);
+    assert_eq!(f["evidence"]["retries_after_hidden"], 3);
     let s = f["summary"].as_str().expect("summary");
     assert!(
         s.contains("Access-Control-Expose-Headers: Retry-After"),
@@ -154,6 +169,7 @@ fn exposing_retry_after_makes_it_readable_and_quiet() {
                 ("Access-Control-Allow-Origin", page),
                 ("Access-Control-Expose-Headers", expose),
             ],
+            EARLY_MS,
         );
         let report = analyze(&path);
         assert!(
@@ -165,10 +181,30 @@ fn exposing_retry_after_makes_it_readable_and_quiet() {
 }
 
 #[test]
+fn a_page_that_waits_anyway_gets_no_finding() {
+    // Correct behaviour: the page cannot read the wait, but its own backoff outlasts it (and a
+    // page whose response is unreadable altogether, no Allow-Origin, the same).
+    let page = "https://shop.example.org";
+    let unexposed = [
+        ("Access-Control-Allow-Origin", page),
+        ("Access-Control-Expose-Headers", "X-Request-Id"),
+    ];
+    for cors in [&unexposed[..], &[]] {
+        let (_d, path) = browser_capture(page, "https://api.example.com", cors, PATIENT_MS);
+        let report = analyze(&path);
+        assert!(
+            findings(&report, "retry_after_not_exposed").is_empty(),
+            "{:#}",
+            report["findings"]
+        );
+    }
+}
+
+#[test]
 fn a_same_origin_request_is_not_a_cors_read() {
     // Browsers send Origin on same-origin requests too (POST, and fetch with mode cors).
     let origin = "https://api.example.com";
-    let (_d, path) = browser_capture(origin, origin, &[]);
+    let (_d, path) = browser_capture(origin, origin, &[], EARLY_MS);
     let report = analyze(&path);
     assert!(
         findings(&report, "retry_after_not_exposed").is_empty(),
