@@ -139,16 +139,24 @@ fn batch(tmp: &Path, client: impl FnOnce(&str) -> Command) -> (PathBuf, String) 
     (log, out)
 }
 
-/// `toomany verify LOG --plan DIR/toomany.toml --format json`: (exit code, JSON).
-fn verify(log: &Path, plan_dir: &Path) -> (i32, serde_json::Value) {
-    let out = toomany()
-        .arg("verify")
+/// Timing tolerance for the clients that follow the plan. verify's default (20 ms) judges a
+/// capture; here a real client shares 2 loaded cores with the mock and the test harness, and
+/// its own send delay reached 132 ms ahead of a 120 ms allowance at load 25. 60 ms still fails
+/// any client that ignores the plan's 667 ms spacing (the naive client is judged at the default).
+const CLIENT_TOLERANCE: &str = "60ms";
+
+/// `toomany verify LOG --plan DIR/toomany.toml --format json [--tolerance T]`: (exit code, JSON).
+fn verify(log: &Path, plan_dir: &Path, tolerance: Option<&str>) -> (i32, serde_json::Value) {
+    let mut cmd = toomany();
+    cmd.arg("verify")
         .arg(log)
         .arg("--plan")
         .arg(plan_dir.join("toomany.toml"))
-        .args(["--format", "json"])
-        .output()
-        .expect("verify runs");
+        .args(["--format", "json"]);
+    if let Some(t) = tolerance {
+        cmd.args(["--tolerance", t]);
+    }
+    let out = cmd.output().expect("verify runs");
     let code = out.status.code().unwrap_or(-1);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
@@ -173,7 +181,7 @@ fn failed_checks(v: &serde_json::Value) -> Vec<String> {
 /// A client that follows the plan: verify passes, every read succeeded, and some were retried
 /// after a Retry-After.
 fn assert_passes(log: &Path, plan_dir: &Path, out: &str) {
-    let (code, v) = verify(log, plan_dir);
+    let (code, v) = verify(log, plan_dir, Some(CLIENT_TOLERANCE));
     assert_eq!(code, 0, "verify should pass: {v:#}\nclient: {out}");
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["verdict"], "pass");
@@ -280,7 +288,7 @@ fn a_naive_client_fails_verify_with_the_right_checks_named() {
             .arg(REQUESTS.to_string());
         c
     });
-    let (code, v) = verify(&log, &plan);
+    let (code, v) = verify(&log, &plan, None);
     assert_eq!(code, 1, "verify should fail: {v:#}");
     assert_eq!(v["verdict"], "fail");
     let failed = failed_checks(&v);

@@ -2,7 +2,8 @@
 //! documentation and public recordings alone, independently of the attribution rules
 //! (tests/fixtures/heldout-providers/, docs/heldout-providers.md). Runs the real CLI over
 //! every fixture, matches each expected case to its `rate_limited[]` record by file and
-//! entry/line, prints every miss and the four scores, and asserts floors.
+//! entry/line, prints the four scores (each miss only with `TOOMANY_HELDOUT_VERBOSE=1`, for
+//! whoever maintains the set, never for whoever tunes the rules), and asserts floors.
 //!
 //! The floors are the scores main had when the set was written (rounded down), so this test
 //! catches regressions. Issue 11's target bars are layer >= 95 % and vendor >= 90 %; the
@@ -14,10 +15,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Today's measured scores, rounded down (percent). Issue 11 targets: layer 95, vendor 90.
-const FLOOR_LAYER: u32 = 85;
-const FLOOR_VENDOR: u32 = 42;
-const FLOOR_QUOTA: u32 = 86;
+/// Main's measured scores on 2026-12-01, rounded down (percent). Issue 11 targets: layer 95, vendor 90.
+const FLOOR_LAYER: u32 = 94;
+const FLOOR_VENDOR: u32 = 93;
+const FLOOR_QUOTA: u32 = 92;
 const FLOOR_RETRY_AFTER: u32 = 100;
 
 const DIR: &str = "heldout-providers";
@@ -166,9 +167,13 @@ fn provider_heldout_scores_hold() {
         }
     }
 
-    eprintln!("provider held-out misses ({}):", misses.len());
-    for m in &misses {
-        eprintln!("  {m}");
+    // Case-by-case misses are printed only on request, so that whoever tunes the attribution
+    // rules sees the aggregate scores, never which held-out case to fit.
+    eprintln!("provider held-out misses: {}", misses.len());
+    if std::env::var_os("TOOMANY_HELDOUT_VERBOSE").is_some() {
+        for m in &misses {
+            eprintln!("  {m}");
+        }
     }
     eprintln!(
         "provider held-out scores over {} cases: layer {}% ({}/{}), vendor {}% ({}/{}), \

@@ -173,6 +173,13 @@ fn copy_warnings(c: &Copied) -> Vec<String> {
             Limits::default().string_cap >> 20
         ));
     }
+    if c.cut_lines > 0 {
+        w.push(format!(
+            "{} line(s) longer than {} MiB dropped (an empty line stands in place of each)",
+            c.cut_lines,
+            crate::redact::stream::LINE_CAP >> 20
+        ));
+    }
     if c.text_line_count > 0 {
         let lines: Vec<String> = c.text_lines.iter().map(u64::to_string).collect();
         let more = if c.text_line_count > c.text_lines.len() as u64 {

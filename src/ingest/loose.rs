@@ -318,6 +318,19 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for LList<T> {
     }
 }
 
+/// A string kept as is (a body head, already bounded by the reader); anything else is `None`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LText(pub Option<String>);
+
+impl<'de> Deserialize<'de> for LText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match LStr::deserialize(d)? {
+            LStr::Str(s) => LText(Some(s)),
+            _ => LText(None),
+        })
+    }
+}
+
 /// How many bytes of a body we hold while reading (before redaction and the final cut).
 pub const BODY_HOLD: usize = 32 * 1024;
 

@@ -6,10 +6,12 @@
 //! then the records read before the problem are kept.
 
 pub mod access;
+pub mod caps;
 pub mod har;
 pub mod jsonl;
 pub mod loose;
 mod pipeline;
+pub mod scan;
 pub mod source;
 
 use crate::model::{Position, Request, Warning};
@@ -262,7 +264,6 @@ pub fn stream_input<T: Send>(
         (None, Ok(s)) => (s.format, s.jsonp),
         (None, Err(e)) => return failed(None, e),
     };
-    let reader = opened.into_reader();
     let mut tally = Tally {
         sink,
         records: 0,
@@ -272,9 +273,16 @@ pub fn stream_input<T: Send>(
     let tail = {
         let mut take = |d: pipeline::Done<T>| tally.take(d);
         match format {
-            Format::Har => har::stream(reader, &source, opts, jsonp, map, &mut take),
-            Format::Jsonl => jsonl::stream(reader, &source, opts, map, &mut take),
-            f => access::stream(reader, &source, opts, f, map, &mut take),
+            Format::Har => har::stream(
+                opened.into_plain_reader(),
+                &source,
+                opts,
+                jsonp,
+                map,
+                &mut take,
+            ),
+            Format::Jsonl => jsonl::stream(opened.into_reader(), &source, opts, map, &mut take),
+            f => access::stream(opened.into_reader(), &source, opts, f, map, &mut take),
         }
     };
     let error = tail

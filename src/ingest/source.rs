@@ -15,6 +15,12 @@ pub struct Opened {
 }
 
 impl Opened {
+    /// An unbuffered reader over the whole (decompressed) content, prefix included, for
+    /// consumers with a buffer of their own (the JSON scanner).
+    pub fn into_plain_reader(self) -> Box<dyn Read + Send> {
+        Box::new(Cursor::new(self.prefix).chain(self.rest))
+    }
+
     /// A reader over the whole (decompressed) content, prefix included.
     pub fn into_reader(self) -> Box<dyn BufRead + Send> {
         Box::new(BufReader::with_capacity(

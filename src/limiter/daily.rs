@@ -30,7 +30,9 @@ impl Daily {
         if admitted {
             self.used += 1;
         }
-        let to_midnight = (day + 1) * NS_PER_DAY - now;
+        // Saturating: a clock near the end of u64 (fuzzed, or a far-future virtual clock) has no
+        // next midnight to reach; the wait is then the time left on the clock, never a panic.
+        let to_midnight = (day + 1).saturating_mul(NS_PER_DAY).saturating_sub(now);
         Decision {
             admitted,
             delay_ns: 0,
@@ -52,6 +54,15 @@ impl Daily {
 mod tests {
     use super::super::testkit::*;
     use super::super::{parse_spec, Limiter, NS_PER_S};
+
+    #[test]
+    fn a_clock_at_the_end_of_time_does_not_overflow() {
+        let mut l = Limiter::new(&parse_spec("daily:1").unwrap());
+        l.admit(u64::MAX - 1);
+        let refused = l.admit(u64::MAX);
+        assert!(!refused.admitted);
+        assert_eq!(refused.retry_after_ns, Some(0));
+    }
 
     #[test]
     fn resets_at_midnight_utc_and_says_so() {

@@ -1,26 +1,25 @@
 //! Streaming, tolerant HAR reader (HAR 1.1, 1.2, 1.3 as real exporters write them).
 //!
-//! The document is walked with serde visitors: `log.entries` is read one entry at a time into a
-//! lenient raw model (every field optional, any JSON type accepted and noted), so one odd entry
-//! never fails the file and memory holds only the normalized records plus one batch of raw
-//! entries. Bodies are read into a bounded head; 2xx/3xx bodies are dropped at normalization.
+//! A reader thread walks the document with the bounded scanner ([`walk`]) and hands batches of
+//! entries, projected down to the fields normalization reads, to workers. Workers parse each
+//! projection into a lenient raw model (every field optional, any JSON type accepted and
+//! noted), so one odd entry never fails the file, then normalize and redact it. 2xx/3xx
+//! response bodies are skipped unread; other bodies travel as a bounded head.
 
-use super::loose::{LBody, LList, LNum, LObj, LStr, Odd};
+mod walk;
+
+use super::loose::{LList, LNum, LObj, LStr, LText, Odd};
 use super::pipeline::{self, Done};
 use super::{warn, Options, ReadOutcome, Tail};
 use crate::model::{ClientHints, Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
 use base64::Engine;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::sync::Arc;
 
 /// Bytes of a non-2xx/3xx response body kept (after redaction) in the record.
 pub const BODY_EXCERPT: usize = 4096;
-/// Raw entries normalized together on the thread pool.
-const BATCH: usize = 512;
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
@@ -40,14 +39,6 @@ struct RawRequest {
     method: LStr,
     url: LStr,
     headers: LList<RawHeader>,
-    #[serde(rename = "postData")]
-    post_data: LObj<RawPostData>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawPostData {
-    text: LBody,
 }
 
 #[derive(Deserialize, Default)]
@@ -61,7 +52,7 @@ struct RawResponse {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct RawContent {
-    text: LBody,
+    text: LText,
     encoding: LStr,
     #[serde(rename = "mimeType")]
     mime: LStr,
@@ -85,213 +76,6 @@ pub(crate) struct RawHeader {
     pub value: LStr,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct RawCreator {
-    name: LStr,
-    version: LStr,
-}
-
-/// One item of `log.entries` as read by the reader thread. Held by value in a batch: boxing
-/// the large variant would cost an allocation per entry for the rare small one.
-#[allow(clippy::large_enum_variant)]
-enum Item {
-    Entry(RawEntry),
-    /// Not an object: what it was.
-    NotObject(&'static str),
-}
-
-/// A batch of entries for one worker, plus warnings about the file that belong here in order.
-struct Job {
-    items: Vec<(usize, Item)>,
-    notes: Vec<Warning>,
-}
-
-/// The reader thread's state while serde walks the document.
-struct State<'a, 'f> {
-    source: &'a Arc<str>,
-    feed: &'f mut dyn FnMut(Job),
-    batch: Vec<(usize, Item)>,
-    creator: Option<String>,
-    version: Option<String>,
-    /// Index of the entry being read (for error locations).
-    next_entry: usize,
-    in_entries: bool,
-    saw_entries: bool,
-}
-
-impl State<'_, '_> {
-    fn flush(&mut self) {
-        if self.batch.is_empty() {
-            return;
-        }
-        let items = std::mem::take(&mut self.batch);
-        (self.feed)(Job {
-            items,
-            notes: Vec::new(),
-        });
-    }
-
-    fn note(&mut self, w: Warning) {
-        self.flush();
-        (self.feed)(Job {
-            items: Vec::new(),
-            notes: vec![w],
-        });
-    }
-}
-
-struct RootSeed<'s, 'a, 'f>(&'s mut State<'a, 'f>);
-
-impl<'de> DeserializeSeed<'de> for RootSeed<'_, '_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(LogVisitor {
-            st: self.0,
-            root: true,
-        })
-    }
-}
-
-struct LogSeed<'s, 'a, 'f>(&'s mut State<'a, 'f>);
-
-impl<'de> DeserializeSeed<'de> for LogSeed<'_, '_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(LogVisitor {
-            st: self.0,
-            root: false,
-        })
-    }
-}
-
-/// Visits the root object and `log`. The root may also be the log itself (some tools write
-/// `{"version":…, "entries":[…]}` without the `log` wrapper).
-struct LogVisitor<'s, 'a, 'f> {
-    st: &'s mut State<'a, 'f>,
-    root: bool,
-}
-
-impl<'de> Visitor<'de> for LogVisitor<'_, '_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(if self.root {
-            "a HAR document (a JSON object with \"log\")"
-        } else {
-            "the HAR log object"
-        })
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
-                "log" if self.root => map.next_value_seed(LogSeed(self.st))?,
-                "entries" => map.next_value_seed(EntriesSeed(self.st))?,
-                "version" => {
-                    self.st.version = map.next_value::<LStr>()?.as_str().map(str::to_string);
-                }
-                "creator" => {
-                    if let LObj::Val(c) = map.next_value::<LObj<RawCreator>>()? {
-                        let name = c.name.as_str().unwrap_or("").trim().to_string();
-                        let version = c.version.as_str().unwrap_or("").trim().to_string();
-                        let both = format!("{name} {version}").trim().to_string();
-                        if !both.is_empty() {
-                            self.st.creator = Some(both);
-                        }
-                    }
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
-    }
-    // `"log": null` or another non-object: nothing to read; reported as "no entries".
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
-    }
-}
-
-struct EntriesSeed<'s, 'a, 'f>(&'s mut State<'a, 'f>);
-
-impl<'de> DeserializeSeed<'de> for EntriesSeed<'_, '_, '_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(EntriesVisitor(self.0))
-    }
-}
-
-struct EntriesVisitor<'s, 'a, 'f>(&'s mut State<'a, 'f>);
-
-impl<'de> Visitor<'de> for EntriesVisitor<'_, '_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("the log.entries array")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let st = self.0;
-        st.in_entries = true;
-        st.saw_entries = true;
-        loop {
-            let index = st.next_entry;
-            match seq.next_element::<LObj<RawEntry>>()? {
-                None => break,
-                Some(LObj::Val(e)) => st.batch.push((index, Item::Entry(e))),
-                Some(other) => {
-                    let what = match other {
-                        LObj::Null => "null",
-                        LObj::Odd(o) => o.describe(),
-                        _ => "not an object",
-                    };
-                    st.batch.push((index, Item::NotObject(what)));
-                }
-            }
-            if st.batch.len() >= BATCH {
-                st.flush();
-            }
-            st.next_entry += 1;
-        }
-        st.in_entries = false;
-        Ok(())
-    }
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        self.0.saw_entries = true;
-        let w = warn(
-            self.0.source,
-            None,
-            "log.entries is an object, not an array; no entries read",
-        );
-        self.0.note(w);
-        Ok(())
-    }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-}
-
 /// Read a HAR from `reader` into a `Vec` (see [`stream`]).
 pub fn read(
     reader: Box<dyn BufRead + Send>,
@@ -300,24 +84,25 @@ pub fn read(
     jsonp: bool,
 ) -> ReadOutcome {
     super::collect(super::Format::Har, |sink| {
-        stream(reader, source, opts, jsonp, &|r| r, sink)
+        stream(Box::new(reader), source, opts, jsonp, &|r| r, sink)
     })
 }
 
-/// What the reader thread reports when the document is consumed.
-struct Walked {
-    result: Result<(), serde_json::Error>,
-    in_entries: bool,
-    at_entry: usize,
-    creator: Option<String>,
-    version: Option<String>,
+/// Skip a JSONP/HARP `callback(` prefix (a few bytes, read one at a time).
+fn skip_jsonp_prefix(reader: &mut dyn Read) -> std::io::Result<()> {
+    let mut byte = [0u8; 1];
+    loop {
+        if reader.read(&mut byte)? == 0 || byte[0] == b'(' {
+            return Ok(());
+        }
+    }
 }
 
-/// Stream a HAR from `reader`: entries are read on a reader thread and normalized, redacted and
-/// mapped on workers; `sink` gets them in entry order. `jsonp`: skip a `callback(` prefix
-/// (HARP files).
+/// Stream a HAR from `reader`: a reader thread walks the document and projects each entry
+/// ([`walk`]); workers parse, normalize, redact and map the projections; `sink` gets them in
+/// entry order. `jsonp`: skip a `callback(` prefix (HARP files).
 pub(crate) fn stream<T: Send>(
-    mut reader: Box<dyn BufRead + Send>,
+    mut reader: Box<dyn Read + Send>,
     source: &Arc<str>,
     opts: &Options,
     jsonp: bool,
@@ -325,8 +110,7 @@ pub(crate) fn stream<T: Send>(
     sink: &mut dyn FnMut(Done<T>),
 ) -> Tail {
     if jsonp {
-        let mut skipped = Vec::new();
-        if let Err(e) = reader.read_until(b'(', &mut skipped) {
+        if let Err(e) = skip_jsonp_prefix(&mut reader) {
             return Tail {
                 creator: None,
                 error: Some(format!("cannot read: {e}")),
@@ -342,26 +126,45 @@ pub(crate) fn stream<T: Send>(
         });
     }
     let redactor = &opts.redactor;
-    let work = |job: Job| {
-        let mut done = Done {
-            warnings: job.notes,
-            ..Done::default()
-        };
-        for (index, item) in job.items {
-            match item {
-                Item::Entry(e) => {
-                    let (req, ws) = normalize(index, e, source, redactor);
-                    done.warnings.extend(ws);
-                    match req {
-                        Some(r) => done.items.push(map(r)),
-                        None => done.skipped += 1,
+    let work = |job: walk::Job| {
+        let mut done = Done::default();
+        for note in job.file_notes {
+            done.warnings.push(warn(source, None, note));
+        }
+        for e in job.entries {
+            let pos = Some(Position::Entry(e.index));
+            done.warnings
+                .extend(e.notes.into_iter().map(|n| warn(source, pos, n)));
+            match e.kind {
+                walk::EntryKind::Projected { start, end, post } => {
+                    match serde_json::from_slice::<RawEntry>(&job.buf[start..end]) {
+                        Ok(raw) => {
+                            let (req, ws) = normalize(e.index, raw, post, source, redactor);
+                            done.warnings.extend(ws);
+                            match req {
+                                Some(r) => done.items.push(map(r)),
+                                None => done.skipped += 1,
+                            }
+                        }
+                        // The projection is written by us and well-formed; this is a guard.
+                        Err(err) => {
+                            done.skipped += 1;
+                            done.warnings.push(warn(
+                                source,
+                                pos,
+                                format!(
+                                    "entry could not be read ({}); skipped",
+                                    crate::redact::scrub_message(&err.to_string())
+                                ),
+                            ));
+                        }
                     }
                 }
-                Item::NotObject(what) => {
+                walk::EntryKind::NotObject(what) => {
                     done.skipped += 1;
                     done.warnings.push(warn(
                         source,
-                        Some(Position::Entry(index)),
+                        pos,
                         format!("entry is {what}, not an object; skipped"),
                     ));
                 }
@@ -372,38 +175,25 @@ pub(crate) fn stream<T: Send>(
     let mut kept = 0usize;
     let walked = pipeline::run(
         pipeline::workers(opts.threads),
-        |feed| {
-            let mut st = State {
-                source,
-                feed,
-                batch: Vec::new(),
-                creator: None,
-                version: None,
-                next_entry: 0,
-                in_entries: false,
-                saw_entries: false,
-            };
-            let mut de = serde_json::Deserializer::from_reader(reader);
-            let result = RootSeed(&mut st).deserialize(&mut de);
-            st.flush();
-            Walked {
-                result,
-                in_entries: st.in_entries,
-                at_entry: st.next_entry,
-                creator: st.creator,
-                version: st.version,
-            }
-        },
+        |feed| walk::walk(reader, feed),
         &work,
         &mut |d: Done<T>| {
             kept += d.items.len();
             sink(d)
         },
     );
-    let error = walked
-        .result
-        .err()
-        .map(|e| describe_error(&e, walked.in_entries, walked.at_entry, kept));
+    let error = walked.stop.as_ref().map(|stop| {
+        let what = match stop {
+            walk::Stop::Scan(e) => e.to_string(),
+            walk::Stop::NotHar(m) => format!("not a HAR document: {m}"),
+        };
+        match walked.stopped_at_entry {
+            Some(i) => format!(
+                "stopped at entry {i} of log.entries: {what}; the {kept} entries before it were read"
+            ),
+            None => what,
+        }
+    });
     if let Some(v) = &walked.version {
         if !matches!(v.trim(), "1.1" | "1.2" | "1.3") {
             sink(Done {
@@ -422,32 +212,6 @@ pub(crate) fn stream<T: Send>(
     Tail {
         creator: walked.creator.map(|c| opts.redactor.text(&c)),
         error,
-    }
-}
-
-fn describe_error(e: &serde_json::Error, in_entries: bool, entry: usize, kept: usize) -> String {
-    use serde_json::error::Category;
-    let what = match e.classify() {
-        Category::Eof => "the file ends in the middle of the JSON (truncated?)".to_string(),
-        Category::Syntax => format!(
-            "invalid JSON: {}",
-            crate::redact::scrub_message(&e.to_string())
-        ),
-        Category::Data => format!(
-            "not a HAR document: {}",
-            crate::redact::scrub_message(&e.to_string())
-        ),
-        Category::Io => format!("read error: {e}"),
-    };
-    let what = if matches!(e.classify(), Category::Eof) {
-        format!("{what} at line {} column {}", e.line(), e.column())
-    } else {
-        what
-    };
-    if in_entries {
-        format!("stopped at entry {entry} of log.entries: {what}; the {kept} entries before it were read")
-    } else {
-        what
     }
 }
 
@@ -529,6 +293,7 @@ fn num_field(n: &LNum, field: &str, warns: &mut Vec<String>) -> Option<f64> {
 fn normalize(
     index: usize,
     e: RawEntry,
+    post: Option<walk::PostBody>,
     source: &Arc<str>,
     redactor: &Redactor,
 ) -> (Option<Request>, Vec<Warning>) {
@@ -589,13 +354,9 @@ fn normalize(
             Some(REQUEST_HEADER_VALUE_MAX),
             &mut warns,
         );
-        if let Some(pd) = req.post_data.get() {
-            if let Some(d) = pd.text.digest {
-                if pd.text.len > 0 {
-                    let hex: String = d.iter().map(|b| format!("{b:02x}")).collect();
-                    r.request_body_fingerprint = Some(redactor.fingerprint(&hex));
-                }
-            }
+        if let Some(body) = post.filter(|b| b.len > 0) {
+            let hex: String = body.digest.iter().map(|b| format!("{b:02x}")).collect();
+            r.request_body_fingerprint = Some(redactor.fingerprint(&hex));
         }
     }
 
@@ -638,7 +399,7 @@ fn normalize(
             }
             let keep_body = !(200..400).contains(&r.status);
             if keep_body {
-                if let Some(head) = &c.text.head {
+                if let Some(head) = &c.text.0 {
                     let base64 = c
                         .encoding
                         .as_str()
@@ -817,5 +578,122 @@ mod tests {
     fn success_bodies_are_dropped() {
         let har = r#"{"log":{"entries":[{"request":{"url":"a"},"response":{"status":200,"content":{"text":"big body"}}}]}}"#;
         assert!(read_str(har).requests[0].body_excerpt.is_none());
+    }
+
+    fn entry(extra_request: &str, status: u32, text: &str) -> String {
+        format!(
+            r#"{{"startedDateTime":"2024-01-01T00:00:00Z","request":{{"method":"POST","url":"https://a.example/p"{extra_request}}},"response":{{"status":{status},"content":{{"text":{}}}}}}}"#,
+            serde_json::to_string(text).unwrap()
+        )
+    }
+
+    #[test]
+    fn log_less_root_and_fields_nobody_reads_are_skipped() {
+        let har = format!(
+            r#"{{"version":"1.2","pages":[{{"id":"p","title":"t"}}],"entries":[{}],"_extra":{{"deep":[1,2,{{"x":"y"}}]}}}}"#,
+            entry(
+                r#","cookies":[{"name":"a","value":"b"}],"_initiator":{"stack":{"callFrames":[]}}"#,
+                429,
+                "busy"
+            )
+        );
+        let o = read_str(&har);
+        assert!(o.error.is_none(), "{:?}", o.error);
+        assert_eq!(o.requests.len(), 1);
+        assert_eq!(o.requests[0].body_excerpt.as_deref(), Some("busy"));
+    }
+
+    #[test]
+    fn entries_as_an_object_is_a_warning() {
+        let o = read_str(r#"{"log":{"entries":{"a":1}}}"#);
+        assert!(o.warnings.kept[0]
+            .message
+            .contains("an object, not an array"));
+        assert!(o.error.unwrap().contains("no entries"));
+    }
+
+    #[test]
+    fn duplicate_keys_read_the_first() {
+        let har = r#"{"log":{"entries":[{"request":{"url":"https://first.example/"},"request":{"url":"https://second.example/"},"response":{"status":200,"status":429}}]}}"#;
+        let o = read_str(har);
+        assert_eq!(o.requests[0].url, "https://first.example/");
+        assert_eq!(o.requests[0].status, 200);
+    }
+
+    #[test]
+    fn a_body_before_its_status_is_kept_only_when_not_a_success() {
+        let har = r#"{"log":{"entries":[
+            {"request":{"url":"u"},"response":{"content":{"text":"late status"},"status":429}},
+            {"request":{"url":"u"},"response":{"content":{"text":"late status"},"status":200}}]}}"#;
+        let o = read_str(har);
+        assert_eq!(o.requests[0].body_excerpt.as_deref(), Some("late status"));
+        assert!(o.requests[1].body_excerpt.is_none());
+    }
+
+    #[test]
+    fn an_over_long_url_is_cut_with_a_located_warning() {
+        let long = format!(
+            "https://a.example/{}",
+            "x".repeat(crate::ingest::caps::URL.max + 10)
+        );
+        let har = format!(
+            r#"{{"log":{{"entries":[{{"request":{{"url":"{long}"}},"response":{{"status":429}}}}]}}}}"#
+        );
+        let o = read_str(&har);
+        assert_eq!(o.requests.len(), 1);
+        assert!(o.requests[0].url.len() <= crate::ingest::caps::URL.max);
+        let w = &o.warnings.kept[0];
+        assert_eq!(w.position, Some(Position::Entry(0)));
+        assert!(
+            w.message.contains("request.url") && w.message.contains("cut"),
+            "{}",
+            w.message
+        );
+        assert!(w.message.len() < 120, "{}", w.message);
+    }
+
+    #[test]
+    fn request_bodies_are_fingerprinted_whole() {
+        let big = "b".repeat(3 << 20);
+        let mut big2 = big.clone();
+        big2.push('!');
+        let pd = |t: &str| {
+            format!(
+                r#","postData":{{"mimeType":"text/plain","text":{}}}"#,
+                serde_json::to_string(t).unwrap()
+            )
+        };
+        let har = format!(
+            r#"{{"log":{{"entries":[{},{},{},{}]}}}}"#,
+            entry(&pd(&big), 429, ""),
+            entry(&pd(&big), 429, ""),
+            entry(&pd(&big2), 429, ""),
+            entry(&pd(""), 429, "")
+        );
+        let o = read_str(&har);
+        let fp: Vec<_> = o
+            .requests
+            .iter()
+            .map(|r| r.request_body_fingerprint.clone())
+            .collect();
+        assert!(fp[0].is_some());
+        assert_eq!(fp[0], fp[1]);
+        assert_ne!(fp[0], fp[2], "bodies differing after the first MiB differ");
+        assert!(fp[3].is_none(), "an empty body has no fingerprint");
+    }
+
+    #[test]
+    fn structural_errors_are_located() {
+        let o = read_str("[1,2]");
+        assert!(o.error.unwrap().contains("not a HAR document"));
+        let src: Arc<str> = Arc::from("t.har");
+        let bytes = b"{\"log\":{\"entries\":[{\"request\":{\"url\":\"a\"},\"response\":{\"status\":200}},{\"request\":{\"url\":\"b\xff\"}}]}}";
+        let o = read(Box::new(Cursor::new(bytes.to_vec())), &src, &opts(), false);
+        let e = o.error.unwrap();
+        assert!(
+            e.contains("entry 1") && e.contains("UTF-8") && e.contains("byte 89"),
+            "{e}"
+        );
+        assert_eq!(o.requests.len(), 1);
     }
 }

@@ -1,0 +1,54 @@
+//! Throughput of the ingestion building blocks on one file, without the analysis:
+//! `cargo run --release --example scan_speed -- FILE [scan|skip|ingest]`.
+//!
+//! `scan` walks every event of the JSON scanner, `skip` skips the whole document as one value,
+//! `ingest` streams the input through `ingest::stream_input` with a map that keeps nothing.
+
+use std::time::Instant;
+use toomany::ingest::scan::{Event, Scanner};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(path) = args.get(1) else {
+        eprintln!("usage: scan_speed FILE [scan|skip|ingest]");
+        std::process::exit(2);
+    };
+    let mode = args.get(2).map(String::as_str).unwrap_or("scan");
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let t = Instant::now();
+    let what = match mode {
+        "ingest" => {
+            let opts = toomany::ingest::Options::new(toomany::redact::Redactor::from_key_material(
+                b"scan_speed",
+            ));
+            let mut n = 0usize;
+            let s =
+                toomany::ingest::stream_input(path, &opts, &|r| r.status, &mut |b| n += b.len());
+            format!("{n} records, error {:?}", s.error)
+        }
+        _ => {
+            let f = std::fs::File::open(path).expect("open");
+            let mut sc = Scanner::new(f);
+            if mode == "skip" {
+                sc.skip_value()
+                    .map(|_| "skipped".to_string())
+                    .unwrap_or_else(|e| e.to_string())
+            } else {
+                let mut events = 0u64;
+                loop {
+                    match sc.next() {
+                        Ok(Event::End) => break format!("{events} events"),
+                        Ok(_) => events += 1,
+                        Err(e) => break e.to_string(),
+                    }
+                }
+            }
+        }
+    };
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{mode}: {what}; {:.1} MB in {secs:.2} s = {:.0} MB/s",
+        size as f64 / 1e6,
+        size as f64 / 1e6 / secs
+    );
+}
