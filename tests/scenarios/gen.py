@@ -240,7 +240,8 @@ for k in range(30):
         if st == 200:
             break
 write_jsonl("ms-misread.jsonl", recs)
-expected["ms-misread.jsonl"] = ["ignored_retry_after", "retry_storm", "unsafe_retry"]
+# PUTs retried after 429s only: idempotent, no unsafe_retry (issue 11)
+expected["ms-misread.jsonl"] = ["ignored_retry_after", "retry_storm"]
 
 # (expected.json is maintained by hand: it states what a person would diagnose.)
 print("ok")
