@@ -9,6 +9,7 @@ pub mod access;
 pub mod caps;
 pub mod har;
 pub mod jsonl;
+pub mod lazy;
 pub mod loose;
 mod pipeline;
 pub mod scan;
