@@ -89,6 +89,10 @@ pub enum ReportFormat {
     Markdown,
     /// One self-contained HTML page with a timeline picture (no scripts fetched).
     Html,
+    /// The rate-limited responses, one CSV row each (for spreadsheets).
+    Csv,
+    /// The rate-limited responses, one JSON object a line (for jq).
+    Ndjson,
 }
 
 impl From<ReportFormat> for crate::render::Format {
@@ -98,6 +102,8 @@ impl From<ReportFormat> for crate::render::Format {
             ReportFormat::Json => crate::render::Format::Json,
             ReportFormat::Markdown => crate::render::Format::Markdown,
             ReportFormat::Html => crate::render::Format::Html,
+            ReportFormat::Csv => crate::render::Format::Csv,
+            ReportFormat::Ndjson => crate::render::Format::Ndjson,
         }
     }
 }
@@ -124,7 +130,8 @@ pub struct AnalyzeArgs {
     #[arg(long, short = 'f', value_enum)]
     pub format: Option<ReportFormat>,
     /// Write the report to FILE (atomically; `-` = stdout) instead of stdout; the format follows
-    /// the extension (.json, .md, .html) unless --format is given.
+    /// the extension (.json .md .html .csv .ndjson .txt; any other is an error) unless --format
+    /// is given.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Replace FILE if it is an existing regular file (never an input, a directory or a

@@ -67,6 +67,9 @@ pub struct Overview {
     /// same client's next attempt at the same operation (method + URL) within
     /// [`RETRY_LINK_MS`], if any.
     pub next_attempt: Vec<Option<DateTime<Utc>>>,
+    /// For each rate-limited response (the order of `Report::rate_limited`), its client's label
+    /// as `clients.list` names it (the CSV/NDJSON exports' `client` column).
+    pub clients: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -428,6 +431,7 @@ impl Builder {
                 .collect(),
             credential_count,
             next_attempt,
+            clients: Vec::new(),
         }
     }
 }

@@ -988,8 +988,9 @@ fn redaction_keeps_what_is_not_secret() {
     assert_eq!(v["log"]["entries"][1]["response"]["content"]["text"], body);
 }
 
-/// The HTML and Markdown reports (issue 13), to stdout and to files, leak nothing either. (Added
-/// by the report helper in its own function, to stay clear of the one above.)
+/// The HTML and Markdown reports (issue 13) and the CSV/NDJSON exports (issue 14), to stdout and
+/// to files, leak nothing either. (Added by the report helper in its own function, to stay clear
+/// of the one above.)
 #[test]
 fn no_canary_survives_the_html_or_markdown_report() {
     let tmp = tempfile::tempdir().unwrap();
@@ -997,7 +998,7 @@ fn no_canary_survives_the_html_or_markdown_report() {
     let har = write(d, "canary.har", har_with_canaries().as_bytes());
     let jsonl = write(d, "canary.jsonl", jsonl_with_canaries().as_bytes());
     for input in [&har, &jsonl] {
-        for fmt in ["html", "markdown"] {
+        for fmt in ["html", "markdown", "csv", "ndjson"] {
             run_and_check(
                 &format!("analyze {input} --format {fmt}"),
                 &["analyze", input, "--format", fmt, "--all"],
@@ -1014,6 +1015,13 @@ fn no_canary_survives_the_html_or_markdown_report() {
         let html = std::fs::read(&page).expect("-o report.html written");
         assert!(html.starts_with(b"<!DOCTYPE html>"), "-o .html writes HTML");
         assert_clean("written report.html", &html);
+    }
+    for fmt in ["table", "json", "markdown"] {
+        run_and_check(
+            &format!("compare --format {fmt}"),
+            &["compare", &har, "--against", &jsonl, "--format", fmt],
+            d,
+        );
     }
 }
 

@@ -601,7 +601,20 @@ fn run_detectors(
             }
         })
         .collect();
-    let overview = builder.unwrap_or_default().finish(creds, next_attempt);
+    let mut overview = builder.unwrap_or_default().finish(creds, next_attempt);
+    // Each rate-limited response's client, in the list's order (rows attribution kept).
+    overview.clients = c
+        .rows
+        .limited()
+        .filter(|row| row.facts.is_some())
+        .map(|row| {
+            p.remap
+                .get(row.ev.client as usize)
+                .and_then(|&f| p.labels.get(f as usize))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
     // Report order: detector, then each detector's own order.
     all.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1 .0.cmp(&b.1 .0)));
     Replayed {

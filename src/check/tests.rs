@@ -143,9 +143,22 @@ fn time_against_the_sum_of_timings() {
 #[test]
 fn unknown_versions_are_named_without_their_value() {
     let d = devs(&har("2.0", json!([]), vec![]));
-    assert!(find(&d, "version")
-        .problem
-        .contains("not a known HAR version"));
+    let p = &find(&d, "version").problem;
+    assert!(p.contains("not a known HAR version"), "{p}");
+    // Not even a version-shaped value is repeated (issue 8: never the value).
+    assert!(!p.contains("2.0"), "{p}");
+    assert_eq!(
+        check_value(&har("2.0", json!([]), vec![]), "x", 10)
+            .version
+            .as_deref(),
+        Some("(not shown)")
+    );
+    assert_eq!(
+        check_value(&har("1.3", json!([]), vec![]), "x", 10)
+            .version
+            .as_deref(),
+        Some("1.3")
+    );
     let d = devs(&har("Bearer ghp_0123456789abcdefghij", json!([]), vec![]));
     let p = &find(&d, "version").problem;
     assert!(!p.contains("ghp_"), "{p}");

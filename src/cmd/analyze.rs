@@ -19,6 +19,9 @@ const REPORT_EXTENSIONS: &[(&str, ReportFormat)] = &[
     ("htm", ReportFormat::Html),
     ("txt", ReportFormat::Table),
     ("text", ReportFormat::Table),
+    ("csv", ReportFormat::Csv),
+    ("ndjson", ReportFormat::Ndjson),
+    ("jsonl", ReportFormat::Ndjson),
 ];
 
 fn report_format(args: &AnalyzeArgs) -> Result<ReportFormat, Error> {

@@ -29,24 +29,24 @@ pub fn run(args: CompareArgs) -> Outcome {
             "`-` (stdin) can be read once: give at most one side as `-`",
         ));
     }
-    let format = match args.format {
-        Some(f) => f,
+    // An unknown extension is reported after the output checks (writing over an input is the
+    // more important thing to hear about).
+    let format: Result<CompareFormat, Error> = match args.format {
+        Some(f) => Ok(f),
         None => match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
-            None => CompareFormat::Table,
+            None => Ok(CompareFormat::Table),
             Some(p) => match p
                 .extension()
                 .map(|e| e.to_string_lossy().to_ascii_lowercase())
                 .as_deref()
             {
-                Some("json") => CompareFormat::Json,
-                Some("md") | Some("markdown") => CompareFormat::Markdown,
-                Some("txt") | None => CompareFormat::Table,
-                Some(other) => {
-                    return Err(Error::fatal(format!(
-                        "-o {}: compare writes .json, .md or .txt (a table), not .{other}; pass --format to choose",
-                        p.display()
-                    )))
-                }
+                Some("json") => Ok(CompareFormat::Json),
+                Some("md") | Some("markdown") => Ok(CompareFormat::Markdown),
+                Some("txt") | None => Ok(CompareFormat::Table),
+                Some(other) => Err(Error::fatal(format!(
+                    "-o {}: compare writes .json, .md or .txt (a table), not .{other}; pass --format to choose",
+                    p.display()
+                ))),
             },
         },
     };
@@ -65,6 +65,7 @@ pub fn run(args: CompareArgs) -> Outcome {
         ),
         None => None,
     };
+    let format = format?;
 
     let rec_opts = crate::recommend::Options {
         limit,

@@ -220,15 +220,39 @@ fn rate(spec: &str, v: &str) -> Result<(u64, u64), String> {
     } else {
         format!("1{unit}")
     };
-    let ms = parse_duration_ms(&written).map_err(|e| err(spec, e))?;
-    let period = (ms * NS_PER_MS as f64).round();
-    if !(period >= NS_PER_MS as f64 && period <= MAX_WINDOW_NS as f64) {
+    let period = window_ns(spec, &written, &format!("the window of {v:?}"))?;
+    Ok((c, period))
+}
+
+/// A window or interval in nanoseconds: 1 ms to a year, in whole milliseconds. Finer values are
+/// refused rather than rounded, so a spec always prints back (in ms) to the same limit and the
+/// user is never simulated against a window they did not write.
+fn window_ns(spec: &str, written: &str, what: &str) -> Result<u64, String> {
+    let ms = parse_duration_ms(written).map_err(|e| err(spec, e))?;
+    let Some(whole) = whole_ms(ms) else {
         return Err(err(
             spec,
-            format!("the window of {v:?} must be 1 ms to a year"),
+            format!("{what} is not a whole number of milliseconds"),
         ));
+    };
+    if !(1..=MAX_WINDOW_NS / NS_PER_MS).contains(&whole) {
+        return Err(err(spec, format!("{what} must be 1 ms to a year")));
     }
-    Ok((c, period as u64))
+    Ok(whole * NS_PER_MS)
+}
+
+/// `ms` as a whole number of milliseconds, when it is one up to the float error of reading a
+/// decimal such as `1.005s` (relative 1e-14, far below a millisecond for windows up to a
+/// year); `None` for a fraction of a millisecond (`.999999s`), NaN or a negative value.
+fn whole_ms(ms: f64) -> Option<u64> {
+    if !ms.is_finite() || ms < 0.0 {
+        return None;
+    }
+    let r = ms.round();
+    if (ms - r).abs() > (5e-7f64).max(r * 1e-14) || r > u64::MAX as f64 / 2.0 {
+        return None;
+    }
+    Some(r as u64)
 }
 
 /// Parse `MODEL:RATE[,option]...`.
@@ -322,12 +346,7 @@ pub fn parse_spec(input: &str) -> Result<Spec, String> {
             } else {
                 let fill_interval_ns = match value("interval")? {
                     Some(i) => {
-                        let ms = parse_duration_ms(&i).map_err(|e| err(input, e))?;
-                        let n = (ms * NS_PER_MS as f64).round();
-                        if !(n >= NS_PER_MS as f64 && n <= MAX_WINDOW_NS as f64) {
-                            return Err(err(input, "interval must be 1 ms to a year"));
-                        }
-                        let n = n as u64;
+                        let n = window_ns(input, &i, "interval")?;
                         // Whole tokens per fill: count × interval / period must be an integer.
                         if !(c as u128 * n as u128).is_multiple_of(period_ns as u128) {
                             return Err(err(
@@ -515,6 +534,52 @@ mod tests {
             assert!(e.contains(why), "{s}: {e}");
             assert!(e.contains("accepted forms"), "{s}: {e}");
         }
+    }
+
+    /// cargo-fuzz `limiter_spec` artifacts (docs/fuzzing.md): windows finer than a millisecond
+    /// used to parse, print back truncated to whole ms (`4/.999999s` → `4/999ms`) and so parse
+    /// back to a different limit. They are refused now, with the reason.
+    #[test]
+    fn sub_millisecond_windows_are_refused_not_truncated() {
+        for s in [
+            "fixed-window:4/.999999s,",
+            "fixed-winDow:8/11D.111111D",
+            "fixed-winDow:8/.999999999990000000000000000000000000000000000013150510911921847430d",
+            "fixed-winDow:41111/.1511111Ms1Ms111112s",
+            "token-bucket:1/s,burst=1,interval=0.5ms",
+            "gcra:3/1.0005s,burst=2",
+        ] {
+            let e = parse_spec(s).unwrap_err();
+            assert!(e.contains("not a whole number of milliseconds"), "{s}: {e}");
+            assert!(e.contains("accepted forms"), "{s}: {e}");
+        }
+    }
+
+    /// Decimal windows that are whole milliseconds still parse (float error in reading them is
+    /// not a fraction of a millisecond) and every accepted spec prints back to itself.
+    #[test]
+    fn decimal_whole_millisecond_windows_parse_and_round_trip() {
+        for (s, ns) in [
+            ("fixed-window:4/1.005s", 1_005 * NS_PER_MS),
+            ("fixed-window:4/0.1s", 100 * NS_PER_MS),
+            ("sliding-window:7/1.5m", 90 * NS_PER_S),
+            ("fixed-window:1/365.1d", 31_544_640 * NS_PER_S),
+            ("gcra:3/2.25h,burst=2", 8_100 * NS_PER_S),
+            ("fixed-window:9/1m30.250s", 90_250 * NS_PER_MS),
+        ] {
+            let spec = parse_spec(s).unwrap();
+            let got = match spec {
+                Spec::FixedWindow { window_ns, .. } | Spec::SlidingWindow { window_ns, .. } => {
+                    window_ns
+                }
+                Spec::Gcra { period_ns, .. } => period_ns,
+                _ => unreachable!(),
+            };
+            assert_eq!(got, ns, "{s}");
+            assert_eq!(parse_spec(&spec.to_string()).unwrap(), spec, "{s} → {spec}");
+        }
+        let tb = parse_spec("token-bucket:10/s,burst=10,interval=0.5s").unwrap();
+        assert_eq!(parse_spec(&tb.to_string()).unwrap(), tb, "{tb}");
     }
 
     #[test]

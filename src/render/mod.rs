@@ -7,6 +7,7 @@
 
 pub mod color;
 pub mod compare;
+pub mod export;
 pub mod grid;
 pub mod html;
 pub mod json;
@@ -45,13 +46,17 @@ impl Default for Style {
     }
 }
 
-/// The report formats.
+/// The report formats (CSV and NDJSON export the rate-limited responses only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Table,
     Json,
     Markdown,
     Html,
+    /// The rate-limited responses, one CSV row each.
+    Csv,
+    /// The rate-limited responses, one JSON object a line.
+    Ndjson,
 }
 
 /// One output format: the finished report in, the bytes to write out.
@@ -63,6 +68,20 @@ struct Table(Style);
 struct Json;
 struct Markdown(Style);
 struct Html(Style);
+struct Csv;
+struct Ndjson;
+
+impl Render for Csv {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        export::csv(report)
+    }
+}
+
+impl Render for Ndjson {
+    fn render(&self, report: &Report) -> Vec<u8> {
+        export::ndjson(report)
+    }
+}
 
 impl Render for Table {
     fn render(&self, report: &Report) -> Vec<u8> {
@@ -99,6 +118,8 @@ pub fn renderer(format: Format, style: Style) -> Box<dyn Render> {
         Format::Json => Box::new(Json),
         Format::Markdown => Box::new(Markdown(style)),
         Format::Html => Box::new(Html(style)),
+        Format::Csv => Box::new(Csv),
+        Format::Ndjson => Box::new(Ndjson),
     }
 }
 
