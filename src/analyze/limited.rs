@@ -22,6 +22,8 @@ pub struct Row {
     pub record: Option<Box<Request>>,
     /// What attribution said (rate-limited rows, after [`Rows::attribute`]).
     pub facts: Option<Facts>,
+    /// What a browser page could read of this response, when it was a cross-origin request.
+    pub cors: Option<Box<attribute::cors::Cors>>,
 }
 
 /// What the analyses read from a rate-limited response's attribution and content.
@@ -58,6 +60,7 @@ impl Rows {
             ev,
             kind,
             retry_after,
+            cors: attribute::cors::of(&r).map(Box::new),
             record: (kind == Kept::Limited).then_some(r),
             facts: None,
         });

@@ -921,14 +921,16 @@ pub static FIXTURES: &[Fx] = &[
         owns: &["kong.body-only"],
     },
     Fx {
-        name: "api gateway stock body without its request ids",
-        host: "api.example-fleet.io",
+        // https://developer.icepanel.io/developer-guide/getting-started/rate-limits documents this
+        // body as the API's own: the short JSON API Gateway also writes is nobody's marker.
+        name: "an api's own short json 429 is not a gateway's",
+        host: "api.icepanel.io",
         status: 429,
-        headers: &[("content-type", "application/json")],
-        body: "{\"message\":\"Too Many Requests\"}",
+        headers: &[("content-type", "application/json"), ("retry-after", "20")],
+        body: "{\n  \"message\": \"Too Many Requests\"\n}",
         baseline: &[("x-request-id", "r1")],
-        layer: Proxy, vendor: Some("aws-api-gateway"), quota: Quota::Rate,
-        owns: &["aws-api-gateway.body-only"],
+        layer: Layer::Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
     },
 ];
 

@@ -42,6 +42,37 @@ pub const IDLE_S: f64 = 3.0 * MAX_RETRY_WINDOW_S;
 /// holds keys, whichever is more): forgetting frees memory and never changes a result.
 const SWEEP_EVERY: u64 = 4096;
 
+/// The cadence recorded for a key whose repeats come at random, as independent reads of a
+/// popular URL do: every repeat after a failure is the next read, none is a retry.
+pub const INDEPENDENT_READS: f64 = 0.0;
+/// Gaps after successes a key needs before its repeats can be read as independent.
+const INDEPENDENT_MIN_SUCCESS_GAPS: usize = 8;
+/// Gaps after failures it needs.
+const INDEPENDENT_MIN_FAILURE_GAPS: usize = 3;
+/// Repeats after failures come at least this share of the usual gap (median to median): the
+/// failures did not make the key come back sooner. A retry loop comes back well before the
+/// next independent read would (a 300 ms retry on a URL read every 3 s is 0.1); independent
+/// reads come at the same pace either way (about 1, rarely under 0.3 by chance with ≥ 3 gaps).
+const INDEPENDENT_SHARE: f64 = 0.3;
+/// Gaps after failures kept per key (the first ones: enough for a median).
+const FAILURE_GAPS_CAP: usize = 256;
+
+/// Are a key's repeats independent reads rather than retries? Only for keys with no regular
+/// cadence (a poll is handled by [`cadence`]): the gaps that follow its failures look like
+/// the gaps that follow its successes (issue 11: "a repeat of the same URL is a retry only
+/// when it follows a failure of that URL within the retry gap").
+pub fn independent_reads(success_gaps: &mut [f64], failure_gaps: &mut [f64]) -> bool {
+    if success_gaps.len() < INDEPENDENT_MIN_SUCCESS_GAPS
+        || failure_gaps.len() < INDEPENDENT_MIN_FAILURE_GAPS
+    {
+        return false;
+    }
+    sort_f64(success_gaps);
+    sort_f64(failure_gaps);
+    let usual = median(success_gaps);
+    usual > 0.0 && median(failure_gaps) >= INDEPENDENT_SHARE * usual
+}
+
 /// The regular cadence of a key's repeats, from the gaps that follow successes.
 pub fn cadence(gaps: &mut [f64]) -> Option<f64> {
     if gaps.len() < 3 {
@@ -63,6 +94,8 @@ struct KeyGaps {
     last_failed: bool,
     failed_once: bool,
     gaps: Vec<f64>,
+    /// Gaps that follow failures (the first [`FAILURE_GAPS_CAP`]).
+    failure_gaps: Vec<f64>,
     /// Keep one gap in `stride` (doubles each time `gaps` fills up).
     stride: u32,
     skipped: u32,
@@ -110,6 +143,7 @@ impl CadenceTable {
         self.map
             .values()
             .flat_map(|v| v.iter().filter_map(|(_, c)| *c))
+            .filter(|c| *c != INDEPENDENT_READS)
             .collect()
     }
 
@@ -142,7 +176,8 @@ impl CadenceTable {
 pub struct Stretch {
     /// Merged position of the stretch's first request.
     pub from: u64,
-    /// The key's regular cadence over the stretch, seconds.
+    /// The key's regular cadence over the stretch, seconds ([`INDEPENDENT_READS`] when its
+    /// repeats come at random whatever the responses).
     pub cadence: Option<f64>,
 }
 
@@ -207,12 +242,17 @@ impl Cadences {
             last_failed: true,
             failed_once: false,
             gaps: Vec::new(),
+            failure_gaps: Vec::new(),
             stride: 1,
             skipped: 0,
         });
-        if !k.last_start.is_nan() && !k.last_failed {
+        if !k.last_start.is_nan() {
             let g = t - k.last_start;
-            k.push_gap(g);
+            if !k.last_failed {
+                k.push_gap(g);
+            } else if k.failure_gaps.len() < FAILURE_GAPS_CAP {
+                k.failure_gaps.push(g);
+            }
         }
         let failed = is_failure(ev.status);
         k.last_start = t;
@@ -249,7 +289,9 @@ impl Cadences {
 
     fn record(&mut self, key: u64, mut g: KeyGaps) {
         if g.failed_once {
-            let c = cadence(&mut g.gaps);
+            let c = cadence(&mut g.gaps).or_else(|| {
+                independent_reads(&mut g.gaps, &mut g.failure_gaps).then_some(INDEPENDENT_READS)
+            });
             let v = self.table.map.entry(key).or_default();
             v.push((g.first_seq, c));
             v.sort_by_key(|(from, _)| *from);
@@ -547,6 +589,24 @@ impl Linker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeats_at_the_usual_pace_after_failures_are_independent_reads() {
+        let mut usual: Vec<f64> = (0..20).map(|i| 0.5 + (i % 7) as f64 * 0.6).collect();
+        // After failures, the next request came at the same pace: independent reads.
+        assert!(independent_reads(
+            &mut usual.clone(),
+            &mut [2.4, 0.9, 1.8, 3.1]
+        ));
+        // Much sooner: a retry loop.
+        assert!(!independent_reads(
+            &mut usual.clone(),
+            &mut [0.3, 0.31, 0.29, 2.0]
+        ));
+        // Too few gaps to tell.
+        assert!(!independent_reads(&mut usual.clone(), &mut [2.4, 0.9]));
+        assert!(!independent_reads(&mut usual[..5], &mut [2.4, 0.9, 1.8]));
+    }
 
     /// A long stream of short-lived operation keys: `per_hour` new keys an hour, each used for
     /// a few minutes (one request a minute, a failure every fifth request, retried 2 s later)

@@ -49,7 +49,9 @@ pub mod ignored_retry_after;
 pub mod limit;
 pub mod link;
 pub mod logical;
+pub mod nested_retries;
 pub mod quota_exhausted;
+pub mod retry_after_not_exposed;
 pub mod retry_storm;
 pub mod shared_key_contention;
 pub mod synchronized_retries;
@@ -223,6 +225,8 @@ pub fn detectors() -> Vec<(Box<dyn Detector>, usize)> {
         (Box::new(shared_key_contention::SharedKey::default()), 5),
         (Box::new(unsafe_retry::UnsafeRetry::default()), 6),
         (Box::new(quota_exhausted::QuotaExhausted::default()), 7),
+        (Box::new(nested_retries::NestedRetries::default()), 8),
+        (Box::new(retry_after_not_exposed::NotExposed::default()), 9),
         // Finished first: shared_key_contention reads it.
         (Box::new(concurrency_limit::Concurrency::default()), 0),
     ]

@@ -24,7 +24,7 @@ const PERSISTENT_P95: f64 = 6.0;
 const MIN_PERSISTENT_PACE: f64 = 2.0;
 
 /// Inner attempts per round and number of rounds, when the gaps show two retry layers.
-fn nested_layers(l: &Logical) -> Option<(usize, usize)> {
+pub(crate) fn nested_layers(l: &Logical) -> Option<(usize, usize)> {
     if l.attempts.len() < 4 {
         return None;
     }

@@ -1,9 +1,15 @@
 //! `unsafe_retry`: a non-idempotent write (POST, PATCH) retried with no idempotency key, or with
-//! a different key on some attempt (a new key makes each attempt a separate operation). PUT and
-//! DELETE are idempotent by definition (RFC 9110 §9.2.2) but often not in practice: noted at
-//! `info`, and so are POSTs to a GraphQL endpoint (a query is safe to repeat, a mutation is not,
-//! and only the body's fingerprint is kept). A write retried with the same key on every
-//! attempt is fine.
+//! a different key on some attempt (a new key makes each attempt a separate operation). A write
+//! retried with the same key on every attempt is fine.
+//!
+//! PUT and DELETE are idempotent by definition (RFC 9110 §9.2.2: the intended effect of
+//! several identical requests is that of one, so a client may retry them): retried after 429s
+//! only (each refused before processing) they are not reported at all, not even at `info`
+//! (issue 11: findings only for what is wrong). Retried after a 5xx, timeout or lost response
+//! an earlier attempt may have been applied, and a PUT or DELETE that is not idempotent in
+//! practice (a server-side counter, a generated id) would then act twice: noted at `info`. POSTs
+//! to a GraphQL endpoint are `info` too (a query is safe to repeat, a mutation is not, and only
+//! the body's fingerprint is kept).
 //!
 //! Keys are recognised by header name (anything containing `idempoten`, and vendor forms such
 //! as `PayPal-Request-Id`); values are compared as redacted fingerprints. A 429 usually means
@@ -124,6 +130,9 @@ impl Detector for UnsafeRetry {
         let Some((problem, applied)) = judge(l) else {
             return;
         };
+        if class == Class::Idempotent && !applied {
+            return;
+        }
         let g = self.groups.entry((first.ev.host, class)).or_default();
         g.cases += 1;
         if problem == Problem::NoKey {
@@ -318,11 +327,29 @@ mod tests {
     }
 
     #[test]
-    fn put_is_info_and_get_is_ignored() {
-        let f = unsafe_findings(&payments(Idem::None, "PUT"));
+    fn put_and_delete_retried_after_429s_and_get_are_not_reported() {
+        for m in ["PUT", "DELETE", "GET"] {
+            let reqs = payments(Idem::None, m);
+            assert!(reqs.iter().any(|r| r.status == 429), "{m}");
+            assert!(unsafe_findings(&reqs).is_empty(), "{m}");
+        }
+    }
+
+    #[test]
+    fn put_retried_after_a_503_is_info() {
+        let mut s = Scenario::new();
+        s.at(0.0).client("c").body("b1").dur(3000.0).req(
+            "PUT",
+            "https://api.pay.example/v1/carts/7",
+            503,
+        );
+        s.at(4.0)
+            .client("c")
+            .body("b1")
+            .req("PUT", "https://api.pay.example/v1/carts/7", 200);
+        let f = unsafe_findings(&s.build());
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].severity, crate::detect::Severity::Info);
-        assert!(unsafe_findings(&payments(Idem::None, "GET")).is_empty());
     }
 
     #[test]

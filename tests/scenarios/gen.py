@@ -92,7 +92,7 @@ for w in range(6):
 for k in range(12):
     e.append(har_entry(20 + k * 7.0, "GET", "https://api.example.com/v1/notifications", 200, 90, req_h={"Origin": "https://app.example.com"}))
 write_har("spa-retry-loop.har", e)
-expected["spa-retry-loop.har"] = ["ignored_retry_after", "retry_storm", "synchronized_retries"]
+expected["spa-retry-loop.har"] = ["ignored_retry_after", "retry_after_not_exposed", "retry_storm", "synchronized_retries"]
 
 # 3. Cron burst: 600 in ~10 s against 120/min, no retries.
 recs = []
@@ -240,7 +240,8 @@ for k in range(30):
         if st == 200:
             break
 write_jsonl("ms-misread.jsonl", recs)
-expected["ms-misread.jsonl"] = ["ignored_retry_after", "retry_storm", "unsafe_retry"]
+# PUTs retried after 429s only: idempotent, no unsafe_retry (issue 11)
+expected["ms-misread.jsonl"] = ["ignored_retry_after", "retry_storm"]
 
 # (expected.json is maintained by hand: it states what a person would diagnose.)
 print("ok")
