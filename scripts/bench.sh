@@ -6,6 +6,7 @@
 #   scripts/bench.sh access       the access-log comparison alone (issue 10, see the end)
 #   scripts/bench.sh all          both
 #   BENCH_JSONL_MB="50" BENCH_HAR_MB=25 REPS=1 scripts/bench.sh      (a quick run)
+#   TOOMANY=/path/to/toomany scripts/bench.sh                          (that binary, no build)
 # Every input is run by every tool in turn (toomany -j 2, jq, wiretrail, toomany -j 1), REPS
 # rounds, alternating, so a noisy shared machine affects them alike: compare the ratios within one
 # run, not seconds across runs. Each tool's least-disturbed (fastest wall) round is kept.
@@ -21,8 +22,12 @@ MODE=${1:-issue9}
 case "$MODE" in issue9|access|all) ;; *) echo "usage: scripts/bench.sh [issue9|access|all]" >&2; exit 2 ;; esac
 DATA=${BENCH_DATA:-bench-data}
 mkdir -p "$DATA"
-cargo build --release --quiet --examples --bin toomany
-bin=target/release/toomany
+# TOOMANY=path/to/toomany measures that binary instead of building one (inputs must exist or the
+# examples be built already).
+if [ -n "${TOOMANY:-}" ]; then bin=$TOOMANY; else
+  cargo build --release --quiet --examples --bin toomany
+  bin=target/release/toomany
+fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -46,11 +51,14 @@ for mb in $HAR_MB; do
   inputs+=("$f")
 done
 
-# run LABEL CMD...: one line "LABEL wall_s cpu_s peak_KiB" for CMD (stdout to $T/out).
+# run LABEL CMD...: one line "LABEL wall_s cpu_s peak_KiB" for CMD (stdout to $T/out). Exit
+# statuses up to $OKRC (default 0) are success: wiretrail exits 1 when it found 429s.
 run() {
-  /usr/bin/time -f '%e %U %S %M' -o "$T/time" "${@:2}" > "$T/out" 2> "$T/err" || {
-    echo "$1 failed: $(head -c 300 "$T/err")" >&2; echo "fail 0 0 0" > "$T/time"; }
-  read -r secs user sys kb < "$T/time"
+  local rc=0
+  /usr/bin/time -f '%e %U %S %M' -o "$T/time" "${@:2}" > "$T/out" 2> "$T/err" || rc=$?
+  if [ "$rc" -gt "${OKRC:-0}" ]; then
+    echo "$1 failed (exit $rc): $(head -c 300 "$T/err")" >&2; echo "fail 0 0 0" > "$T/time"; fi
+  read -r secs user sys kb < <(tail -n 1 "$T/time")
   echo "$1 $secs $(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') $kb"
 }
 
@@ -73,15 +81,16 @@ for f in "${inputs[@]}"; do
     [ -n "$records" ] || records=$(jq '.summary.requests' "$T/out" 2>/dev/null || echo 0)
     run jq jq "${jqargs[@]}" "$filter" "$f" >> "$T/rows"
     if [ -n "$WT" ] && [[ "$f" == *.har ]]; then
-      run "wiretrail 0.3.2" "$WT" "$f" rate-limit --json >> "$T/rows"
+      OKRC=1 run "wiretrail 0.3.2" "$WT" "$f" rate-limit --json >> "$T/rows"
     fi
     run "toomany -j 1" "$bin" analyze -j 1 --format json "$f" >> "$T/rows"
   done
   awk -v n="$(basename "$f")" -v s="$size" -v r="$records" -v sum="$T/summary" '
-    $2 != "fail" {
+    {
       t = $0; sub(/ [^ ]+ [^ ]+ [^ ]+$/, "", t)
-      split($0, a, " "); m = split($0, a, " ")
+      m = split($0, a, " ")
       wall = a[m - 2]; cpu = a[m - 1]; kb = a[m]
+      if (wall == "fail") next
       if (!(t in best) || wall < best[t]) { best[t] = wall; cpus[t] = cpu; rss[t] = kb }
       if (!(t in seen)) { order[++k] = t; seen[t] = 1 }
     }
