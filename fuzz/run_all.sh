@@ -24,7 +24,7 @@ for t in "${targets[@]}"; do
   before=$(ls "artifacts/$t" | wc -l)
   built=$(date -u -r "$bin/$t" +%FT%TZ)
   start=$(date -u +%FT%TZ); s0=$(date +%s)
-  nice -n 10 "$bin/$t" "corpus/$t" -artifact_prefix="artifacts/$t/" \
+  nice -n 19 "$bin/$t" "corpus/$t" -artifact_prefix="artifacts/$t/" \
     -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
     -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
     >"logs/$t.log" 2>&1

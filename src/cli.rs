@@ -43,6 +43,10 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Did the fix work? Compare captures from before a change with captures from after it.
     Compare(CompareArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write every page to a directory with --dir.
+    Man(ManArgs),
 }
 
 /// Options shared by every command that reads inputs.
@@ -507,4 +511,31 @@ pub struct VerifyArgs {
     pub tolerance: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Install (the script is generated from the same definitions as the parser, so it follows every flag):\n  toomany completions bash > ~/.local/share/bash-completion/completions/toomany\n  toomany completions zsh > ~/.zfunc/_toomany     # with fpath+=(~/.zfunc) before compinit\n  toomany completions fish > ~/.config/fish/completions/toomany.fish\n  toomany completions powershell >> $PROFILE"
+)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_long_help = "Examples:\n  toomany man | man -l -                     # read toomany(1)\n  toomany man analyze | man -l -             # toomany-analyze(1)\n  toomany man --dir /usr/local/share/man/man1   # every page, for packagers"
+)]
+pub struct ManArgs {
+    /// The command whose page to print (`toomany-COMMAND(1)`); none: `toomany(1)`.
+    #[arg(value_name = "COMMAND", conflicts_with = "dir")]
+    pub command: Option<String>,
+    /// Write every page (toomany.1, toomany-COMMAND.1 ...) into DIR (created when missing)
+    /// instead of printing one.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Replace pages that already exist in --dir.
+    #[arg(long, requires = "dir")]
+    pub force: bool,
 }

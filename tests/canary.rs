@@ -177,6 +177,38 @@ fn run_and_check(what: &str, args: &[&str], dir: &Path) {
     assert!(out.status.code().is_some(), "{what}: exited");
     assert_clean(&format!("{what} stdout"), &out.stdout);
     assert_clean(&format!("{what} stderr"), &out.stderr);
+    // Every run here is a valid command line: a usage error would check nothing.
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("Usage:"),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `verify` of `input` against `plan` and `simulate` of `plan`, each in table and JSON.
+fn verify_and_simulate(d: &Path, input: &str, plan: &str) {
+    for fmt in ["table", "json"] {
+        run_and_check(
+            &format!("verify {input} --plan {plan} --format {fmt}"),
+            &["verify", input, "--plan", plan, "--format", fmt],
+            d,
+        );
+        run_and_check(
+            &format!("simulate --policy {plan} --format {fmt}"),
+            &[
+                "simulate",
+                "--policy",
+                plan,
+                "--limit",
+                "fixed-window:120/min",
+                "--requests",
+                "50",
+                "--format",
+                fmt,
+            ],
+            d,
+        );
+    }
 }
 
 /// Run every subcommand and output format over `inputs` (files in `d`) and check stdout, stderr
@@ -231,6 +263,11 @@ fn run_everything(d: &Path, inputs: &[String]) {
                 d,
             );
         }
+        // The plan just written from this input (when it had 429s to plan from).
+        let plan = format!("cfg-{tag}/toomany.toml");
+        if d.join(&plan).is_file() {
+            verify_and_simulate(d, input, &plan);
+        }
     }
     // Commands that read no input still run clean.
     run_and_check(
@@ -247,6 +284,13 @@ fn run_everything(d: &Path, inputs: &[String]) {
         d,
     );
     run_and_check("calc", &["calc", "rate", "90/min"], d);
+    assert!(
+        d.join("cfg-plan/toomany.toml").is_file(),
+        "plan wrote its policy"
+    );
+    for input in inputs {
+        verify_and_simulate(d, input, "cfg-plan/toomany.toml");
+    }
     // Every file written anywhere under the directory (at any depth), decompressed when gzipped.
     fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {

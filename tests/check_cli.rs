@@ -246,3 +246,65 @@ fn values_are_never_shown() {
         );
     }
 }
+
+/// A 1 GiB `request.url` inside a ~1 MB gzip (issue 8's bounded-fields case): `check` reads the
+/// whole file, reports the value cut with a located warning that quotes nothing, and checks the
+/// entry after it. Memory is bounded by construction (the scanner keeps at most the 64 KiB cap
+/// of a string; see src/check/stream.rs), so this test checks behaviour, not RSS.
+#[test]
+fn a_gibibyte_url_in_a_megabyte_gzip_is_checked_with_a_cut_warning() {
+    fn member(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("huge-url.har.gz");
+    let mut out = std::fs::File::create(&path).unwrap();
+    let request_tail = r#"","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"queryString":[],"headersSize":-1,"bodySize":0}"#;
+    let rest = r#","response":{"status":429,"statusText":"","httpVersion":"HTTP/1.1","cookies":[],"headers":[],"content":{"size":0,"mimeType":""},"redirectURL":"","headersSize":-1,"bodySize":0},"cache":{},"timings":{"send":1,"wait":3,"receive":1}}"#;
+    let head = r#"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[{"startedDateTime":"2024-05-01T12:00:00.000Z","time":5,"request":{"method":"GET","url":"https://api.example.com/x?q="#;
+    out.write_all(&member(head.as_bytes())).unwrap();
+    let run = member(&vec![b'a'; 1 << 20]);
+    for _ in 0..1024 {
+        out.write_all(&run).unwrap();
+    }
+    let tail = format!(
+        r#"{request_tail}{rest},{{"startedDateTime":"2024-05-01T12:00:01.000Z","time":-3,"request":{{"method":"GET","url":"https://api.example.com/y{request_tail}{rest}]}}}}"#
+    );
+    out.write_all(&member(tail.as_bytes())).unwrap();
+    drop(out);
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(size < 2 << 20, "the gzip is small: {size} bytes");
+
+    let out = toomany()
+        .args(["check", "--format", "json"])
+        .arg(&path)
+        .assert()
+        .code(1);
+    let o = out.get_output();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.len() < 4096,
+        "warnings stay short: {} bytes",
+        stderr.len()
+    );
+    assert!(
+        stderr.contains("request.url") && stderr.contains("cap"),
+        "{stderr}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["entries"], 2, "both entries read: {report}");
+    let w = &report["warnings"][0];
+    assert_eq!(w["at"], "log.entries[0]", "{report}");
+    assert_eq!(w["field"], "request.url", "{report}");
+    assert!(
+        w["problem"].as_str().unwrap().contains("1073741852 bytes"),
+        "{w}"
+    );
+    // The second entry's negative `time` is still found: the rest of the file was read.
+    assert_eq!(report["deviation_count"], 1, "{report}");
+    assert_eq!(report["deviations"][0]["entry"], 1, "{report}");
+    let all = format!("{stderr}{}", String::from_utf8_lossy(&o.stdout));
+    assert!(!all.contains("aaaaaaaaaaaaaaaa"), "no value quoted");
+}

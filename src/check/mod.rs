@@ -5,7 +5,9 @@
 //! grow with the file. Rules that span objects — a `pageref` naming no page, `time` against
 //! the sum of `timings`, 1.3 fields in a 1.2 file whose version comes after its entries — are
 //! settled in [`Checker::finish`]. Messages name the field and the problem, never a value
-//! (numbers and date-shaped dates excepted: they are the deviation).
+//! (numbers and date-shaped dates excepted: they are the deviation). Memory is bounded by
+//! construction: strings are cut at a cap, one page or entry holds a bounded budget, page ids and
+//! pagerefs are remembered by hash ([`stream`] has the caps; cuts are located warnings).
 
 pub mod schema;
 mod stream;
@@ -37,6 +39,10 @@ pub struct CheckReport {
     pub deviation_count: usize,
     /// The first `--max-issues` deviations (all are counted).
     pub deviations: Vec<Deviation>,
+    /// What check could not hold whole and checked in part (values over its caps), located,
+    /// never quoted. Not deviations: the file may be valid.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Deviation>,
 }
 
 /// `time` and the sum of `timings` may differ by this much before it is a deviation:
@@ -47,6 +53,18 @@ pub const TIME_TOLERANCE_SHARE: f64 = 0.01;
 
 /// Distinct `pageref` values remembered for the end-of-file check.
 const MAX_PAGEREFS: usize = 100_000;
+/// Warnings listed (the rest are counted in one more).
+const MAX_WARNINGS: usize = 100;
+/// The `log` members whose presence `finish` checks.
+const LOG_REQUIRED: &[&str] = &["version", "creator", "entries"];
+
+/// Page ids and pagerefs are remembered by a hash of their text, so a long one costs 8 bytes.
+fn text_key(s: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    s.hash(&mut h);
+    h.finish()
+}
 
 /// Validation state for one document.
 pub struct Checker {
@@ -57,14 +75,21 @@ pub struct Checker {
     count: usize,
     entries: usize,
     bad_entries: usize,
-    page_ids: HashSet<String>,
-    /// pageref → (first entry, entries naming it).
-    pagerefs: HashMap<String, (usize, usize)>,
+    page_ids: HashSet<u64>,
+    /// pageref (by [`text_key`]) → (first entry, entries naming it).
+    pagerefs: HashMap<u64, (usize, usize)>,
     pagerefs_capped: bool,
     /// 1.3 fields seen before the version was known: (at, entry, field), and how many.
     pending_v13: Vec<(String, Option<usize>, String)>,
     pending_v13_count: usize,
-    members: HashSet<String>,
+    /// Whether `log` had any member, and which of [`LOG_REQUIRED`] it had.
+    any_member: bool,
+    members: HashSet<&'static str>,
+    warnings: Vec<Deviation>,
+    warning_count: usize,
+    /// The unit being checked was not kept whole (over the budget): what is missing from it
+    /// may just not have been kept, so "missing" is not reported for it.
+    partial: bool,
 }
 
 impl Checker {
@@ -82,7 +107,31 @@ impl Checker {
             pagerefs_capped: false,
             pending_v13: Vec::new(),
             pending_v13_count: 0,
+            any_member: false,
             members: HashSet::new(),
+            warnings: Vec::new(),
+            warning_count: 0,
+            partial: false,
+        }
+    }
+
+    /// A value check could not hold whole (see [`stream`]): listed up to [`MAX_WARNINGS`].
+    fn warn(&mut self, at: &str, entry: Option<usize>, field: String, problem: String) {
+        self.warning_count += 1;
+        if self.warnings.len() < MAX_WARNINGS {
+            self.warnings.push(Deviation {
+                at: at.to_string(),
+                entry,
+                field,
+                problem,
+            });
+        }
+    }
+
+    fn member_seen(&mut self, key: &str) {
+        self.any_member = true;
+        if let Some(k) = LOG_REQUIRED.iter().find(|k| **k == key) {
+            self.members.insert(k);
         }
     }
 
@@ -131,6 +180,9 @@ impl Checker {
             schema::validate_present(v, fields, spec, "", &mut out);
         }
         for (field, problem) in out {
+            if self.partial && problem.starts_with("missing") {
+                continue;
+            }
             if problem == schema::V13_FIELD && self.spec.is_none() {
                 if self.pending_v13.len() < self.max_shown.max(1) {
                     self.pending_v13.push((at.to_string(), entry, field));
@@ -145,7 +197,7 @@ impl Checker {
     /// One member of `log` (pages and entries arrays go to [`Checker::page`] and
     /// [`Checker::entry`] item by item).
     pub fn log_member(&mut self, key: &str, v: &Value) {
-        self.members.insert(key.to_string());
+        self.member_seen(key);
         if key == "version" {
             self.version(v);
             return;
@@ -157,7 +209,7 @@ impl Checker {
 
     /// `log.pages` or `log.entries` is an array (its items come one by one).
     pub fn log_array(&mut self, key: &str) {
-        self.members.insert(key.to_string());
+        self.member_seen(key);
     }
 
     fn version(&mut self, v: &Value) {
@@ -194,7 +246,7 @@ impl Checker {
         }
         if let Some(id) = v.get("id").and_then(Value::as_str) {
             if self.page_ids.len() < MAX_PAGEREFS {
-                self.page_ids.insert(id.to_string());
+                self.page_ids.insert(text_key(id));
             }
         }
         self.validate_into(v, schema::PAGE, &at, None, true);
@@ -221,10 +273,11 @@ impl Checker {
         }
         if let Some(r) = v.get("pageref").and_then(Value::as_str) {
             let room = self.pagerefs.len() < MAX_PAGEREFS;
-            match self.pagerefs.get_mut(r) {
+            let r = text_key(r);
+            match self.pagerefs.get_mut(&r) {
                 Some((_, n)) => *n += 1,
                 None if room => {
-                    self.pagerefs.insert(r.to_string(), (i, 1));
+                    self.pagerefs.insert(r, (i, 1));
                 }
                 None => self.pagerefs_capped = true,
             }
@@ -236,7 +289,7 @@ impl Checker {
 
     /// Settle the rules that need the whole document and build the report.
     pub fn finish(mut self, source: &str) -> CheckReport {
-        if !self.members.is_empty() || self.entries > 0 {
+        if self.any_member || self.entries > 0 {
             if !self.members.contains("version") {
                 self.push(
                     "log",
@@ -295,6 +348,15 @@ impl Checker {
                 ),
             );
         }
+        if self.warning_count > self.warnings.len() {
+            let more = self.warning_count - self.warnings.len();
+            self.warnings.push(Deviation {
+                at: "document".into(),
+                entry: None,
+                field: String::new(),
+                problem: format!("{more} more values were over check's caps (not listed)"),
+            });
+        }
         CheckReport {
             schema_version: 1,
             source: source.to_string(),
@@ -307,6 +369,7 @@ impl Checker {
             entries_with_deviations: self.bad_entries,
             deviation_count: self.count,
             deviations: self.shown,
+            warnings: self.warnings,
         }
     }
 }
@@ -412,34 +475,32 @@ pub fn check_read(
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|&b| b != b'{');
     let mut checker = Checker::new(max_shown);
-    let mut input = std::io::BufReader::with_capacity(64 * 1024, stream::Utf8Checked::new(reader));
+    let utf8 = stream::Utf8Checked::new(reader);
+    let bad_utf8 = utf8.bad_utf8();
+    let mut input = std::io::BufReader::with_capacity(64 * 1024, utf8);
     if jsonp {
         checker.document("wrapped in a JSONP/HARP callback; a HAR file is plain JSON");
-        stream::skip_callback_name(&mut input).map_err(|e| read_error(&input, e))?;
+        stream::skip_callback_name(&mut input).map_err(|e| read_error(&bad_utf8, e))?;
     }
-    stream::walk_reader(&mut input, &mut checker, jsonp).map_err(|e| read_error(&input, e))?;
+    stream::walk_reader(input, &mut checker, jsonp).map_err(|e| read_error(&bad_utf8, e))?;
     Ok(checker.finish(source))
 }
 
-/// The message for a document that could not be read: invalid UTF-8 by its byte offset, the
-/// rest as JSON errors (line and column), never quoting the input.
-fn read_error<R: std::io::Read>(
-    input: &std::io::BufReader<stream::Utf8Checked<R>>,
-    e: stream::ReadError,
-) -> String {
-    if let Some(at) = input.get_ref().bad_utf8_at() {
+/// The message for a document that could not be read: invalid UTF-8 by its byte offset, JSON
+/// errors by byte, line and column, never quoting the input.
+fn read_error(bad_utf8: &stream::BadUtf8, e: stream::ReadError) -> String {
+    if let Some(at) = bad_utf8.get() {
         return format!(
             "invalid UTF-8 at byte {at} of the (decompressed) input; a HAR is UTF-8 text"
         );
     }
     match e {
-        stream::ReadError::Io(e) => format!("cannot read: {e}"),
-        stream::ReadError::Json(e) => format!(
-            "not valid JSON: {}",
-            crate::redact::scrub_message(&e.to_string())
-        ),
+        stream::ReadError::Scan(e) => match &e.kind {
+            crate::ingest::scan::ErrorKind::Io(why) => format!("cannot read: {why}"),
+            _ => e.to_string(),
+        },
         stream::ReadError::Tail => {
-            "not valid JSON: text after the callback's closing `)`".to_string()
+            "not valid JSON: after the callback's document only `)` and `;` may follow".to_string()
         }
     }
 }

@@ -322,3 +322,169 @@ fn jsonp_is_checked_streaming_and_its_tail_is_strict() {
         .unwrap_err()
         .contains("after the callback"));
 }
+
+/// A reader that makes a document with one string of `n` bytes in the middle, without holding
+/// it: `head`, then `n` × `a`, then `tail`.
+struct Generated {
+    head: Vec<u8>,
+    n: u64,
+    tail: Vec<u8>,
+    at: u64,
+}
+
+impl std::io::Read for Generated {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let (h, n) = (self.head.len() as u64, self.n);
+        let total = h + n + self.tail.len() as u64;
+        if self.at >= total || buf.is_empty() {
+            return Ok(0);
+        }
+        let k = if self.at < h {
+            let part = &self.head[self.at as usize..];
+            let k = part.len().min(buf.len());
+            buf[..k].copy_from_slice(&part[..k]);
+            k
+        } else if self.at < h + n {
+            let k = ((h + n - self.at) as usize).min(buf.len());
+            buf[..k].fill(b'a');
+            k
+        } else {
+            let part = &self.tail[(self.at - h - n) as usize..];
+            let k = part.len().min(buf.len());
+            buf[..k].copy_from_slice(&part[..k]);
+            k
+        };
+        self.at += k as u64;
+        Ok(k)
+    }
+}
+
+fn generated(head: &str, n: u64, tail: &str) -> Generated {
+    Generated {
+        head: head.as_bytes().to_vec(),
+        n,
+        tail: tail.as_bytes().to_vec(),
+        at: 0,
+    }
+}
+
+/// A string far over the cap is cut by construction (the scanner keeps at most the cap), the
+/// cut is a located warning naming the field and the sizes, and the rest of the file is read.
+#[test]
+fn a_huge_string_is_cut_with_a_located_warning_and_the_rest_is_read() {
+    let e = entry().to_string();
+    let (before, after) = e.split_once(r#""url":"https://a.example/""#).unwrap();
+    let n = 200 * 1024 * 1024;
+    let head = format!(
+        r#"{{"log":{{"version":"1.2","creator":{{"name":"t","version":"1"}},"entries":[{before}"url":"https://a.example/?q="#
+    );
+    let tail = format!(r#""{after},{e}]}}}}"#);
+    let r = check_read(head.as_bytes(), generated(&head, n, &tail), "x", 10).unwrap();
+    assert_eq!(r.entries, 2);
+    assert_eq!(r.deviation_count, 0, "{:#?}", r.deviations);
+    assert_eq!(r.warnings.len(), 1, "{:#?}", r.warnings);
+    let w = &r.warnings[0];
+    assert_eq!(
+        (w.at.as_str(), w.entry, w.field.as_str()),
+        ("log.entries[0]", Some(0), "request.url")
+    );
+    let total = n + "https://a.example/?q=".len() as u64;
+    assert!(w.problem.contains(&format!("{total} bytes")), "{w:?}");
+    assert!(w.problem.contains("cap"), "{w:?}");
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(!json.contains("aaaaaaaaaaaaaaaa"), "no value quoted");
+    assert!(
+        json.len() < 4096,
+        "the report stays small: {} bytes",
+        json.len()
+    );
+}
+
+/// Huge strings elsewhere — a `log` member, a page id, a pageref, a member name — are cut too.
+#[test]
+fn huge_log_members_keys_and_pagerefs_are_cut() {
+    let n = 8 * 1024 * 1024;
+    let head = r#"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"comment":""#;
+    let tail = r#"","entries":[]}}"#;
+    let r = check_read(head.as_bytes(), generated(head, n, tail), "x", 10).unwrap();
+    assert_eq!(r.warnings.len(), 1, "{:#?}", r.warnings);
+    assert_eq!(
+        (r.warnings[0].at.as_str(), r.warnings[0].field.as_str()),
+        ("log", "comment")
+    );
+    assert_eq!(r.deviation_count, 0, "{:#?}", r.deviations);
+
+    let mut e = entry();
+    e["pageref"] = json!("P");
+    let es = e.to_string();
+    let (before, after) = es.split_once(r#""pageref":"P""#).unwrap();
+    let head = format!(
+        r#"{{"log":{{"version":"1.2","creator":{{"name":"t","version":"1"}},"entries":[{before}"pageref":""#
+    );
+    let tail = format!(r#""{after}]}}}}"#);
+    let r = check_read(head.as_bytes(), generated(&head, n, &tail), "x", 10).unwrap();
+    assert_eq!(r.warnings[0].field, "pageref", "{:#?}", r.warnings);
+    let d = find(&r.deviations, "pageref");
+    assert_eq!(d.problem, "names no page in log.pages");
+
+    let head = r#"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[],"_"#;
+    let tail = r#"":1}}"#;
+    let r = check_read(head.as_bytes(), generated(head, n, tail), "x", 10).unwrap();
+    assert!(
+        r.warnings[0].problem.contains("member name"),
+        "{:#?}",
+        r.warnings
+    );
+}
+
+/// One entry holding more than the budget (after string caps: millions of small values) is
+/// read to its end, its excess counted but not kept, and what was dropped is not reported as
+/// missing; the next entry is checked as usual.
+#[test]
+fn an_entry_over_the_budget_is_read_through_and_its_excess_not_kept() {
+    let mut e = entry();
+    e["request"]["headers"] = json!(["HEADERS"]);
+    let es = e.to_string();
+    let (before, after) = es.split_once(r#""HEADERS""#).unwrap();
+    let one = r#"{"name":"x-a","value":"b"},"#;
+    let count = 400_000;
+    let mut doc = format!(
+        r#"{{"log":{{"version":"1.2","creator":{{"name":"t","version":"1"}},"entries":[{before}"#
+    );
+    doc.push_str(&one.repeat(count));
+    doc.push_str(r#"{"name":"x-a","value":"b"}"#);
+    let mut bad = entry();
+    bad["time"] = json!(-5);
+    doc.push_str(&format!("{after},{bad}]}}}}"));
+    let r = check_bytes(doc.as_bytes(), "x", 50).unwrap();
+    assert_eq!(r.entries, 2);
+    let w = r
+        .warnings
+        .iter()
+        .find(|w| w.problem.contains("budget"))
+        .unwrap_or_else(|| panic!("{:#?}", r.warnings));
+    assert_eq!((w.at.as_str(), w.entry), ("log.entries[0]", Some(0)));
+    assert!(
+        r.deviations.iter().all(|d| d.entry != Some(0)),
+        "nothing dropped is called missing: {:#?}",
+        r.deviations
+    );
+    assert_eq!(find(&r.deviations, "time").entry, Some(1));
+}
+
+/// Errors from the scanner are located and never quote the input.
+#[test]
+fn json_errors_are_located_and_never_quote_the_input() {
+    let e = check_bytes(
+        br#"{"log": {"version": "1.2" "secret_value_here"}}"#,
+        "x",
+        10,
+    )
+    .unwrap_err();
+    assert!(e.contains("invalid JSON") && e.contains("byte 26"), "{e}");
+    assert!(!e.contains("secret_value"), "{e}");
+    let e = check_bytes(br#"{"log": {"version": "1.2", "comment": "cut"#, "x", 10).unwrap_err();
+    assert!(e.contains("truncated") && e.contains("byte"), "{e}");
+    let e = check_bytes(b"onInputData({\"log\": {}}", "x", 10).unwrap_err();
+    assert!(e.contains("after the callback"), "{e}");
+}

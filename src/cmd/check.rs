@@ -13,6 +13,15 @@ pub fn run(args: CheckArgs) -> Outcome {
     let prefix = opened.prefix.clone();
     let report = check::check_read(&prefix, opened.into_reader(), src, args.max_issues)
         .map_err(|e| Error::fatal(format!("{src}: {e}")))?;
+    // Values check could not hold whole: located, never quoted (also in the JSON report).
+    for w in &report.warnings {
+        let field = if w.field.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", w.field)
+        };
+        eprintln!("{src}: warning: {}{field}: {}", w.at, w.problem);
+    }
     let bytes = match args.format {
         OutputFormat::Json => {
             let mut b = serde_json::to_vec_pretty(&report).expect("serializes");

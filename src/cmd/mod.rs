@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod calc;
 pub mod check;
 pub mod compare;
+pub mod docs;
 pub mod emit;
 pub mod mock;
 pub mod plan;
@@ -56,6 +57,8 @@ pub fn run(command: Command) -> Outcome {
         Command::Mock(a) => mock::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Completions(a) => docs::completions(a),
+        Command::Man(a) => docs::man(a),
     }
 }
 
