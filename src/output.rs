@@ -130,11 +130,35 @@ enum Resolved {
 /// Symlinks followed at most (the kernel's own limit is 40).
 const MAX_LINKS: usize = 40;
 
+/// The first leading part of `path` that exists and is not a directory (why the OS says "not
+/// a directory" for a path under it).
+pub fn file_in_the_way(path: &Path) -> Option<PathBuf> {
+    let mut parts: Vec<&Path> = path
+        .ancestors()
+        .skip(1)
+        .filter(|a| !a.as_os_str().is_empty())
+        .collect();
+    parts.reverse();
+    parts
+        .into_iter()
+        .find(|a| fs::metadata(a).is_ok_and(|m| !m.is_dir()))
+        .map(Path::to_path_buf)
+}
+
 fn resolve(path: &Path) -> Result<Resolved, String> {
     let mut cur = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         match fs::symlink_metadata(&cur) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Resolved::Absent(cur)),
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+                return Err(match file_in_the_way(&cur) {
+                    Some(f) => format!(
+                        "{} is a file, not a directory, so nothing can be written under it; choose another path",
+                        f.display()
+                    ),
+                    None => format!("cannot inspect it: {e}"),
+                })
+            }
             Err(e) => return Err(format!("cannot inspect it: {e}")),
             Ok(md) if md.file_type().is_symlink() => {
                 if is_descriptor_link(&cur) {

@@ -56,6 +56,11 @@ pub struct InputSummary {
     /// Set when reading stopped early (truncated or unreadable file): what and where.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// A JSON-lines input in which no record had a status (nothing mapped to one): why, with
+    /// the field names seen. The commands refuse such an input (a report on it would say
+    /// "0 rate-limited" and mean nothing).
+    #[serde(skip)]
+    pub no_status: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

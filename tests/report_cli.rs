@@ -531,3 +531,77 @@ fn the_output_extension_picks_the_format_and_an_unknown_one_is_an_error() {
         .success();
     assert!(std::fs::read_to_string(&out).unwrap().starts_with('{'));
 }
+
+/// Issue 14: the table says how "where" counts (HAR entries 0-based, log lines from 1), and a
+/// Retry-After reads the same in the table and in Markdown (delta, HTTP-date, invalid).
+#[test]
+fn where_says_how_it_counts_and_retry_after_reads_the_same_everywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = write(
+        tmp.path(),
+        "ra.jsonl",
+        concat!(
+            r#"{"time":"2026-03-02T10:00:00Z","method":"GET","url":"https://api.example.com/a","status":429,"response_headers":{"Retry-After":"12"}}"#,
+            "\n",
+            r#"{"time":"2026-03-02T10:00:01Z","method":"GET","url":"https://api.example.com/b","status":429,"response_headers":{"Retry-After":"Mon, 02 Mar 2026 10:00:31 GMT"}}"#,
+            "\n",
+            r#"{"time":"2026-03-02T10:00:02Z","method":"GET","url":"https://api.example.com/c","status":429,"response_headers":{"Retry-After":"soon"}}"#,
+            "\n",
+        )
+        .as_bytes(),
+    );
+    let out = |input: &str, fmt: &str| {
+        let o = toomany()
+            .env("COLUMNS", "250")
+            .args(["analyze", input, "--format", fmt])
+            .assert()
+            .success();
+        String::from_utf8(o.get_output().stdout.clone()).unwrap()
+    };
+    for (input, note) in [
+        (
+            sample("cdn-burst.har"),
+            "where: a HAR entry is its 0-based index in log.entries",
+        ),
+        (
+            log.clone(),
+            "where: FILE:N is line N of the log, numbered from 1",
+        ),
+    ] {
+        for fmt in ["table", "markdown", "html"] {
+            assert!(
+                out(&input, fmt).contains(note),
+                "{input} {fmt}: no {note:?}"
+            );
+        }
+    }
+    let both = toomany()
+        .env("COLUMNS", "250")
+        .args(["analyze", &sample("cdn-burst.har"), &log])
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&both.get_output().stdout).contains(
+        "a HAR entry is its 0-based index in log.entries; a log line is numbered from 1"
+    ));
+    // The rate-limited list's rows, table and Markdown: the same Retry-After text per line.
+    let table = out(&log, "table");
+    let md = out(&log, "markdown");
+    for (line, want) in [(1, "12 s"), (2, "(30 s)"), (3, "(invalid)")] {
+        let at = format!("ra.jsonl:{line}");
+        let t = table
+            .lines()
+            .find(|l| l.contains(&at) && l.contains("api.example.com"))
+            .unwrap_or_else(|| panic!("no table row for {at}:\n{table}"));
+        let m = md
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains(&at) && l.contains("api.example.com"))
+            .unwrap_or_else(|| panic!("no markdown row for {at}:\n{md}"));
+        let cell: Vec<&str> = m.split('|').map(str::trim).collect();
+        let ra = cell[cell.len() - 3];
+        assert!(ra.contains(want), "markdown {at}: {ra:?}");
+        assert!(
+            t.contains(ra),
+            "table {at} lacks the markdown text {ra:?}:\n{t}"
+        );
+    }
+}

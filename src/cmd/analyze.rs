@@ -111,6 +111,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             "nothing could be read from the inputs (see the messages above)",
         ));
     }
+    refuse_unmapped(&report.inputs)?;
     if let Some((dir, targets)) = &po.emit {
         let sets = config_sets(&report, dir, args.host.as_deref())?;
         let sets: Vec<(std::path::PathBuf, &crate::recommend::config::Policy)> =
@@ -303,6 +304,19 @@ fn progress_bars(
         })
         .collect();
     Some((multi, std::sync::Arc::new(bars)))
+}
+
+/// A JSON-lines input in which nothing mapped to a status is an error: every record would be
+/// "no response", and the report a clean "0 rate-limited" that means nothing.
+pub fn refuse_unmapped(inputs: &[crate::report::InputSummary]) -> Result<(), Error> {
+    let bad: Vec<String> = inputs
+        .iter()
+        .filter_map(|s| s.no_status.as_ref().map(|m| format!("{}: {m}", s.source)))
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    Err(Error::fatal(bad.join("\ntoomany: error: ")))
 }
 
 /// Input errors and warnings go to stderr, once, each with its file and entry/line.

@@ -1,7 +1,7 @@
 //! `toomany compare BEFORE… --against AFTER…`: both sides read with the same options and one
 //! fingerprint key (so a credential has the same fingerprint on both), analysed alike, compared.
 
-use super::analyze::{gate_status, report_input_problems};
+use super::analyze::{gate_status, refuse_unmapped, report_input_problems};
 use super::{ingest_options, Error, Outcome};
 use crate::analyze::{analyze_with, merge_inputs, AnalyzeOptions};
 use crate::cli::{ColorChoice, CompareArgs, CompareFormat};
@@ -81,6 +81,7 @@ pub fn run(args: CompareArgs) -> Outcome {
                 "nothing could be read from the {name} inputs (see the messages above)"
             )));
         }
+        refuse_unmapped(&summaries)?;
         let (summaries, requests) = merge_inputs(inputs);
         let report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
         sides.push(compare::side(files.clone(), &requests, &report));

@@ -98,7 +98,13 @@ pub fn prepare_dir(dir: &Path) -> Result<CreatedDirs, Error> {
             })?;
             Ok(CreatedDirs(missing))
         }
-        Err(e) => Err(Error::fatal(format!("--emit-config {shown}: {e}"))),
+        Err(e) => Err(Error::fatal(match crate::output::file_in_the_way(dir) {
+            Some(f) => format!(
+                "--emit-config {shown}: {} is a file, not a directory, so the directory cannot be created; choose another path",
+                f.display()
+            ),
+            None => format!("--emit-config {shown}: {e}"),
+        })),
     }
 }
 

@@ -77,6 +77,7 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
             }
         }
     }
+    warn_unknown_canonical(&field_map);
     let redactor = match &args.fingerprint_key_file {
         Some(p) => {
             let bytes = std::fs::read(p).map_err(|e| {
@@ -115,4 +116,24 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
         progress: None,
         threads,
     })
+}
+
+/// `--map NAME=PATH` with a NAME the JSON-lines reader has no field for does nothing: say so,
+/// once per name, with the near canonical name when there is one.
+fn warn_unknown_canonical(field_map: &[(String, String)]) {
+    use ingest::fieldmap::{suggest, CANONICAL};
+    let mut warned: Vec<&str> = Vec::new();
+    for (canon, path) in field_map {
+        if CANONICAL.contains(&canon.as_str()) || warned.contains(&canon.as_str()) {
+            continue;
+        }
+        warned.push(canon);
+        let hint = suggest(canon)
+            .map(|s| format!(" (did you mean --map {s}={path}?)"))
+            .unwrap_or_default();
+        eprintln!(
+            "toomany: warning: --map {canon}={path}: {canon} is not a canonical field, so this mapping does nothing{hint}; canonical fields: {}",
+            CANONICAL.join(", ")
+        );
+    }
 }

@@ -2,7 +2,10 @@
 //! Exit 0 = pass, 1 = the batch broke the plan, 2 = the plan or the captures cannot be read (or
 //! cannot be judged, e.g. whole-second timestamps).
 
-use super::{analyze::report_input_problems, ingest_options, Error, Outcome};
+use super::{
+    analyze::{refuse_unmapped, report_input_problems},
+    ingest_options, Error, Outcome,
+};
 use crate::cli::{OutputFormat, VerifyArgs};
 use crate::ingest;
 use crate::output;
@@ -40,6 +43,7 @@ pub fn run(args: VerifyArgs) -> Outcome {
     let inputs = ingest::read_inputs(&args.files, &opts);
     let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
     report_input_problems(&summaries);
+    refuse_unmapped(&summaries)?;
     if let Some(bad) = inputs.iter().find(|i| i.summary.error.is_some()) {
         // A batch judged on part of its capture could pass wrongly: refuse instead.
         return Err(Error::fatal(format!(

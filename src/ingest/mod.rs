@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod caps;
+pub mod fieldmap;
 pub mod har;
 pub mod jsonl;
 pub mod loose;
@@ -240,6 +241,7 @@ pub fn stream_input<T: Send>(
         warning_count: 0,
         warnings: Vec::new(),
         error: Some(msg),
+        no_status: None,
     };
     let counter = opts.progress.clone().map(|p| {
         let path = path.to_string();
@@ -270,6 +272,26 @@ pub fn stream_input<T: Send>(
         skipped: 0,
         warnings: Warnings::default(),
     };
+    // --map checked against the first bytes (once per input); JSON lines keep them for the
+    // message when nothing maps to a status. Whether any record had a status or a time is
+    // watched on the workers (a read-mostly flag each, so no contention).
+    for m in fieldmap::map_warnings(format, &opts.field_map, &opened.prefix) {
+        tally.warnings.push(warn(&source, None, m));
+    }
+    let first_bytes = (format == Format::Jsonl).then(|| opened.prefix.clone());
+    let any_status = std::sync::atomic::AtomicBool::new(false);
+    let any_time = std::sync::atomic::AtomicBool::new(false);
+    let watched = |r: Request| {
+        use std::sync::atomic::Ordering::Relaxed;
+        if r.status != 0 && !any_status.load(Relaxed) {
+            any_status.store(true, Relaxed);
+        }
+        if r.started.is_some() && !any_time.load(Relaxed) {
+            any_time.store(true, Relaxed);
+        }
+        map(r)
+    };
+    let map: &(dyn Fn(Request) -> T + Sync) = &watched;
     let tail = {
         let mut take = |d: pipeline::Done<T>| tally.take(d);
         match format {
@@ -288,6 +310,12 @@ pub fn stream_input<T: Send>(
     let error = tail
         .error
         .or_else(|| empty_input_error(format, tally.records, tally.skipped));
+    let no_status = match &first_bytes {
+        Some(prefix) if tally.records > 0 && !any_status.into_inner() => Some(
+            fieldmap::no_status_error(tally.records, any_time.into_inner(), prefix),
+        ),
+        _ => None,
+    };
     InputSummary {
         source: source.clone(),
         format: Some(format.as_str().to_string()),
@@ -297,6 +325,7 @@ pub fn stream_input<T: Send>(
         warning_count: tally.warnings.count,
         warnings: tally.warnings.kept,
         error,
+        no_status,
     }
 }
 

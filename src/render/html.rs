@@ -609,6 +609,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
             ],
             &rows,
         );
+        if let Some(note) = verdict::where_note(&report.rate_limited[..shown]) {
+            let _ = write!(body, r#"<p class="note">{}</p>"#, esc(note));
+        }
         if shown < n {
             let _ = write!(
                 body,

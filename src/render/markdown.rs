@@ -333,6 +333,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
             ],
             &rows,
         );
+        if let Some(note) = verdict::where_note(&report.rate_limited[..shown]) {
+            let _ = writeln!(out, "{}\n", cell(note));
+        }
         if shown < total {
             let _ = writeln!(
                 out,

@@ -372,6 +372,9 @@ fn details(report: &Report, style: Style, o: &mut Out) {
             ]);
         }
         o.grid(&g, "");
+        if let Some(note) = verdict::where_note(&report.rate_limited[..shown]) {
+            o.prose(note, "", "  ");
+        }
         if shown < total {
             o.prose(
                 &format!(

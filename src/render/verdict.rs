@@ -233,6 +233,24 @@ pub fn location(source: &str, position: Position) -> String {
     }
 }
 
+/// What the "where" column counts from, for the kinds of position among `rows`: a HAR entry
+/// is its 0-based index in `log.entries` (as `jq '.log.entries[47]'` finds it), a log line its
+/// 1-based line number (as editors and `sed -n 121p` count).
+pub fn where_note(rows: &[crate::report::RateLimited]) -> Option<&'static str> {
+    let entries = rows
+        .iter()
+        .any(|r| matches!(r.position, Position::Entry(_)));
+    let lines = rows.iter().any(|r| matches!(r.position, Position::Line(_)));
+    match (entries, lines) {
+        (true, true) => Some(
+            "where: a HAR entry is its 0-based index in log.entries; a log line is numbered from 1",
+        ),
+        (true, false) => Some("where: a HAR entry is its 0-based index in log.entries"),
+        (false, true) => Some("where: FILE:N is line N of the log, numbered from 1"),
+        (false, false) => None,
+    }
+}
+
 /// A Retry-After value the same way in every format: `12 s`, `Tue, 03 Nov … (30 s)`,
 /// `soon (invalid)`, `—` when absent.
 pub fn retry_after_text(ra: &RetryAfter) -> String {
