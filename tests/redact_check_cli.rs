@@ -169,3 +169,67 @@ fn check_unreadable_is_exit_2() {
         .code(2)
         .stderr(contains("broken.har"));
 }
+
+/// Issue 8's bounded-fields case for `redact`: a 1 GiB `request.url` inside a ~1 MB gzip is read
+/// to the end with a warning, the value is not written (nor quoted), and the entry after it is
+/// copied. (Memory is bounded by the copier's string cap; this checks behaviour, not RSS.)
+#[test]
+fn redact_reads_a_gibibyte_url_in_a_megabyte_gzip_with_a_warning() {
+    use std::io::Write;
+    fn member(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("huge-url.har.gz");
+    let mut f = std::fs::File::create(&path).unwrap();
+    let head = r#"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[{"startedDateTime":"2024-05-01T12:00:00.000Z","time":5,"request":{"method":"GET","url":"https://api.example.com/x?q="#;
+    f.write_all(&member(head.as_bytes())).unwrap();
+    let run = member(&vec![b'a'; 1 << 20]);
+    for _ in 0..1024 {
+        f.write_all(&run).unwrap();
+    }
+    let tail = r#"","headers":[{"name":"Authorization","value":"Bearer CANARYhugeurl0123456789"}]},"response":{"status":429,"headers":[],"content":{"text":""}},"timings":{"wait":4}},
+{"startedDateTime":"2024-05-01T12:00:01.000Z","time":5,"request":{"method":"GET","url":"https://api.example.com/second","headers":[]},"response":{"status":429,"headers":[],"content":{"text":""}},"timings":{"wait":4}}]}}"#;
+    f.write_all(&member(tail.as_bytes())).unwrap();
+    drop(f);
+    let out = tmp.path().join("red.har");
+    let o = toomany()
+        .args([
+            "redact",
+            path.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.len() < 4096,
+        "warnings stay short: {} bytes",
+        stderr.len()
+    );
+    assert!(
+        stderr.contains("longer than"),
+        "a warning says a value was cut: {stderr}"
+    );
+    let copy = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        copy.len() < 64 * 1024,
+        "the value is not written: {} bytes",
+        copy.len()
+    );
+    assert!(!copy.contains("aaaaaaaaaaaaaaaa") && !stderr.contains("aaaaaaaaaaaaaaaa"));
+    assert!(
+        !copy.contains("CANARYhugeurl"),
+        "the header after it is still redacted"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&copy).unwrap();
+    assert_eq!(doc["log"]["entries"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        doc["log"]["entries"][1]["request"]["url"],
+        "https://api.example.com/second"
+    );
+}

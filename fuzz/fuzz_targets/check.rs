@@ -1,5 +1,5 @@
 //! `check`: any bytes are either told apart as not a HAR, rejected as invalid JSON, or
-//! checked; never a panic, and the report's counts agree.
+//! checked; never a panic, the report's counts agree and its messages stay short.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
@@ -9,5 +9,12 @@ fuzz_target!(|data: &[u8]| {
         assert!(r.deviations.len() <= 50);
         assert!(r.deviations.len() <= r.deviation_count);
         assert!(r.entries_with_deviations <= r.entries);
+        // Warnings (values over check's caps) are listed up to 100, plus one "more" line.
+        assert!(r.warnings.len() <= 101);
+        // Messages name the field and the problem: short whatever the input (a quoted value
+        // would make them grow with it).
+        for d in r.deviations.iter().chain(&r.warnings) {
+            assert!(d.problem.len() <= 400, "{:?}", d.problem);
+        }
     }
 });
