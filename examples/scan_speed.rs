@@ -2,7 +2,9 @@
 //! `cargo run --release --example scan_speed -- FILE [scan|skip|ingest]`.
 //!
 //! `scan` walks every event of the JSON scanner, `skip` skips the whole document as one value,
-//! `ingest` streams the input through `ingest::stream_input` with a map that keeps nothing.
+//! `ingest` streams the input through `ingest::stream_input` with a map that keeps nothing;
+//! `lines-value` / `lines-lazy` parse every line of a JSON-lines file on one thread into a
+//! `serde_json::Value` or into `ingest::lazy` fields, reading `url` and `status` from each.
 
 use std::time::Instant;
 use toomany::ingest::scan::{Event, Scanner};
@@ -25,6 +27,29 @@ fn main() {
             let s =
                 toomany::ingest::stream_input(path, &opts, &|r| r.status, &mut |b| n += b.len());
             format!("{n} records, error {:?}", s.error)
+        }
+        "lines-value" | "lines-lazy" => {
+            let text = std::fs::read_to_string(path).expect("read");
+            let t = Instant::now();
+            let mut hits = 0usize;
+            for line in text.lines() {
+                if mode == "lines-value" {
+                    let v: serde_json::Value = serde_json::from_str(line).expect("json");
+                    hits += v["url"].as_str().map_or(0, str::len);
+                    hits += (v["status"].as_u64() == Some(429)) as usize;
+                } else if let Ok(toomany::ingest::lazy::Doc::Object(o)) =
+                    toomany::ingest::lazy::parse(line)
+                {
+                    use toomany::ingest::lazy::{val, Val};
+                    if let Some(Val::Str(u)) = o.get("url").map(val) {
+                        hits += u.len();
+                    }
+                    if let Some(Val::Num(n)) = o.get("status").map(val) {
+                        hits += (n.as_u64() == Some(429)) as usize;
+                    }
+                }
+            }
+            format!("{hits} (parse only {:.2} s)", t.elapsed().as_secs_f64())
         }
         _ => {
             let f = std::fs::File::open(path).expect("open");

@@ -70,9 +70,9 @@ pub struct InputArgs {
     /// Key file for stable redaction fingerprints across runs (default: a random key per run).
     #[arg(long, value_name = "FILE")]
     pub fingerprint_key_file: Option<PathBuf>,
-    /// Worker threads (default: one per core, or RAYON_NUM_THREADS). 1 runs everything on one
+    /// Worker threads, `-j N` (default: one per core, or RAYON_NUM_THREADS). 1 runs everything on one
     /// thread; the report is the same whatever the number.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }
 

@@ -3,6 +3,12 @@
 use clap::Parser;
 use toomany::cli::Cli;
 
+/// Ingestion allocates and frees a few short strings per field of every record; glibc's malloc
+/// spent ~30 % of the CPU of a JSON-lines analysis on that, mimalloc a fraction of it
+/// (docs/decisions.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let cli = Cli::parse();
     let code = match toomany::cmd::run(cli.command) {

@@ -110,35 +110,55 @@ impl Rows {
     }
 
     /// Attribute every rate-limited row (`attribute(row id, record, host id)`), returning the
-    /// report's rows in time order. The records are released as they are read.
+    /// report's rows in time order. Rows are attributed [`ATTRIBUTE_CHUNK`] at a time on the
+    /// thread pool (each row's verdict depends on its record and its host's baseline only, so
+    /// the result is the same on any number of threads); records are released chunk by chunk.
     pub fn attribute(
         &mut self,
-        attribute: &dyn Fn(u32, &Request, u32) -> Attribution,
+        attribute: &(dyn Fn(u32, &Request, u32) -> Attribution + Sync),
     ) -> Vec<RateLimited> {
+        use rayon::prelude::*;
         let order = self.order.clone();
         let mut out = Vec::with_capacity(order.len());
-        for i in order {
-            let row = &mut self.rows[i as usize];
-            let Some(r) = row.record.take() else {
-                continue;
-            };
-            let a = attribute(i, &r, row.ev.host);
-            row.facts = Some(facts(&r, &a, &row.retry_after));
-            out.push(RateLimited {
-                request_index: i as usize,
-                source: r.location.source.clone(),
-                position: r.location.position,
-                time: r.started,
-                method: r.method.clone(),
-                url: r.url.clone(),
-                status: r.status,
-                retry_after: row.retry_after.clone(),
-                attribution: a,
-            });
+        for chunk in order.chunks(ATTRIBUTE_CHUNK) {
+            let rows = &self.rows;
+            let done: Vec<(u32, Facts, RateLimited)> = chunk
+                .par_iter()
+                .filter_map(|&i| {
+                    let row = &rows[i as usize];
+                    let r = row.record.as_deref()?;
+                    let a = attribute(i, r, row.ev.host);
+                    let facts = facts(r, &a, &row.retry_after);
+                    Some((
+                        i,
+                        facts,
+                        RateLimited {
+                            request_index: i as usize,
+                            source: r.location.source.clone(),
+                            position: r.location.position,
+                            time: r.started,
+                            method: r.method.clone(),
+                            url: r.url.clone(),
+                            status: r.status,
+                            retry_after: row.retry_after.clone(),
+                            attribution: a,
+                        },
+                    ))
+                })
+                .collect();
+            for (i, facts, listed) in done {
+                let row = &mut self.rows[i as usize];
+                row.record = None;
+                row.facts = Some(facts);
+                out.push(listed);
+            }
         }
         out
     }
 }
+
+/// Rate-limited rows attributed at once (their records are released after each chunk).
+const ATTRIBUTE_CHUNK: usize = 2048;
 
 /// The quota signals and the concurrency wording of one rate-limited response.
 fn facts(r: &Request, a: &Attribution, ra: &RetryAfter) -> Facts {

@@ -167,8 +167,12 @@ fn copy_warnings(c: &Copied) -> Vec<String> {
         ));
     }
     if c.cut_strings > 0 {
+        let at = c
+            .first_cut
+            .map(|(line, byte)| format!(", the first at line {line}, byte {byte}"))
+            .unwrap_or_default();
         w.push(format!(
-            "{} string value(s) longer than {} MiB dropped (written as \"\")",
+            "{} string value(s) longer than {} MiB dropped (written as \"\"{at})",
             c.cut_strings,
             Limits::default().string_cap >> 20
         ));

@@ -2,12 +2,15 @@
 //! `--map canonical=dotted.path` for anything else. Lines are read with a length cap (a single
 //! 1 GB line is skipped with a warning, not loaded) and parsed in parallel chunks.
 
+use super::caps::{self, Cap};
+use super::lazy::{self, Obj, Val};
 use super::pipeline::{self, Done};
 use super::{warn, Options, ReadOutcome, Tail};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
 use crate::model::{Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
-use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::io::BufRead;
 use std::sync::Arc;
 
@@ -151,47 +154,76 @@ const ALIASES: &[(&str, &[&str])] = &[
 /// Durations written in seconds by convention (nginx `$request_time`).
 const SECONDS_FIELDS: &[&str] = &["request_time", "elapsed"];
 
-fn lookup<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
-    // An exact key wins ("@timestamp", "url.full" written flat); else walk the dots.
-    if let Some(x) = v.get(path) {
+/// The value at `path` of `o`: an exact key wins ("@timestamp", "url.full" written flat), else
+/// the dots are walked through nested objects (split only when a path goes through them).
+fn lookup<'a>(o: &Obj<'a>, path: &str) -> Option<&'a RawValue> {
+    if let Some(x) = o.get(path) {
         return Some(x);
     }
-    let mut cur = v;
-    for part in path.split('.') {
-        cur = cur.get(part)?;
+    let (first, rest) = path.split_once('.')?;
+    let mut cur = o.get(first)?;
+    for part in rest.split('.') {
+        cur = Obj::of(cur)?.get(part)?;
     }
     Some(cur)
 }
 
-fn find<'v>(v: &'v Value, field: &str, map: &[(String, String)]) -> Option<(&'v Value, String)> {
+/// The first non-null value among `--map` paths for `field`, then its aliases, with the path
+/// that gave it.
+fn find<'a, 'm>(
+    o: &Obj<'a>,
+    field: &str,
+    map: &'m [(String, String)],
+) -> Option<(&'a RawValue, &'m str)> {
     for (canon, path) in map {
         if canon == field {
-            if let Some(x) = lookup(v, path).filter(|x| !x.is_null()) {
-                return Some((x, path.clone()));
+            if let Some(x) = lookup(o, path).filter(|x| !lazy::is_null(x)) {
+                return Some((x, path.as_str()));
             }
         }
     }
     let (_, paths) = ALIASES.iter().find(|(c, _)| *c == field)?;
-    paths.iter().find_map(|p| {
-        lookup(v, p)
-            .filter(|x| !x.is_null())
-            .map(|x| (x, p.to_string()))
-    })
+    paths
+        .iter()
+        .find_map(|p| lookup(o, p).filter(|x| !lazy::is_null(x)).map(|x| (x, *p)))
 }
 
-fn as_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
+/// A scalar as text (numbers as `serde_json::Value` prints them), cut to `cap` with a note.
+fn text_of<'a>(
+    raw: &'a RawValue,
+    cap: Cap,
+    field: &str,
+    warns: &mut Vec<String>,
+) -> Option<Cow<'a, str>> {
+    let s: Cow<'a, str> = match lazy::val(raw) {
+        Val::Str(s) => s,
+        Val::Num(n) => Cow::Owned(n.to_string()),
+        Val::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
+        _ => return None,
+    };
+    if s.len() > cap.max {
+        warns.push(caps::cut_note(field, s.len() as u64, cap.max));
+        return Some(Cow::Owned(caps::cut(&s, cap.max).to_string()));
     }
+    Some(s)
+}
+
+fn found_text<'a>(
+    o: &Obj<'a>,
+    field: &str,
+    map: &[(String, String)],
+    cap: Cap,
+    warns: &mut Vec<String>,
+) -> Option<Cow<'a, str>> {
+    let (raw, path) = find(o, field, map)?;
+    text_of(raw, cap, path, warns)
 }
 
 /// Redacted headers; `raw` collects the unredacted pairs when the caller needs them, `cap`
-/// bounds each value (see the HAR reader's caps).
+/// bounds each stored value. Accepts an object (`{"Name": "v"}` or `{"Name": ["v1", "v2"]}`),
+/// a list of `{name, value}` objects, or a list of `[name, value]` pairs.
 fn headers_of(
-    v: &Value,
+    v: &RawValue,
     redactor: &Redactor,
     mut raw: Option<&mut Vec<(String, String)>>,
     cap: usize,
@@ -199,29 +231,61 @@ fn headers_of(
     field: &str,
 ) -> Headers {
     let mut h = Headers::new();
-    let mut push = |name: &str, value: &Value| {
-        let values: Vec<String> = match value {
-            Value::Array(items) => items.iter().filter_map(as_text).collect(),
-            other => as_text(other).into_iter().collect(),
-        };
-        for val in values {
+    let mut push = |name: &str, value: &RawValue, warns: &mut Vec<String>| {
+        let name = caps::bounded(name, caps::HEADER_NAME, "a header name", warns);
+        let mut one = |val: Cow<str>| {
             if let Some(raw) = raw.as_deref_mut() {
-                raw.push((name.to_string(), val.clone()));
+                raw.push((name.to_string(), val.to_string()));
             }
             h.push_capped(name, redactor.header(name, &val), cap);
-        }
-    };
-    match v {
-        Value::Object(m) => {
-            for (k, val) in m {
-                push(k, val);
+        };
+        match lazy::val(value) {
+            Val::Array(a) => {
+                for it in lazy::items(a) {
+                    if let Some(t) = text_of(it, caps::HEADER_VALUE, name, warns) {
+                        one(t);
+                    }
+                }
+            }
+            _ => {
+                if let Some(t) = text_of(value, caps::HEADER_VALUE, name, warns) {
+                    one(t);
+                }
             }
         }
-        Value::Array(items) => {
-            for it in items {
-                match (it.get("name").and_then(Value::as_str), it.get("value")) {
-                    (Some(n), Some(val)) => push(n, val),
-                    _ => warns.push(format!("{field}: an item without name/value; skipped")),
+    };
+    match lazy::val(v) {
+        Val::Object(_) => {
+            if let Some(o) = Obj::of(v) {
+                for (k, val) in o.entries() {
+                    push(k, val, warns);
+                }
+            }
+        }
+        Val::Array(a) => {
+            for it in lazy::items(a) {
+                let pair = match lazy::val(it) {
+                    Val::Object(_) => Obj::of(it).and_then(|o| {
+                        let name = o.get("name").map(lazy::val);
+                        match (name, o.get("value")) {
+                            (Some(Val::Str(n)), Some(val)) => Some((n, val)),
+                            _ => None,
+                        }
+                    }),
+                    Val::Array(_) => match lazy::items(it)[..] {
+                        [n, val] => match lazy::val(n) {
+                            Val::Str(n) => Some((n, val)),
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                match pair {
+                    Some((n, val)) => push(&n, val, warns),
+                    None => warns.push(format!(
+                        "{field}: an item that is neither {{name, value}} nor [name, value]; skipped"
+                    )),
                 }
             }
         }
@@ -232,23 +296,23 @@ fn headers_of(
     h
 }
 
-fn parse_time(v: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
-    match v {
-        Value::Number(n) => n.as_f64().and_then(epoch_to_datetime),
-        Value::String(s) => parse_timestamp(s),
+fn parse_time(v: &RawValue) -> Option<chrono::DateTime<chrono::Utc>> {
+    match lazy::val(v) {
+        Val::Num(n) => n.as_f64().and_then(epoch_to_datetime),
+        Val::Str(s) if s.len() <= caps::TIME.max => parse_timestamp(&s),
         _ => None,
     }
 }
 
-fn parse_duration(v: &Value, field: &str) -> Option<f64> {
+fn parse_duration(v: &RawValue, field: &str) -> Option<f64> {
     let scale = if SECONDS_FIELDS.contains(&field) {
         1000.0
     } else {
         1.0
     };
-    match v {
-        Value::Number(n) => n.as_f64().map(|x| x * scale),
-        Value::String(s) => {
+    match lazy::val(v) {
+        Val::Num(n) => n.as_f64().map(|x| x * scale),
+        Val::Str(s) if s.len() <= caps::LABEL.max => {
             let t = s.trim();
             t.parse::<f64>()
                 .ok()
@@ -262,18 +326,11 @@ fn parse_duration(v: &Value, field: &str) -> Option<f64> {
 /// Normalize one parsed line.
 fn normalize(
     line: usize,
-    v: &Value,
+    o: &Obj<'_>,
     source: &Arc<str>,
     opts: &Options,
-) -> Result<(Request, Vec<Warning>), Warning> {
+) -> (Request, Vec<Warning>) {
     let pos = Position::Line(line);
-    if !v.is_object() {
-        return Err(warn(
-            source,
-            Some(pos),
-            "line is JSON but not an object; skipped",
-        ));
-    }
     let red = &opts.redactor;
     let map = &opts.field_map;
     let mut warns = Vec::new();
@@ -282,35 +339,37 @@ fn normalize(
         position: pos,
     });
 
-    match find(v, "time", map) {
+    match find(o, "time", map) {
         Some((t, f)) => match parse_time(t) {
             Some(ts) => r.started = Some(ts),
-            None => warns.push(format!(
-                "{f} is not a time ({}); the record has no time",
-                red.text(&t.to_string())
-            )),
+            // Quoted only redacted and cut (Redactor::quote): a time field can hold anything.
+            None => warns.push(match lazy::val(t) {
+                Val::Str(s) => format!(
+                    "{f} {} is not a time; the record has no time",
+                    red.quote(caps::cut(&s, caps::TIME.max))
+                ),
+                _ => format!("{f} is not a time; the record has no time"),
+            }),
         },
         None => {
             warns.push("no time field (time, timestamp, @timestamp, ts; or --map time=PATH)".into())
         }
     }
-    r.method = red.method(
-        &find(v, "method", map)
-            .and_then(|(m, _)| as_text(m))
-            .unwrap_or_default(),
-    );
+    r.method = found_text(o, "method", map, caps::METHOD, &mut warns)
+        .map(|m| red.method(&m))
+        .unwrap_or_default();
 
-    let raw_url = match find(v, "url", map).and_then(|(u, _)| as_text(u)) {
-        Some(u) if u.contains("://") || u.starts_with("//") => u,
+    let raw_url: String = match found_text(o, "url", map, caps::URL, &mut warns) {
+        Some(u) if u.contains("://") || u.starts_with("//") => u.into_owned(),
         other => {
-            let host = find(v, "host", map).and_then(|(h, _)| as_text(h));
-            let path = other.or_else(|| find(v, "path", map).and_then(|(p, _)| as_text(p)));
+            let host = found_text(o, "host", map, caps::IDENTITY, &mut warns);
+            let path = other.or_else(|| found_text(o, "path", map, caps::URL, &mut warns));
             match (host, path) {
                 (Some(h), Some(p)) => {
                     format!("//{h}{}{p}", if p.starts_with('/') { "" } else { "/" })
                 }
                 (Some(h), None) => format!("//{h}/"),
-                (None, Some(p)) => p,
+                (None, Some(p)) => p.into_owned(),
                 (None, None) => {
                     warns.push("no url field (url, uri, path + host; or --map url=PATH)".into());
                     String::new()
@@ -320,43 +379,45 @@ fn normalize(
     };
     r.url = red.url(&raw_url);
 
-    match find(v, "status", map) {
-        Some((Value::Number(n), _)) => {
-            r.status = n
-                .as_f64()
-                .filter(|s| (0.0..1000.0).contains(s))
-                .unwrap_or(0.0) as u16
-        }
-        Some((Value::String(s), f)) => match s.trim().parse::<u16>() {
-            Ok(x) if x < 1000 => r.status = x,
+    match find(o, "status", map) {
+        Some((s, f)) => match lazy::val(s) {
+            Val::Num(n) => {
+                r.status = n
+                    .as_f64()
+                    .filter(|s| (0.0..1000.0).contains(s))
+                    .unwrap_or(0.0) as u16
+            }
+            Val::Str(s) => match s.trim().parse::<u16>() {
+                Ok(x) if x < 1000 => r.status = x,
+                _ => warns.push(format!("{f} is not a status code; read as 0")),
+            },
             _ => warns.push(format!("{f} is not a status code; read as 0")),
         },
-        Some((_, f)) => warns.push(format!("{f} is not a status code; read as 0")),
         None => warns.push(
             "no status field (status, status_code, response_code, statusCode); read as 0".into(),
         ),
     }
-    if let Some((d, f)) = find(v, "duration_ms", map) {
-        match parse_duration(d, &f) {
+    if let Some((d, f)) = find(o, "duration_ms", map) {
+        match parse_duration(d, f) {
             Some(ms) if ms >= 0.0 && ms.is_finite() => r.duration_ms = Some(ms),
             _ => warns.push(format!("{f} is not a duration; ignored")),
         }
     }
     let mut raw_req = Vec::new();
-    if let Some((h, f)) = find(v, "request_headers", map) {
+    if let Some((h, f)) = find(o, "request_headers", map) {
         let cap = super::har::REQUEST_HEADER_VALUE_MAX;
-        r.request_headers = headers_of(h, red, Some(&mut raw_req), cap, &mut warns, &f);
+        r.request_headers = headers_of(h, red, Some(&mut raw_req), cap, &mut warns, f);
     }
-    if let Some((h, f)) = find(v, "response_headers", map) {
+    if let Some((h, f)) = find(o, "response_headers", map) {
         let cap = if (200..400).contains(&r.status) {
             super::har::SUCCESS_HEADER_VALUE_MAX
         } else {
             usize::MAX
         };
-        r.response_headers = headers_of(h, red, None, cap, &mut warns, &f);
+        r.response_headers = headers_of(h, red, None, cap, &mut warns, f);
     }
     if !r.response_headers.contains("retry-after") {
-        if let Some(ra) = find(v, "retry_after", map).and_then(|(x, _)| as_text(x)) {
+        if let Some(ra) = found_text(o, "retry_after", map, caps::LABEL, &mut warns) {
             if !ra.is_empty() && ra != "-" {
                 r.response_headers
                     .push("Retry-After", red.header("retry-after", &ra));
@@ -364,35 +425,40 @@ fn normalize(
         }
     }
     if !(200..400).contains(&r.status) {
-        if let Some(b) = find(v, "response_body", map).map(|(b, _)| b) {
-            let text = match b {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
+        if let Some((b, _)) = find(o, "response_body", map) {
+            let text: Cow<str> = match lazy::val(b) {
+                Val::Str(s) => s,
+                _ => Cow::Owned(lazy::compact(b)),
             };
             if !text.is_empty() {
-                r.body_excerpt = Some(red.excerpt(&text, super::har::BODY_EXCERPT));
+                // The excerpt is short; redaction reads a bounded head of the body.
+                let head = caps::cut(&text, caps::BODY_HEAD.max);
+                r.body_excerpt = Some(red.excerpt(head, super::har::BODY_EXCERPT));
             }
         }
     }
-    if let Some(body) = v
-        .get("request_body")
-        .and_then(as_text)
-        .filter(|b| !b.is_empty())
-    {
-        r.request_body_fingerprint = Some(red.fingerprint(&body));
+    if let Some(body) = o.get("request_body").and_then(|b| match lazy::val(b) {
+        Val::Str(s) => Some(s),
+        Val::Num(n) => Some(Cow::Owned(n.to_string())),
+        Val::Bool(b) => Some(Cow::Borrowed(if b { "true" } else { "false" })),
+        _ => None,
+    }) {
+        if !body.is_empty() {
+            // Hashed whole (the line is bounded by MAX_LINE): only the digest is kept.
+            r.request_body_fingerprint = Some(red.fingerprint(&body));
+        }
     }
 
     r.client = super::har::client_hints(&r, None);
-    if let Some(c) = find(v, "client", map).and_then(|(c, _)| as_text(c)) {
+    if let Some(c) = found_text(o, "client", map, caps::IDENTITY, &mut warns) {
         r.client.client = Some(red.text(&c));
     }
-    if let Some(ip) = find(v, "client_ip", map).and_then(|(c, _)| as_text(c)) {
-        r.client.client_ip = Some(ip);
+    if let Some(ip) = found_text(o, "client_ip", map, caps::IDENTITY, &mut warns) {
+        r.client.client_ip = Some(red.text(&ip));
     }
     if r.request_headers.get("user-agent").is_none() {
-        r.client.user_agent = find(v, "user_agent", map)
-            .and_then(|(c, _)| as_text(c))
-            .map(|u| red.text(&u));
+        r.client.user_agent =
+            found_text(o, "user_agent", map, caps::IDENTITY, &mut warns).map(|u| red.text(&u));
     }
     r.credential = red.credential(
         raw_req.iter().map(|(n, v)| (n.as_str(), v.as_str())),
@@ -401,7 +467,10 @@ fn normalize(
     if r.credential.is_none() {
         // Logs often record the caller's key id as a field of its own.
         for key in ["api_key", "api_key_id", "key_id", "credential"] {
-            if let Some(k) = v.get(key).and_then(as_text).filter(|k| !k.is_empty()) {
+            let k = o
+                .get(key)
+                .and_then(|k| text_of(k, caps::IDENTITY, key, &mut warns));
+            if let Some(k) = k.filter(|k| !k.is_empty()) {
                 r.credential = Some(red.fingerprint(&k));
                 break;
             }
@@ -412,7 +481,7 @@ fn normalize(
         .into_iter()
         .map(|m| warn(source, Some(pos), m))
         .collect();
-    Ok((r, ws))
+    (r, ws)
 }
 
 /// A run of whole lines for one worker.
@@ -460,8 +529,13 @@ fn work_lines<T>(
         if line.is_empty() {
             continue;
         }
-        let parsed = match serde_json::from_str::<Value>(line) {
-            Ok(v) => normalize(n, &v, source, opts),
+        let parsed = match lazy::parse(line) {
+            Ok(lazy::Doc::Object(o)) => Ok(normalize(n, &o, source, opts)),
+            Ok(lazy::Doc::Other) => Err(warn(
+                source,
+                Some(Position::Line(n)),
+                "line is JSON but not an object; skipped",
+            )),
             Err(e) => Err(warn(
                 source,
                 Some(Position::Line(n)),

@@ -10,6 +10,7 @@ pub mod caps;
 pub mod fieldmap;
 pub mod har;
 pub mod jsonl;
+pub mod lazy;
 pub mod loose;
 mod pipeline;
 pub mod scan;

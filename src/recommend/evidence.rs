@@ -9,6 +9,7 @@
 use crate::attribute::{Layer, Quota};
 use crate::http::ratelimit::Limits;
 use crate::http::retry_after::{self, RetryAfter};
+use crate::stats::Samples;
 use chrono::{DateTime, Utc};
 
 /// One request as the recommendation sees it.
@@ -38,31 +39,38 @@ pub struct Limited<'a> {
     pub same_site: bool,
 }
 
-/// Response times of answered, not rate-limited requests (every sample kept, in time order).
+/// Response times of answered, not rate-limited requests: the usable ones (finite, not
+/// negative), every one up to [`Samples::CAP`] and an even sample past that, so memory stays
+/// bounded on any input (exact, and summed in sorted order, while the count is at most the cap).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Durations {
-    values: Vec<f64>,
+    samples: Samples,
 }
 
 impl Durations {
     pub fn push(&mut self, ms: f64) {
-        self.values.push(ms);
+        if ms.is_finite() && ms >= 0.0 {
+            self.samples.push(ms);
+        }
     }
 
     pub fn merge(&mut self, other: &Durations) {
-        self.values.extend_from_slice(&other.values);
+        self.samples.merge(&other.samples);
     }
 
-    /// The usable samples (finite, not negative), sorted.
+    /// The kept samples, sorted.
     pub fn sorted(&self) -> Vec<f64> {
-        let mut d: Vec<f64> = self
-            .values
-            .iter()
-            .copied()
-            .filter(|x| x.is_finite() && *x >= 0.0)
-            .collect();
-        d.sort_by(|a, b| a.total_cmp(b));
-        d
+        self.samples.sorted()
+    }
+
+    /// Usable durations seen (kept or not).
+    pub fn count(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Mean of every usable duration (`sorted` from [`Durations::sorted`]).
+    pub fn mean(&self, sorted: &[f64]) -> f64 {
+        self.samples.mean(sorted)
     }
 }
 

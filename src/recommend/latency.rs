@@ -62,13 +62,13 @@ pub fn latency(flag_ms: Option<f64>, durations: &Durations) -> Latency {
             concurrency_at_p95: None,
         };
     }
-    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    let mean = durations.mean(&d);
     Latency {
         source: LatencySource::Observed,
         mean_ms: round6(mean),
         p50_ms: Some(percentile(&d, 50.0)),
         p95_ms: Some(percentile(&d, 95.0)),
-        samples: d.len(),
+        samples: durations.count(),
         concurrency_at_p95: None,
     }
 }

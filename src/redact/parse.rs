@@ -80,6 +80,8 @@ pub struct Parser<R> {
     limits: Limits,
     /// Strings dropped for being over `limits.string_cap`.
     pub cut_strings: u64,
+    /// Where the first dropped string began (line, byte offset), so the warning is located.
+    pub first_cut: Option<(u64, u64)>,
 }
 
 const BUF: usize = 256 * 1024;
@@ -100,6 +102,7 @@ impl<R: Read> Parser<R> {
             eof: false,
             limits,
             cut_strings: 0,
+            first_cut: None,
         }
     }
 
@@ -324,6 +327,7 @@ impl<R: Read> Parser<R> {
 
     /// A string's body after its opening quote, through the closing quote.
     fn string_body(&mut self) -> Result<Str> {
+        let start = (self.line, self.offset());
         let mut raw: Vec<u8> = Vec::new();
         let mut escaped = false;
         let mut has_escape = false;
@@ -366,6 +370,7 @@ impl<R: Read> Parser<R> {
         }
         if len > cap {
             self.cut_strings += 1;
+            self.first_cut.get_or_insert(start);
             return Ok(Str::new(String::new()));
         }
         let value = if has_escape {
@@ -561,6 +566,11 @@ mod tests {
         let n = p.value().unwrap();
         assert_eq!(compact(&n), r#"["short","","ok"]"#);
         assert_eq!(p.cut_strings, 1);
+        assert_eq!(
+            p.first_cut,
+            Some((1, 10)),
+            "located at the string's first byte"
+        );
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct Copied {
     pub dropped_bodies: u64,
     /// Strings over the length cap, dropped.
     pub cut_strings: u64,
+    /// Line and byte offset where the first dropped string began.
+    pub first_cut: Option<(u64, u64)>,
     /// JSON-lines lines over the length cap, dropped (an empty line stands in their place).
     pub cut_lines: u64,
     /// 1-based numbers of the lines that were not JSON and were redacted as plain text (the
@@ -127,6 +129,7 @@ impl Redactor {
         }
         out.write_all(b"\n")?;
         copied.cut_strings = p.cut_strings;
+        copied.first_cut = p.first_cut;
         Ok(copied)
     }
 
