@@ -281,3 +281,38 @@ fn one_layer_retrying_four_times_is_not_nested() {
         report["findings"]
     );
 }
+
+#[test]
+fn a_limit_set_by_the_sites_own_edge_comes_with_the_owners_fixes() {
+    // samples/cdn-burst.har: a shop page's burst refused by a Cloudflare rate-limiting rule on
+    // its own API subdomain.
+    let report = analyze("samples/cdn-burst.har");
+    let plan = &report["recommendation"];
+    let alts: Vec<&str> = plan["alternatives"]
+        .as_array()
+        .expect("alternatives[]")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        alts.iter()
+            .any(|a| a.starts_with("raise the rule's threshold")),
+        "{alts:?}"
+    );
+    assert!(alts.iter().any(|a| a.starts_with("scope it")), "{alts:?}");
+    assert!(
+        alts.iter()
+            .any(|a| a.contains("batch") && a.contains("cache")),
+        "{alts:?}"
+    );
+    let why = plan["rationale"].to_string();
+    assert!(
+        why.contains("Who owns the limit") && why.contains("same site"),
+        "{why}"
+    );
+    // The client plan is still there beside it.
+    assert!(plan["rate_per_second"].as_f64().is_some(), "{plan:#}");
+    // An API's own 429s get no such advice.
+    let report = analyze("samples/api-incident.jsonl");
+    assert!(report["recommendation"].get("alternatives").is_none());
+}

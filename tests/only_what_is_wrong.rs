@@ -199,3 +199,76 @@ fn independent_reads_of_a_popular_url_are_not_retries() {
         report["findings"]
     );
 }
+
+/// `workers` callers (one client each) refused together, in three rounds a minute apart, with
+/// `Retry-After: 10`; each retries 10 s after its refusal plus `spread(worker, round)` seconds.
+fn shared_reset(workers: usize, spread: &mut dyn FnMut(usize, usize) -> f64) -> Vec<Rec> {
+    let mut out = Vec::new();
+    for round in 0..3 {
+        for w in 0..workers {
+            let t = 5.0 + round as f64 * 60.0 + w as f64 * 0.002;
+            let url = format!("https://api.sync.example/v1/sync/{w}?round={round}");
+            let client = format!("pod-{w}");
+            let mut refused = rec(t, "GET", &url, 429);
+            refused.client = Some(client.clone());
+            refused.resp = json!({"Retry-After": "10"});
+            out.push(refused);
+            let mut again = rec(t + 0.012 + 10.0 + spread(w, round), "GET", &url, 200);
+            again.client = Some(client);
+            out.push(again);
+        }
+    }
+    out
+}
+
+fn spread_ms(report: &Value) -> f64 {
+    report["recommendation"]["backoff"]["retry_after_spread_ms"]
+        .as_f64()
+        .expect("recommendation.backoff.retry_after_spread_ms")
+}
+
+#[test]
+fn retries_spread_as_advised_after_a_shared_reset_are_not_synchronized() {
+    const WORKERS: usize = 40;
+    // The herd: every caller comes back exactly on time, in step.
+    let (_d, path) = write(shared_reset(WORKERS, &mut |_, _| 0.0));
+    let herd = analyze(&path);
+    assert!(
+        kinds(&herd).iter().any(|k| k == "synchronized_retries"),
+        "{:#}",
+        herd["findings"]
+    );
+    // The advice scales with the callers sharing the reset (40 × 200 ms).
+    let advised = spread_ms(&herd);
+    assert!(
+        advised >= 8000.0,
+        "spread {advised} ms for {WORKERS} callers"
+    );
+    let why = herd["recommendation"]["rationale"].to_string();
+    assert!(
+        why.contains("40 operations were told to come back in the same second"),
+        "{why}"
+    );
+    // Following it: Retry-After plus a uniformly random share of the advised spread.
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let (_d, path) = write(shared_reset(WORKERS, &mut |_, _| {
+        rng.next() * advised / 1000.0
+    }));
+    let followed = analyze(&path);
+    assert!(
+        !kinds(&followed).iter().any(|k| k == "synchronized_retries"),
+        "spread {advised} ms: {:#}",
+        followed["findings"]
+    );
+    // The near miss: a fixed one-second spread, whatever the number of callers, is not enough.
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let (_d, path) = write(shared_reset(WORKERS, &mut |_, _| rng.next()));
+    let one_second = analyze(&path);
+    assert!(
+        kinds(&one_second)
+            .iter()
+            .any(|k| k == "synchronized_retries"),
+        "{:#}",
+        one_second["findings"]
+    );
+}

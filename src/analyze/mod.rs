@@ -673,6 +673,10 @@ fn finish(
             quota: f.quota,
             limits: f.limits.as_ref(),
             retry_after: &row.retry_after,
+            caller: row.ev.op,
+            layer: f.layer,
+            vendor: f.vendor.as_deref(),
+            same_site: row.cors.as_deref().is_some_and(|c| c.same_site()),
         });
     }
     let summary = summary(&c, &p.hosts);
@@ -914,6 +918,14 @@ pub fn known_limits(
         .collect()
 }
 
+/// A hand-edited report keeps no operation keys: the method and URL stand in for one.
+fn caller_key(method: &str, url: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (method, url).hash(&mut h);
+    h.finish()
+}
+
 /// What the recommendation reads, per host (busiest rate-limited host first) and for all
 /// traffic, from time-sorted records and their rate-limited rows (the analysis gathers the
 /// same while it streams; this serves callers holding a hand-edited report).
@@ -946,6 +958,10 @@ pub fn recommend_evidence(
                 quota: rl.attribution.quota,
                 limits: rl.attribution.limits.as_ref(),
                 retry_after: &rl.retry_after,
+                caller: caller_key(&rl.method, &rl.url),
+                layer: rl.attribution.layer,
+                vendor: rl.attribution.vendor.as_deref(),
+                same_site: false,
             });
         }
     }

@@ -34,6 +34,24 @@ pub struct Cors {
     pub retry_after_exposed: bool,
 }
 
+impl Cors {
+    /// The page and the URL are on the same site: the browser said so (`Sec-Fetch-Site:
+    /// same-site`), or their hosts share the registrable part (a rough reading, see
+    /// [`crate::recommend::owner::site`]).
+    pub fn same_site(&self) -> bool {
+        if self.how_known == "Sec-Fetch-Site: same-site" {
+            return true;
+        }
+        let host = |o: &str| {
+            let h = o.split_once("://").map(|(_, h)| h).unwrap_or(o);
+            h.rsplit_once(':').map(|(h, _)| h).unwrap_or(h).to_string()
+        };
+        let (a, b) = (host(&self.page_origin), host(&self.target_origin));
+        let site = crate::recommend::owner::site;
+        !a.is_empty() && site(&a) == site(&b) && site(&a).contains('.')
+    }
+}
+
 /// `scheme://host[:port]` lower-cased, with the scheme's default port dropped.
 fn canonical_origin(origin: &str) -> Option<String> {
     let o = origin.trim().trim_end_matches('/').to_ascii_lowercase();

@@ -465,7 +465,13 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         .map(String::as_str)
         .collect();
     let origin_missing = base.origin_names.len() >= 2 && present.is_empty();
-    let mismatch = html && base.n > 0 && base.json_share >= 0.5;
+    // The stock answer of a rate limiter inside the application: the API itself answered,
+    // in its middleware's format rather than its usual JSON.
+    let app_limiter: Vec<(&rules::AppLimiter, String)> = rules::APP_LIMITERS
+        .iter()
+        .filter_map(|a| a.when.eval(&subj).map(|sig| (a, sig.join("; "))))
+        .collect();
+    let mismatch = html && base.n > 0 && base.json_share >= 0.5 && app_limiter.is_empty();
     let mut generic_api = Vec::new();
     // The origin's own headers on the 429 are direct evidence; a body shape that differs from
     // the host's usual one (below) is indirect, so it does not weaken them.
@@ -565,6 +571,18 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     }
     if origin_voice > 0.0 {
         v.add(None, Layer::Api, origin_voice, None);
+    }
+    for (a, signal) in &app_limiter {
+        v.add(None, Layer::Api, a.weight, None);
+        v.ev_tag(
+            Role::Producer,
+            signal.clone(),
+            format!(
+                "{}: a rate limiter inside the application, so the API itself answered ({})",
+                a.note, a.source
+            ),
+            Tag::Cand(None, Layer::Api),
+        );
     }
 
     // Unbranded edge rule: no origin headers, one intermediary on the path, nothing else (L).

@@ -156,11 +156,58 @@ const RATE_LIMIT_WORDS: &[&str] = &[
     "spike arrest",
     "policies.ratelimit",
     "max connections reached",
+    // Amazon S3's 503 SlowDown ("Please reduce your request rate.",
+    // https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html).
+    "reduce your request rate",
+    "<code>slowdown</code>",
 ];
+
+/// AWS error codes that mean throttling, which AWS's JSON and query protocols send with status
+/// 400 (https://docs.aws.amazon.com/general/latest/gr/api-retries.html; the codes are the
+/// throttling list of the SDKs' standard retry mode, botocore `retries/standard.py`, less
+/// `LimitExceededException` and `TransactionInProgressException`, which also name limits on
+/// resources and conflicts): with the code in `x-amzn-ErrorType` or the body's `__type` /
+/// `<Code>`, a 400 is a rate limit.
+const AWS_THROTTLE_CODES: &[&str] = &[
+    "throttling",
+    "throttlingexception",
+    "throttledexception",
+    "requestthrottledexception",
+    "toomanyrequestsexception",
+    "provisionedthroughputexceededexception",
+    "requestlimitexceeded",
+    "bandwidthlimitexceeded",
+    "requestthrottled",
+    "slowdown",
+    "ec2throttledexception",
+];
+
+/// A 400 that is an AWS service's throttling error.
+fn aws_throttle_400(r: &Request) -> bool {
+    let code_header = r.response_headers.get("x-amzn-errortype").map(|v| {
+        v.split(':')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
+    if code_header.is_some_and(|c| AWS_THROTTLE_CODES.iter().any(|t| c == *t)) {
+        return true;
+    }
+    let b = r.body_excerpt.as_deref().unwrap_or("").to_ascii_lowercase();
+    let aws_body = b.contains("\"__type\"") || b.contains("<code>");
+    aws_body
+        && AWS_THROTTLE_CODES.iter().any(|t| {
+            b.contains(&format!("#{t}\""))
+                || b.contains(&format!("\"{t}\""))
+                || b.contains(&format!("<code>{t}</code>"))
+        })
+}
 
 /// Is this response a rate-limit signal? Every 429; a 503 or 403 carrying rate-limit evidence
 /// (Retry-After, an exhausted rate-limit header, throttle wording or a limiter's own page);
-/// legacy Apigee's 500 spike-arrest fault; and AWS WAF's CAPTCHA (405) and Challenge (202)
+/// legacy Apigee's 500 spike-arrest fault; an AWS service's 400 throttling error
+/// ([`AWS_THROTTLE_CODES`]); and AWS WAF's CAPTCHA (405) and Challenge (202)
 /// interstitials, which a rate-based rule answers with instead of a 429 and which carry
 /// `x-amzn-waf-action` [W5].
 pub fn is_rate_limited(r: &Request) -> bool {
@@ -201,6 +248,7 @@ pub fn is_rate_limited(r: &Request) -> bool {
                 || (r.status == 503 && b.contains("<center>nginx"))
         }
         500 => body().contains("policies.ratelimit"),
+        400 => aws_throttle_400(r),
         // Binance answers clients that keep going after 429s with 418 and a Retry-After until
         // the IP ban ends (developers.binance.com, REST API limits).
         418 => {
@@ -387,6 +435,28 @@ pub fn rules_markdown() -> String {
             r.when.describe(),
             r.source,
             r.note.replace('|', "\\|")
+        );
+    }
+    let _ = writeln!(out, "\n### Application rate limiters\n");
+    let _ = writeln!(
+        out,
+        "Stock answers of limiters that run inside the application: origin evidence for layer `api` (the vendor stays the host's owner).\n"
+    );
+    let _ = writeln!(
+        out,
+        "| id | middleware | weight | matches | source | meaning |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
+    for a in rules::APP_LIMITERS {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            a.id,
+            a.name,
+            a.weight,
+            a.when.describe(),
+            a.source,
+            a.note.replace('|', "\\|")
         );
     }
     let _ = writeln!(out, "\n### Provider catalogue\n");

@@ -354,10 +354,90 @@ pub static RULES: &[Rule] = &[
     r("wso2.throttled", "wso2", Proxy, Producer, 0.9,
       Any(&[Body("message throttled out"), Body("900802"), Body("900803")]), RATE, "throttling", "[P13]",
       "WSO2 API Manager throttling fault"),
+    r("spring-cloud-gateway.denied", "spring-cloud-gateway", Proxy, Producer, 0.8,
+      All(&[Any(&[Has("x-ratelimit-replenish-rate"), Has("x-ratelimit-burst-capacity")]), Status(429), BodyEmpty]),
+      RATE, "RequestRateLimiter", "https://docs.spring.io/spring-cloud-gateway/reference/spring-cloud-gateway-server-webflux/gatewayfilter-factories/requestratelimiter-factory.html",
+      "Spring Cloud Gateway's RequestRateLimiter (Redis token bucket) denies with an empty 429 carrying its X-RateLimit-Replenish-Rate / Burst-Capacity headers"),
+    r("spring-cloud-gateway.path", "spring-cloud-gateway", Proxy, Path, 0.0,
+      Any(&[Has("x-ratelimit-replenish-rate"), Has("x-ratelimit-burst-capacity"), Has("x-ratelimit-requested-tokens")]),
+      NONE, "", "https://docs.spring.io/spring-cloud-gateway/reference/spring-cloud-gateway-server-webflux/gatewayfilter-factories/requestratelimiter-factory.html",
+      "the RequestRateLimiter adds its headers to the responses it lets through too, an upstream's 429 included"),
+    r("ibm-api-connect.rate", "ibm-api-connect", Proxy, Producer, 0.85,
+      Any(&[Body("\"moreinformation\":\"rate limit exceeded\""), Body("\"moreinformation\":\"assembly rate limit exceeded\"")]),
+      RATE, "rate-limit", "https://www.ibm.com/docs/en/api-connect/10.0.x?topic=policies-rate-limit",
+      "IBM API Connect (DataPower gateway) rate-limit rejection: {\"httpCode\":\"429\",\"httpMessage\":\"Too Many Requests\",\"moreInformation\":\"Rate Limit exceeded\"}"),
+    r("gravitee.limit", "gravitee", Proxy, Producer, 0.85,
+      Any(&[Body("rate limit exceeded ! you reach the limit of"), Body("quota exceeded ! you reach the limit of")]),
+      RATE, "rate-limit / quota policy", "https://documentation.gravitee.io/apim/create-apis/policies/policy-reference/rate-limit",
+      "Gravitee gateway's rate-limit and quota policies: \"Rate limit exceeded ! You reach the limit of N requests per P …\""),
+    r("3scale.limits-exceeded", "3scale", Proxy, Producer, 0.7,
+      All(&[BodyIs("limits exceeded"), Status(429)]), RATE, "APIcast", "https://github.com/3scale/APIcast/blob/master/doc/parameters.md",
+      "3scale APIcast's default answer when an application's usage limits are exceeded: 429 with the text/plain body \"Limits exceeded\" (error_limits_exceeded)"),
     r("varnish.page", "varnish", Proxy, Producer, 0.8,
       All(&[Any(&[Body("guru meditation"), Body("varnish cache server")]), Not(&Has("x-served-by"))]),
       RATE, "synthetic error", "[F1]", "Varnish synthetic error page (no Fastly node headers)"),
 
+];
+
+/// The stock 429 body of a rate limiter that runs inside the application (framework
+/// middleware): a response with it was produced by the API itself, whoever owns it. Origin
+/// evidence for layer `api` (the vendor stays the host's owner, when the catalogue knows it),
+/// and not weakened when a JSON API answers with the middleware's text or HTML page.
+#[derive(Debug)]
+pub struct AppLimiter {
+    pub id: &'static str,
+    /// The middleware, for the evidence line.
+    pub name: &'static str,
+    pub weight: f64,
+    pub when: M,
+    pub source: &'static str,
+    pub note: &'static str,
+}
+
+const fn app(
+    id: &'static str,
+    name: &'static str,
+    weight: f64,
+    when: M,
+    source: &'static str,
+    note: &'static str,
+) -> AppLimiter {
+    AppLimiter {
+        id,
+        name,
+        weight,
+        when,
+        source,
+        note,
+    }
+}
+
+pub static APP_LIMITERS: &[AppLimiter] = &[
+    app("express-rate-limit.message", "express-rate-limit", 0.6,
+      BodyIs("too many requests, please try again later."),
+      "https://github.com/express-rate-limit/express-rate-limit",
+      "express-rate-limit's default `message` (Node.js/Express middleware), sent as text/html"),
+    app("rack-attack.throttled", "Rack::Attack", 0.6,
+      BodyIs("retry later"),
+      "https://github.com/rack/rack-attack/blob/main/lib/rack/attack/configuration.rb",
+      "Rack::Attack's DEFAULT_THROTTLED_RESPONDER (Ruby/Rails middleware): 429, text/plain \"Retry later\\n\""),
+    app("werkzeug.429-page", "Werkzeug (Flask, Flask-Limiter)", 0.6,
+      All(&[Body("<title>429 too many requests</title>"), Body("<h1>too many requests</h1>"),
+            Any(&[Body("<html lang=en>"), Body("dtd html 3.2 final")])]),
+      "https://github.com/pallets/werkzeug/blob/main/src/werkzeug/exceptions.py",
+      "Werkzeug's HTTPException page for TooManyRequests (<!doctype html><html lang=en><title>429 Too Many Requests</title><h1>Too Many Requests</h1><p>…</p>; before 2.1 an HTML 3.2 doctype), what Flask-Limiter raises (the limit, \"1 per 1 minute\", as its text); Apache's page has the same title and heading under an HTML 2.0 doctype"),
+    app("slowapi.exceeded", "slowapi (FastAPI, Starlette)", 0.5,
+      Body("{\"error\":\"rate limit exceeded:"),
+      "https://github.com/laurentS/slowapi/blob/master/slowapi/extension.py",
+      "slowapi's _rate_limit_exceeded_handler: {\"error\": \"Rate limit exceeded: 5 per 1 minute\"}"),
+    app("drf.throttled", "Django REST framework", 0.5,
+      Body("request was throttled."),
+      "https://www.django-rest-framework.org/api-guide/throttling/",
+      "Django REST framework's Throttled exception: {\"detail\":\"Request was throttled. Expected available in N seconds.\"}"),
+    app("laravel.too-many-attempts", "Laravel", 0.5,
+      Body("\"message\":\"too many attempts.\""),
+      "https://laravel.com/docs/routing#rate-limiting",
+      "Laravel's ThrottleRequests middleware (ThrottleRequestsException): {\"message\": \"Too Many Attempts.\"}"),
 ];
 
 /// A cue about the kind of limit. Lower tiers win (fingerprints.md Part 1, Q1–Q6).

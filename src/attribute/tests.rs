@@ -476,6 +476,77 @@ pub static FIXTURES: &[Fx] = &[
         owns: &["tyk.error"],
     },
     Fx {
+        name: "spring cloud gateway request rate limiter",
+        host: "gateway.example.com",
+        status: 429,
+        headers: &[("x-ratelimit-remaining", "0"), ("x-ratelimit-replenish-rate", "10"), ("x-ratelimit-burst-capacity", "20"),
+                   ("x-ratelimit-requested-tokens", "1"), ("content-length", "0")],
+        body: "",
+        baseline: &[],
+        layer: Proxy, vendor: Some("spring-cloud-gateway"), quota: Quota::Rate,
+        owns: &["spring-cloud-gateway.denied"],
+    },
+    Fx {
+        name: "ibm api connect rate limit",
+        host: "api.eu.apiconnect.example.net",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("x-ratelimit-limit", "name=rate-limit,100;"), ("x-ratelimit-remaining", "name=rate-limit,0;")],
+        body: "{\n\"httpCode\": \"429\",\n\"httpMessage\": \"Too Many Requests\",\n\"moreInformation\": \"Rate Limit exceeded\"\n}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("ibm-api-connect"), quota: Quota::Rate,
+        owns: &["ibm-api-connect.rate"],
+    },
+    Fx {
+        name: "gravitee rate limit",
+        host: "apim.example.org",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("x-rate-limit-limit", "10"), ("x-rate-limit-remaining", "0")],
+        body: "{\"message\":\"Rate limit exceeded ! You reach the limit of 10 requests per 1 minutes\",\"http_status_code\":429}",
+        baseline: &[],
+        layer: Proxy, vendor: Some("gravitee"), quota: Quota::Rate,
+        owns: &["gravitee.limit"],
+    },
+    Fx {
+        name: "3scale apicast limits exceeded",
+        host: "api-3scale.example.com",
+        status: 429,
+        headers: &[("content-type", "text/plain; charset=utf-8")],
+        body: "Limits exceeded",
+        baseline: &[],
+        layer: Proxy, vendor: Some("3scale"), quota: Quota::Rate,
+        owns: &["3scale.limits-exceeded"],
+    },
+    Fx {
+        name: "rack-attack default throttle, no other evidence",
+        host: "app.example.org",
+        status: 429,
+        headers: &[("content-type", "text/plain"), ("retry-after", "60")],
+        body: "Retry later\n",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "express-rate-limit default message, no headers",
+        host: "api.example.org",
+        status: 429,
+        headers: &[("content-type", "text/html; charset=utf-8")],
+        body: "Too many requests, please try again later.",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "flask-limiter page on a JSON API",
+        host: "svc.example.org",
+        status: 429,
+        headers: &[("content-type", "text/html; charset=utf-8")],
+        body: "<!doctype html>\n<html lang=en>\n<title>429 Too Many Requests</title>\n<h1>Too Many Requests</h1>\n<p>1 per 1 minute</p>\n",
+        baseline: &[("content-type", "application/json"), ("x-svc-build", "4")],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
         name: "krakend client rate limit",
         host: "edge.example.com",
         status: 429,
@@ -1162,6 +1233,24 @@ fn rate_limited_statuses() {
     waf.status = 405;
     waf.response_headers = crate::model::Headers::from_pairs([("allow", "GET")]);
     assert!(!is_rate_limited(&waf));
+    // Amazon S3's 503 SlowDown and an AWS JSON service's 400 throttling error are limits; an
+    // ordinary 400 is not.
+    let mut s3 = fx("bare 429");
+    s3.status = 503;
+    s3.body_excerpt = Some("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>".into());
+    assert!(is_rate_limited(&s3));
+    let mut ddb = fx("bare 429");
+    ddb.status = 400;
+    ddb.body_excerpt = Some("{\"__type\":\"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException\",\"message\":\"The level of configured provisioned throughput for the table was exceeded.\"}".into());
+    assert!(is_rate_limited(&ddb));
+    ddb.body_excerpt = Some("{\"__type\":\"com.amazonaws.dynamodb.v20120810#ValidationException\",\"message\":\"One or more parameter values were invalid\"}".into());
+    assert!(!is_rate_limited(&ddb));
+    ddb.body_excerpt = None;
+    ddb.response_headers = crate::model::Headers::from_pairs([(
+        "x-amzn-errortype",
+        "ThrottlingException:http://internal.amazon.com/coral/com.amazon.coral.availability/",
+    )]);
+    assert!(is_rate_limited(&ddb));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
     // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.
@@ -1194,6 +1283,13 @@ fn docs_list_every_rule() {
             doc.contains(&format!("`{}`", r.id)),
             "docs/attribution.md lacks rule {}",
             r.id
+        );
+    }
+    for a in super::rules::APP_LIMITERS {
+        assert!(
+            doc.contains(&format!("`{}`", a.id)),
+            "docs/attribution.md lacks application limiter {}",
+            a.id
         );
     }
     for c in super::rules::CUES {

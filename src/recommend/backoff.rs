@@ -120,6 +120,18 @@ impl Backoff {
     }
 }
 
+/// Random spread per operation that one reset releases, ms. `synchronized_retries` calls ≥ 5
+/// distinct operations within 100 ms a wave; N operations spread uniformly over N × 200 ms put
+/// 0.5 on average in any 100 ms, where five at once is rare (Poisson(0.5) ≥ 5: under 0.02 %
+/// per window), so following the advice does not trip the detector however many there are.
+pub const SPREAD_PER_CALLER_MS: u64 = 200;
+
+/// The spread on top of Retry-After: at least the configured one, and wide enough for the
+/// `callers` operations told to come back at the same moment.
+pub fn retry_after_spread_ms(configured_ms: u64, callers: usize) -> u64 {
+    configured_ms.max(SPREAD_PER_CALLER_MS.saturating_mul(callers as u64))
+}
+
 /// Capped exponential windows: retry i (from 1) may sleep up to min(cap, base · 2^(i−1)).
 pub fn windows_ms(base_ms: u64, cap_ms: u64, retries: u32) -> Vec<u64> {
     (0..retries)

@@ -6,7 +6,7 @@
 //! Every accumulator merges (`merge`), so a host's evidence can be built in parts and the
 //! evidence of all traffic is the merge of every host's.
 
-use crate::attribute::Quota;
+use crate::attribute::{Layer, Quota};
 use crate::http::ratelimit::Limits;
 use crate::http::retry_after::{self, RetryAfter};
 use crate::stats::Samples;
@@ -29,6 +29,14 @@ pub struct Limited<'a> {
     pub quota: Quota,
     pub limits: Option<&'a Limits>,
     pub retry_after: &'a RetryAfter,
+    /// The operation refused (client, method, URL, body: the logical request's key), so one
+    /// caller refused twice before the same reset counts once.
+    pub caller: u64,
+    /// Who sent it, as attribution said.
+    pub layer: Layer,
+    pub vendor: Option<&'a str>,
+    /// A browser page on the same site as the host made the request.
+    pub same_site: bool,
 }
 
 /// Response times of answered, not rate-limited requests: the usable ones (finite, not
@@ -266,11 +274,62 @@ pub struct LimitedEvidence {
     /// When the allowance is expected back: the latest response time + its reset (when that
     /// allowance is spent) or Retry-After.
     pub resume_at: Option<DateTime<Utc>>,
+    /// The operations told to come back in each second (response time + its wait, as
+    /// [`resume_time`]): those sharing a reset resume together unless spread.
+    pub resume_seconds: SharedResets,
+    /// Rate-limited responses by the layer and vendor that produced them.
+    pub producers: std::collections::BTreeMap<(Layer, Option<String>), usize>,
+    /// Of them, requests a browser page on the host's own site made.
+    pub same_site_pages: usize,
+}
+
+/// Distinct operations per resume second. One entry per distinct (second, operation), like
+/// `waits` one per response; at most [`SharedResets::CAP`] seconds are kept (then the second
+/// with the fewest is dropped: it cannot be the largest share).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SharedResets {
+    by_second: std::collections::BTreeMap<i64, std::collections::BTreeSet<u64>>,
+}
+
+impl SharedResets {
+    const CAP: usize = 1 << 16;
+
+    fn push(&mut self, second: i64, caller: u64) {
+        self.by_second.entry(second).or_default().insert(caller);
+        if self.by_second.len() > Self::CAP {
+            if let Some(k) = self
+                .by_second
+                .iter()
+                .min_by_key(|(k, v)| (v.len(), std::cmp::Reverse(**k)))
+                .map(|(k, _)| *k)
+            {
+                self.by_second.remove(&k);
+            }
+        }
+    }
+
+    fn merge(&mut self, o: &SharedResets) {
+        for (s, callers) in &o.by_second {
+            for c in callers {
+                self.push(*s, *c);
+            }
+        }
+    }
+
+    /// The most operations told to come back in one second.
+    pub fn most(&self) -> usize {
+        self.by_second.values().map(|v| v.len()).max().unwrap_or(0)
+    }
 }
 
 impl LimitedEvidence {
     pub fn observe(&mut self, r: Limited) {
         self.count += 1;
+        *self
+            .producers
+            .entry((r.layer, r.vendor.map(str::to_string)))
+            .or_insert(0) += 1;
+        self.same_site_pages += usize::from(r.same_site);
         if let Some(t) = r.time {
             self.first = Some(self.first.map_or(t, |f| f.min(t)));
         }
@@ -303,6 +362,7 @@ impl LimitedEvidence {
         }
         if let Some(t) = resume_time(&r) {
             self.resume_at = Some(self.resume_at.map_or(t, |m| m.max(t)));
+            self.resume_seconds.push(t.timestamp(), r.caller);
         }
     }
 
@@ -328,6 +388,11 @@ impl LimitedEvidence {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
+        self.resume_seconds.merge(&o.resume_seconds);
+        for (k, n) in &o.producers {
+            *self.producers.entry(k.clone()).or_insert(0) += n;
+        }
+        self.same_site_pages += o.same_site_pages;
     }
 }
 

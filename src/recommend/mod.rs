@@ -18,6 +18,7 @@ pub mod evidence;
 pub mod explain;
 pub mod latency;
 pub mod limit;
+pub mod owner;
 pub mod plan;
 pub mod target;
 
@@ -127,6 +128,10 @@ pub struct Recommendation {
     pub limit: Option<LimitInfo>,
     pub headroom: f64,
     pub latency: Latency,
+    /// When an edge or gateway that may be the user's own set the limit: the fixes besides
+    /// pacing the client (raise or scope the rule, batch or cache the calls).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
     /// The host the recommendation is for (the one that sent the 429s).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
@@ -247,8 +252,30 @@ pub fn for_host(ev: &HostEvidence, findings: &[Finding], opts: &Options) -> Reco
         ));
     }
 
-    // 3. Backoff.
-    let b = backoff(&opts.backoff, lat.p95_ms.unwrap_or(lat.mean_ms));
+    // 3. Backoff, its spread on top of Retry-After sized for the callers sharing a reset.
+    let mut b = backoff(&opts.backoff, lat.p95_ms.unwrap_or(lat.mean_ms));
+    let sharing = ev.limited.resume_seconds.most();
+    let needed = backoff::retry_after_spread_ms(b.retry_after_spread_ms, sharing);
+    if needed > b.retry_after_spread_ms {
+        // Never past the deadline: a wait longer than it makes the client give up instead.
+        let spread = needed.min(b.deadline_ms);
+        rationale.push(format!(
+            "Spread: {sharing} operations were told to come back in the same second (a shared reset), so the random spread on top of Retry-After is {} ({} per operation{}) instead of {}: spread that way, about one in two of them resumes in any 100 ms, and they do not come back in step.",
+            fmt_duration_ms(spread as f64),
+            fmt_duration_ms(backoff::SPREAD_PER_CALLER_MS as f64),
+            if spread < needed { ", capped at the retry deadline" } else { "" },
+            fmt_duration_ms(b.retry_after_spread_ms as f64)
+        ));
+        if spread < needed {
+            warnings.push(format!(
+                "{sharing} operations share one reset: spreading them {} apart would take {}, more than the retry deadline ({}); the spread is capped at the deadline, so pace them through the shared limiter at the target rate (or raise --retry-deadline)",
+                fmt_duration_ms(backoff::SPREAD_PER_CALLER_MS as f64),
+                fmt_duration_ms(needed as f64),
+                fmt_duration_ms(b.deadline_ms as f64)
+            ));
+        }
+        b.retry_after_spread_ms = spread;
+    }
     backoff::backoff_warnings(&b, &mut warnings);
 
     // 4. Target and concurrency.
@@ -292,6 +319,15 @@ pub fn for_host(ev: &HostEvidence, findings: &[Finding], opts: &Options) -> Reco
     );
     let action = decided.action;
 
+    // 7. Who owns the limit: an edge or gateway that may be the user's has other fixes.
+    let alternatives = match owner::own_limit(ev) {
+        Some(o) => {
+            rationale.push(o.summary);
+            o.alternatives
+        }
+        None => Vec::new(),
+    };
+
     Recommendation {
         rate_per_second: t.map(|t| t.rate_per_second),
         rate_per_minute: t.map(|t| t.rate_per_minute),
@@ -309,6 +345,7 @@ pub fn for_host(ev: &HostEvidence, findings: &[Finding], opts: &Options) -> Reco
         limit,
         headroom: opts.headroom,
         latency: lat,
+        alternatives,
         host: ev.host.clone(),
     }
 }
