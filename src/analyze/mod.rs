@@ -680,17 +680,7 @@ fn finish(
         });
     }
     let summary = summary(&c, &p.hosts);
-    let mut hosts: Vec<HostEvidence> = evidence.into_values().collect();
-    hosts.sort_by(|a, b| {
-        b.rate_limited
-            .cmp(&a.rate_limited)
-            .then(b.requests.cmp(&a.requests))
-            .then(a.host.cmp(&b.host))
-    });
-    let mut all = HostEvidence::new(None);
-    for h in &hosts {
-        all.merge(h);
-    }
+    let (hosts, all) = ranked(evidence.into_values().collect());
     let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
     let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
     Report {
@@ -965,7 +955,12 @@ pub fn recommend_evidence(
             });
         }
     }
-    let mut hosts: Vec<HostEvidence> = by_host.into_values().collect();
+    ranked(by_host.into_values().collect())
+}
+
+/// Hosts most rate-limited first (then busiest, then by name), and their sum: the order and
+/// the whole-capture evidence the recommendation reads, one rule for both callers.
+fn ranked(mut hosts: Vec<HostEvidence>) -> (Vec<HostEvidence>, HostEvidence) {
     hosts.sort_by(|a, b| {
         b.rate_limited
             .cmp(&a.rate_limited)
