@@ -879,11 +879,12 @@ mod simple_query_tests {
         /// Wherever the fast path answers, it answers what the full scan does.
         #[test]
         fn a_simple_query_url_is_what_the_full_scan_returns(
+            scheme in prop::sample::select(vec!["https://", "http://", "/", "HTTPS://", "ftp://"]),
             base in prop::collection::vec(prop::sample::select(vec![
-                "https://", "http://", "/", ".", "~", "-", "_", "v1", "api", "example", "com",
+                "/", ".", "~", "-", "_", "v1", "api", "example", "com", "/", ".", "/",
                 "organizations", "12345", "eyJ", "hbGciOiJ", "sk-", "ghp_", "AKIA", "hooks",
-                "slack", "webhooks", "token", "key", "github", "ya29", "SG", ":", "@", "%",
-            ]), 1..8),
+                "slack", "webhooks", "token", "key", "github", "ya29", "SG", "https://", ":",
+            ]), 0..8),
             pairs in prop::collection::vec((
                 prop::sample::select(vec![
                     "page", "api_key", "apikey", "token", "access_token", "sig", "signature",
@@ -894,12 +895,13 @@ mod simple_query_tests {
                     "", "0", "abc", "sk-", "test-", "0000000000000000", "eyJhbGciOiJIUzI1NiJ9",
                     ".", "eyJzdWIiOiJ1c2VyIn0", "ghp_", "aaaaaaaaaaaaaaaaaaaaaaaaaaaa", "AKIA",
                     "ABCDEFGHIJKLMNOP", "/", "hooks.slack.com", "services", "~", "-", "_",
-                    "Bearer", "%20", "=", "@", "ya29.", "whsec_", "xoxb-", "AIza", "_v1_", "dop",
+                    "Bearer", "ya29.", "whsec_", "xoxb-", "AIza", "_v1_", "dop", "SG.", "0", "1",
+                    "glpat-", "npm_", "hf_", "shpat_", "xapp-", "rk_test_", "sk_live_", "%20",
                 ]), 0..5),
             ), 0..5),
-            sep in prop::sample::select(vec!["&", "&", "&", ";", "&&"]),
+            sep in prop::sample::select(vec!["&", "&", "&", "&", "&", "&", ";", "&&"]),
         ) {
-            let mut url: String = base.concat();
+            let mut url: String = format!("{scheme}{}", base.concat());
             let query: Vec<String> = pairs.iter().map(|(n, v)| format!("{n}={}", v.concat())).collect();
             if !query.is_empty() {
                 url.push('?');
