@@ -384,7 +384,8 @@ fn number_text(n: &str) -> String {
     if let Ok(v) = n.parse::<i64>() {
         return v.to_string();
     }
-    n.parse::<f64>().map_or_else(|_| n.to_string(), |v| v.to_string())
+    n.parse::<f64>()
+        .map_or_else(|_| n.to_string(), |v| v.to_string())
 }
 
 /// Read the next value as text, capped at `cap`; returns it and the full length of a cut string.
@@ -714,9 +715,7 @@ fn response<R: Read>(sc: &mut Scanner<R>, p: &mut Proj) -> Result<LObj<RawRespon
                             c.encoding =
                                 text_field(sc, p, caps::LABEL, "response.content.encoding")?
                         }
-                        _ => {
-                            c.mime = text_field(sc, p, caps::LABEL, "response.content.mimeType")?
-                        }
+                        _ => c.mime = text_field(sc, p, caps::LABEL, "response.content.mimeType")?,
                     }
                     Ok(())
                 })?;
