@@ -68,6 +68,9 @@ pub(crate) struct RawHeader {
     pub value: LStr,
 }
 
+/// Entries of a job that skip the view path after the view declined one (see [`stream`]).
+const VIEW_RETRY: usize = 64;
+
 /// Read a HAR from `reader` into a `Vec` (see [`stream`]).
 pub fn read(
     reader: Box<dyn BufRead + Send>,
@@ -127,13 +130,17 @@ pub(crate) fn stream<T: Send>(
         for note in job.file_notes {
             done.warnings.push(warn(source, None, note));
         }
-        for e in job.entries {
+        // A declined view costs a second, full normalization: after one, the next
+        // VIEW_RETRY entries of the job go the full way at once (the analysis declines every
+        // entry of a host while it still wants baseline samples, often for a whole input).
+        let mut view_from = 0usize;
+        for (k, e) in job.entries.into_iter().enumerate() {
             let pos = Some(Position::Entry(e.index));
             done.warnings
                 .extend(e.notes.into_iter().map(|n| warn(source, pos, n)));
             match e.kind {
                 walk::EntryKind::Read { entry, post } => {
-                    let lite = view.is_some();
+                    let lite = view.is_some() && k >= view_from;
                     let (req, ws, lite) = normalize(e.index, &entry, post, source, redactor, lite);
                     done.warnings.extend(ws);
                     match req {
@@ -142,6 +149,7 @@ pub(crate) fn stream<T: Send>(
                             None => {
                                 // The caller wants the full record after all (a baseline
                                 // sample): build it.
+                                view_from = k + VIEW_RETRY;
                                 let full =
                                     normalize(e.index, &entry, post, source, redactor, false);
                                 if let Some(r) = full.0 {
@@ -751,7 +759,7 @@ mod tests {
                 // entry is then normalized again in full.
                 let view = |v: &RecordView<'_>| {
                     let n = viewed.fetch_add(1, Ordering::Relaxed);
-                    (n % 3 != 0).then(|| format!("{v:?}"))
+                    (!n.is_multiple_of(3)).then(|| format!("{v:?}"))
                 };
                 let tail = stream(
                     Box::new(Cursor::new(bytes.clone())),
@@ -769,7 +777,11 @@ mod tests {
             };
             let before = viewed.load(Ordering::Relaxed);
             let full = run(false);
-            assert_eq!(viewed.load(Ordering::Relaxed), before, "no view without one");
+            assert_eq!(
+                viewed.load(Ordering::Relaxed),
+                before,
+                "no view without one"
+            );
             let lite = run(true);
             assert!(full == lite, "{}", f.display());
             entries += full.0.len();
