@@ -336,6 +336,9 @@ fn parse_duration(v: &RawValue, field: &str) -> Option<f64> {
     }
 }
 
+/// Whether the caller takes the view of a record of this status and redacted URL.
+type MayView<'a> = &'a dyn Fn(u16, &str) -> bool;
+
 /// Which header names [`headers_of`] keeps.
 type NameFilter = fn(&str) -> bool;
 
@@ -360,7 +363,7 @@ fn normalize(
     o: &Obj<'_>,
     source: &Arc<str>,
     opts: &Options,
-    lite: Option<&dyn Fn(u16, &str) -> bool>,
+    lite: Option<MayView<'_>>,
 ) -> (Request, Vec<Warning>, bool) {
     let pos = Position::Line(line);
     let red = &opts.redactor;
