@@ -144,7 +144,7 @@ pub(crate) fn stream<T: Send>(
                     let (req, ws, lite) = normalize(e.index, &entry, post, source, redactor, lite);
                     done.warnings.extend(ws);
                     match req {
-                        Some(r) if lite => match view.and_then(|v| v(&RecordView::of(&r))) {
+                        Some(r) if lite => match view.and_then(|v| v.view(&RecordView::of(&r))) {
                             Some(item) => done.items.push(item),
                             None => {
                                 // The caller wants the full record after all (a baseline
@@ -720,6 +720,20 @@ mod tests {
         assert!(fp[3].is_none(), "an empty body has no fingerprint");
     }
 
+    /// Views as their Debug text; every third one declined (as a host wanting baseline samples
+    /// does): the entry is then normalized again in full.
+    struct EveryThirdDeclined<'a>(&'a std::sync::atomic::AtomicUsize);
+
+    impl super::super::Views<String> for EveryThirdDeclined<'_> {
+        fn may_view(&self, _: u16, _: bool, _: &str) -> bool {
+            true
+        }
+        fn view(&self, v: &RecordView<'_>) -> Option<String> {
+            let n = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (!n.is_multiple_of(3)).then(|| format!("{v:?}"))
+        }
+    }
+
     /// Every HAR we have (samples, fixtures, the real exporter corpus), read with and without
     /// the view path: the same events' views and the same warnings, and some entries did take
     /// the view path.
@@ -755,12 +769,7 @@ mod tests {
             let run = |with_view: bool| {
                 let mut items = Vec::new();
                 let mut warnings = Vec::new();
-                // Every third view is declined (as a host wanting baseline samples does): the
-                // entry is then normalized again in full.
-                let view = |v: &RecordView<'_>| {
-                    let n = viewed.fetch_add(1, Ordering::Relaxed);
-                    (!n.is_multiple_of(3)).then(|| format!("{v:?}"))
-                };
+                let view = EveryThirdDeclined(&viewed);
                 let tail = stream(
                     Box::new(Cursor::new(bytes.clone())),
                     &src,
