@@ -99,6 +99,7 @@ pub struct RateLimited {
     pub url: String,
     pub status: u16,
     pub retry_after: RetryAfter,
+    /// Shared between rows whose attribution is the same (a long incident repeats a few).
     #[serde(flatten)]
-    pub attribution: Attribution,
+    pub attribution: Arc<Attribution>,
 }

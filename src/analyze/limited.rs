@@ -9,6 +9,7 @@ use crate::http::ratelimit::Limits;
 use crate::http::retry_after::{self, RetryAfter};
 use crate::model::Request;
 use crate::report::RateLimited;
+use std::sync::Arc;
 
 /// One kept response.
 #[derive(Debug)]
@@ -20,8 +21,9 @@ pub struct Row {
     pub retry_after: RetryAfter,
     /// The record, until attribution has read it (rate-limited rows only).
     pub record: Option<Box<Request>>,
-    /// What attribution said (rate-limited rows, after [`Rows::attribute`]).
-    pub facts: Option<Facts>,
+    /// What attribution said (rate-limited rows, after [`Rows::attribute`]); boxed: most kept
+    /// rows of a long log are failures without it.
+    pub facts: Option<Box<Facts>>,
     /// What a browser page could read of this response, when it was a cross-origin request.
     pub cors: Option<Box<attribute::cors::Cors>>,
 }
@@ -120,18 +122,21 @@ impl Rows {
         use rayon::prelude::*;
         let order = self.order.clone();
         let mut out = Vec::with_capacity(order.len());
+        let mut shared = SharedAttributions::default();
         for chunk in order.chunks(ATTRIBUTE_CHUNK) {
             let rows = &self.rows;
-            let done: Vec<(u32, Facts, RateLimited)> = chunk
+            let done: Vec<(u32, Facts, u64, RateLimited)> = chunk
                 .par_iter()
                 .filter_map(|&i| {
                     let row = &rows[i as usize];
                     let r = row.record.as_deref()?;
                     let a = attribute(i, r, row.ev.host);
                     let facts = facts(r, &a, &row.retry_after);
+                    let hash = SharedAttributions::hash(&a);
                     Some((
                         i,
                         facts,
+                        hash,
                         RateLimited {
                             request_index: i as usize,
                             source: r.location.source.clone(),
@@ -141,15 +146,16 @@ impl Rows {
                             url: r.url.clone(),
                             status: r.status,
                             retry_after: row.retry_after.clone(),
-                            attribution: a,
+                            attribution: Arc::new(a),
                         },
                     ))
                 })
                 .collect();
-            for (i, facts, listed) in done {
+            for (i, facts, hash, mut listed) in done {
+                listed.attribution = shared.share(hash, listed.attribution);
                 let row = &mut self.rows[i as usize];
                 row.record = None;
-                row.facts = Some(facts);
+                row.facts = Some(Box::new(facts));
                 out.push(listed);
             }
         }
@@ -159,6 +165,52 @@ impl Rows {
 
 /// Rate-limited rows attributed at once (their records are released after each chunk).
 const ATTRIBUTE_CHUNK: usize = 2048;
+
+/// Distinct attributions shared at most; past this, new ones are kept unshared.
+const SHARED_CAP: usize = 4096;
+
+/// One copy of each distinct attribution: an incident's thousands of 429s from one layer carry
+/// a handful of distinct verdicts, and the report lists every row (an attribution with its
+/// evidence is ≈ 0.9 KB). Equal verdicts are found by the hash of their serialized form (what
+/// the report writes), then compared whole.
+#[derive(Default)]
+struct SharedAttributions {
+    seen: std::collections::HashMap<u64, Vec<Arc<Attribution>>, foldhash::fast::FixedState>,
+    kept: usize,
+}
+
+impl SharedAttributions {
+    /// The hash of `a`'s JSON form (computed on the workers; no string is built).
+    fn hash(a: &Attribution) -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        struct HashWriter(foldhash::fast::FoldHasher<'static>);
+        impl std::io::Write for HashWriter {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.write(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = HashWriter(foldhash::fast::FixedState::default().build_hasher());
+        // Serializing into a hasher cannot fail on I/O; a value serde refuses just hashes short.
+        let _ = serde_json::to_writer(&mut w, a);
+        w.0.finish()
+    }
+
+    fn share(&mut self, hash: u64, a: Arc<Attribution>) -> Arc<Attribution> {
+        let same = self.seen.entry(hash).or_default();
+        if let Some(s) = same.iter().find(|s| ***s == *a) {
+            return s.clone();
+        }
+        if self.kept < SHARED_CAP {
+            same.push(a.clone());
+            self.kept += 1;
+        }
+        a
+    }
+}
 
 /// The quota signals and the concurrency wording of one rate-limited response.
 fn facts(r: &Request, a: &Attribution, ra: &RetryAfter) -> Facts {
