@@ -9,6 +9,7 @@ use crate::http::ratelimit::Limits;
 use crate::http::retry_after::{self, RetryAfter};
 use crate::model::Request;
 use crate::report::RateLimited;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One kept response.
@@ -111,34 +112,91 @@ impl Rows {
             .collect()
     }
 
-    /// Attribute every rate-limited row (`attribute(row id, record, host id)`), returning the
-    /// report's rows in time order. Rows are attributed [`ATTRIBUTE_CHUNK`] at a time on the
-    /// thread pool (each row's verdict depends on its record and its host's baseline only, so
-    /// the result is the same on any number of threads); records are released chunk by chunk.
-    pub fn attribute(
-        &mut self,
-        attribute: &(dyn Fn(u32, &Request, u32) -> Attribution + Sync),
-    ) -> Vec<RateLimited> {
+    /// Attribute every rate-limited row, returning the report's rows in time order. Rows are
+    /// taken [`ATTRIBUTE_CHUNK`] at a time; each distinct evidence key ([`Verdicts::key`]) of a
+    /// host is attributed once (on the thread pool) and its verdict shared by every row with
+    /// that key. A row's verdict depends on its record and its host's baseline only, so the
+    /// result is the same on any number of threads; records are released chunk by chunk.
+    pub fn attribute(&mut self, verdicts: &Verdicts) -> Vec<RateLimited> {
         use rayon::prelude::*;
         let order = self.order.clone();
         let mut out = Vec::with_capacity(order.len());
         let mut shared = SharedAttributions::default();
+        let mut cache: HashMap<Vec<u8>, Arc<Attribution>> = HashMap::default();
         for chunk in order.chunks(ATTRIBUTE_CHUNK) {
             let rows = &self.rows;
-            let done: Vec<(u32, Facts, u64, RateLimited)> = chunk
+            let record = |i: u32| {
+                let row = &rows[i as usize];
+                row.record.as_deref().map(|r| (r, row.ev.host))
+            };
+            // 1. Keys, on the workers.
+            let keys: Vec<(u32, Option<Vec<u8>>)> = chunk
                 .par_iter()
                 .filter_map(|&i| {
-                    let row = &rows[i as usize];
-                    let r = row.record.as_deref()?;
-                    let a = attribute(i, r, row.ev.host);
-                    let facts = facts(r, &a, &row.retry_after);
+                    let (r, host) = record(i)?;
+                    Some((i, (verdicts.key)(i, r, host)))
+                })
+                .collect();
+            // 2. What is not known yet: one row per new key, and every row without one.
+            let mut slot: Vec<Slot> = Vec::with_capacity(keys.len());
+            let mut todo: Vec<u32> = Vec::new();
+            let mut pending: HashMap<&[u8], usize> = HashMap::default();
+            for (i, key) in &keys {
+                let Some(key) = key else {
+                    slot.push(Slot::Todo(todo.len()));
+                    todo.push(*i);
+                    continue;
+                };
+                if let Some(a) = cache.get(key.as_slice()) {
+                    slot.push(Slot::Known(a.clone()));
+                } else if let Some(&t) = pending.get(key.as_slice()) {
+                    slot.push(Slot::Todo(t));
+                } else {
+                    pending.insert(key.as_slice(), todo.len());
+                    slot.push(Slot::Todo(todo.len()));
+                    todo.push(*i);
+                }
+            }
+            drop(pending);
+            // 3. Those attributed, on the workers; equal verdicts shared.
+            let fresh: Vec<(Attribution, u64)> = todo
+                .par_iter()
+                .map(|&i| {
+                    let a = match record(i) {
+                        Some((r, host)) => (verdicts.attribute)(i, r, host),
+                        None => Attribution::unknown(),
+                    };
                     let hash = SharedAttributions::hash(&a);
+                    (a, hash)
+                })
+                .collect();
+            let fresh: Vec<Arc<Attribution>> = fresh
+                .into_iter()
+                .map(|(a, hash)| shared.share(hash, Arc::new(a)))
+                .collect();
+            for ((_, key), s) in keys.iter().zip(&slot) {
+                if let (Some(key), Slot::Todo(t)) = (key, s) {
+                    if cache.len() < CACHED_KEYS && !cache.contains_key(key.as_slice()) {
+                        cache.insert(key.clone(), fresh[*t].clone());
+                    }
+                }
+            }
+            // 4. Each row's facts and listing, on the workers.
+            let done: Vec<(u32, Facts, RateLimited)> = keys
+                .par_iter()
+                .zip(slot.par_iter())
+                .filter_map(|((i, _), s)| {
+                    let (r, _) = record(*i)?;
+                    let a = match s {
+                        Slot::Known(a) => a.clone(),
+                        Slot::Todo(t) => fresh[*t].clone(),
+                    };
+                    let row = &rows[*i as usize];
                     Some((
-                        i,
-                        facts,
-                        hash,
+                        *i,
+                        facts(r, &a, &row.retry_after),
                         RateLimited {
-                            request_index: i as usize,
+                            request_index: *i as usize,
                             source: r.location.source.clone(),
                             position: r.location.position,
                             time: r.started,
@@ -146,13 +204,12 @@ impl Rows {
                             url: r.url.clone(),
                             status: r.status,
                             retry_after: row.retry_after.clone(),
-                            attribution: Arc::new(a),
+                            attribution: a,
                         },
                     ))
                 })
                 .collect();
-            for (i, facts, hash, mut listed) in done {
-                listed.attribution = shared.share(hash, listed.attribution);
+            for (i, facts, listed) in done {
                 let row = &mut self.rows[i as usize];
                 row.record = None;
                 row.facts = Some(Box::new(facts));
@@ -162,6 +219,26 @@ impl Rows {
         out
     }
 }
+
+/// How rate-limited rows get their verdicts: `key(row id, record, host id)` is the record's
+/// evidence key (equal keys, equal verdicts: it names the host's baseline too; `None`:
+/// attribute the row on its own),
+/// `attribute(row id, record, host id)` the verdict.
+pub struct Verdicts<'a> {
+    pub key: &'a (dyn Fn(u32, &Request, u32) -> Option<Vec<u8>> + Sync),
+    pub attribute: &'a (dyn Fn(u32, &Request, u32) -> Attribution + Sync),
+}
+
+/// Where a row's verdict comes from in a chunk.
+enum Slot {
+    Known(Arc<Attribution>),
+    /// Index into the chunk's rows to attribute.
+    Todo(usize),
+}
+
+/// Distinct evidence keys remembered (a key is a response's headers and body excerpt: a few
+/// hundred bytes); past this, new keys are attributed each time.
+const CACHED_KEYS: usize = 4096;
 
 /// Rate-limited rows attributed at once (their records are released after each chunk).
 const ATTRIBUTE_CHUNK: usize = 2048;

@@ -20,6 +20,8 @@ pub mod collect;
 pub mod event;
 pub mod limited;
 pub mod order;
+#[cfg(test)]
+mod tests;
 
 use crate::attribute::{self, engine::Baseline, Attribution};
 use crate::detect::clients::{self, ClientsSection};
@@ -102,6 +104,9 @@ fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
 enum Attribute {
     /// The attribution engine, against each host's baseline.
     Engine,
+    /// The same, every row attributed on its own (tests: the verdict cache changes nothing).
+    #[cfg_attr(not(test), allow(dead_code))]
+    EngineUncached,
     /// Given (tests): by record location; anything else is unknown.
     Given(HashMap<(Arc<str>, Position), Attribution>),
 }
@@ -206,26 +211,43 @@ fn prepare(
         baselines.insert(h, Arc::new(Baseline::build(&hosts[h as usize], &refs)));
     }
     let rate_limited = match attribute {
-        Attribute::Engine => {
+        Attribute::Engine | Attribute::EngineUncached => {
+            let cached = matches!(attribute, Attribute::Engine);
             // One request in two layers' access logs: the inner layer's verdict decides.
             let joined = c.rows.joined_layers();
-            c.rows
-                .attribute(&|row, r, host| match baselines.get(&host) {
-                    Some(b) => match joined.get(&row) {
-                        Some((inner, inner_host)) => {
-                            attribute::joined(r, inner, baselines.get(inner_host).unwrap_or(b))
-                        }
-                        None => attribute::engine::attribute_one(r, b),
-                    },
-                    None => Attribution::unknown(),
-                })
+            let key = |row: u32, r: &Request, host: u32| {
+                if !cached || joined.contains_key(&row) {
+                    return None;
+                }
+                // The host first: its baseline is part of the evidence.
+                let b = baselines.get(&host)?;
+                let mut k = host.to_le_bytes().to_vec();
+                k.extend_from_slice(&attribute::engine::evidence_key(r, b));
+                Some(k)
+            };
+            let verdict = |row: u32, r: &Request, host: u32| match baselines.get(&host) {
+                Some(b) => match joined.get(&row) {
+                    Some((inner, inner_host)) => {
+                        attribute::joined(r, inner, baselines.get(inner_host).unwrap_or(b))
+                    }
+                    None => attribute::engine::attribute_one(r, b),
+                },
+                None => Attribution::unknown(),
+            };
+            c.rows.attribute(&limited::Verdicts {
+                key: &key,
+                attribute: &verdict,
+            })
         }
-        Attribute::Given(given) => c.rows.attribute(&|_, r, _| {
-            let key = (r.location.source.clone(), r.location.position);
-            given
-                .get(&key)
-                .cloned()
-                .unwrap_or_else(Attribution::unknown)
+        Attribute::Given(given) => c.rows.attribute(&limited::Verdicts {
+            key: &|_, _, _| None,
+            attribute: &|_, r, _| {
+                let key = (r.location.source.clone(), r.location.position);
+                given
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or_else(Attribution::unknown)
+            },
         }),
     };
 
