@@ -225,9 +225,14 @@ impl Rows {
 /// attribute the row on its own),
 /// `attribute(row id, record, host id)` the verdict.
 pub struct Verdicts<'a> {
-    pub key: &'a (dyn Fn(u32, &Request, u32) -> Option<Vec<u8>> + Sync),
-    pub attribute: &'a (dyn Fn(u32, &Request, u32) -> Attribution + Sync),
+    pub key: &'a KeyFn<'a>,
+    pub attribute: &'a VerdictFn<'a>,
 }
+
+/// `(row id, record, host id)` → evidence key.
+pub type KeyFn<'a> = dyn Fn(u32, &Request, u32) -> Option<Vec<u8>> + Sync + 'a;
+/// `(row id, record, host id)` → verdict.
+pub type VerdictFn<'a> = dyn Fn(u32, &Request, u32) -> Attribution + Sync + 'a;
 
 /// Where a row's verdict comes from in a chunk.
 enum Slot {
