@@ -19,7 +19,8 @@ pub struct Row {
     pub key: (bool, Key),
     pub ev: Event,
     pub kind: Kept,
-    pub retry_after: RetryAfter,
+    /// Shared with the report's row.
+    pub retry_after: Arc<RetryAfter>,
     /// The record, until attribution has read it (rate-limited rows only).
     pub record: Option<Box<Request>>,
     /// What attribution said (rate-limited rows, after [`Rows::attribute`]); boxed: most kept
@@ -33,15 +34,25 @@ pub struct Row {
 #[derive(Debug, Clone)]
 pub struct Facts {
     pub quota: Quota,
-    pub limits: Option<Limits>,
-    /// The layer and vendor that sent it.
+    /// The layer that sent it.
     pub layer: attribute::Layer,
-    pub vendor: Option<String>,
+    /// The verdict (the report's row holds the same), for its limits and vendor.
+    pub attribution: Arc<Attribution>,
     /// The body says the limit is on concurrent requests.
     pub says_concurrency: bool,
     /// Signals that a long-window allowance is spent, and when it should be back.
     pub quota_signals: Vec<String>,
     pub quota_resume: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl Facts {
+    pub fn limits(&self) -> Option<&Limits> {
+        self.attribution.limits.as_ref()
+    }
+
+    pub fn vendor(&self) -> Option<&str> {
+        self.attribution.vendor.as_deref()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -55,7 +66,7 @@ impl Rows {
     /// Keep a response; returns its row id for the event.
     pub fn push(&mut self, key: (bool, Key), ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
         let id = self.rows.len() as u32;
-        let retry_after = retry_after::from_headers(&r.response_headers, r.started);
+        let retry_after = Arc::new(retry_after::from_headers(&r.response_headers, r.started));
         let mut ev = *ev;
         ev.detail = id;
         self.rows.push(Row {
@@ -74,8 +85,10 @@ impl Rows {
         self.rows.get(id as usize)
     }
 
-    /// Order the rate-limited rows by time (untimed last).
+    /// Order the rate-limited rows by time (untimed last). Every row is in: the spare room of
+    /// the grown vector is given back (a quarter of it on average, for the rest of the run).
     pub fn sort(&mut self) {
+        self.rows.shrink_to_fit();
         let mut order: Vec<u32> = (0..self.rows.len() as u32)
             .filter(|&i| self.rows[i as usize].kind == Kept::Limited)
             .collect();
@@ -295,13 +308,12 @@ impl SharedAttributions {
 }
 
 /// The quota signals and the concurrency wording of one rate-limited response.
-fn facts(r: &Request, a: &Attribution, ra: &RetryAfter) -> Facts {
+fn facts(r: &Request, a: &Arc<Attribution>, ra: &RetryAfter) -> Facts {
     let (quota_signals, quota_resume) = crate::detect::quota_exhausted::signals(r, a, ra);
     Facts {
         quota: a.quota,
-        limits: a.limits.clone(),
         layer: a.layer,
-        vendor: a.vendor.clone(),
+        attribution: a.clone(),
         says_concurrency: r
             .body_excerpt
             .as_deref()

@@ -256,7 +256,7 @@ fn prepare(
     // Known limits per host.
     let mut from_attr: Vec<Option<BTreeMap<(u64, u64), usize>>> = vec![None; hosts.len()];
     for row in c.rows.limited() {
-        if let Some(l) = row.facts.as_ref().and_then(|f| f.limits.as_ref()) {
+        if let Some(l) = row.facts.as_ref().and_then(|f| f.limits()) {
             let m = from_attr[row.ev.host as usize].get_or_insert_with(BTreeMap::new);
             if let Some(p) = limit::pair(l) {
                 *m.entry(p).or_insert(0) += 1;
@@ -695,11 +695,11 @@ fn finish(
         e.limited.observe(evidence::Limited {
             time: row.ev.started(),
             quota: f.quota,
-            limits: f.limits.as_ref(),
+            limits: f.limits(),
             retry_after: &row.retry_after,
             caller: row.ev.op,
             layer: f.layer,
-            vendor: f.vendor.as_deref(),
+            vendor: f.vendor(),
             same_site: row.cors.as_deref().is_some_and(|c| c.same_site()),
         });
     }
