@@ -32,6 +32,15 @@ pub fn to_stdout(bytes: &[u8]) -> io::Result<()> {
     }
 }
 
+/// Write what `produce` writes to stdout (buffered). A broken pipe is success.
+pub fn to_stdout_with(produce: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match produce(&mut out).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 /// Does this output argument mean stdout? `-`, and `/dev/stdout` (which would otherwise be
 /// opened through `/proc/self/fd/1`, bypassing the broken-pipe handling).
 pub fn is_stdout(arg: &Path) -> bool {

@@ -98,7 +98,9 @@ pub struct RateLimited {
     /// Redacted URL.
     pub url: String,
     pub status: u16,
-    pub retry_after: RetryAfter,
+    /// Shared with the analysis's kept row.
+    pub retry_after: Arc<RetryAfter>,
+    /// Shared between rows whose attribution is the same (a long incident repeats a few).
     #[serde(flatten)]
-    pub attribution: Attribution,
+    pub attribution: Arc<Attribution>,
 }

@@ -9,6 +9,8 @@ use crate::http::ratelimit::Limits;
 use crate::http::retry_after::{self, RetryAfter};
 use crate::model::Request;
 use crate::report::RateLimited;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One kept response.
 #[derive(Debug)]
@@ -17,11 +19,13 @@ pub struct Row {
     pub key: (bool, Key),
     pub ev: Event,
     pub kind: Kept,
-    pub retry_after: RetryAfter,
+    /// Shared with the report's row.
+    pub retry_after: Arc<RetryAfter>,
     /// The record, until attribution has read it (rate-limited rows only).
     pub record: Option<Box<Request>>,
-    /// What attribution said (rate-limited rows, after [`Rows::attribute`]).
-    pub facts: Option<Facts>,
+    /// What attribution said (rate-limited rows, after [`Rows::attribute`]); boxed: most kept
+    /// rows of a long log are failures without it.
+    pub facts: Option<Box<Facts>>,
     /// What a browser page could read of this response, when it was a cross-origin request.
     pub cors: Option<Box<attribute::cors::Cors>>,
 }
@@ -30,15 +34,25 @@ pub struct Row {
 #[derive(Debug, Clone)]
 pub struct Facts {
     pub quota: Quota,
-    pub limits: Option<Limits>,
-    /// The layer and vendor that sent it.
+    /// The layer that sent it.
     pub layer: attribute::Layer,
-    pub vendor: Option<String>,
+    /// The verdict (the report's row holds the same), for its limits and vendor.
+    pub attribution: Arc<Attribution>,
     /// The body says the limit is on concurrent requests.
     pub says_concurrency: bool,
     /// Signals that a long-window allowance is spent, and when it should be back.
     pub quota_signals: Vec<String>,
     pub quota_resume: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl Facts {
+    pub fn limits(&self) -> Option<&Limits> {
+        self.attribution.limits.as_ref()
+    }
+
+    pub fn vendor(&self) -> Option<&str> {
+        self.attribution.vendor.as_deref()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -52,7 +66,7 @@ impl Rows {
     /// Keep a response; returns its row id for the event.
     pub fn push(&mut self, key: (bool, Key), ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
         let id = self.rows.len() as u32;
-        let retry_after = retry_after::from_headers(&r.response_headers, r.started);
+        let retry_after = Arc::new(retry_after::from_headers(&r.response_headers, r.started));
         let mut ev = *ev;
         ev.detail = id;
         self.rows.push(Row {
@@ -71,8 +85,10 @@ impl Rows {
         self.rows.get(id as usize)
     }
 
-    /// Order the rate-limited rows by time (untimed last).
+    /// Order the rate-limited rows by time (untimed last). Every row is in: the spare room of
+    /// the grown vector is given back (a quarter of it on average, for the rest of the run).
     pub fn sort(&mut self) {
+        self.rows.shrink_to_fit();
         let mut order: Vec<u32> = (0..self.rows.len() as u32)
             .filter(|&i| self.rows[i as usize].kind == Kept::Limited)
             .collect();
@@ -109,31 +125,91 @@ impl Rows {
             .collect()
     }
 
-    /// Attribute every rate-limited row (`attribute(row id, record, host id)`), returning the
-    /// report's rows in time order. Rows are attributed [`ATTRIBUTE_CHUNK`] at a time on the
-    /// thread pool (each row's verdict depends on its record and its host's baseline only, so
-    /// the result is the same on any number of threads); records are released chunk by chunk.
-    pub fn attribute(
-        &mut self,
-        attribute: &(dyn Fn(u32, &Request, u32) -> Attribution + Sync),
-    ) -> Vec<RateLimited> {
+    /// Attribute every rate-limited row, returning the report's rows in time order. Rows are
+    /// taken [`ATTRIBUTE_CHUNK`] at a time; each distinct evidence key ([`Verdicts::key`]) of a
+    /// host is attributed once (on the thread pool) and its verdict shared by every row with
+    /// that key. A row's verdict depends on its record and its host's baseline only, so the
+    /// result is the same on any number of threads; records are released chunk by chunk.
+    pub fn attribute(&mut self, verdicts: &Verdicts) -> Vec<RateLimited> {
         use rayon::prelude::*;
         let order = self.order.clone();
         let mut out = Vec::with_capacity(order.len());
+        let mut shared = SharedAttributions::default();
+        let mut cache: HashMap<Vec<u8>, Arc<Attribution>> = HashMap::default();
         for chunk in order.chunks(ATTRIBUTE_CHUNK) {
             let rows = &self.rows;
-            let done: Vec<(u32, Facts, RateLimited)> = chunk
+            let record = |i: u32| {
+                let row = &rows[i as usize];
+                row.record.as_deref().map(|r| (r, row.ev.host))
+            };
+            // 1. Keys, on the workers.
+            let keys: Vec<(u32, Option<Vec<u8>>)> = chunk
                 .par_iter()
                 .filter_map(|&i| {
-                    let row = &rows[i as usize];
-                    let r = row.record.as_deref()?;
-                    let a = attribute(i, r, row.ev.host);
-                    let facts = facts(r, &a, &row.retry_after);
+                    let (r, host) = record(i)?;
+                    Some((i, (verdicts.key)(i, r, host)))
+                })
+                .collect();
+            // 2. What is not known yet: one row per new key, and every row without one.
+            let mut slot: Vec<Slot> = Vec::with_capacity(keys.len());
+            let mut todo: Vec<u32> = Vec::new();
+            let mut pending: HashMap<&[u8], usize> = HashMap::default();
+            for (i, key) in &keys {
+                let Some(key) = key else {
+                    slot.push(Slot::Todo(todo.len()));
+                    todo.push(*i);
+                    continue;
+                };
+                if let Some(a) = cache.get(key.as_slice()) {
+                    slot.push(Slot::Known(a.clone()));
+                } else if let Some(&t) = pending.get(key.as_slice()) {
+                    slot.push(Slot::Todo(t));
+                } else {
+                    pending.insert(key.as_slice(), todo.len());
+                    slot.push(Slot::Todo(todo.len()));
+                    todo.push(*i);
+                }
+            }
+            drop(pending);
+            // 3. Those attributed, on the workers; equal verdicts shared.
+            let fresh: Vec<(Attribution, u64)> = todo
+                .par_iter()
+                .map(|&i| {
+                    let a = match record(i) {
+                        Some((r, host)) => (verdicts.attribute)(i, r, host),
+                        None => Attribution::unknown(),
+                    };
+                    let hash = SharedAttributions::hash(&a);
+                    (a, hash)
+                })
+                .collect();
+            let fresh: Vec<Arc<Attribution>> = fresh
+                .into_iter()
+                .map(|(a, hash)| shared.share(hash, Arc::new(a)))
+                .collect();
+            for ((_, key), s) in keys.iter().zip(&slot) {
+                if let (Some(key), Slot::Todo(t)) = (key, s) {
+                    if cache.len() < CACHED_KEYS && !cache.contains_key(key.as_slice()) {
+                        cache.insert(key.clone(), fresh[*t].clone());
+                    }
+                }
+            }
+            // 4. Each row's facts and listing, on the workers.
+            let done: Vec<(u32, Facts, RateLimited)> = keys
+                .par_iter()
+                .zip(slot.par_iter())
+                .filter_map(|((i, _), s)| {
+                    let (r, _) = record(*i)?;
+                    let a = match s {
+                        Slot::Known(a) => a.clone(),
+                        Slot::Todo(t) => fresh[*t].clone(),
+                    };
+                    let row = &rows[*i as usize];
                     Some((
-                        i,
-                        facts,
+                        *i,
+                        facts(r, &a, &row.retry_after),
                         RateLimited {
-                            request_index: i as usize,
+                            request_index: *i as usize,
                             source: r.location.source.clone(),
                             position: r.location.position,
                             time: r.started,
@@ -149,7 +225,7 @@ impl Rows {
             for (i, facts, listed) in done {
                 let row = &mut self.rows[i as usize];
                 row.record = None;
-                row.facts = Some(facts);
+                row.facts = Some(Box::new(facts));
                 out.push(listed);
             }
         }
@@ -157,17 +233,87 @@ impl Rows {
     }
 }
 
+/// How rate-limited rows get their verdicts: `key(row id, record, host id)` is the record's
+/// evidence key (equal keys, equal verdicts: it names the host's baseline too; `None`:
+/// attribute the row on its own),
+/// `attribute(row id, record, host id)` the verdict.
+pub struct Verdicts<'a> {
+    pub key: &'a KeyFn<'a>,
+    pub attribute: &'a VerdictFn<'a>,
+}
+
+/// `(row id, record, host id)` → evidence key.
+pub type KeyFn<'a> = dyn Fn(u32, &Request, u32) -> Option<Vec<u8>> + Sync + 'a;
+/// `(row id, record, host id)` → verdict.
+pub type VerdictFn<'a> = dyn Fn(u32, &Request, u32) -> Attribution + Sync + 'a;
+
+/// Where a row's verdict comes from in a chunk.
+enum Slot {
+    Known(Arc<Attribution>),
+    /// Index into the chunk's rows to attribute.
+    Todo(usize),
+}
+
+/// Distinct evidence keys remembered (a key is a response's headers and body excerpt: a few
+/// hundred bytes); past this, new keys are attributed each time.
+const CACHED_KEYS: usize = 4096;
+
 /// Rate-limited rows attributed at once (their records are released after each chunk).
 const ATTRIBUTE_CHUNK: usize = 2048;
 
+/// Distinct attributions shared at most; past this, new ones are kept unshared.
+const SHARED_CAP: usize = 4096;
+
+/// One copy of each distinct attribution: an incident's thousands of 429s from one layer carry
+/// a handful of distinct verdicts, and the report lists every row (an attribution with its
+/// evidence is ≈ 0.9 KB). Equal verdicts are found by the hash of their serialized form (what
+/// the report writes), then compared whole.
+#[derive(Default)]
+struct SharedAttributions {
+    seen: std::collections::HashMap<u64, Vec<Arc<Attribution>>, foldhash::fast::FixedState>,
+    kept: usize,
+}
+
+impl SharedAttributions {
+    /// The hash of `a`'s JSON form (computed on the workers; no string is built).
+    fn hash(a: &Attribution) -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        struct HashWriter(foldhash::fast::FoldHasher<'static>);
+        impl std::io::Write for HashWriter {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.write(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = HashWriter(foldhash::fast::FixedState::default().build_hasher());
+        // Serializing into a hasher cannot fail on I/O; a value serde refuses just hashes short.
+        let _ = serde_json::to_writer(&mut w, a);
+        w.0.finish()
+    }
+
+    fn share(&mut self, hash: u64, a: Arc<Attribution>) -> Arc<Attribution> {
+        let same = self.seen.entry(hash).or_default();
+        if let Some(s) = same.iter().find(|s| ***s == *a) {
+            return s.clone();
+        }
+        if self.kept < SHARED_CAP {
+            same.push(a.clone());
+            self.kept += 1;
+        }
+        a
+    }
+}
+
 /// The quota signals and the concurrency wording of one rate-limited response.
-fn facts(r: &Request, a: &Attribution, ra: &RetryAfter) -> Facts {
+fn facts(r: &Request, a: &Arc<Attribution>, ra: &RetryAfter) -> Facts {
     let (quota_signals, quota_resume) = crate::detect::quota_exhausted::signals(r, a, ra);
     Facts {
         quota: a.quota,
-        limits: a.limits.clone(),
         layer: a.layer,
-        vendor: a.vendor.clone(),
+        attribution: a.clone(),
         says_concurrency: r
             .body_excerpt
             .as_deref()

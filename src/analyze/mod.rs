@@ -20,6 +20,8 @@ pub mod collect;
 pub mod event;
 pub mod limited;
 pub mod order;
+#[cfg(test)]
+mod tests;
 
 use crate::attribute::{self, engine::Baseline, Attribution};
 use crate::detect::clients::{self, ClientsSection};
@@ -107,6 +109,9 @@ fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
 enum Attribute {
     /// The attribution engine, against each host's baseline.
     Engine,
+    /// The same, every row attributed on its own (tests: the verdict cache changes nothing).
+    #[cfg_attr(not(test), allow(dead_code))]
+    EngineUncached,
     /// Given (tests): by record location; anything else is unknown.
     Given(HashMap<(Arc<str>, Position), Attribution>),
 }
@@ -211,33 +216,50 @@ fn prepare(
         baselines.insert(h, Arc::new(Baseline::build(&hosts[h as usize], &refs)));
     }
     let rate_limited = match attribute {
-        Attribute::Engine => {
+        Attribute::Engine | Attribute::EngineUncached => {
+            let cached = matches!(attribute, Attribute::Engine);
             // One request in two layers' access logs: the inner layer's verdict decides.
             let joined = c.rows.joined_layers();
-            c.rows
-                .attribute(&|row, r, host| match baselines.get(&host) {
-                    Some(b) => match joined.get(&row) {
-                        Some((inner, inner_host)) => {
-                            attribute::joined(r, inner, baselines.get(inner_host).unwrap_or(b))
-                        }
-                        None => attribute::engine::attribute_one(r, b),
-                    },
-                    None => Attribution::unknown(),
-                })
+            let key = |row: u32, r: &Request, host: u32| {
+                if !cached || joined.contains_key(&row) {
+                    return None;
+                }
+                // The host first: its baseline is part of the evidence.
+                let b = baselines.get(&host)?;
+                let mut k = host.to_le_bytes().to_vec();
+                k.extend_from_slice(&attribute::engine::evidence_key(r, b));
+                Some(k)
+            };
+            let verdict = |row: u32, r: &Request, host: u32| match baselines.get(&host) {
+                Some(b) => match joined.get(&row) {
+                    Some((inner, inner_host)) => {
+                        attribute::joined(r, inner, baselines.get(inner_host).unwrap_or(b))
+                    }
+                    None => attribute::engine::attribute_one(r, b),
+                },
+                None => Attribution::unknown(),
+            };
+            c.rows.attribute(&limited::Verdicts {
+                key: &key,
+                attribute: &verdict,
+            })
         }
-        Attribute::Given(given) => c.rows.attribute(&|_, r, _| {
-            let key = (r.location.source.clone(), r.location.position);
-            given
-                .get(&key)
-                .cloned()
-                .unwrap_or_else(Attribution::unknown)
+        Attribute::Given(given) => c.rows.attribute(&limited::Verdicts {
+            key: &|_, _, _| None,
+            attribute: &|_, r, _| {
+                let key = (r.location.source.clone(), r.location.position);
+                given
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or_else(Attribution::unknown)
+            },
         }),
     };
 
     // Known limits per host.
     let mut from_attr: Vec<Option<BTreeMap<(u64, u64), usize>>> = vec![None; hosts.len()];
     for row in c.rows.limited() {
-        if let Some(l) = row.facts.as_ref().and_then(|f| f.limits.as_ref()) {
+        if let Some(l) = row.facts.as_ref().and_then(|f| f.limits()) {
             let m = from_attr[row.ev.host as usize].get_or_insert_with(BTreeMap::new);
             if let Some(p) = limit::pair(l) {
                 *m.entry(p).or_insert(0) += 1;
@@ -676,11 +698,11 @@ fn finish(
         e.limited.observe(evidence::Limited {
             time: row.ev.started(),
             quota: f.quota,
-            limits: f.limits.as_ref(),
+            limits: f.limits(),
             retry_after: &row.retry_after,
             caller: row.ev.op,
             layer: f.layer,
-            vendor: f.vendor.as_deref(),
+            vendor: f.vendor(),
             same_site: row.cors.as_deref().is_some_and(|c| c.same_site()),
         });
     }

@@ -270,10 +270,21 @@ impl Orderer {
             }
             return;
         }
-        self.heap.push(Reverse(Held { key, ev }));
-        if self.heap.len() > self.capacity {
-            self.pop();
+        if self.heap.len() < self.capacity {
+            self.heap.push(Reverse(Held { key, ev }));
+            return;
         }
+        // Full: the earliest of the held events and this one goes to the log. Replacing the
+        // top in place keeps the heap at its capacity (a push first would double its buffer
+        // for one extra event: 11 MB) and sifts once instead of twice.
+        let out = match self.heap.peek_mut() {
+            Some(mut top) if top.0.key < key => {
+                std::mem::replace(&mut *top, Reverse(Held { key, ev })).0
+            }
+            _ => Held { key, ev },
+        };
+        self.last = Some(out.key);
+        self.log.push(&out.ev);
     }
 
     fn pop(&mut self) {
@@ -391,6 +402,8 @@ mod tests {
         for (i, t) in [3, 1, 2, 5, 4, 6, 8, 7].into_iter().enumerate() {
             o.push(ev(0, i, t));
         }
+        // A full buffer replaces its earliest event in place: it never outgrows its capacity.
+        assert!(o.heap.capacity() <= 4, "{}", o.heap.capacity());
         o.finish().unwrap();
         assert!(o.runs.is_empty());
         let mut m = Merge::new(o.sequences(), &ranks).unwrap();

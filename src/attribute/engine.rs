@@ -296,6 +296,9 @@ fn vendor_name(slug: &str) -> String {
 }
 
 /// Attribute one rate-limited response.
+///
+/// What it reads of `req` is listed in [`evidence_key`] (the analysis attributes each distinct
+/// key once): a step or rule that reads another field must add it there.
 pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     let subj = Subject::new(req);
     let mut v = Verdict::default();
@@ -869,6 +872,40 @@ fn settle(
 
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
+}
+
+/// Everything [`attribute_one`] reads of a response, as bytes: against one baseline, two
+/// responses with equal keys get equal attributions, so a long incident's thousands of alike
+/// 429s are attributed once (`analyze::limited` caches verdicts by this key). The fields: the
+/// status, the URL's host (host rules), the documented owner of the baseline host and URL path
+/// (all the path is read for), the access log's own signal, every response header in order, the
+/// body excerpt, and what the response's time makes of the headers (rate-limit resets against
+/// the Date header or the record's time, a Retry-After date against the record's time): the
+/// time itself is read nowhere else. Parts are length-prefixed, so no two keys run together.
+pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
+    fn part(k: &mut Vec<u8>, b: &[u8]) {
+        k.extend_from_slice(&(b.len() as u64).to_le_bytes());
+        k.extend_from_slice(b);
+    }
+    let mut k = Vec::with_capacity(512);
+    let url = crate::http::url::split(&req.url);
+    let owner = catalogue::owner(&base.host, url.path)
+        .map(|(p, pattern)| (std::ptr::from_ref(p) as usize, pattern));
+    part(&mut k, &req.status.to_le_bytes());
+    part(&mut k, crate::http::url::host(&req.url).as_bytes());
+    part(&mut k, format!("{owner:?}").as_bytes());
+    part(&mut k, format!("{:?}", req.layer_signal).as_bytes());
+    for (name, value) in req.response_headers.iter() {
+        part(&mut k, name.as_bytes());
+        part(&mut k, value.as_bytes());
+    }
+    part(&mut k, b"");
+    part(&mut k, req.body_excerpt.as_deref().unwrap_or("").as_bytes());
+    let fams = ratelimit::parse_all(&req.response_headers, response_time(req));
+    part(&mut k, format!("{fams:?}").as_bytes());
+    let ra = retry_after::from_headers(&req.response_headers, req.started);
+    part(&mut k, format!("{ra:?}").as_bytes());
+    k
 }
 
 /// The response's own time: its Date header, else when the record was taken.

@@ -145,10 +145,12 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             ..Style::default()
         },
     };
-    let bytes = render::render(format.into(), &report, style);
+    // Streamed where the format can (JSON): the text of a big report is never held whole.
+    let renderer = render::renderer(format.into(), style);
+    let produce = |w: &mut dyn std::io::Write| renderer.write(&report, w);
     match &report_file {
-        Some(f) => f.write(&bytes).map_err(Error::fatal)?,
-        None => output::to_stdout(&bytes)
+        Some(f) => f.write_with(produce).map_err(Error::fatal)?,
+        None => output::to_stdout_with(produce)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(gate_status(&gates, |g| g.holds(&report)))

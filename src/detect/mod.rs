@@ -174,7 +174,7 @@ impl Cx<'_> {
 
     /// What attribution said about a rate-limited response.
     pub fn facts(&self, ev: &Event) -> Option<&crate::analyze::limited::Facts> {
-        self.row(ev).and_then(|r| r.facts.as_ref())
+        self.row(ev).and_then(|r| r.facts.as_deref())
     }
 
     pub fn limit(&self, host: u32) -> Option<&limit::KnownLimit> {

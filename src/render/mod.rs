@@ -62,6 +62,12 @@ pub enum Format {
 /// One output format: the finished report in, the bytes to write out.
 pub trait Render {
     fn render(&self, report: &Report) -> Vec<u8>;
+
+    /// Write the rendering to `w`; a format that can stream overrides this (the default
+    /// renders to bytes first).
+    fn write(&self, report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(&self.render(report))
+    }
 }
 
 struct Table(Style);
@@ -92,6 +98,10 @@ impl Render for Table {
 impl Render for Json {
     fn render(&self, report: &Report) -> Vec<u8> {
         json::render(report)
+    }
+
+    fn write(&self, report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        json::write(report, w)
     }
 }
 
