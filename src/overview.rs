@@ -364,15 +364,18 @@ impl Builder {
         let listed = self.host_order.len().min(TIMELINE_HOSTS);
         let other = self.host_order.len() > TIMELINE_HOSTS;
         let hosts = &self.timeline.hosts;
-        let slot = *self
-            .slot_of_host
-            .entry(host.to_string())
-            .or_insert_with(|| {
-                hosts[..listed]
+        // Looked up borrowed: the host's name is copied once, not once per request.
+        let slot = match self.slot_of_host.get(host) {
+            Some(&s) => s,
+            None => {
+                let s = hosts[..listed]
                     .iter()
                     .position(|h| h.eq_ignore_ascii_case(host))
-                    .or(other.then_some(series - 1))
-            });
+                    .or(other.then_some(series - 1));
+                self.slot_of_host.insert(host.to_string(), s);
+                s
+            }
+        };
         let Some(bucket) = self.timeline.buckets.get_mut(base + k.min(n - 1)) else {
             return;
         };
