@@ -121,7 +121,9 @@ pub struct Convert<'c> {
 /// block. The value is exactly what [`Redactor::text`] returns for the key with this redactor.
 #[derive(Default)]
 pub struct AgentCache(
-    std::cell::RefCell<std::collections::HashMap<Box<str>, Box<str>, foldhash::fast::RandomState>>,
+    std::cell::RefCell<
+        std::collections::HashMap<Box<str>, std::rc::Rc<str>, foldhash::fast::RandomState>,
+    >,
 );
 
 impl AgentCache {
@@ -129,15 +131,20 @@ impl AgentCache {
     const MAX: usize = 4096;
 
     fn redact(&self, red: &Redactor, ua: &str) -> String {
+        self.redact_shared(red, ua).to_string()
+    }
+
+    /// The redacted agent, shared with the cache (no copy: what the event's view borrows).
+    fn redact_shared(&self, red: &Redactor, ua: &str) -> std::rc::Rc<str> {
         if let Some(v) = self.0.borrow().get(ua) {
-            return v.to_string();
+            return v.clone();
         }
-        let v = red.text(ua);
+        let v: std::rc::Rc<str> = red.text(ua).into();
         let mut map = self.0.borrow_mut();
         if map.len() >= Self::MAX {
             map.clear();
         }
-        map.insert(ua.into(), v.as_str().into());
+        map.insert(ua.into(), v.clone());
         v
     }
 }
@@ -188,6 +195,65 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// Start of the request: the explicit start, else the logged time (less the duration when
+    /// the format logs the end).
+    fn started(&self, duration_ms: Option<f64>) -> Option<chrono::DateTime<chrono::Utc>> {
+        let start_us = match (self.start_time, self.time) {
+            (Some(s), _) => Some(s),
+            (None, Some(Stamp::Start(t))) => Some(t),
+            // The format logs the end: the request started `duration` earlier.
+            (None, Some(Stamp::End(t))) => {
+                Some(t - duration_ms.map(|d| (d * 1000.0) as i64).unwrap_or(0))
+            }
+            (None, None) => None,
+        };
+        start_us.and_then(super::time::to_datetime)
+    }
+
+    /// The method, cut and upper-cased (borrowed when it already is).
+    fn normalized_method(&self) -> Option<Cow<'_, str>> {
+        let method = self.method.as_deref().filter(|m| present(m)).or_else(|| {
+            self.request_line
+                .as_deref()
+                .and_then(|l| split_request_line(l).0)
+        })?;
+        let m = cut(method, METHOD_MAX);
+        Some(if m.bytes().any(|b| b.is_ascii_lowercase()) {
+            Cow::Owned(m.to_ascii_uppercase())
+        } else {
+            Cow::Borrowed(m)
+        })
+    }
+
+    /// The caller's address: the first X-Forwarded-For address, else the peer, without port.
+    fn caller_ip(&self) -> Option<&str> {
+        fn first_present(list: &str) -> Option<&str> {
+            list.split(',').map(str::trim).find(|a| present(a))
+        }
+        let xff_first = self.forwarded_for.as_deref().and_then(first_present);
+        xff_first
+            .or_else(|| self.client_ip.as_deref().and_then(first_present))
+            .map(strip_port)
+    }
+
+    /// The caller's credential, fingerprinted: a logged identity, else the basic-auth user,
+    /// else one found in the logged request headers (`raw_req`, unredacted) or the URL.
+    fn credential(
+        &self,
+        red: &Redactor,
+        raw_req: &[(&str, &str)],
+        raw_url: &str,
+    ) -> Option<String> {
+        match (
+            self.identity.as_deref().filter(|i| present(i)),
+            self.remote_user.as_deref().filter(|u| present(u)),
+        ) {
+            (Some(id), _) => Some(red.fingerprint(id)),
+            (None, Some(user)) => Some(red.fingerprint(user)),
+            (None, None) => red.credential(raw_req.iter().copied(), raw_url),
+        }
+    }
+
     /// Normalize and redact into a [`Request`]. `Err` = the line has no status (unusable).
     pub fn into_request(self, line: usize, cv: &Convert<'_>) -> Result<Request, String> {
         let red = cv.redactor;
@@ -200,28 +266,9 @@ impl<'a> Fields<'a> {
         });
         r.status = status;
         r.duration_ms = self.duration_ms.filter(|d| d.is_finite() && *d >= 0.0);
-        let start_us = match (self.start_time, self.time) {
-            (Some(s), _) => Some(s),
-            (None, Some(Stamp::Start(t))) => Some(t),
-            // The format logs the end: the request started `duration` earlier.
-            (None, Some(Stamp::End(t))) => {
-                Some(t - r.duration_ms.map(|d| (d * 1000.0) as i64).unwrap_or(0))
-            }
-            (None, None) => None,
-        };
-        r.started = start_us.and_then(super::time::to_datetime);
-        let method = self.method.as_deref().filter(|m| present(m)).or_else(|| {
-            self.request_line
-                .as_deref()
-                .and_then(|l| split_request_line(l).0)
-        });
-        if let Some(m) = method {
-            let m = cut(m, METHOD_MAX);
-            r.method = if m.bytes().any(|b| b.is_ascii_lowercase()) {
-                m.to_ascii_uppercase()
-            } else {
-                m.to_string()
-            };
+        r.started = self.started(r.duration_ms);
+        if let Some(m) = self.normalized_method() {
+            r.method = m.into_owned();
         }
         let raw_url = self.raw_url();
 
@@ -258,14 +305,6 @@ impl<'a> Fields<'a> {
         }
 
         // Who called: the first X-Forwarded-For address, else the peer; user agent; identity.
-        let xff_first = self
-            .forwarded_for
-            .as_deref()
-            .and_then(|x| x.split(',').map(str::trim).find(|a| present(a)));
-        let peer = self
-            .client_ip
-            .as_deref()
-            .and_then(|x| x.split(',').map(str::trim).find(|a| present(a)));
         let ua = self
             .user_agent
             .as_deref()
@@ -277,7 +316,7 @@ impl<'a> Fields<'a> {
                     .map(|(_, v)| *v)
             });
         r.client = ClientHints {
-            client_ip: xff_first.or(peer).map(|a| strip_port(a).to_string()),
+            client_ip: self.caller_ip().map(str::to_string),
             user_agent: ua.map(|u| {
                 let u = cut(u, USER_AGENT_MAX);
                 match cv.agents {
@@ -287,19 +326,8 @@ impl<'a> Fields<'a> {
             }),
             ..ClientHints::default()
         };
-        r.credential = match (
-            self.identity.as_deref().filter(|i| present(i)),
-            self.remote_user.as_deref().filter(|u| present(u)),
-        ) {
-            (Some(id), _) => Some(red.fingerprint(id)),
-            (None, Some(user)) => Some(red.fingerprint(user)),
-            (None, None) => red.credential(raw_req.iter().copied(), &raw_url),
-        };
-        r.url = if raw_url.len() > URL_MAX {
-            red.excerpt(&raw_url, URL_MAX)
-        } else {
-            red.url_owned(raw_url)
-        };
+        r.credential = self.credential(red, &raw_req, &raw_url);
+        r.url = redacted_url(red, raw_url);
 
         if status >= 400 {
             let sig = self.signal.or_else(|| {
@@ -314,6 +342,15 @@ impl<'a> Fields<'a> {
         }
         r.shrink_to_fit();
         Ok(r)
+    }
+}
+
+/// The URL as a record keeps it: redacted, and cut past [`URL_MAX`].
+fn redacted_url(red: &Redactor, raw_url: String) -> String {
+    if raw_url.len() > URL_MAX {
+        red.excerpt(&raw_url, URL_MAX)
+    } else {
+        red.url_owned(raw_url)
     }
 }
 
