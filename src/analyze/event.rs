@@ -329,19 +329,20 @@ enum ClientKeyRef<'a> {
 
 impl<'a> ClientKeyRef<'a> {
     /// The rule of [`ClientKey::of`].
+    #[cfg(test)]
     fn of(r: &'a Request) -> ClientKeyRef<'a> {
-        let h = &r.client;
-        match h.client.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+        ClientKeyRef::of_view(&RecordView::of(r))
+    }
+
+    /// The rule of [`ClientKey::of`], over a view.
+    fn of_view(v: &RecordView<'a>) -> ClientKeyRef<'a> {
+        match v.client.map(str::trim).filter(|c| !c.is_empty()) {
             Some(c) => ClientKeyRef::Named(c),
             None => ClientKeyRef::Hints {
-                user_agent: r.user_agent(),
-                client_ip: h.client_ip.as_deref(),
-                pageref: h.pageref.as_deref(),
-                origin: if h.pageref.is_some() {
-                    None
-                } else {
-                    h.origin.as_deref()
-                },
+                user_agent: v.user_agent,
+                client_ip: v.client_ip,
+                pageref: v.pageref,
+                origin: if v.pageref.is_some() { None } else { v.origin },
             },
         }
     }
@@ -487,14 +488,197 @@ fn hidden_from_page(r: &Request) -> bool {
     cross_origin && !exposed
 }
 
+/// What only a full record can tell: whether the response is rate-limited (the attribution
+/// rules read headers, body and layer signals), whether a failure stated a Retry-After, and
+/// whether a browser hid that header from the page. Always "no" for a view a parser builds:
+/// [`map_view`] takes only records for which all three are known to be no.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Signals {
+    limited: bool,
+    failure_retry_after: bool,
+    ra_hidden: bool,
+}
+
+impl Signals {
+    fn of(r: &Request) -> Signals {
+        let failure = is_failure(r.status);
+        Signals {
+            limited: crate::attribute::is_rate_limited(r),
+            failure_retry_after: failure
+                && retry_after::from_headers(&r.response_headers, r.started).kind != Kind::Absent,
+            ra_hidden: failure && hidden_from_page(r),
+        }
+    }
+}
+
+/// Everything [`map`] reads of a record, borrowed: what a parser fills in to get the event of a
+/// record without building its [`Request`] (see [`map_view`] for when that is allowed).
+///
+/// Every string is what the [`Request`] would hold: redacted, cut and normalized exactly as the
+/// parser would have put it there (the view of a parser's record must equal
+/// `RecordView::of(&that_request)`; each parser tests that). Credentials, request bodies and
+/// idempotency keys appear only as the record holds them (fingerprints, redacted values).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordView<'a> {
+    pub position: crate::model::Position,
+    pub started: Option<DateTime<Utc>>,
+    pub duration_ms: Option<f64>,
+    pub status: u16,
+    /// [`Request::method`].
+    pub method: &'a str,
+    /// [`Request::url`]: the redacted URL.
+    pub url: &'a str,
+    /// [`crate::model::ClientHints::client`], untrimmed.
+    pub client: Option<&'a str>,
+    /// [`Request::user_agent`]: the `User-Agent` header when non-empty, else the log's field.
+    pub user_agent: Option<&'a str>,
+    pub client_ip: Option<&'a str>,
+    pub pageref: Option<&'a str>,
+    /// [`crate::model::ClientHints::origin`].
+    pub origin: Option<&'a str>,
+    /// [`Request::credential`] (a fingerprint).
+    pub credential: Option<&'a str>,
+    /// The value of [`idempotency_key`] over the (redacted) request headers.
+    pub idempotency_key: Option<&'a str>,
+    /// [`Request::request_body_fingerprint`].
+    pub body_fingerprint: Option<&'a str>,
+    /// [`stated_limit`] of the (redacted, cut) response headers.
+    pub header_limit: Option<(u64, u64)>,
+    /// The record has a [`Request::layer_signal`] (access logs): only the full path reads it.
+    pub layer_signal: bool,
+    /// `Signals::default()` in a parser's view.
+    pub signals: Signals,
+}
+
+impl<'a> RecordView<'a> {
+    /// The view of a full record (what [`map`] reads).
+    pub fn of(r: &'a Request) -> RecordView<'a> {
+        let h = &r.client;
+        RecordView {
+            position: r.location.position,
+            started: r.started,
+            duration_ms: r.duration_ms,
+            status: r.status,
+            method: &r.method,
+            url: &r.url,
+            client: h.client.as_deref(),
+            user_agent: r.user_agent(),
+            client_ip: h.client_ip.as_deref(),
+            pageref: h.pageref.as_deref(),
+            origin: h.origin.as_deref(),
+            credential: r.credential.as_deref(),
+            idempotency_key: idempotency_key(&r.request_headers).map(|(_, v)| v),
+            body_fingerprint: r.request_body_fingerprint.as_deref(),
+            header_limit: stated_limit(&r.response_headers, r.started),
+            layer_signal: r.layer_signal.is_some(),
+            signals: Signals::of(r),
+        }
+    }
+}
+
+/// Whether a record with this status (and no layer signal) can go through [`map_view`]: a
+/// 2xx/3xx the attribution rules can never call rate-limited (202 can be, by AWS WAF's
+/// `x-amzn-waf-action`), which is no failure either. Parsers check this first and build the
+/// full record for everything else. A test holds it to `attribute::is_rate_limited`.
+pub fn view_suffices(status: u16, layer_signal: bool) -> bool {
+    (200..400).contains(&status) && status != 202 && !layer_signal
+}
+
+/// Request header names a [`RecordView`] reads (`User-Agent`; `X-Forwarded-For`, `Origin` and
+/// `Referer` for the client hints; idempotency keys): a parser taking the view path needs to
+/// redact and keep only these (and fingerprint the credential from the raw headers).
+pub fn is_view_request_header(name: &str) -> bool {
+    ["user-agent", "x-forwarded-for", "origin", "referer"]
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n))
+        || crate::detect::logical::is_idempotency_header(name)
+}
+
+/// Response header names [`stated_limit`] reads (every rate-limit family's name holds
+/// "limit"): a parser taking the view path needs to redact and keep only these.
+pub fn is_limit_header(name: &str) -> bool {
+    name.as_bytes()
+        .windows(5)
+        .any(|w| w.eq_ignore_ascii_case(b"limit"))
+}
+
+/// The (limit × 1000, window × 1000) the rate-limit headers state, when they state both.
+pub fn stated_limit(
+    h: &crate::model::Headers,
+    started: Option<DateTime<Utc>>,
+) -> Option<(u64, u64)> {
+    // No response header, no stated limit (most access-log lines log none).
+    if h.is_empty() {
+        return None;
+    }
+    crate::http::ratelimit::parse(h, started).and_then(|l| match (l.limit, l.window_seconds) {
+        (Some(c), Some(w))
+            if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 && c < 1e12 && w < 1e9 =>
+        {
+            Some(((c * 1000.0) as u64, (w * 1000.0) as u64))
+        }
+        _ => None,
+    })
+}
+
+/// The host of a URL as the analyses key it: lower-cased (borrowed when it already is).
+fn host_of(url: &str) -> std::borrow::Cow<'_, str> {
+    let h = crate::http::url::host(url);
+    if h.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(h.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(h)
+    }
+}
+
 /// Turn one request into its event (on a worker thread). `input` numbers the input.
 pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
-    let (position, line) = match r.location.position {
+    let (mut m, kept) = {
+        let v = RecordView::of(&r);
+        let host = hash_of(KeyKind::Host as u8, &*host_of(v.url));
+        let baseline = (200..400).contains(&v.status) && shared.wants_baseline(host);
+        event_of(&v, host, input, shared, baseline)
+    };
+    m.kept = kept.map(|k| (k, Box::new(r)));
+    m
+}
+
+/// The event of a record straight from its view, without its [`Request`]: `None` when the full
+/// record must travel with the event (its status fails [`view_suffices`], it has a layer signal,
+/// or its host still wants baseline samples). Then the parser builds the `Request` and calls
+/// [`map`]. Nothing is recorded in `shared` when it returns `None`, so the retry is exact.
+pub fn map_view(v: &RecordView<'_>, input: u16, shared: &Shared) -> Option<Mapped> {
+    if !view_suffices(v.status, v.layer_signal) || v.signals != Signals::default() {
+        return None;
+    }
+    let host = hash_of(KeyKind::Host as u8, &*host_of(v.url));
+    if shared.wants_baseline(host) {
+        return None;
+    }
+    let (m, kept) = event_of(v, host, input, shared, false);
+    debug_assert!(kept.is_none());
+    Some(m)
+}
+
+/// The event, hashes and first-seen names of a view; the reason to keep the full record, if
+/// any (`baseline`: the host wants samples and this is a success).
+fn event_of(
+    v: &RecordView<'_>,
+    host: u64,
+    input: u16,
+    shared: &Shared,
+    baseline: bool,
+) -> (Mapped, Option<Kept>) {
+    let (position, line) = match v.position {
         crate::model::Position::Entry(i) => (i, false),
         crate::model::Position::Line(i) => (i, true),
     };
-    let limited = crate::attribute::is_rate_limited(&r);
-    let method_upper = r.method.to_ascii_uppercase();
+    let limited = v.signals.limited;
+    let method_upper: std::borrow::Cow<str> = if v.method.bytes().any(|b| b.is_ascii_lowercase()) {
+        std::borrow::Cow::Owned(v.method.to_ascii_uppercase())
+    } else {
+        std::borrow::Cow::Borrowed(v.method)
+    };
     let method = Method::of(&method_upper);
     let mut flags = (method as u16) << flag::METHOD_SHIFT;
     if line {
@@ -503,7 +687,7 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
     if limited {
         flags |= flag::LIMITED;
     }
-    let (t_us, t_ns) = match r.started {
+    let (t_us, t_ns) = match v.started {
         Some(t) => {
             if t.timestamp_subsec_millis() == 0 {
                 flags |= flag::WHOLE_SECOND;
@@ -515,42 +699,33 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
         }
         None => (Event::UNTIMED, 0),
     };
-    let h = &r.client;
     for (bit, present) in [
-        (flag::HINT_CLIENT, h.client.is_some()),
-        (flag::HINT_UA, r.user_agent().is_some()),
-        (flag::HINT_IP, h.client_ip.is_some()),
-        (flag::HINT_PAGE, h.pageref.is_some()),
-        (flag::HINT_ORIGIN, h.origin.is_some()),
+        (flag::HINT_CLIENT, v.client.is_some()),
+        (flag::HINT_UA, v.user_agent.is_some()),
+        (flag::HINT_IP, v.client_ip.is_some()),
+        (flag::HINT_PAGE, v.pageref.is_some()),
+        (flag::HINT_ORIGIN, v.origin.is_some()),
     ] {
         if present {
             flags |= bit;
         }
     }
-    let url = crate::http::url::split(&r.url);
-    if method == Method::Post
-        && url
-            .path
-            .to_ascii_lowercase()
-            .trim_end_matches('/')
-            .ends_with("graphql")
-    {
+    let url = crate::http::url::split(v.url);
+    if method == Method::Post && ends_with_graphql(url.path) {
         flags |= flag::GRAPHQL;
     }
 
     let mut names = Names::default();
-    let host_name = r.host();
-    let host = hash_of(KeyKind::Host as u8, &host_name);
     if shared.first(host) {
-        names.host = Some(host_name);
+        names.host = Some(host_of(v.url).into_owned());
     }
-    let client_key = ClientKeyRef::of(&r);
+    let client_key = ClientKeyRef::of_view(v);
     let client = hash_of(KeyKind::Client as u8, &client_key);
-    let cred = match &r.credential {
+    let cred = match v.credential {
         Some(c) => {
-            let h = hash_of(KeyKind::Cred as u8, c.as_str());
+            let h = hash_of(KeyKind::Cred as u8, c);
             if shared.first(h) {
-                names.cred = Some(c.clone());
+                names.cred = Some(c.to_string());
             }
             h
         }
@@ -571,48 +746,35 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
     // The logical operation: client, credential (unless it is really the idempotency key),
     // method, URL less volatile parameters, body for writes. Idempotency keys are not part of
     // it (a new key per attempt still retries one operation).
-    let idem_value = idempotency_key(&r.request_headers).map(|(_, v)| v);
-    let op_cred = match (&r.credential, idem_value) {
-        (Some(c), Some(v)) if v.contains(c.as_str()) => None,
-        (c, _) => c.as_deref(),
+    let idem_value = v.idempotency_key;
+    let op_cred = match (v.credential, idem_value) {
+        (Some(c), Some(i)) if i.contains(c) => None,
+        (c, _) => c,
     };
     let op = {
         let mut hh = hasher();
         client_key.hash(&mut hh);
         op_cred.hash(&mut hh);
-        method_upper.hash(&mut hh);
-        operation_url(&r.url).hash(&mut hh);
+        (*method_upper).hash(&mut hh);
+        operation_url(v.url).hash(&mut hh);
         if write {
-            r.request_body_fingerprint.hash(&mut hh);
+            v.body_fingerprint.hash(&mut hh);
         }
         hh.finish()
     };
     let idem = idem_value
-        .map(|v| (hash_of(0, v) as u32).max(1))
+        .map(|i| (hash_of(0, i) as u32).max(1))
         .unwrap_or(0);
     if shared.first(client) {
         names.client = Some(client_key.to_owned());
     }
 
-    let failure = is_failure(r.status);
-    if failure && hidden_from_page(&r) {
+    if v.signals.ra_hidden {
         flags |= flag::RA_HIDDEN;
     }
-    // No response header, no stated limit (most access-log lines log none).
-    let header_limit = (!r.response_headers.is_empty())
-        .then(|| crate::http::ratelimit::parse(&r.response_headers, r.started))
-        .flatten()
-        .and_then(|l| match (l.limit, l.window_seconds) {
-            (Some(c), Some(w))
-                if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 && c < 1e12 && w < 1e9 =>
-            {
-                Some(((c * 1000.0) as u64, (w * 1000.0) as u64))
-            }
-            _ => None,
-        });
     let ev = Event {
         t_us,
-        dur_ms: r.duration_ms.unwrap_or(f64::NAN),
+        dur_ms: v.duration_ms.unwrap_or(f64::NAN),
         op,
         loc: pack_loc(input, position),
         host: NONE,
@@ -621,7 +783,7 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
         endpoint: NONE,
         detail: NONE,
         idem,
-        status: r.status,
+        status: v.status,
         flags,
         t_ns,
         _pad: 0,
@@ -634,11 +796,9 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
     };
     let kept = if limited {
         Some(Kept::Limited)
-    } else if failure
-        && retry_after::from_headers(&r.response_headers, r.started).kind != Kind::Absent
-    {
+    } else if v.signals.failure_retry_after {
         Some(Kept::Failure)
-    } else if (200..400).contains(&r.status) && shared.wants_baseline(host) {
+    } else if baseline {
         Some(Kept::Baseline)
     } else {
         None
@@ -647,13 +807,22 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
         || names.client.is_some()
         || names.cred.is_some()
         || names.endpoint.is_some();
-    Mapped {
-        ev,
-        keys,
-        names: has_names.then(|| Box::new(names)),
-        kept: kept.map(|k| (k, Box::new(r))),
-        header_limit,
-    }
+    (
+        Mapped {
+            ev,
+            keys,
+            names: has_names.then(|| Box::new(names)),
+            kept: None,
+            header_limit: v.header_limit,
+        },
+        kept,
+    )
+}
+
+/// A path ending in `graphql` (ASCII case-insensitive, trailing slashes ignored).
+fn ends_with_graphql(path: &str) -> bool {
+    let p = path.trim_end_matches('/').as_bytes();
+    p.len() >= 7 && p[p.len() - 7..].eq_ignore_ascii_case(b"graphql")
 }
 
 #[cfg(test)]
@@ -701,6 +870,197 @@ mod tests {
                 hash_of(KeyKind::Client as u8, &borrowed),
                 hash_of(KeyKind::Client as u8, &owned)
             );
+        }
+    }
+
+    /// Every header and body wording any attribution rule reads, on one response.
+    fn loud_request(status: u16) -> Request {
+        let mut r = Request::at(crate::model::Location {
+            source: std::sync::Arc::from("t"),
+            position: crate::model::Position::Line(1),
+        });
+        r.status = status;
+        r.method = "GET".into();
+        r.url = "https://api.example.com/v1/x".into();
+        r.request_headers = crate::model::Headers::from_pairs([("Origin", "https://app")]);
+        r.response_headers = crate::model::Headers::from_pairs([
+            ("Retry-After", "5"),
+            ("Retry-After-Ms", "5000"),
+            ("x-ms-retry-after-ms", "5000"),
+            ("x-envoy-ratelimited", "true"),
+            ("x-retry-in", "5s"),
+            (
+                "x-amzn-ErrorType",
+                "ThrottlingException:TooManyRequestsException",
+            ),
+            ("x-ratelimit-limit", "10"),
+            ("x-ratelimit-remaining", "0"),
+            ("RateLimit", "limit=10, remaining=0, reset=5"),
+            ("x-mbx-used-weight", "1200"),
+            ("x-amzn-waf-action", "captcha"),
+        ]);
+        r.body_excerpt = Some(
+            "Rate limit exceeded, too many requests, quota, throttled, slowdown, \
+             <center>nginx</center> policies.ratelimit {\"__type\":\"ThrottlingException\"}"
+                .into(),
+        );
+        r
+    }
+
+    #[test]
+    fn the_view_rule_holds_to_the_attribution_rules() {
+        let mut took_view = 0;
+        for status in 0..1000u16 {
+            let r = loud_request(status);
+            if view_suffices(status, false) {
+                took_view += 1;
+                assert!(
+                    !crate::attribute::is_rate_limited(&r),
+                    "status {status}: is_rate_limited can say yes, so view_suffices must say no"
+                );
+                assert!(!is_failure(status));
+                assert_eq!(Signals::of(&r), Signals::default(), "status {status}");
+            }
+            assert!(!view_suffices(status, true));
+        }
+        assert_eq!(took_view, 199);
+    }
+
+    #[test]
+    fn the_limit_headers_are_all_stated_limit_reads() {
+        let sets: &[&[(&str, &str)]] = &[
+            &[
+                ("X-RateLimit-Limit", "120"),
+                ("X-RateLimit-Remaining", "5"),
+                ("Content-Type", "x"),
+            ],
+            &[
+                ("ratelimit-policy", "100;w=60"),
+                ("ratelimit", "limit=100, remaining=4, reset=9"),
+            ],
+            &[
+                ("RateLimit-Limit", "60"),
+                ("RateLimit-Remaining", "0"),
+                ("RateLimit-Reset", "23"),
+            ],
+            &[
+                ("x-shopify-shop-api-call-limit", "39/40"),
+                ("date", "Mon, 01 Jan 2024 00:00:00 GMT"),
+            ],
+            &[("sforce-limit-info", "api-usage=18/5000")],
+            &[("x-rate-limit", "700"), ("x-rate-limit-remaining", "0")],
+            &[(
+                "zendesk-ratelimit-tickets-index",
+                "total=100; remaining=99; resets=10",
+            )],
+            &[
+                ("x-ratelimit-limit-requests", "500"),
+                ("x-ratelimit-reset-requests", "120ms"),
+            ],
+            &[
+                ("anthropic-ratelimit-requests-limit", "50"),
+                ("retry-after", "3"),
+            ],
+            &[("x-ms-ratelimit-remaining-subscription-reads", "11999")],
+            &[("X-RateLimit-Limit", "10, 10;w=60"), ("Server", "nginx")],
+        ];
+        let t = chrono::DateTime::from_timestamp(1_704_067_200, 0);
+        for set in sets {
+            let all = crate::model::Headers::from_pairs(set.iter().copied());
+            let named = crate::model::Headers::from_pairs(
+                set.iter().copied().filter(|(n, _)| is_limit_header(n)),
+            );
+            assert_eq!(
+                crate::http::ratelimit::parse_all(&all, t),
+                crate::http::ratelimit::parse_all(&named, t),
+                "{set:?}"
+            );
+            assert_eq!(stated_limit(&all, t), stated_limit(&named, t));
+        }
+        assert!(is_limit_header("X-RATELIMIT-LIMIT") && !is_limit_header("retry-after"));
+    }
+
+    fn same_mapped(a: &Mapped, b: &Mapped) -> bool {
+        let (mut x, mut y) = ([0u8; EVENT_BYTES], [0u8; EVENT_BYTES]);
+        a.ev.encode(&mut x);
+        b.ev.encode(&mut y);
+        x == y
+            && a.keys == b.keys
+            && format!("{:?}", a.names) == format!("{:?}", b.names)
+            && a.header_limit == b.header_limit
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `map` and `map_view` give the same event, hashes and names for a record the view
+        /// path takes, and `map_view` declines every other record without touching `shared`.
+        #[test]
+        fn the_view_path_maps_as_the_full_path(
+            status in prop_oneof![Just(200u16), Just(202), Just(304), Just(404), Just(429), Just(503), 0u16..600],
+            method in prop_oneof![Just("GET"), Just("post"), Just("PUT"), Just("PATCH"), Just("x-odd")],
+            host in prop_oneof![Just("api.example.com"), Just("API.Example.com:8443"), Just("")],
+            path in "/[a-z0-9/]{0,12}(graphql/?)?",
+            client in proptest::option::of(prop_oneof![Just("svc"), Just("  "), Just("")]),
+            ua in proptest::option::of(prop_oneof![Just("curl/8"), Just("")]),
+            ua_field in proptest::option::of(Just("agent-field")),
+            ip in proptest::option::of(Just("10.0.0.1")),
+            page in proptest::option::of(Just("page_1")),
+            cred in proptest::option::of(prop_oneof![Just("ab12cd34"), Just("ff00ff00")]),
+            idem in proptest::option::of(prop_oneof![Just("k-1"), Just("<redacted:ab12cd34>")]),
+            body in proptest::option::of(Just("0badf00d")),
+            limit in proptest::option::of(Just("100;w=60")),
+            t in proptest::option::of(1_600_000_000_000_000i64..1_800_000_000_000_000),
+            dur in proptest::option::of(0.0f64..1e5),
+            baseline_done in any::<bool>(),
+        ) {
+            let mut r = Request::at(crate::model::Location {
+                source: std::sync::Arc::from("t"),
+                position: crate::model::Position::Line(7),
+            });
+            r.status = status;
+            r.method = method.to_string();
+            r.url = format!("https://{host}{path}?a=1&_={}", t.unwrap_or(0));
+            r.started = t.and_then(DateTime::from_timestamp_micros);
+            r.duration_ms = dur;
+            let mut req = vec![];
+            if let Some(u) = ua { req.push(("User-Agent", u)); }
+            if let Some(i) = idem { req.push(("Idempotency-Key", i)); }
+            req.push(("Origin", "https://app.example"));
+            r.request_headers = crate::model::Headers::from_pairs(req);
+            if let Some(l) = limit {
+                r.response_headers = crate::model::Headers::from_pairs([("X-RateLimit-Limit", l)]);
+            }
+            r.client.client = client.map(str::to_string);
+            r.client.user_agent = ua_field.map(str::to_string);
+            r.client.client_ip = ip.map(str::to_string);
+            r.client.pageref = page.map(str::to_string);
+            r.client.origin = Some("https://app.example".into());
+            r.credential = cred.map(str::to_string);
+            r.request_body_fingerprint = body.map(str::to_string);
+
+            let (full_shared, view_shared) = (Shared::default(), Shared::default());
+            let host_hash = hash_of(KeyKind::Host as u8, &r.host());
+            if baseline_done {
+                full_shared.baseline_done(host_hash);
+                view_shared.baseline_done(host_hash);
+            }
+            let view = map_view(&RecordView::of(&r), 3, &view_shared);
+            let full = map(r.clone(), 3, &full_shared);
+            let takes_view = view_suffices(status, false) && baseline_done;
+            prop_assert_eq!(view.is_some(), takes_view);
+            match view {
+                Some(v) => {
+                    prop_assert!(full.kept.is_none());
+                    prop_assert!(same_mapped(&v, &full), "{:?} vs {:?}", v, full);
+                }
+                None => {
+                    // Declined without a trace: the full path still sends every name.
+                    let again = map(r, 3, &view_shared);
+                    prop_assert!(same_mapped(&again, &full));
+                    prop_assert_eq!(again.kept.map(|k| k.0), full.kept.map(|k| k.0));
+                }
+            }
         }
     }
 

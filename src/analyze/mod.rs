@@ -60,7 +60,9 @@ pub fn analyze_files(
         let input = i.min(u16::MAX as usize) as u16;
         c.start_input(i);
         let map = |r: Request| event::map(r, input, &shared);
-        let mut summary = ingest::stream_input(p, ingest_opts, &map, &mut |b| c.take(i, b));
+        let view = |v: &event::RecordView<'_>| event::map_view(v, input, &shared);
+        let mut summary =
+            ingest::stream_input_with(p, ingest_opts, &map, Some(&view), &mut |b| c.take(i, b));
         if let Err(e) = c.finish_input(i) {
             summary.error.get_or_insert(format!("temporary file: {e}"));
         }

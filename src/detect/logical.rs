@@ -44,11 +44,14 @@ const VENDOR_IDEMPOTENCY_HEADERS: &[&str] = &[
 
 /// The idempotency key a request carried: (header name, redacted value).
 pub fn idempotency_key(h: &Headers) -> Option<(&str, &str)> {
-    h.iter().find(|(n, v)| {
-        let l = n.to_ascii_lowercase();
-        !v.trim().is_empty()
-            && (l.contains("idempoten") || VENDOR_IDEMPOTENCY_HEADERS.contains(&l.as_str()))
-    })
+    h.iter()
+        .find(|(n, v)| !v.trim().is_empty() && is_idempotency_header(n))
+}
+
+/// A header that names an idempotency key (any case).
+pub fn is_idempotency_header(name: &str) -> bool {
+    let l = name.to_ascii_lowercase();
+    l.contains("idempoten") || VENDOR_IDEMPOTENCY_HEADERS.contains(&l.as_str())
 }
 
 pub fn is_write(method: &str) -> bool {

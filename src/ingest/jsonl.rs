@@ -5,7 +5,8 @@
 use super::caps::{self, Cap};
 use super::lazy::{self, Obj, Val};
 use super::pipeline::{self, Done};
-use super::{warn, Options, ReadOutcome, Tail};
+use super::{warn, Options, ReadOutcome, Tail, ViewMap};
+use crate::analyze::event::{self, RecordView};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
 use crate::model::{Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
@@ -219,25 +220,37 @@ fn found_text<'a>(
     text_of(raw, cap, path, warns)
 }
 
-/// Redacted headers; `raw` collects the unredacted pairs when the caller needs them, `cap`
-/// bounds each stored value. Accepts an object (`{"Name": "v"}` or `{"Name": ["v1", "v2"]}`),
-/// a list of `{name, value}` objects, or a list of `[name, value]` pairs.
+/// Redacted headers; `raw` collects the unredacted pairs [`Redactor::credential`] may read
+/// when the caller needs them, `cap` bounds each stored value, and only names `keep` accepts
+/// are redacted and stored (every name, for a full record; what a [`RecordView`] reads, for a
+/// record that only becomes an event). Every field is read whatever `keep` says, so the
+/// warnings are the same. Accepts an object (`{"Name": "v"}` or `{"Name": ["v1", "v2"]}`), a
+/// list of `{name, value}` objects, or a list of `[name, value]` pairs.
+///
+/// [`RecordView`]: crate::analyze::event::RecordView
 fn headers_of(
     v: &RawValue,
     redactor: &Redactor,
     mut raw: Option<&mut Vec<(String, String)>>,
     cap: usize,
+    keep: fn(&str) -> bool,
     warns: &mut Vec<String>,
     field: &str,
 ) -> Headers {
     let mut h = Headers::new();
     let mut push = |name: &str, value: &RawValue, warns: &mut Vec<String>| {
         let name = caps::bounded(name, caps::HEADER_NAME, "a header name", warns);
+        let for_credential = raw.is_some() && Redactor::may_carry_credential(name);
+        let kept = keep(name);
         let mut one = |val: Cow<str>| {
-            if let Some(raw) = raw.as_deref_mut() {
-                raw.push((name.to_string(), val.to_string()));
+            if for_credential {
+                if let Some(raw) = raw.as_deref_mut() {
+                    raw.push((name.to_string(), val.to_string()));
+                }
             }
-            h.push_capped(name, redactor.header(name, &val), cap);
+            if kept {
+                h.push_capped(name, redactor.header(name, &val), cap);
+            }
         };
         match lazy::val(value) {
             Val::Array(a) => {
@@ -323,13 +336,32 @@ fn parse_duration(v: &RawValue, field: &str) -> Option<f64> {
     }
 }
 
-/// Normalize one parsed line.
+/// Which header names [`headers_of`] keeps.
+type NameFilter = fn(&str) -> bool;
+
+/// Every header name (a full record).
+fn every_name(_: &str) -> bool {
+    true
+}
+
+/// Response header names a view reads: the rate-limit families, and `Retry-After` (whose
+/// presence decides whether the `retry_after` field is read, and warned about).
+fn view_response_header(name: &str) -> bool {
+    event::is_limit_header(name) || name.eq_ignore_ascii_case("retry-after")
+}
+
+/// Normalize one parsed line. With `lite` (the caller can take a [`RecordView`]) and a status
+/// [`event::view_suffices`] for, only the headers a view reads are redacted and kept: the
+/// record is then good for `RecordView::of` and nothing else, which the returned flag says.
+///
+/// [`RecordView`]: crate::analyze::event::RecordView
 fn normalize(
     line: usize,
     o: &Obj<'_>,
     source: &Arc<str>,
     opts: &Options,
-) -> (Request, Vec<Warning>) {
+    lite: bool,
+) -> (Request, Vec<Warning>, bool) {
     let pos = Position::Line(line);
     let red = &opts.redactor;
     let map = &opts.field_map;
@@ -403,10 +435,17 @@ fn normalize(
             _ => warns.push(format!("{f} is not a duration; ignored")),
         }
     }
+    let lite = lite && event::view_suffices(r.status, false);
+    let (keep_request, keep_response): (NameFilter, NameFilter) = if lite {
+        (event::is_view_request_header, view_response_header)
+    } else {
+        (every_name, every_name)
+    };
     let mut raw_req = Vec::new();
     if let Some((h, f)) = find(o, "request_headers", map) {
         let cap = super::har::REQUEST_HEADER_VALUE_MAX;
-        r.request_headers = headers_of(h, red, Some(&mut raw_req), cap, &mut warns, f);
+        r.request_headers =
+            headers_of(h, red, Some(&mut raw_req), cap, keep_request, &mut warns, f);
     }
     if let Some((h, f)) = find(o, "response_headers", map) {
         let cap = if (200..400).contains(&r.status) {
@@ -414,7 +453,7 @@ fn normalize(
         } else {
             usize::MAX
         };
-        r.response_headers = headers_of(h, red, None, cap, &mut warns, f);
+        r.response_headers = headers_of(h, red, None, cap, keep_response, &mut warns, f);
     }
     if !r.response_headers.contains("retry-after") {
         if let Some(ra) = found_text(o, "retry_after", map, caps::LABEL, &mut warns) {
@@ -476,12 +515,14 @@ fn normalize(
             }
         }
     }
-    r.shrink_to_fit();
+    if !lite {
+        r.shrink_to_fit();
+    }
     let ws = warns
         .into_iter()
         .map(|m| warn(source, Some(pos), m))
         .collect();
-    (r, ws)
+    (r, ws, lite)
 }
 
 /// A run of whole lines for one worker.
@@ -494,12 +535,14 @@ struct Job {
     too_long: Option<(usize, usize)>,
 }
 
-/// Parse and normalize one worker's lines.
+/// Parse and normalize one worker's lines: each becomes `view`'s item when it can (a record
+/// that only becomes an event), else `map`'s.
 fn work_lines<T>(
     job: Job,
     source: &Arc<str>,
     opts: &Options,
     map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
 ) -> Done<T> {
     let mut done = Done::default();
     let mut line_no = job.first_line;
@@ -530,7 +573,7 @@ fn work_lines<T>(
             continue;
         }
         let parsed = match lazy::parse(line) {
-            Ok(lazy::Doc::Object(o)) => Ok(normalize(n, &o, source, opts)),
+            Ok(lazy::Doc::Object(o)) => Ok(one_line(n, &o, source, opts, map, view)),
             Ok(lazy::Doc::Other) => Err(warn(
                 source,
                 Some(Position::Line(n)),
@@ -543,8 +586,8 @@ fn work_lines<T>(
             )),
         };
         match parsed {
-            Ok((r, ws)) => {
-                done.items.push(map(r));
+            Ok((item, ws)) => {
+                done.items.push(item);
                 done.warnings.extend(ws);
             }
             Err(w) => {
@@ -558,6 +601,28 @@ fn work_lines<T>(
         done.warnings.push(too_long(source, n, len));
     }
     done
+}
+
+/// One JSON object line as the caller's item: through its view when the caller takes one and
+/// the record needs no more (see [`event::map_view`]), else through its full record.
+fn one_line<T>(
+    n: usize,
+    o: &Obj<'_>,
+    source: &Arc<str>,
+    opts: &Options,
+    map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
+) -> (T, Vec<Warning>) {
+    let (r, ws, lite) = normalize(n, o, source, opts, view.is_some());
+    if lite {
+        if let Some(item) = view.and_then(|v| v(&RecordView::of(&r))) {
+            return (item, ws);
+        }
+        // The caller wants the full record after all (a baseline sample): build it.
+        let (r, ws, _) = normalize(n, o, source, opts, false);
+        return (map(r), ws);
+    }
+    (map(r), ws)
 }
 
 fn too_long(source: &Arc<str>, line: usize, len: usize) -> Warning {
@@ -685,7 +750,7 @@ fn split_lines(reader: &mut dyn BufRead, feed: &mut dyn FnMut(Job)) -> Option<St
 /// Read a JSON-lines log into a `Vec` (see [`stream`]).
 pub fn read(reader: Box<dyn BufRead + Send>, source: &Arc<str>, opts: &Options) -> ReadOutcome {
     super::collect(super::Format::Jsonl, |sink| {
-        stream(reader, source, opts, &|r| r, sink)
+        stream(reader, source, opts, &|r| r, None, sink)
     })
 }
 
@@ -696,12 +761,13 @@ pub(crate) fn stream<T: Send>(
     source: &Arc<str>,
     opts: &Options,
     map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
     sink: &mut dyn FnMut(Done<T>),
 ) -> Tail {
     let error = pipeline::run(
         pipeline::workers(opts.threads),
         |feed| split_lines(&mut *reader, feed),
-        &|job| work_lines(job, source, opts, map),
+        &|job| work_lines(job, source, opts, map, view),
         sink,
     );
     Tail {
@@ -754,6 +820,167 @@ mod tests {
             .kept
             .iter()
             .any(|w| w.position == Some(Position::Line(4))));
+    }
+
+    /// The full record and the lite one a view is taken from: same warnings, same view.
+    fn check_view(line: &str, o: &Options) -> Result<bool, String> {
+        let src: Arc<str> = Arc::from("t.jsonl");
+        let Ok(lazy::Doc::Object(obj)) = lazy::parse(line) else {
+            return Ok(false);
+        };
+        let (full, full_ws, full_lite) = normalize(3, &obj, &src, o, false);
+        let (lite, lite_ws, took) = normalize(3, &obj, &src, o, true);
+        if full_lite || took != event::view_suffices(full.status, false) {
+            return Err(format!("lite flag {took} for status {}", full.status));
+        }
+        if full_ws != lite_ws {
+            return Err(format!("warnings {full_ws:?} vs {lite_ws:?}"));
+        }
+        if took && RecordView::of(&full) != RecordView::of(&lite) {
+            return Err(format!(
+                "{:?}\nvs\n{:?}",
+                RecordView::of(&full),
+                RecordView::of(&lite)
+            ));
+        }
+        Ok(took)
+    }
+
+    #[test]
+    fn the_view_of_every_sample_line_is_the_full_records() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for dir in [
+            "samples",
+            "tests/fixtures/heldout",
+            "tests/fixtures/heldout-providers",
+        ] {
+            for e in std::fs::read_dir(root.join(dir)).unwrap() {
+                let p = e.unwrap().path();
+                if p.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(p);
+                }
+            }
+        }
+        assert!(files.len() >= 10, "{files:?}");
+        let o = opts(vec![]);
+        let (mut lines, mut views) = (0, 0);
+        for f in files {
+            for line in std::fs::read_to_string(&f).unwrap().lines() {
+                lines += 1;
+                match check_view(line, &o) {
+                    Ok(took) => views += usize::from(took),
+                    Err(e) => panic!("{}: {line}\n{e}", f.display()),
+                }
+            }
+        }
+        assert!(views > 0 && views < lines, "{views} of {lines}");
+    }
+
+    use proptest::prelude::*;
+
+    fn header_value() -> impl Strategy<Value = serde_json::Value> {
+        prop_oneof![
+            Just(serde_json::json!("curl/8.4")),
+            Just(serde_json::json!("")),
+            Just(serde_json::json!("Bearer sk-live-0123456789abcdef0123")),
+            Just(serde_json::json!("10.1.2.3, 10.0.0.1")),
+            Just(serde_json::json!("null")),
+            Just(serde_json::json!("https://app.example/page?token=abc")),
+            Just(serde_json::json!("100;w=60")),
+            Just(serde_json::json!("k-\u{e9}\\\"1")),
+            Just(serde_json::json!(120)),
+            Just(serde_json::json!(["a", "b"])),
+            Just(serde_json::json!("x".repeat(9000))),
+            Just(serde_json::json!({"odd": 1})),
+        ]
+    }
+
+    fn header_name() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("User-Agent"),
+            Just("user-agent"),
+            Just("X-Forwarded-For"),
+            Just("Origin"),
+            Just("Referer"),
+            Just("Idempotency-Key"),
+            Just("X-Idempotency-Key"),
+            Just("PayPal-Request-Id"),
+            Just("Authorization"),
+            Just("X-Api-Key"),
+            Just("Cookie"),
+            Just("X-RateLimit-Limit"),
+            Just("X-RateLimit-Remaining"),
+            Just("ratelimit-policy"),
+            Just("Retry-After"),
+            Just("Content-Type"),
+        ]
+        .prop_map(str::to_string)
+    }
+
+    fn headers() -> impl Strategy<Value = serde_json::Value> {
+        let pairs = || proptest::collection::vec((header_name(), header_value()), 0..6);
+        prop_oneof![
+            pairs().prop_map(|p| { serde_json::Value::Object(p.into_iter().collect()) }),
+            pairs().prop_map(|p| {
+                serde_json::Value::Array(
+                    p.into_iter()
+                        .map(|(n, v)| serde_json::json!({"name": n, "value": v}))
+                        .collect(),
+                )
+            }),
+            pairs().prop_map(|p| {
+                serde_json::Value::Array(
+                    p.into_iter()
+                        .map(|(n, v)| serde_json::json!([n, v]))
+                        .collect(),
+                )
+            }),
+            Just(serde_json::json!("not headers")),
+        ]
+    }
+
+    proptest! {
+        /// Generated lines: every odd header shape, case, duplicate and cap.
+        #[test]
+        fn the_view_of_a_generated_line_is_the_full_records(
+            status in prop_oneof![Just(serde_json::json!(200)), Just(serde_json::json!("204")),
+                Just(serde_json::json!(202)), Just(serde_json::json!(304)), Just(serde_json::json!(429)),
+                Just(serde_json::json!(503)), Just(serde_json::json!("x"))],
+            url in prop_oneof![Just("https://API.example.com/v1/a?key=SECRETKEY1&b=2"),
+                Just("/v1/graphql"), Just("https://u:p@h.example/x")],
+            host in proptest::option::of(Just("h.example")),
+            req in proptest::option::of(headers()),
+            resp in proptest::option::of(headers()),
+            client in proptest::option::of(prop_oneof![Just(serde_json::json!("svc")), Just(serde_json::json!(7))]),
+            ip in proptest::option::of(Just("192.0.2.1")),
+            ua in proptest::option::of(Just("field-agent")),
+            ra in proptest::option::of(prop_oneof![Just("3"), Just("-")]),
+            key in proptest::option::of(Just("kid-123")),
+            body in proptest::option::of(Just("{\"a\":1}")),
+            time in prop_oneof![Just(serde_json::json!(1704067200123u64)),
+                Just(serde_json::json!("2024-01-01T00:00:00.5Z")), Just(serde_json::json!("soon"))],
+            method in prop_oneof![Just("get"), Just("POST"), Just("b@d m3thod")],
+        ) {
+            let mut m = serde_json::Map::new();
+            m.insert("ts".into(), time);
+            m.insert("method".into(), method.into());
+            m.insert("url".into(), url.into());
+            m.insert("status".into(), status);
+            if let Some(h) = host { m.insert("host".into(), h.into()); }
+            if let Some(h) = req { m.insert("request_headers".into(), h); }
+            if let Some(h) = resp { m.insert("response_headers".into(), h); }
+            if let Some(c) = client { m.insert("client".into(), c); }
+            if let Some(i) = ip { m.insert("client_ip".into(), i.into()); }
+            if let Some(u) = ua { m.insert("user_agent".into(), u.into()); }
+            if let Some(r) = ra { m.insert("retry_after".into(), r.into()); }
+            if let Some(k) = key { m.insert("api_key".into(), k.into()); }
+            if let Some(b) = body { m.insert("request_body".into(), b.into()); }
+            let line = serde_json::Value::Object(m).to_string();
+            if let Err(e) = check_view(&line, &opts(vec![])) {
+                prop_assert!(false, "{}\n{}", line, e);
+            }
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod pipeline;
 pub mod scan;
 pub mod source;
 
+use crate::analyze::event::RecordView;
 use crate::model::{Position, Request, Warning};
 use crate::redact::Redactor;
 use crate::report::InputSummary;
@@ -232,6 +233,23 @@ pub fn stream_input<T: Send>(
     map: &(dyn Fn(Request) -> T + Sync),
     sink: &mut dyn FnMut(Vec<T>),
 ) -> InputSummary {
+    stream_input_with(path, opts, map, None, sink)
+}
+
+/// What a reader may call instead of building a [`Request`]: the caller's item straight from
+/// a record's borrowed view, or `None` when the caller wants the full record after all (then
+/// the reader builds it and calls the `map` of [`stream_input_with`]).
+pub type ViewMap<'f, T> = &'f (dyn Fn(&RecordView<'_>) -> Option<T> + Sync);
+
+/// [`stream_input`], with `view` for readers that can describe a record without building it
+/// (see [`crate::analyze::event::map_view`]; JSON lines do today).
+pub fn stream_input_with<T: Send>(
+    path: &str,
+    opts: &Options,
+    map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
+    sink: &mut dyn FnMut(Vec<T>),
+) -> InputSummary {
     let source: Arc<str> = Arc::from(path);
     let failed = |format: Option<Format>, msg: String| InputSummary {
         source: source.clone(),
@@ -293,6 +311,18 @@ pub fn stream_input<T: Send>(
         map(r)
     };
     let map: &(dyn Fn(Request) -> T + Sync) = &watched;
+    let watched_view = |v: &RecordView<'_>| {
+        use std::sync::atomic::Ordering::Relaxed;
+        let t = view?(v)?;
+        if v.status != 0 && !any_status.load(Relaxed) {
+            any_status.store(true, Relaxed);
+        }
+        if v.started.is_some() && !any_time.load(Relaxed) {
+            any_time.store(true, Relaxed);
+        }
+        Some(t)
+    };
+    let view: Option<ViewMap<'_, T>> = view.is_some().then_some(&watched_view);
     let tail = {
         let mut take = |d: pipeline::Done<T>| tally.take(d);
         match format {
@@ -304,7 +334,9 @@ pub fn stream_input<T: Send>(
                 map,
                 &mut take,
             ),
-            Format::Jsonl => jsonl::stream(opened.into_reader(), &source, opts, map, &mut take),
+            Format::Jsonl => {
+                jsonl::stream(opened.into_reader(), &source, opts, map, view, &mut take)
+            }
             f => access::stream(opened.into_reader(), &source, opts, f, map, &mut take),
         }
     };

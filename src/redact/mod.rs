@@ -394,6 +394,20 @@ impl Redactor {
         format!("{:?}", self.excerpt(raw, 40))
     }
 
+    /// Whether [`Redactor::credential`] may read a request header of this name (a superset:
+    /// authorization headers and every name with `key` or `token` in it, and two vendors'),
+    /// so a reader need keep only these raw values for it.
+    pub fn may_carry_credential(name: &str) -> bool {
+        let b = name.as_bytes();
+        let has = |w: &[u8]| b.windows(w.len()).any(|x| x.eq_ignore_ascii_case(w));
+        name.eq_ignore_ascii_case("authorization")
+            || name.eq_ignore_ascii_case("proxy-authorization")
+            || name.eq_ignore_ascii_case("x-honeycomb-team")
+            || name.eq_ignore_ascii_case("x-jfrog-art-api")
+            || has(b"key")
+            || has(b"token")
+    }
+
     /// The credential a request carried, as a fingerprint, in priority order: Authorization,
     /// API-key headers, key-like query parameters. Input is the *raw* (unredacted) request.
     pub fn credential<'a>(
@@ -659,6 +673,55 @@ mod tests {
             "x".repeat(20_000_000 / 1000)
         ));
         assert!(!q.contains("SECRET") && q.len() < 60, "{q}");
+    }
+
+    #[test]
+    fn credential_reads_only_names_that_may_carry_one() {
+        let r = r();
+        let names = [
+            "Authorization",
+            "proxy-authorization",
+            "X-Api-Key",
+            "x-goog-api-key",
+            "X-Auth-Token",
+            "x-honeycomb-team",
+            "X-JFrog-Art-Api",
+            "Cookie",
+            "Idempotency-Key",
+            "User-Agent",
+            "apikey",
+            "X-Secret",
+            "private-token",
+            "x-access-token",
+            ":authority",
+        ];
+        // Every single header, and every header after the first k: filtering changes nothing.
+        for n in names {
+            let one = [(n, "v4lue-Secret-1234")];
+            let kept: Vec<_> = one
+                .iter()
+                .copied()
+                .filter(|(n, _)| Redactor::may_carry_credential(n))
+                .collect();
+            assert_eq!(
+                r.credential(one.iter().copied(), ""),
+                r.credential(kept.iter().copied(), ""),
+                "{n}"
+            );
+        }
+        let all: Vec<(&str, &str)> = names.iter().map(|n| (*n, "s3cr3t-value")).collect();
+        for k in 0..all.len() {
+            let tail = &all[k..];
+            let kept: Vec<_> = tail
+                .iter()
+                .copied()
+                .filter(|(n, _)| Redactor::may_carry_credential(n))
+                .collect();
+            assert_eq!(
+                r.credential(tail.iter().copied(), ""),
+                r.credential(kept.iter().copied(), "")
+            );
+        }
     }
 
     #[test]
