@@ -5,6 +5,7 @@
 //! module decides what becomes of each field, so every format normalizes and redacts alike.
 
 use super::signal::{self, LogRule};
+use crate::analyze::event::{view_suffices, RecordView, Signals};
 use crate::ingest::har::{REQUEST_HEADER_VALUE_MAX, SUCCESS_HEADER_VALUE_MAX};
 use crate::model::{ClientHints, LayerSignal, Location, Position, Request};
 use crate::redact::Redactor;
@@ -252,6 +253,60 @@ impl<'a> Fields<'a> {
             (None, Some(user)) => Some(red.fingerprint(user)),
             (None, None) => red.credential(raw_req.iter().copied(), raw_url),
         }
+    }
+
+    /// The event of this line straight from its fields, through `view`
+    /// ([`crate::analyze::event::map_view`]), without building its [`Request`]: for a success
+    /// with no logged headers or request id, whose view is exactly `RecordView::of` the
+    /// record [`Fields::into_request`] would build (the same helpers compute both; a test holds
+    /// them equal). `None`: the line needs its full record (or `view` wants it).
+    pub fn map_view<T>(
+        &self,
+        line: usize,
+        cv: &Convert<'_>,
+        view: &dyn Fn(&RecordView<'_>) -> Option<T>,
+    ) -> Option<T> {
+        let status = self.status?;
+        if !view_suffices(status, false)
+            || !self.request_headers.is_empty()
+            || !self.response_headers.is_empty()
+            || self.request_id.as_deref().is_some_and(present)
+        {
+            return None;
+        }
+        let red = cv.redactor;
+        let duration_ms = self.duration_ms.filter(|d| d.is_finite() && *d >= 0.0);
+        let method = self.normalized_method();
+        let raw_url = self.raw_url();
+        let credential = self.credential(red, &[], &raw_url);
+        let url = redacted_url(red, raw_url);
+        let (mut shared, mut owned) = (None, None);
+        if let Some(u) = self.user_agent.as_deref().filter(|u| present(u)) {
+            let u = cut(u, USER_AGENT_MAX);
+            match cv.agents {
+                Some(cache) => shared = Some(cache.redact_shared(red, u)),
+                None => owned = Some(red.text(u)),
+            }
+        }
+        view(&RecordView {
+            position: Position::Line(line),
+            started: self.started(duration_ms),
+            duration_ms,
+            status,
+            method: method.as_deref().unwrap_or(""),
+            url: &url,
+            client: None,
+            user_agent: shared.as_deref().or(owned.as_deref()),
+            client_ip: self.caller_ip(),
+            pageref: None,
+            origin: None,
+            credential: credential.as_deref(),
+            idempotency_key: None,
+            body_fingerprint: None,
+            header_limit: None,
+            layer_signal: false,
+            signals: Signals::default(),
+        })
     }
 
     /// Normalize and redact into a [`Request`]. `Err` = the line has no status (unusable).
