@@ -74,14 +74,15 @@ const METHOD_MAX: usize = 32;
 /// empty `""`, TLS bytes sent to a plain port) gives neither.
 pub fn split_request_line(line: &str) -> (Option<&str>, Option<&str>) {
     let line = line.trim();
-    let Some((method, rest)) = line.split_once(' ') else {
+    let Some(sp) = memchr::memchr(b' ', line.as_bytes()) else {
         return (None, None);
     };
+    let (method, rest) = (&line[..sp], &line[sp + 1..]);
     if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
         return (None, None);
     }
-    let target = match rest.rsplit_once(' ') {
-        Some((t, proto)) if proto.starts_with("HTTP/") => t,
+    let target = match memchr::memrchr(b' ', rest.as_bytes()) {
+        Some(i) if rest[i + 1..].starts_with("HTTP/") => &rest[..i],
         _ => rest,
     };
     (Some(method), Some(target.trim()))
@@ -164,11 +165,23 @@ fn cut(s: &str, max: usize) -> &str {
 impl<'a> Fields<'a> {
     /// The URL as the client asked for it (unredacted): absolute when the log has a host.
     pub fn raw_url(&self) -> String {
-        let from_line = || {
-            self.request_line
-                .as_deref()
-                .and_then(|l| split_request_line(l).1)
-        };
+        self.raw_url_with(self.line_parts().1)
+    }
+
+    /// The method and target of the request line, split once, when the fields that win over
+    /// them (method; target or path) are not logged.
+    fn line_parts(&self) -> (Option<&str>, Option<&str>) {
+        let need = self.method.as_deref().filter(|m| present(m)).is_none()
+            || (self.target.is_none() && self.path.is_none());
+        match self.request_line.as_deref() {
+            Some(l) if need => split_request_line(l),
+            _ => (None, None),
+        }
+    }
+
+    /// [`Fields::raw_url`], given the request line's target (from [`Fields::line_parts`]).
+    fn raw_url_with(&self, line_target: Option<&str>) -> String {
+        let from_line = || line_target;
         let target: Cow<'_, str> = match (&self.target, &self.path) {
             (Some(t), _) => Cow::Borrowed(t.as_ref()),
             (None, Some(p)) => match self.query.as_deref().filter(|q| present(q)) {
@@ -212,12 +225,12 @@ impl<'a> Fields<'a> {
     }
 
     /// The method, cut and upper-cased (borrowed when it already is).
-    fn normalized_method(&self) -> Option<Cow<'_, str>> {
-        let method = self.method.as_deref().filter(|m| present(m)).or_else(|| {
-            self.request_line
-                .as_deref()
-                .and_then(|l| split_request_line(l).0)
-        })?;
+    fn normalized_method<'s>(&'s self, line_method: Option<&'s str>) -> Option<Cow<'s, str>> {
+        let method = self
+            .method
+            .as_deref()
+            .filter(|m| present(m))
+            .or(line_method)?;
         let m = cut(method, METHOD_MAX);
         Some(if m.bytes().any(|b| b.is_ascii_lowercase()) {
             Cow::Owned(m.to_ascii_uppercase())
@@ -276,8 +289,9 @@ impl<'a> Fields<'a> {
         }
         let red = cv.redactor;
         let duration_ms = self.duration_ms.filter(|d| d.is_finite() && *d >= 0.0);
-        let method = self.normalized_method();
-        let raw_url = self.raw_url();
+        let (line_method, line_target) = self.line_parts();
+        let method = self.normalized_method(line_method);
+        let raw_url = self.raw_url_with(line_target);
         let credential = self.credential(red, &[], &raw_url);
         let url = redacted_url(red, raw_url);
         let (mut shared, mut owned) = (None, None);
@@ -322,10 +336,11 @@ impl<'a> Fields<'a> {
         r.status = status;
         r.duration_ms = self.duration_ms.filter(|d| d.is_finite() && *d >= 0.0);
         r.started = self.started(r.duration_ms);
-        if let Some(m) = self.normalized_method() {
+        let (line_method, line_target) = self.line_parts();
+        if let Some(m) = self.normalized_method(line_method) {
             r.method = m.into_owned();
         }
-        let raw_url = self.raw_url();
+        let raw_url = self.raw_url_with(line_target);
 
         // Headers the format logged.
         let mut raw_req: Vec<(&str, &str)> = Vec::with_capacity(self.request_headers.len());
@@ -442,6 +457,28 @@ mod tests {
             split_request_line("PATCHp /products/42 HTTP/1.1").0,
             Some("PATCHp")
         );
+    }
+
+    proptest::proptest! {
+        /// The memchr split is the `split_once` / `rsplit_once` one it replaced.
+        #[test]
+        fn request_lines_split_as_with_str_methods(line in "[ A-Za-z/.?=_-]{0,30}( HTTP/1\\.[01])?\\s?") {
+            fn by_str(line: &str) -> (Option<&str>, Option<&str>) {
+                let line = line.trim();
+                let Some((method, rest)) = line.split_once(' ') else {
+                    return (None, None);
+                };
+                if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
+                    return (None, None);
+                }
+                let target = match rest.rsplit_once(' ') {
+                    Some((t, proto)) if proto.starts_with("HTTP/") => t,
+                    _ => rest,
+                };
+                (Some(method), Some(target.trim()))
+            }
+            proptest::prop_assert_eq!(split_request_line(&line), by_str(&line));
+        }
     }
 
     #[test]
