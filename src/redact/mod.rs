@@ -308,6 +308,9 @@ impl Redactor {
         if text::plain_path(url) {
             return url.to_string();
         }
+        if let Some(red) = text::simple_query_url(self, url) {
+            return red.into_owned();
+        }
         self.text(url)
     }
 
@@ -316,6 +319,11 @@ impl Redactor {
     pub fn url_owned(&self, url: String) -> String {
         if text::plain_path(&url) {
             return url;
+        }
+        match text::simple_query_url(self, &url) {
+            Some(std::borrow::Cow::Borrowed(_)) => return url,
+            Some(std::borrow::Cow::Owned(red)) => return red,
+            None => {}
         }
         match self.text_cow(&url, 0) {
             std::borrow::Cow::Borrowed(_) => url,

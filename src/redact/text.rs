@@ -209,6 +209,83 @@ fn spells_a_short_secret(path: &[u8]) -> bool {
     })
 }
 
+/// [`Redactor::text`] of a URL whose only possible secrets are the values of secret-named query
+/// parameters (`https://api.example.com/v1/items?page=2&api_key=sk-…`), computed without the
+/// regex passes; `None` when the URL is not that simple (the caller runs the full scan).
+///
+/// Simple means: `http(s)://` or `/` first, then only `[A-Za-z0-9._~/-]` up to one `?`, then
+/// `name=value` pairs joined by `&`, names of `[A-Za-z0-9_-]`, values of `[A-Za-z0-9._~/-]`
+/// (no escapes, quotes, spaces, `:`, `@`, `#`, `%`, `+`, `;`, `,` or brackets: nothing the
+/// userinfo, header-line, `name: value`, HTML, XML or multipart matchers could start on), and
+/// every trigger of a JWT or key shape inside the value of a secret-named parameter (which the
+/// full scan replaces whole, by name, before it looks for shapes). Webhook, percent and other
+/// triggers are never simple. Then the full scan's only change is `name=<token(value)>` for each
+/// secret-named, non-empty value, which is what this returns (a property test holds it to that).
+pub(super) fn simple_query_url<'a>(red: &Redactor, url: &'a str) -> Option<Cow<'a, str>> {
+    let b = url.as_bytes();
+    let strip = |prefix: &[u8]| {
+        (b.len() >= prefix.len() && b[..prefix.len()].eq_ignore_ascii_case(prefix))
+            .then_some(prefix.len())
+    };
+    let after_scheme = match strip(b"https://").or_else(|| strip(b"http://")) {
+        Some(n) => n,
+        None if b.first() == Some(&b'/') => 0,
+        None => return None,
+    };
+    let path_char =
+        |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'~' | b'/' | b'-');
+    let q = memchr::memchr(b'?', b)?;
+    if !b[after_scheme..q].iter().all(|&c| path_char(c)) {
+        return None;
+    }
+    // Secret values as byte ranges of `url`.
+    let mut secret: Vec<(usize, usize)> = Vec::new();
+    let mut at = q + 1;
+    for pair in url[q + 1..].split('&') {
+        let (name, value) = pair.split_once('=')?;
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+            || !value.bytes().all(path_char)
+        {
+            return None;
+        }
+        if !value.is_empty() && is_secret_field(name) {
+            let start = at + name.len() + 1;
+            secret.push((start, start + value.len()));
+        }
+        at += pair.len() + 1;
+    }
+    for hit in matchers().triggers.find_overlapping_iter(url) {
+        let flags = TRIGGERS[hit.pattern().as_usize()].1;
+        if flags & !(NAMES | SCHEME) == 0 {
+            continue; // decided by name (or needs whitespace, which a simple URL has none of)
+        }
+        if flags & !(JWT | SHAPE) != 0 {
+            return None;
+        }
+        let inside = secret
+            .iter()
+            .any(|&(s, e)| s <= hit.start() && hit.end() <= e);
+        if !inside {
+            return None;
+        }
+    }
+    if secret.is_empty() {
+        return Some(Cow::Borrowed(url));
+    }
+    let mut out = String::with_capacity(url.len() + 8 * secret.len());
+    let mut last = 0;
+    for (s, e) in secret {
+        out.push_str(&url[last..s]);
+        out.push_str(&red.token(&url[s..e]));
+        last = e;
+    }
+    out.push_str(&url[last..]);
+    Some(Cow::Owned(out))
+}
+
 /// Longest piece [`plain_path`] lets through: every key shape is longer in one piece.
 const PLAIN_PIECE: usize = 10;
 
@@ -793,6 +870,79 @@ mod plain_path_tests {
             if plain_path(&url) {
                 let red = Redactor::from_key_material(b"k");
                 prop_assert_eq!(red.text(&url), url.clone());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod simple_query_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn simple_and_not() {
+        let red = Redactor::from_key_material(b"k");
+        for url in [
+            "https://api.example.com/v1/items?page=2&api_key=sk-test-0000000000000000",
+            "/v1/x?access_token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln&page=3",
+            "/v1/x?page=3&q=abc",
+        ] {
+            let fast = simple_query_url(&red, url).expect("simple");
+            assert!(!fast.contains("sk-test") && !fast.contains("eyJ"), "{fast}");
+            assert_eq!(fast, red.text(url));
+        }
+        for not in [
+            "/v1/x",
+            "/v1/x?a",
+            "/v1/x?a=1#f",
+            "/v1/x?q=a%20b",
+            "/v1/x?q=sk-abcdefghijklmnopqrstuv",
+            "/v1/x?redirect=hooks.slack.com/services/T/B/x",
+            "https://u:p@h/x?a=1",
+            "/eyJhbGciOi.eyJzdWIiOi.x?a=1",
+            "/v1/x?a=1;token=2",
+        ] {
+            assert!(simple_query_url(&red, not).is_none(), "{not}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+        /// Wherever the fast path answers, it answers what the full scan does.
+        #[test]
+        fn a_simple_query_url_is_what_the_full_scan_returns(
+            scheme in prop::sample::select(vec!["https://", "http://", "/", "HTTPS://", "ftp://"]),
+            base in prop::collection::vec(prop::sample::select(vec![
+                "/", ".", "~", "-", "_", "v1", "api", "example", "com", "/", ".", "/",
+                "organizations", "12345", "eyJ", "hbGciOiJ", "sk-", "ghp_", "AKIA", "hooks",
+                "slack", "webhooks", "token", "key", "github", "ya29", "SG", "https://", ":",
+            ]), 0..8),
+            pairs in prop::collection::vec((
+                prop::sample::select(vec![
+                    "page", "api_key", "apikey", "token", "access_token", "sig", "signature",
+                    "code", "q", "id", "key", "client_secret", "x-api-key", "pass", "session",
+                    "state", "redirect", "a.b", "", "sk-live", "eyJx",
+                ]),
+                prop::collection::vec(prop::sample::select(vec![
+                    "", "0", "abc", "sk-", "test-", "0000000000000000", "eyJhbGciOiJIUzI1NiJ9",
+                    ".", "eyJzdWIiOiJ1c2VyIn0", "ghp_", "aaaaaaaaaaaaaaaaaaaaaaaaaaaa", "AKIA",
+                    "ABCDEFGHIJKLMNOP", "/", "hooks.slack.com", "services", "~", "-", "_",
+                    "Bearer", "ya29.", "whsec_", "xoxb-", "AIza", "_v1_", "dop", "SG.", "0", "1",
+                    "glpat-", "npm_", "hf_", "shpat_", "xapp-", "rk_test_", "sk_live_", "%20",
+                ]), 0..5),
+            ), 0..5),
+            sep in prop::sample::select(vec!["&", "&", "&", "&", "&", "&", ";", "&&"]),
+        ) {
+            let mut url: String = format!("{scheme}{}", base.concat());
+            let query: Vec<String> = pairs.iter().map(|(n, v)| format!("{n}={}", v.concat())).collect();
+            if !query.is_empty() {
+                url.push('?');
+                url.push_str(&query.join(sep));
+            }
+            let red = Redactor::from_key_material(b"k");
+            if let Some(fast) = simple_query_url(&red, &url) {
+                prop_assert_eq!(fast, red.text(&url), "{}", url);
             }
         }
     }

@@ -1,10 +1,10 @@
 //! Streaming, tolerant HAR reader (HAR 1.1, 1.2, 1.3 as real exporters write them).
 //!
-//! A reader thread walks the document with the bounded scanner ([`walk`]) and hands batches of
-//! entries, projected down to the fields normalization reads, to workers. Workers parse each
-//! projection into a lenient raw model (every field optional, any JSON type accepted and
-//! noted), so one odd entry never fails the file, then normalize and redact it. 2xx/3xx
-//! response bodies are skipped unread; other bodies travel as a bounded head.
+//! A reader thread walks the document with the bounded scanner ([`walk`]) and reads each entry,
+//! down to the fields normalization reads, into a lenient raw model (every field optional, any
+//! JSON type accepted and noted), so one odd entry never fails the file; batches of them go to
+//! workers, which normalize and redact them. 2xx/3xx response bodies are skipped unread; other
+//! bodies travel as a bounded head.
 
 mod walk;
 
@@ -14,17 +14,14 @@ use super::{warn, Options, ReadOutcome, Tail};
 use crate::model::{ClientHints, Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
 use base64::Engine;
-use serde::Deserialize;
 use std::io::{BufRead, Read};
 use std::sync::Arc;
 
 /// Bytes of a non-2xx/3xx response body kept (after redaction) in the record.
 pub const BODY_EXCERPT: usize = 4096;
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 struct RawEntry {
-    #[serde(rename = "startedDateTime")]
     started: LStr,
     time: LNum,
     request: LObj<RawRequest>,
@@ -33,33 +30,28 @@ struct RawEntry {
     pageref: LStr,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 struct RawRequest {
     method: LStr,
     url: LStr,
     headers: LList<RawHeader>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 struct RawResponse {
     status: LNum,
     headers: LList<RawHeader>,
     content: LObj<RawContent>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 struct RawContent {
     text: LText,
     encoding: LStr,
-    #[serde(rename = "mimeType")]
     mime: LStr,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 struct RawTimings {
     wait: LNum,
     blocked: LNum,
@@ -69,8 +61,7 @@ struct RawTimings {
     receive: LNum,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
+#[derive(Default)]
 pub(crate) struct RawHeader {
     pub name: LStr,
     pub value: LStr,
@@ -136,28 +127,12 @@ pub(crate) fn stream<T: Send>(
             done.warnings
                 .extend(e.notes.into_iter().map(|n| warn(source, pos, n)));
             match e.kind {
-                walk::EntryKind::Projected { start, end, post } => {
-                    match serde_json::from_slice::<RawEntry>(&job.buf[start..end]) {
-                        Ok(raw) => {
-                            let (req, ws) = normalize(e.index, raw, post, source, redactor);
-                            done.warnings.extend(ws);
-                            match req {
-                                Some(r) => done.items.push(map(r)),
-                                None => done.skipped += 1,
-                            }
-                        }
-                        // The projection is written by us and well-formed; this is a guard.
-                        Err(err) => {
-                            done.skipped += 1;
-                            done.warnings.push(warn(
-                                source,
-                                pos,
-                                format!(
-                                    "entry could not be read ({}); skipped",
-                                    crate::redact::scrub_message(&err.to_string())
-                                ),
-                            ));
-                        }
+                walk::EntryKind::Read { entry, post } => {
+                    let (req, ws) = normalize(e.index, *entry, post, source, redactor);
+                    done.warnings.extend(ws);
+                    match req {
+                        Some(r) => done.items.push(map(r)),
+                        None => done.skipped += 1,
                     }
                 }
                 walk::EntryKind::NotObject(what) => {

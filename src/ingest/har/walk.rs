@@ -1,20 +1,24 @@
 //! The reader-thread half of HAR ingestion: walk the document with the bounded scanner and
-//! project each entry of `log.entries` into a small JSON object holding only the fields
-//! normalization reads.
+//! read each entry of `log.entries` straight into the lenient raw model (only the fields
+//! normalization reads).
 //!
 //! This is the one part that cannot run in parallel (where an entry ends is known only by
 //! reading everything before it), so it does as little as it can: strings are searched with
 //! memchr and copied raw, 2xx/3xx response bodies and every field no analysis reads (cookies,
 //! query lists, `_initiator` stacks, WebSocket messages…) are skipped without being
 //! materialised, over-long values are cut to their cap with a note, and request bodies are
-//! hashed here so only their digest travels. Workers parse the projections with serde.
+//! hashed here so only their digest travels. Workers normalize the raw entries (no second
+//! parse: the entries used to travel as re-serialized JSON that workers parsed again with
+//! serde, 11 % of the CPU).
 
+use super::{RawContent, RawEntry, RawHeader, RawRequest, RawResponse, RawTimings};
 use crate::ingest::caps::{self, Cap};
+use crate::ingest::loose::{LList, LNum, LObj, LStr, LText, Odd};
 use crate::ingest::scan::{Event, Limits, ScanError, Scanner};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 
-/// Entries per job, and the projected bytes after which a job is sent early.
+/// Entries per job, and the text bytes read after which a job is sent early.
 const JOB_ENTRIES: usize = 512;
 const JOB_BYTES: usize = 1024 * 1024;
 
@@ -27,10 +31,9 @@ pub(crate) struct PostBody {
 
 /// One item of `log.entries`.
 pub(crate) enum EntryKind {
-    /// Projected into `Job::buf[start..end]`.
-    Projected {
-        start: usize,
-        end: usize,
+    /// Read into the lenient raw model.
+    Read {
+        entry: Box<RawEntry>,
         post: Option<PostBody>,
     },
     /// Not an object: what it was.
@@ -47,7 +50,8 @@ pub(crate) struct EntryRef {
 /// A batch of entries for one worker.
 #[derive(Default)]
 pub(crate) struct Job {
-    pub buf: Vec<u8>,
+    /// Text bytes held by the entries (to send a job early).
+    pub bytes: usize,
     pub entries: Vec<EntryRef>,
     /// Notes about the file (not one entry) that belong at this point of the input.
     pub file_notes: Vec<String>,
@@ -141,13 +145,7 @@ impl<R: Read> Walker<'_, R> {
         if self.job.entries.is_empty() && self.job.file_notes.is_empty() {
             return;
         }
-        let job = std::mem::replace(
-            &mut self.job,
-            Job {
-                buf: Vec::with_capacity(JOB_BYTES + JOB_BYTES / 4),
-                ..Job::default()
-            },
-        );
+        let job = std::mem::take(&mut self.job);
         (self.feed)(job);
     }
 
@@ -292,26 +290,20 @@ impl<R: Read> Walker<'_, R> {
             let kind = match ev {
                 Event::EndArray => break,
                 Event::StartObject => {
-                    let start = self.job.buf.len();
                     let mut p = Proj {
-                        buf: &mut self.job.buf,
-                        start,
+                        size: 0,
                         notes: Vec::new(),
                         post: None,
                     };
-                    match entry(&mut self.sc, &mut p) {
-                        Ok(()) => {}
-                        Err(e) => {
-                            self.job.buf.truncate(start);
-                            return Err(e.into());
-                        }
-                    }
-                    let (notes, post) = (p.notes, p.post);
-                    let end = self.job.buf.len();
+                    let entry = Box::new(entry(&mut self.sc, &mut p)?);
+                    self.job.bytes += p.size;
                     self.job.entries.push(EntryRef {
                         index,
-                        kind: EntryKind::Projected { start, end, post },
-                        notes,
+                        kind: EntryKind::Read {
+                            entry,
+                            post: p.post,
+                        },
+                        notes: p.notes,
                     });
                     None
                 }
@@ -331,7 +323,7 @@ impl<R: Read> Walker<'_, R> {
                 });
             }
             self.next_entry += 1;
-            if self.job.entries.len() >= JOB_ENTRIES || self.job.buf.len() >= JOB_BYTES {
+            if self.job.entries.len() >= JOB_ENTRIES || self.job.bytes >= JOB_BYTES {
                 self.flush();
             }
         }
@@ -340,28 +332,17 @@ impl<R: Read> Walker<'_, R> {
     }
 }
 
-/// The projection of one entry being written.
-struct Proj<'b> {
-    buf: &'b mut Vec<u8>,
-    /// Where this entry starts in `buf` (for the size budget).
-    start: usize,
+/// What reading one entry gathers besides the entry itself.
+struct Proj {
+    /// Text bytes kept so far for this entry (for the size budget).
+    size: usize,
     notes: Vec<String>,
     post: Option<PostBody>,
 }
 
-impl Proj<'_> {
-    fn key(&mut self, first: &mut bool, key: &str) {
-        if !*first {
-            self.buf.push(b',');
-        }
-        *first = false;
-        self.buf.push(b'"');
-        self.buf.extend_from_slice(key.as_bytes());
-        self.buf.extend_from_slice(b"\":");
-    }
-
+impl Proj {
     fn over_budget(&self) -> bool {
-        self.buf.len() - self.start > caps::ENTRY_MAX
+        self.size > caps::ENTRY_MAX
     }
 }
 
@@ -375,97 +356,127 @@ fn set_cap<R: Read>(sc: &mut Scanner<R>, cap: usize) {
     }
 }
 
-/// Copy one value capped at `cap`; a container where a scalar belongs becomes an empty one of
-/// its type (normalization only reports what it was). Returns the full length of a cut string.
-fn value<R: Read>(
-    sc: &mut Scanner<R>,
-    p: &mut Proj<'_>,
-    cap: usize,
-) -> Result<Option<u64>, ScanError> {
-    set_cap(sc, cap);
-    let mut cut = None;
-    match sc.next()? {
-        Event::Str(t) => {
-            match t.raw {
-                Some(raw) => {
-                    p.buf.push(b'"');
-                    p.buf.extend_from_slice(raw);
-                    p.buf.push(b'"');
-                }
-                None => {
-                    // Writing a &str into a Vec cannot fail.
-                    let _ = serde_json::to_writer(&mut *p.buf, t.value);
-                }
-            }
-            if t.is_cut() {
-                cut = Some(t.len);
-            }
-        }
-        Event::Num(n) => p.buf.extend_from_slice(n.as_bytes()),
-        Event::Bool(true) => p.buf.extend_from_slice(b"true"),
-        Event::Bool(false) => p.buf.extend_from_slice(b"false"),
-        Event::Null => p.buf.extend_from_slice(b"null"),
-        Event::StartObject => {
-            sc.skip_container()?;
-            p.buf.extend_from_slice(b"{}");
-        }
-        Event::StartArray => {
-            sc.skip_container()?;
-            p.buf.extend_from_slice(b"[]");
-        }
-        _ => p.buf.extend_from_slice(b"null"),
+/// The JSON type of a non-scalar or unwanted value, for the lenient types.
+fn odd_of(ev: &Event<'_>) -> Odd {
+    match ev {
+        Event::StartObject => Odd::Object,
+        Event::StartArray => Odd::Array,
+        Event::Str(_) => Odd::String,
+        Event::Bool(_) => Odd::Bool,
+        _ => Odd::Number,
     }
-    Ok(cut)
 }
 
-/// [`value`] with a note when the value was cut.
-fn field<R: Read>(
-    sc: &mut Scanner<R>,
-    p: &mut Proj<'_>,
-    cap: Cap,
-    name: &str,
-) -> Result<(), ScanError> {
-    if let Some(len) = value(sc, p, cap.max)? {
-        p.notes.push(caps::cut_note(name, len, cap.max));
+/// Skip what is left of a value whose first event was `ev`.
+fn finish<R: Read>(sc: &mut Scanner<R>, ev_opens: bool) -> Result<(), ScanError> {
+    if ev_opens {
+        sc.skip_container()?;
     }
     Ok(())
 }
 
-/// Read the next value; when it is an object, call `each` for every key with the key's name
-/// (the callback writes key and value, or skips); anything else is copied as a placeholder.
-/// Keys seen twice: the first is read, later ones skipped.
-fn object<R: Read>(
+/// A number's raw text as text, formatted as a JSON reader hands it out: an integer as written
+/// (without a sign on zero), anything else as the nearest `f64`.
+fn number_text(n: &str) -> String {
+    if let Ok(v) = n.parse::<u64>() {
+        return v.to_string();
+    }
+    if let Ok(v) = n.parse::<i64>() {
+        return v.to_string();
+    }
+    n.parse::<f64>()
+        .map_or_else(|_| n.to_string(), |v| v.to_string())
+}
+
+/// Read the next value as text, capped at `cap`; returns it and the full length of a cut string.
+fn lstr<R: Read>(
     sc: &mut Scanner<R>,
-    p: &mut Proj<'_>,
+    p: &mut Proj,
+    cap: usize,
+) -> Result<(LStr, Option<u64>), ScanError> {
+    set_cap(sc, cap);
+    let ev = sc.next()?;
+    let opens = matches!(ev, Event::StartObject | Event::StartArray);
+    let (v, cut) = match ev {
+        Event::Str(t) => {
+            p.size += t.value.len();
+            let cut = t.is_cut().then_some(t.len);
+            (LStr::Str(t.value.to_string()), cut)
+        }
+        Event::Num(n) => (LStr::Coerced(number_text(n)), None),
+        Event::Bool(b) => (LStr::Coerced(b.to_string()), None),
+        Event::Null => (LStr::Null, None),
+        other => (LStr::Odd(odd_of(&other)), None),
+    };
+    finish(sc, opens)?;
+    Ok((v, cut))
+}
+
+/// [`lstr`] with a note when the value was cut.
+fn text_field<R: Read>(
+    sc: &mut Scanner<R>,
+    p: &mut Proj,
+    cap: Cap,
+    name: &str,
+) -> Result<LStr, ScanError> {
+    let (v, cut) = lstr(sc, p, cap.max)?;
+    if let Some(len) = cut {
+        p.notes.push(caps::cut_note(name, len, cap.max));
+    }
+    Ok(v)
+}
+
+/// Read the next value as a number (a numeric string is read and flagged).
+fn num_field<R: Read>(
+    sc: &mut Scanner<R>,
+    p: &mut Proj,
+    cap: Cap,
+    name: &str,
+) -> Result<LNum, ScanError> {
+    set_cap(sc, cap.max);
+    let ev = sc.next()?;
+    let opens = matches!(ev, Event::StartObject | Event::StartArray);
+    let v = match ev {
+        Event::Num(n) => match n.parse::<f64>() {
+            Ok(v) if v.is_finite() => LNum::Num(v),
+            _ => LNum::Odd(Odd::Number),
+        },
+        Event::Str(t) => {
+            if t.is_cut() {
+                p.notes.push(caps::cut_note(name, t.len, cap.max));
+            }
+            match t.value.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() => LNum::FromStr(v),
+                _ => LNum::Odd(Odd::String),
+            }
+        }
+        Event::Null => LNum::Null,
+        other => LNum::Odd(odd_of(&other)),
+    };
+    finish(sc, opens)?;
+    Ok(v)
+}
+
+/// Read the next value; when it is an object, call `each` for every wanted key (by its index
+/// in `keys`), which reads the value; other keys are skipped, and a key seen twice is read the
+/// first time only. Anything else than an object is recorded as what it was.
+fn object<R: Read, T: Default>(
+    sc: &mut Scanner<R>,
+    p: &mut Proj,
     keys: &[&str],
-    mut each: impl FnMut(&mut Scanner<R>, &mut Proj<'_>, usize, &mut bool) -> Result<(), ScanError>,
-) -> Result<(), ScanError> {
-    match sc.next()? {
+    mut each: impl FnMut(&mut Scanner<R>, &mut Proj, &mut T, usize) -> Result<(), ScanError>,
+) -> Result<LObj<T>, ScanError> {
+    let ev = sc.next()?;
+    match ev {
         Event::StartObject => {}
-        Event::StartArray => {
-            sc.skip_container()?;
-            p.buf.extend_from_slice(b"[]");
-            return Ok(());
-        }
-        Event::Str(_) => {
-            p.buf.extend_from_slice(b"\"\"");
-            return Ok(());
-        }
-        Event::Num(_) => {
-            p.buf.push(b'0');
-            return Ok(());
-        }
-        Event::Bool(_) => {
-            p.buf.extend_from_slice(b"true");
-            return Ok(());
-        }
-        _ => {
-            p.buf.extend_from_slice(b"null");
-            return Ok(());
+        Event::Null => return Ok(LObj::Null),
+        other => {
+            let (odd, opens) = (odd_of(&other), other == Event::StartArray);
+            finish(sc, opens)?;
+            return Ok(LObj::Odd(odd));
         }
     }
-    p.buf.push(b'{');
-    let mut first = true;
+    let mut out = T::default();
     let mut seen = 0u64;
     loop {
         let which = match sc.next()? {
@@ -476,17 +487,16 @@ fn object<R: Read>(
         match which {
             Some(i) if seen & (1 << i) == 0 => {
                 seen |= 1 << i;
-                each(sc, p, i, &mut first)?;
+                each(sc, p, &mut out, i)?;
             }
             _ => sc.skip_value()?,
         }
     }
-    p.buf.push(b'}');
-    Ok(())
+    Ok(LObj::Val(out))
 }
 
 /// An entry whose `{` has been read.
-fn entry<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>) -> Result<(), ScanError> {
+fn entry<R: Read>(sc: &mut Scanner<R>, p: &mut Proj) -> Result<RawEntry, ScanError> {
     const KEYS: &[&str] = &[
         "startedDateTime",
         "time",
@@ -495,8 +505,7 @@ fn entry<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>) -> Result<(), ScanError
         "timings",
         "pageref",
     ];
-    p.buf.push(b'{');
-    let mut first = true;
+    let mut e = RawEntry::default();
     let mut seen = 0u64;
     loop {
         let which = match sc.next()? {
@@ -512,47 +521,49 @@ fn entry<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>) -> Result<(), ScanError
             }
         };
         seen |= 1 << i;
-        p.key(&mut first, KEYS[i]);
         match i {
-            0 => field(sc, p, caps::TIME, "startedDateTime")?,
-            1 => field(sc, p, caps::OTHER, "time")?,
-            2 => request(sc, p)?,
-            3 => response(sc, p)?,
-            4 => object(sc, p, TIMINGS, |sc, p, i, first| {
-                p.key(first, TIMINGS[i]);
-                field(sc, p, caps::OTHER, "timings")
-            })?,
-            _ => field(sc, p, caps::PAGEREF, "pageref")?,
+            0 => e.started = text_field(sc, p, caps::TIME, "startedDateTime")?,
+            1 => e.time = num_field(sc, p, caps::OTHER, "time")?,
+            2 => e.request = request(sc, p)?,
+            3 => e.response = response(sc, p)?,
+            4 => {
+                e.timings = object(sc, p, TIMINGS, |sc, p, t: &mut RawTimings, i| {
+                    let v = num_field(sc, p, caps::OTHER, "timings")?;
+                    match i {
+                        0 => t.wait = v,
+                        1 => t.blocked = v,
+                        2 => t.dns = v,
+                        3 => t.connect = v,
+                        4 => t.send = v,
+                        _ => t.receive = v,
+                    }
+                    Ok(())
+                })?
+            }
+            _ => e.pageref = text_field(sc, p, caps::PAGEREF, "pageref")?,
         }
     }
-    p.buf.push(b'}');
-    Ok(())
+    Ok(e)
 }
 
 const TIMINGS: &[&str] = &["wait", "blocked", "dns", "connect", "send", "receive"];
 
-fn request<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>) -> Result<(), ScanError> {
+fn request<R: Read>(sc: &mut Scanner<R>, p: &mut Proj) -> Result<LObj<RawRequest>, ScanError> {
     const KEYS: &[&str] = &["method", "url", "headers", "postData"];
-    object(sc, p, KEYS, |sc, p, i, first| match i {
-        0 => {
-            p.key(first, "method");
-            field(sc, p, caps::METHOD, "request.method")
+    object(sc, p, KEYS, |sc, p, r: &mut RawRequest, i| {
+        match i {
+            0 => r.method = text_field(sc, p, caps::METHOD, "request.method")?,
+            1 => r.url = text_field(sc, p, caps::URL, "request.url")?,
+            2 => r.headers = headers(sc, p, "request.headers")?,
+            _ => post_data(sc, p)?,
         }
-        1 => {
-            p.key(first, "url");
-            field(sc, p, caps::URL, "request.url")
-        }
-        2 => {
-            p.key(first, "headers");
-            headers(sc, p, "request.headers")
-        }
-        _ => post_data(sc, p),
+        Ok(())
     })
 }
 
 /// `postData`: only `text` matters, and only its digest and length travel (hashed here, whole,
-/// whatever its size); nothing is written into the projection.
-fn post_data<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>) -> Result<(), ScanError> {
+/// whatever its size).
+fn post_data<R: Read>(sc: &mut Scanner<R>, p: &mut Proj) -> Result<(), ScanError> {
     let ev = sc.next()?;
     if ev != Event::StartObject {
         // Not an object: no body to fingerprint.
@@ -591,26 +602,23 @@ fn post_data<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>) -> Result<(), ScanE
     Ok(())
 }
 
-fn headers<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>, side: &str) -> Result<(), ScanError> {
+fn headers<R: Read>(
+    sc: &mut Scanner<R>,
+    p: &mut Proj,
+    side: &str,
+) -> Result<LList<RawHeader>, ScanError> {
+    let mut list = LList::default();
     match sc.next()? {
         Event::StartArray => {}
+        Event::Null => return Ok(list),
         other => {
-            // Not a list: a placeholder of its type, so normalization reports what it was.
-            let placeholder: &[u8] = match other {
-                Event::StartObject => b"{}",
-                Event::Str(_) => b"\"\"",
-                Event::Num(_) => b"0",
-                Event::Bool(_) => b"true",
-                _ => b"null",
-            };
-            if other == Event::StartObject {
-                sc.skip_container()?;
-            }
-            p.buf.extend_from_slice(placeholder);
-            return Ok(());
+            // Not a list: normalization reports what it was.
+            list.odd = Some(odd_of(&other));
+            let opens = other == Event::StartObject;
+            finish(sc, opens)?;
+            return Ok(list);
         }
     }
-    p.buf.push(b'[');
     let mut index = 0usize;
     let mut dropped = 0usize;
     loop {
@@ -626,13 +634,9 @@ fn headers<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>, side: &str) -> Result
             index += 1;
             continue;
         }
-        if index > 0 {
-            p.buf.push(b',');
-        }
         match ev {
             Event::StartObject => {
-                p.buf.push(b'{');
-                let mut first = true;
+                let mut h = RawHeader::default();
                 let mut seen = 0u8;
                 loop {
                     let which = match sc.next()? {
@@ -654,71 +658,70 @@ fn headers<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>, side: &str) -> Result
                     } else {
                         ("value", caps::HEADER_VALUE)
                     };
-                    p.key(&mut first, key);
-                    if let Some(len) = value(sc, p, cap.max)? {
+                    let (v, cut) = lstr(sc, p, cap.max)?;
+                    if let Some(len) = cut {
                         let name = format!("{side}[{index}].{key}");
                         p.notes.push(caps::cut_note(&name, len, cap.max));
                     }
+                    if which == 1 {
+                        h.name = v;
+                    } else {
+                        h.value = v;
+                    }
                 }
-                p.buf.push(b'}');
+                list.items.push(h);
             }
-            Event::StartArray => {
-                sc.skip_container()?;
-                p.buf.extend_from_slice(b"[]");
+            // Not an object: counted as an odd item.
+            other => {
+                let opens = other == Event::StartArray;
+                finish(sc, opens)?;
+                list.odd_items += 1;
             }
-            // Not an object: normalization counts it as an odd item.
-            _ => p.buf.extend_from_slice(b"null"),
         }
         index += 1;
     }
-    p.buf.push(b']');
     if dropped > 0 {
         p.notes.push(format!(
             "{side}: the entry is larger than {} MiB; its last {dropped} header(s) were dropped",
             caps::ENTRY_MAX >> 20
         ));
     }
-    Ok(())
+    Ok(list)
 }
 
-fn response<R: Read>(sc: &mut Scanner<R>, p: &mut Proj<'_>) -> Result<(), ScanError> {
+fn response<R: Read>(sc: &mut Scanner<R>, p: &mut Proj) -> Result<LObj<RawResponse>, ScanError> {
     const KEYS: &[&str] = &["status", "headers", "content"];
-    // The status, once read: a 2xx/3xx body is skipped unread (no analysis reads it).
-    let mut status: Option<f64> = None;
-    object(sc, p, KEYS, |sc, p, i, first| match i {
-        0 => {
-            p.key(first, "status");
-            let at = p.buf.len();
-            field(sc, p, caps::OTHER, "response.status")?;
-            let written = std::str::from_utf8(&p.buf[at..]).unwrap_or("");
-            let text = written.trim_matches('"').trim();
-            status = text.parse::<f64>().ok().filter(|v| v.is_finite());
-            Ok(())
+    object(sc, p, KEYS, |sc, p, r: &mut RawResponse, i| {
+        match i {
+            0 => r.status = num_field(sc, p, caps::OTHER, "response.status")?,
+            1 => r.headers = headers(sc, p, "response.headers")?,
+            _ => {
+                // The status, once read: a 2xx/3xx body is skipped unread (no analysis reads it).
+                let skip_text = r
+                    .status
+                    .value()
+                    .is_some_and(|s| (200.0..400.0).contains(&s));
+                r.content = object(sc, p, CONTENT, |sc, p, c: &mut RawContent, i| {
+                    match i {
+                        0 if skip_text => sc.skip_value()?,
+                        0 => {
+                            // A body longer than its head is expected, not worth a note.
+                            c.text = match lstr(sc, p, caps::BODY_HEAD.max)?.0 {
+                                LStr::Str(s) => LText(Some(s)),
+                                _ => LText(None),
+                            };
+                        }
+                        1 => {
+                            c.encoding =
+                                text_field(sc, p, caps::LABEL, "response.content.encoding")?
+                        }
+                        _ => c.mime = text_field(sc, p, caps::LABEL, "response.content.mimeType")?,
+                    }
+                    Ok(())
+                })?;
+            }
         }
-        1 => {
-            p.key(first, "headers");
-            headers(sc, p, "response.headers")
-        }
-        _ => {
-            p.key(first, "content");
-            let skip_text = status.is_some_and(|s| (200.0..400.0).contains(&s));
-            object(sc, p, CONTENT, |sc, p, i, first| match i {
-                0 if skip_text => sc.skip_value(),
-                0 => {
-                    p.key(first, "text");
-                    // A body longer than its head is expected, not worth a note.
-                    value(sc, p, caps::BODY_HEAD.max).map(|_| ())
-                }
-                1 => {
-                    p.key(first, "encoding");
-                    field(sc, p, caps::LABEL, "response.content.encoding")
-                }
-                _ => {
-                    p.key(first, "mimeType");
-                    field(sc, p, caps::LABEL, "response.content.mimeType")
-                }
-            })
-        }
+        Ok(())
     })
 }
 
