@@ -3,24 +3,10 @@
 //! `nested_retries` (3 × 3 attempts triggers; 1 × 4 does not), on HAR files written to a
 //! temporary directory.
 
-use assert_cmd::Command;
-use serde_json::{json, Value};
+mod common;
 
-fn analyze(path: &str) -> Value {
-    let out = Command::cargo_bin("toomany")
-        .expect("binary")
-        .env("NO_COLOR", "1")
-        .args(["analyze", path, "--format", "json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON report")
-}
+use common::analyze_json as analyze;
+use serde_json::{json, Value};
 
 fn findings<'a>(report: &'a Value, kind: &str) -> Vec<&'a Value> {
     report["findings"]

@@ -3,25 +3,11 @@
 //! temporary directory. Each case has a near miss beside it that is wrong and is reported, so
 //! the quiet case cannot pass because the detector never fires.
 
-use assert_cmd::Command;
+mod common;
+
+use common::analyze_json as analyze;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
-
-fn analyze(path: &str) -> Value {
-    let out = Command::cargo_bin("toomany")
-        .expect("binary")
-        .env("NO_COLOR", "1")
-        .args(["analyze", path, "--format", "json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON report")
-}
 
 fn kinds(report: &Value) -> Vec<String> {
     report["findings"]

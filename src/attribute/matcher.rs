@@ -27,6 +27,9 @@ pub enum M {
     Status(u16),
     /// The request's host matches the glob (`*` for any run of characters).
     Host(&'static str),
+    /// The access log line's own deciding field (`Request::layer_signal`, e.g.
+    /// `sc-substatus=501`) contains the text.
+    LogField(&'static str),
     All(&'static [M]),
     Any(&'static [M]),
     Not(&'static M),
@@ -172,6 +175,12 @@ impl M {
                 }
                 Some(out)
             }
+            M::LogField(needle) => s
+                .req
+                .layer_signal
+                .as_deref()
+                .filter(|sig| sig.field.contains(needle))
+                .map(|sig| vec![format!("access log: {}", sig.field)]),
             M::Any(ms) => ms.iter().find_map(|m| m.eval(s)),
             M::Not(m) => match m.eval(s) {
                 Some(_) => None,
@@ -192,7 +201,8 @@ impl M {
             | M::BodyIs(_)
             | M::BodyEmpty
             | M::Status(_)
-            | M::Host(_) => {}
+            | M::Host(_)
+            | M::LogField(_) => {}
         }
     }
 
@@ -208,6 +218,7 @@ impl M {
             M::BodyEmpty => "empty body".into(),
             M::Status(c) => format!("status {c}"),
             M::Host(p) => format!("host `{p}`"),
+            M::LogField(f) => format!("access-log field `{f}`"),
             M::All(ms) => ms
                 .iter()
                 .map(|m| m.describe())

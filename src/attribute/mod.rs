@@ -247,6 +247,9 @@ pub fn is_rate_limited(r: &Request) -> bool {
             RATE_LIMIT_WORDS.iter().any(|w| b.contains(w))
                 || (r.status == 503 && b.contains("<center>nginx"))
         }
+        // IIS Dynamic IP Restrictions' denyAction may be Unauthorized or NotFound instead of
+        // Forbidden; its detailed page names the restriction (the IIS status-code table).
+        401 | 404 => body().contains("dynamic ip restriction"),
         500 => body().contains("policies.ratelimit"),
         400 => aws_throttle_400(r),
         // Binance answers clients that keep going after 429s with 418 and a Retry-After until

@@ -517,6 +517,121 @@ pub static FIXTURES: &[Fx] = &[
         owns: &["3scale.limits-exceeded"],
     },
     Fx {
+        // IIS's detailed error page for Dynamic IP Restrictions (denyAction Forbidden, the
+        // default): the substatus text of learn.microsoft.com's IIS status-code table.
+        name: "iis dynamic ip restrictions 403.502 page",
+        host: "portal.example.org",
+        status: 403,
+        headers: &[("content-type", "text/html"), ("server", "Microsoft-IIS/10.0"), ("x-powered-by", "ASP.NET")],
+        body: "<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\" \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n\
+               <html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title>IIS 10.0 Detailed Error - 403.502 - Forbidden</title></head>\n\
+               <body><div id=\"content\"><div class=\"content-container\"><h3>HTTP Error 403.502 - Forbidden</h3>\n\
+               <h4>Too many requests from the same client IP; Dynamic IP Restriction Maximum request rate limit reached.</h4></div>",
+        baseline: &[("server", "Microsoft-IIS/10.0"), ("x-powered-by", "ASP.NET")],
+        layer: Api, vendor: Some("iis"), quota: Quota::Rate,
+        owns: &["iis.dynamic-ip-page"],
+    },
+    Fx {
+        name: "iis dynamic ip restrictions 403.501 page (concurrent requests)",
+        host: "portal.example.org",
+        status: 403,
+        headers: &[("content-type", "text/html"), ("server", "Microsoft-IIS/10.0")],
+        body: "<html><head><title>IIS 10.0 Detailed Error - 403.501 - Forbidden</title></head><body>\
+               <h3>HTTP Error 403.501 - Forbidden</h3><h4>Too many requests from the same client IP; Dynamic IP Restriction Concurrent request rate limit reached.</h4>",
+        baseline: &[("server", "Microsoft-IIS/10.0")],
+        layer: Api, vendor: Some("iis"), quota: Quota::Concurrency,
+        owns: &["iis.dynamic-ip-page"],
+    },
+    Fx {
+        // https://github.com/ranaroussi/yfinance/issues/2284: the crumb request answered 429
+        // with the plain body "Edge: Too Many Requests".
+        name: "yahoo edge plain 429",
+        host: "query2.finance.yahoo.com",
+        status: 429,
+        headers: &[("content-type", "text/plain"), ("content-length", "23")],
+        body: "Edge: Too Many Requests",
+        baseline: &[],
+        layer: Cdn, vendor: Some("yahoo"), quota: Quota::Rate,
+        owns: &["yahoo.edge-page"],
+    },
+    Fx {
+        // go-chi/httprate limiter.go: X-RateLimit-Limit/-Remaining/-Reset, Retry-After = the
+        // window, then http.Error(w, http.StatusText(429), 429).
+        name: "go-chi httprate default 429",
+        host: "svc.example.net",
+        status: 429,
+        headers: &[("content-type", "text/plain; charset=utf-8"), ("x-content-type-options", "nosniff"),
+                   ("x-ratelimit-limit", "100"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1691409660"),
+                   ("retry-after", "60")],
+        body: "Too Many Requests\n",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        // ASP.NET Core's RateLimiterOptions: no body unless OnRejected writes one; 503 by
+        // default, 429 when RejectionStatusCode is set. Kestrel is the application's own server.
+        name: "asp.net core rate limiter 429 on kestrel, empty",
+        host: "orders.example.net",
+        status: 429,
+        headers: &[("server", "Kestrel"), ("content-length", "0")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "nestjs throttler default 429",
+        host: "api.example.dev",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("retry-after", "60"), ("x-powered-by", "Express")],
+        body: "{\"statusCode\":429,\"message\":\"ThrottlerException: Too Many Requests\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "fastify rate-limit default 429",
+        host: "api.example.dev",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("x-ratelimit-limit", "100"),
+                   ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "42"), ("retry-after", "42")],
+        body: "{\"statusCode\":429,\"error\":\"Too Many Requests\",\"message\":\"Rate limit exceeded, retry in 1 minute\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "aspnetcoreratelimit per-second rule, text",
+        host: "api.example.net",
+        status: 429,
+        headers: &[("content-type", "text/plain"), ("retry-after", "1"), ("x-rate-limit-limit", "1s")],
+        body: "API calls quota exceeded! maximum admitted 2 per 1s.",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "aspnetcoreratelimit per-day rule, text",
+        host: "api.example.net",
+        status: 429,
+        headers: &[("content-type", "text/plain"), ("retry-after", "7200")],
+        body: "API calls quota exceeded! maximum admitted 6000 per 1d.",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Daily,
+        owns: &[],
+    },
+    Fx {
+        name: "tollbooth default message",
+        host: "svc.example.net",
+        status: 429,
+        headers: &[("content-type", "text/plain; charset=utf-8"), ("x-rate-limit-limit", "1.00"), ("x-rate-limit-duration", "1")],
+        body: "You have reached maximum request limit.",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
         name: "rack-attack default throttle, no other evidence",
         host: "app.example.org",
         status: 429,
@@ -1251,6 +1366,17 @@ fn rate_limited_statuses() {
         "ThrottlingException:http://internal.amazon.com/coral/com.amazon.coral.availability/",
     )]);
     assert!(is_rate_limited(&ddb));
+    // IIS Dynamic IP Restrictions answers with its denyAction: 403 by default, 401 or 404 when
+    // configured (the 401.501/401.502 rows of the IIS status-code table); an ordinary 401/404
+    // page is not a limit.
+    let mut dipr = fx("iis dynamic ip restrictions 403.502 page");
+    assert!(is_rate_limited(&dipr));
+    for status in [401, 404] {
+        dipr.status = status;
+        assert!(is_rate_limited(&dipr), "{status}");
+    }
+    dipr.body_excerpt = Some("<h3>HTTP Error 404.0 - Not Found</h3>".into());
+    assert!(!is_rate_limited(&dipr));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
     // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.

@@ -158,6 +158,8 @@ pub struct HostEvidence {
     pub starts: Span,
     /// Requests accepted (answered, not rate-limited) before the first rate-limited one.
     pub before_first_limited: Before,
+    /// Accepted and refused requests counted over each candidate window length.
+    pub windows: Windows,
     pub minutes: Minutes,
     pub durations: Durations,
     /// The rate-limited responses, in time order.
@@ -189,6 +191,7 @@ impl HostEvidence {
         self.minutes.push(t, answered, r.limited);
         self.before_first_limited
             .observe(t, answered && !r.limited, r.limited);
+        self.windows.observe(t, answered && !r.limited, r.limited);
     }
 
     pub fn merge(&mut self, o: &HostEvidence) {
@@ -196,6 +199,7 @@ impl HostEvidence {
         self.rate_limited += o.rate_limited;
         self.starts.merge(&o.starts);
         self.before_first_limited.merge(&o.before_first_limited);
+        self.windows.merge(&o.windows);
         self.minutes.merge(&o.minutes);
         self.durations.merge(&o.durations);
         self.limited.merge(&o.limited);
@@ -256,6 +260,115 @@ impl Before {
             };
             self.frozen = o.frozen.map(|_| (self.accepted, self.earliest));
         }
+    }
+}
+
+/// Window lengths a limit stated by no header may be counted over, seconds: per second, per ten
+/// seconds, per minute and per hour (the hour only counts when the server's waits are that long).
+pub const CANDIDATE_WINDOWS_S: [i64; 4] = [1, 10, 60, 3600];
+
+/// Buckets per window: a window's count is kept at 1/1000 of its length (1 ms for a second, 3.6 s
+/// for an hour), so memory stays bounded on any traffic and a count is never more than the
+/// requests that truly fell in one window.
+const BUCKETS_PER_WINDOW: i64 = 1000;
+
+/// What one candidate window length shows, fed in time order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WindowCount {
+    /// Accepted requests of the last window, per bucket (bucket index, count).
+    recent: std::collections::VecDeque<(i64, u64)>,
+    in_window: u64,
+    /// The most accepted in any window of this length before the first rate-limited response.
+    pub most_before_refusals: u64,
+    /// The fewest accepted in the window ending at a rate-limited response (a limit of N per
+    /// window refuses only once the window holds N).
+    pub fewest_at_refusal: Option<u64>,
+    /// The most accepted in one window aligned to the epoch (a fixed window's count), over the
+    /// whole capture, refusals or not.
+    pub most_aligned: u64,
+    aligned: Option<(i64, u64)>,
+}
+
+impl WindowCount {
+    fn observe(&mut self, window_ms: i64, t_ms: i64, accepted: bool, limited: bool, refused: bool) {
+        let res = (window_ms / BUCKETS_PER_WINDOW).max(1);
+        let bucket = t_ms.div_euclid(res);
+        // Keep the buckets wholly inside (t - window, t].
+        let oldest = bucket - window_ms / res + 1;
+        while let Some(&(b, n)) = self.recent.front() {
+            if b >= oldest {
+                break;
+            }
+            self.in_window -= n;
+            self.recent.pop_front();
+        }
+        if limited {
+            self.fewest_at_refusal = Some(
+                self.fewest_at_refusal
+                    .map_or(self.in_window, |f| f.min(self.in_window)),
+            );
+            return;
+        }
+        if !accepted {
+            return;
+        }
+        match self.recent.back_mut() {
+            Some((b, n)) if *b == bucket => *n += 1,
+            _ => self.recent.push_back((bucket, 1)),
+        }
+        self.in_window += 1;
+        if !refused {
+            self.most_before_refusals = self.most_before_refusals.max(self.in_window);
+        }
+        let fixed = t_ms.div_euclid(window_ms);
+        let n = match self.aligned {
+            Some((w, n)) if w == fixed => n + 1,
+            _ => 1,
+        };
+        self.aligned = Some((fixed, n));
+        self.most_aligned = self.most_aligned.max(n);
+    }
+
+    /// Evidence of another host's traffic: its allowance is separate, so each keeps its own
+    /// busiest windows (the counts are not added).
+    fn merge(&mut self, o: &WindowCount) {
+        self.most_before_refusals = self.most_before_refusals.max(o.most_before_refusals);
+        self.fewest_at_refusal = match (self.fewest_at_refusal, o.fewest_at_refusal) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.most_aligned = self.most_aligned.max(o.most_aligned);
+    }
+}
+
+/// Accepted requests counted over each of [`CANDIDATE_WINDOWS_S`], and at each refusal: what a
+/// limit without headers is estimated from (`recommend::limit`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Windows {
+    pub per_window: [WindowCount; 4],
+    /// Rate-limited responses seen (timed).
+    pub refusals: usize,
+    /// Timed requests seen, and the first and last time (the capture's span).
+    pub span: Span,
+}
+
+impl Windows {
+    pub fn observe(&mut self, t: DateTime<Utc>, accepted: bool, limited: bool) {
+        let t_ms = t.timestamp_millis();
+        let refused = self.refusals > 0;
+        for (w, c) in CANDIDATE_WINDOWS_S.iter().zip(self.per_window.iter_mut()) {
+            c.observe(w * 1000, t_ms, accepted, limited, refused);
+        }
+        self.refusals += usize::from(limited);
+        self.span.push(t);
+    }
+
+    pub fn merge(&mut self, o: &Windows) {
+        for (a, b) in self.per_window.iter_mut().zip(o.per_window.iter()) {
+            a.merge(b);
+        }
+        self.refusals += o.refusals;
+        self.span.merge(&o.span);
     }
 }
 

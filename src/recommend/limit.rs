@@ -1,7 +1,7 @@
 //! The allowance the target is taken from: `--limit`, else rate-limit headers, else the
 //! throughput the server accepted.
 
-use super::evidence::HostEvidence;
+use super::evidence::{HostEvidence, WindowCount, CANDIDATE_WINDOWS_S};
 use super::target::{floor_sig, fmt_s};
 use super::{OBSERVED_MIN_ACCEPTED, OBSERVED_MIN_WINDOW_S, SATURATED_OVER_EARLY};
 use crate::units::{fmt_num, Rate};
@@ -27,6 +27,33 @@ pub struct LimitInfo {
     pub source: LimitSource,
     /// Where the number came from, in a sentence.
     pub detail: String,
+    /// How sure an estimate from the traffic is (absent for `--limit` and headers, which state
+    /// the limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Sureness>,
+}
+
+/// How sure a limit read from the traffic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sureness {
+    /// One window length fits how the server accepted and refused; the others are ruled out.
+    High,
+    /// Several window lengths fit; the slowest reading is used.
+    Medium,
+    /// None fits (other callers share the allowance, or it is not a count per window), or the
+    /// capture is shorter than the window: a reading, not a measurement.
+    Low,
+}
+
+impl Sureness {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Sureness::High => "high",
+            Sureness::Medium => "medium",
+            Sureness::Low => "low",
+        }
+    }
 }
 
 /// The first of `--limit`, the headers and the traffic that gives a limit.
@@ -48,6 +75,7 @@ fn limit_from_flag(rate: Option<Rate>) -> Option<LimitInfo> {
         window_s: r.window_s,
         source: LimitSource::Flag,
         detail: format!("given with --limit {r}"),
+        confidence: None,
     })
 }
 
@@ -66,21 +94,30 @@ fn limit_from_headers(ev: &HostEvidence) -> Option<LimitInfo> {
             n,
             if n == 1 { "" } else { "s" }
         ),
+        confidence: None,
     })
 }
 
-/// What the clients achieved before the first 429: the requests accepted before it, counted over
-/// the time they took (at least one minute window).
+/// What the clients achieved before the first 429. First the candidate windows
+/// ([`from_windows`]); when none fits, the minutes the server was refusing in
+/// ([`limit_from_saturated_minutes`]), else the most accepted in one minute before the first
+/// 429.
 fn limit_from_traffic(ev: &HostEvidence, warnings: &mut Vec<String>) -> Option<LimitInfo> {
     let first = ev.limited.first?;
+    if let Some(l) = from_windows(ev) {
+        warnings.push(
+            "the limit was estimated from the traffic (how the server accepted and refused it), not stated by the server: confirm it in the provider's documentation and pass --limit".into(),
+        );
+        return Some(l);
+    }
     let (accepted, earliest) = ev.before_first_limited.get();
-    // The reading before the first 429, per minute (0 when nothing was accepted before it).
-    let early_per_minute = match earliest {
-        Some(start) => {
-            let span_s = (first - start).num_milliseconds().max(0) as f64 / 1000.0;
-            accepted as f64 * 60.0 / span_s.max(OBSERVED_MIN_WINDOW_S)
-        }
-        None => 0.0,
+    // The most accepted in any one minute before the first 429 (0 when nothing was accepted
+    // before it); a run shorter than a minute is all of it.
+    let busiest_minute = ev.windows.per_window[MINUTE].most_before_refusals;
+    let early_per_minute = if earliest.is_some() {
+        busiest_minute as f64
+    } else {
+        0.0
     };
     // An early first 429 leaves too little to read a limit from (a dashboard whose second poll
     // was limited would be told 1/min): when the server went on to accept at least twice as
@@ -99,27 +136,130 @@ fn limit_from_traffic(ev: &HostEvidence, warnings: &mut Vec<String>) -> Option<L
         );
         return None;
     };
-    let n = accepted as f64;
+    let n = busiest_minute.max(1) as f64;
     let span_s = (first - start).num_milliseconds().max(0) as f64 / 1000.0;
-    let window = span_s.max(OBSERVED_MIN_WINDOW_S);
-    let rate = n / window;
+    let rate = n / OBSERVED_MIN_WINDOW_S;
     warnings.push(
         "the limit was estimated from the traffic before the first 429, not stated by the server: confirm it in the provider's documentation and pass --limit".into(),
     );
     Some(LimitInfo {
         rate_per_second: rate,
         rate_per_minute: floor_sig(rate * 60.0),
-        window_s: window,
+        window_s: OBSERVED_MIN_WINDOW_S,
         source: LimitSource::Observed,
         detail: format!(
-            "observed: {} requests were accepted in the {} before the first 429 at {} UTC, read as {} per {}{}",
+            "observed: at most {} requests were accepted in any {} of the {} before the first 429 at {} UTC, read as {} per {}; low confidence: no window length fits how the server accepted and refused{}",
             n,
+            fmt_s(OBSERVED_MIN_WINDOW_S),
             fmt_s(span_s),
             first.format("%H:%M:%S"),
             n,
-            fmt_s(window),
-            if span_s < OBSERVED_MIN_WINDOW_S { " (a one-minute window is assumed for a shorter run)" } else { "" }
+            fmt_s(OBSERVED_MIN_WINDOW_S),
+            if span_s < OBSERVED_MIN_WINDOW_S { "; the run was shorter than the minute assumed" } else { "" }
         ),
+        confidence: Some(Sureness::Low),
+    })
+}
+
+/// Index of the one-minute window in [`CANDIDATE_WINDOWS_S`].
+const MINUTE: usize = 2;
+
+/// Does "at most `most_before_refusals` per window" explain the traffic? It does when the
+/// server refused only once a window held about that many (never with clearly fewer in the
+/// window) and never let clearly more through in one fixed window, later refusals included. A
+/// tenth of slack (at least one request) absorbs a fixed window's edges and the buckets.
+fn fits(c: &WindowCount) -> bool {
+    let l = c.most_before_refusals;
+    let Some(fewest) = c.fewest_at_refusal else {
+        return false;
+    };
+    let slack = l.div_ceil(10).max(1);
+    l > 0 && fewest + slack > l && c.most_aligned < l + slack
+}
+
+/// The allowance read from the candidate windows: for each length, the most accepted in any
+/// window of it before refusals began (not a short run read as one minute); of the lengths that
+/// fit ([`fits`]), the slowest reading, with how sure it is.
+fn from_windows(ev: &HostEvidence) -> Option<LimitInfo> {
+    let w = &ev.windows;
+    let first = ev.limited.first?;
+    // An hour only when the server asked to wait that long: a limit counted over an hour sends
+    // callers away for minutes, not seconds.
+    let mut waits: Vec<f64> = ev
+        .limited
+        .waits
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite())
+        .collect();
+    waits.sort_by(f64::total_cmp);
+    let typical_wait = waits.get(waits.len() / 2).copied().unwrap_or(0.0);
+    let candidates: Vec<(f64, &WindowCount)> = CANDIDATE_WINDOWS_S
+        .iter()
+        .zip(w.per_window.iter())
+        .map(|(s, c)| (*s as f64, c))
+        .filter(|(s, _)| *s <= OBSERVED_MIN_WINDOW_S || typical_wait > OBSERVED_MIN_WINDOW_S)
+        .collect();
+    let fitting: Vec<(f64, u64)> = candidates
+        .iter()
+        .filter(|(_, c)| fits(c))
+        .map(|(s, c)| (*s, c.most_before_refusals))
+        .collect();
+    let (window, count) = fitting
+        .iter()
+        .copied()
+        .min_by(|a, b| (a.1 as f64 / a.0).total_cmp(&(b.1 as f64 / b.0)))?;
+    let span_s = match (w.span.first, w.span.last) {
+        (Some(a), Some(b)) => (b - a).num_milliseconds().max(0) as f64 / 1000.0,
+        _ => 0.0,
+    };
+    let (confidence, why) = if span_s < window {
+        (
+            Sureness::Low,
+            format!("the capture ({}) is shorter than the window", fmt_s(span_s)),
+        )
+    } else if fitting.len() == 1 {
+        (
+            Sureness::High,
+            "the other window lengths do not fit".to_string(),
+        )
+    } else {
+        let others: Vec<String> = fitting
+            .iter()
+            .filter(|(s, _)| *s != window)
+            .map(|(s, n)| format!("{} per {}", n, fmt_s(*s)))
+            .collect();
+        (
+            Sureness::Medium,
+            format!(
+                "{} would also fit; the slowest reading is used",
+                others.join(", ")
+            ),
+        )
+    };
+    let ruled_out: Vec<String> = candidates
+        .iter()
+        .filter(|(_, c)| !fits(c))
+        .map(|(s, _)| fmt_s(*s))
+        .collect();
+    let rate = count as f64 / window;
+    Some(LimitInfo {
+        rate_per_second: rate,
+        rate_per_minute: floor_sig(rate * 60.0),
+        window_s: window,
+        source: LimitSource::Observed,
+        detail: format!(
+            "observed: at most {count} requests were accepted in any {} before the first 429 at {} UTC, and the server refused only once a {} window held about that many ({} rate-limited response{} checked{}), read as {count} per {}; {} confidence: {why}",
+            fmt_s(window),
+            first.format("%H:%M:%S"),
+            fmt_s(window),
+            w.refusals,
+            if w.refusals == 1 { "" } else { "s" },
+            if ruled_out.is_empty() { String::new() } else { format!("; ruled out: per {}", ruled_out.join(", per ")) },
+            fmt_s(window),
+            confidence.as_str(),
+        ),
+        confidence: Some(confidence),
     })
 }
 
@@ -141,6 +281,7 @@ fn limit_from_saturated_minutes(ev: &HostEvidence, before_first: usize) -> Optio
             "observed: the server accepted a median of {median} requests per minute in the {} minute{} that also had a 429 (more than twice what the {before_first} accepted before the first 429 suggested)",
             accepted.len(),
             if accepted.len() == 1 { "" } else { "s" }
-        ),
+        ) + "; low confidence: no window length fits how the server accepted and refused",
+        confidence: Some(Sureness::Low),
     })
 }

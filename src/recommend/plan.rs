@@ -64,6 +64,7 @@ pub fn plan(input: &PlanInput) -> Plan {
         window_s: input.limit.window_s,
         source: LimitSource::Flag,
         detail: format!("given with --limit {}", input.limit),
+        confidence: None,
     };
     let t = target(input.limit, input.headroom);
     let lat = latency(input.latency_ms, &super::evidence::Durations::default());

@@ -649,3 +649,80 @@ mod properties {
         }
     }
 }
+
+/// Requests started at `times_ms` against a server that allows `limit` per sliding `window_ms`
+/// (refused requests do not count): what a limiter with no rate-limit headers answers.
+fn sliding_window_server(times_ms: &[i64], limit: usize, window_ms: i64) -> Vec<Request> {
+    let mut accepted: std::collections::VecDeque<i64> = std::collections::VecDeque::new();
+    times_ms
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            while accepted.front().is_some_and(|&a| a <= t - window_ms) {
+                accepted.pop_front();
+            }
+            let ok = accepted.len() < limit;
+            if ok {
+                accepted.push_back(t);
+            }
+            req(i, t, if ok { 200 } else { 429 }, 50.0, None)
+        })
+        .collect()
+}
+
+#[test]
+fn a_short_run_before_the_first_429_is_not_read_as_a_per_minute_limit() {
+    // 3 per second allowed; the client sends 5 at the top of every second for 30 s. Only 3 were
+    // accepted (in 20 ms) before the first 429: read as "3 per minute" the plan would be 60 times
+    // too slow. Per second is the only window that fits how the server accepted and refused.
+    let times: Vec<i64> = (0..30)
+        .flat_map(|s| (0..5).map(move |k| s * 1000 + k * 10))
+        .collect();
+    let reqs = sliding_window_server(&times, 3, 1000);
+    let r = report(&reqs, &opts(None));
+    let rec = r.recommendation.unwrap();
+    let l = rec.limit.as_ref().unwrap();
+    assert_eq!(l.source, LimitSource::Observed);
+    assert_eq!(l.window_s, 1.0, "{}", l.detail);
+    assert_eq!(l.rate_per_minute, 180.0, "{}", l.detail);
+    assert_eq!(l.confidence, Some(limit::Sureness::High), "{}", l.detail);
+    assert!(l.detail.contains("read as 3 per 1 s"), "{}", l.detail);
+    assert!(
+        l.detail.contains("ruled out: per 10 s, per 1 min"),
+        "{}",
+        l.detail
+    );
+}
+
+#[test]
+fn the_busiest_minute_before_refusals_not_the_average_of_a_long_quiet_run() {
+    // 90 per minute allowed. Half an hour of one request a minute, then 2/s for two minutes:
+    // averaged over the 31 minutes before the first 429 the server "allowed" under 4/min.
+    let mut times: Vec<i64> = (0..30).map(|m| m * 60_000).collect();
+    times.extend((0..240).map(|k| 30 * 60_000 + 30_000 + k * 500));
+    let reqs = sliding_window_server(&times, 90, 60_000);
+    let r = report(&reqs, &opts(None));
+    let rec = r.recommendation.unwrap();
+    let l = rec.limit.as_ref().unwrap();
+    assert_eq!(l.window_s, 60.0, "{}", l.detail);
+    assert_eq!(l.rate_per_minute, 90.0, "{}", l.detail);
+    assert_eq!(l.confidence, Some(limit::Sureness::High), "{}", l.detail);
+    assert_eq!(rec.rate_per_minute, Some(67.5));
+}
+
+#[test]
+fn a_burst_reading_keeps_the_minute_and_says_another_window_fits() {
+    // burst_incident: 80 accepted in 7.9 s, 20 refused, then one request every 10 s. 80 per
+    // 10 s fits as well as 80 per minute (the client slowed down before it could tell): the
+    // slower reading is used and the confidence says so.
+    let reqs = burst_incident();
+    let r = report(&reqs, &opts(None));
+    let l = r.recommendation.unwrap().limit.unwrap();
+    assert_eq!(l.rate_per_minute, 80.0, "{}", l.detail);
+    assert_eq!(l.confidence, Some(limit::Sureness::Medium), "{}", l.detail);
+    assert!(
+        l.detail.contains("80 per 10 s would also fit"),
+        "{}",
+        l.detail
+    );
+}

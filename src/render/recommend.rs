@@ -23,10 +23,13 @@ pub fn key_lines(r: &Recommendation) -> Vec<(&'static str, String)> {
         ));
     }
     if let Some(l) = &r.limit {
-        let src = match l.source {
-            LimitSource::Flag => "--limit",
-            LimitSource::Headers => "rate-limit headers",
-            LimitSource::Observed => "estimated from traffic",
+        let src = match (l.source, l.confidence) {
+            (LimitSource::Flag, _) => "--limit".to_string(),
+            (LimitSource::Headers, _) => "rate-limit headers".to_string(),
+            (LimitSource::Observed, Some(c)) => {
+                format!("estimated from traffic, {} confidence", c.as_str())
+            }
+            (LimitSource::Observed, None) => "estimated from traffic".to_string(),
         };
         lines.push((
             "limit",

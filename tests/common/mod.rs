@@ -47,3 +47,18 @@ pub fn write(dir: &Path, name: &str, content: &[u8]) -> String {
     std::fs::write(&p, content).expect("write fixture");
     p.to_string_lossy().into_owned()
 }
+
+/// `toomany analyze PATH --format json`, which must succeed: the report.
+pub fn analyze_json(path: &str) -> serde_json::Value {
+    let out = toomany()
+        .args(["analyze", path, "--format", "json"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out.stdout)
+}

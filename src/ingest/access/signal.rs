@@ -223,7 +223,7 @@ pub static LOG_RULES: &[LogRule] = &[
       "[F1, F5]", None),
     // IIS W3C.
     r("iis.dynamic-ip-restriction", "iis", Api, "iis", Api, Generated, 0.95, true,
-      "`sc-status` 403 with `sc-substatus` 501 or 502",
+      "`sc-status` 403 (or 401 / 404, the other denyActions) with `sc-substatus` 501 (concurrent) or 502 (rate)",
       "IIS Dynamic IP Restrictions rejected the client (too many concurrent / too frequent requests)",
       "[W5, W6]", Some("Dynamic IP Restrictions")),
     r("iis.application", "iis", Api, "iis", Api, PassedThrough, 0.5, false,

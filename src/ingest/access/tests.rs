@@ -494,6 +494,34 @@ fn iis_from_beats_fixture_and_its_own_limit() {
 }
 
 #[test]
+fn w3c_dynamic_ip_restrictions_other_deny_actions_and_their_kind_of_limit() {
+    // denyAction Unauthorized / NotFound answer 401 / 404 with the same substatus [W6]; 501 is
+    // the concurrent-request limit, 502 the request rate (the IIS status-code table [W5]).
+    let line = IIS.lines().nth(4).unwrap();
+    let conc = line.replace(" 200 0 0 15", " 401 501 0 15");
+    let rate = line.replace(" 200 0 0 15", " 404 502 0 15");
+    let plain = line.replace(" 200 0 0 15", " 404 0 2 15");
+    let o = read_lines(&format!("{IIS}{conc}\n{rate}\n{plain}\n"), Format::W3c);
+    assert_generated(&o.requests[2], Layer::Api, "iis", "sc-substatus=501");
+    assert_generated(&o.requests[3], Layer::Api, "iis", "sc-substatus=502");
+    assert!(!crate::attribute::is_rate_limited(&o.requests[4]));
+    let a = crate::attribute::attribute(&o.requests, &[2, 3]);
+    assert_eq!(
+        a[0].quota,
+        crate::attribute::Quota::Concurrency,
+        "{:?}",
+        a[0].evidence
+    );
+    assert_eq!(
+        a[1].quota,
+        crate::attribute::Quota::Rate,
+        "{:?}",
+        a[1].evidence
+    );
+    assert_eq!(a[0].scope, Some(crate::attribute::Scope::Ip));
+}
+
+#[test]
 fn w3c_fields_directive_mid_file_changes_the_layout() {
     let log = format!(
         "{IIS}#Fields: time date cs-method cs-uri-stem sc-status time-taken\n18:50:00 2019-03-06 POST /login 429 3\n"

@@ -169,7 +169,9 @@ impl Header {
                     "sc-status={status}, {}",
                     evidence_field("sc-substatus", sub)
                 );
-                if status == 403 && (sub == "501" || sub == "502") {
+                // Dynamic IP Restrictions answers with its denyAction: Forbidden (403, the
+                // default), Unauthorized (401) or NotFound (404) [W6].
+                if matches!(status, 401 | 403 | 404) && (sub == "501" || sub == "502") {
                     rule("iis.dynamic-ip-restriction").signal(field)
                 } else {
                     rule("iis.application").signal(field)
