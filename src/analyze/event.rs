@@ -602,7 +602,25 @@ pub fn is_limit_header(name: &str) -> bool {
         .any(|w| w.eq_ignore_ascii_case(b"limit"))
 }
 
+/// Distinct rate-limit header sets whose stated limit one thread remembers (then it starts over).
+const STATED_LIMIT_CACHE: usize = 4096;
+
+/// Stated limits by the text of the limit headers (names and values), and the key buffer.
+type StatedLimits = (
+    std::collections::HashMap<Box<str>, Option<(u64, u64)>, foldhash::fast::FixedState>,
+    String,
+);
+
+thread_local! {
+    static STATED_LIMITS: std::cell::RefCell<StatedLimits> = Default::default();
+}
+
 /// The (limit × 1000, window × 1000) the rate-limit headers state, when they state both.
+///
+/// Only the [`is_limit_header`] names are read (a test holds that to `ratelimit::parse_all`),
+/// and the result is remembered per distinct set of them: a service sends the same few limit
+/// headers on every response, with a count that cycles. A set with a `reset` field is parsed
+/// every time, since an epoch reset is read against the record's time.
 pub fn stated_limit(
     h: &crate::model::Headers,
     started: Option<DateTime<Utc>>,
@@ -611,6 +629,48 @@ pub fn stated_limit(
     if h.is_empty() {
         return None;
     }
+    // Ok(Some(limit)): known; Ok(None): parse and remember under the key; Err: parse only.
+    let remembered: Result<Option<Option<(u64, u64)>>, ()> = STATED_LIMITS.with(|c| {
+        let (cache, key) = &mut *c.borrow_mut();
+        key.clear();
+        for (n, v) in h.iter().filter(|(n, _)| is_limit_header(n)) {
+            if n.as_bytes()
+                .windows(5)
+                .any(|w| w.eq_ignore_ascii_case(b"reset"))
+            {
+                return Err(());
+            }
+            key.push_str(n);
+            key.push('\0');
+            key.push_str(v);
+            key.push('\0');
+        }
+        if key.is_empty() {
+            return Ok(Some(None));
+        }
+        Ok(cache.get(key.as_str()).copied())
+    });
+    match remembered {
+        Ok(Some(known)) => known,
+        Ok(None) => {
+            let l = parse_stated_limit(h, started);
+            STATED_LIMITS.with(|c| {
+                let (cache, key) = &mut *c.borrow_mut();
+                if cache.len() >= STATED_LIMIT_CACHE {
+                    cache.clear();
+                }
+                cache.insert(key.as_str().into(), l);
+            });
+            l
+        }
+        Err(()) => parse_stated_limit(h, started),
+    }
+}
+
+fn parse_stated_limit(
+    h: &crate::model::Headers,
+    started: Option<DateTime<Utc>>,
+) -> Option<(u64, u64)> {
     crate::http::ratelimit::parse(h, started).and_then(|l| match (l.limit, l.window_seconds) {
         (Some(c), Some(w))
             if c.is_finite() && w.is_finite() && c > 0.0 && w > 0.0 && c < 1e12 && w < 1e9 =>
@@ -641,6 +701,13 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
     };
     m.kept = kept.map(|k| (k, Box::new(r)));
     m
+}
+
+/// The pre-check of [`map_view`] a parser can make before it builds the view (from the status,
+/// whether it has a layer signal, and the redacted URL): `false` when `map_view` would decline.
+pub fn may_map_view(status: u16, layer_signal: bool, url: &str, shared: &Shared) -> bool {
+    view_suffices(status, layer_signal)
+        && !shared.wants_baseline(hash_of(KeyKind::Host as u8, &*host_of(url)))
 }
 
 /// The event of a record straight from its view, without its [`Request`]: `None` when the full
@@ -978,6 +1045,13 @@ mod tests {
             assert_eq!(stated_limit(&all, t), stated_limit(&named, t));
         }
         assert!(is_limit_header("X-RATELIMIT-LIMIT") && !is_limit_header("retry-after"));
+        // Remembered answers are the parsed ones, asked twice and in any order.
+        for _ in 0..2 {
+            for set in sets.iter().rev() {
+                let h = crate::model::Headers::from_pairs(set.iter().copied());
+                assert_eq!(stated_limit(&h, t), parse_stated_limit(&h, t), "{set:?}");
+            }
+        }
     }
 
     fn same_mapped(a: &Mapped, b: &Mapped) -> bool {

@@ -60,9 +60,12 @@ pub fn analyze_files(
         let input = i.min(u16::MAX as usize) as u16;
         c.start_input(i);
         let map = |r: Request| event::map(r, input, &shared);
-        let view = |v: &event::RecordView<'_>| event::map_view(v, input, &shared);
+        let views = ingest::EventViews {
+            input,
+            shared: &shared,
+        };
         let mut summary =
-            ingest::stream_input_with(p, ingest_opts, &map, Some(&view), &mut |b| c.take(i, b));
+            ingest::stream_input_with(p, ingest_opts, &map, Some(&views), &mut |b| c.take(i, b));
         if let Err(e) = c.finish_input(i) {
             summary.error.get_or_insert(format!("temporary file: {e}"));
         }

@@ -50,8 +50,12 @@ pub fn idempotency_key(h: &Headers) -> Option<(&str, &str)> {
 
 /// A header that names an idempotency key (any case).
 pub fn is_idempotency_header(name: &str) -> bool {
-    let l = name.to_ascii_lowercase();
-    l.contains("idempoten") || VENDOR_IDEMPOTENCY_HEADERS.contains(&l.as_str())
+    name.as_bytes()
+        .windows(9)
+        .any(|w| w.eq_ignore_ascii_case(b"idempoten"))
+        || VENDOR_IDEMPOTENCY_HEADERS
+            .iter()
+            .any(|v| v.eq_ignore_ascii_case(name))
 }
 
 pub fn is_write(method: &str) -> bool {

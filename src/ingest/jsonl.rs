@@ -336,6 +336,9 @@ fn parse_duration(v: &RawValue, field: &str) -> Option<f64> {
     }
 }
 
+/// Whether the caller takes the view of a record of this status and redacted URL.
+type MayView<'a> = &'a dyn Fn(u16, &str) -> bool;
+
 /// Which header names [`headers_of`] keeps.
 type NameFilter = fn(&str) -> bool;
 
@@ -350,9 +353,9 @@ fn view_response_header(name: &str) -> bool {
     event::is_limit_header(name) || name.eq_ignore_ascii_case("retry-after")
 }
 
-/// Normalize one parsed line. With `lite` (the caller can take a [`RecordView`]) and a status
-/// [`event::view_suffices`] for, only the headers a view reads are redacted and kept: the
-/// record is then good for `RecordView::of` and nothing else, which the returned flag says.
+/// Normalize one parsed line. With `lite` (the caller can take a [`RecordView`]) saying yes to
+/// the status and redacted URL, only the headers a view reads are redacted and kept: the record
+/// is then good for `RecordView::of` and nothing else, which the returned flag says.
 ///
 /// [`RecordView`]: crate::analyze::event::RecordView
 fn normalize(
@@ -360,7 +363,7 @@ fn normalize(
     o: &Obj<'_>,
     source: &Arc<str>,
     opts: &Options,
-    lite: bool,
+    lite: Option<MayView<'_>>,
 ) -> (Request, Vec<Warning>, bool) {
     let pos = Position::Line(line);
     let red = &opts.redactor;
@@ -435,7 +438,7 @@ fn normalize(
             _ => warns.push(format!("{f} is not a duration; ignored")),
         }
     }
-    let lite = lite && event::view_suffices(r.status, false);
+    let lite = lite.is_some_and(|may| may(r.status, &r.url));
     let (keep_request, keep_response): (NameFilter, NameFilter) = if lite {
         (event::is_view_request_header, view_response_header)
     } else {
@@ -613,13 +616,18 @@ fn one_line<T>(
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
 ) -> (T, Vec<Warning>) {
-    let (r, ws, lite) = normalize(n, o, source, opts, view.is_some());
+    let Some(view) = view else {
+        let (r, ws, _) = normalize(n, o, source, opts, None);
+        return (map(r), ws);
+    };
+    let may = |status: u16, url: &str| view.may_view(status, false, url);
+    let (r, ws, lite) = normalize(n, o, source, opts, Some(&may));
     if lite {
-        if let Some(item) = view.and_then(|v| v(&RecordView::of(&r))) {
+        if let Some(item) = view.view(&RecordView::of(&r)) {
             return (item, ws);
         }
-        // The caller wants the full record after all (a baseline sample): build it.
-        let (r, ws, _) = normalize(n, o, source, opts, false);
+        // The caller wants the full record after all (the host's baseline, since the check).
+        let (r, ws, _) = normalize(n, o, source, opts, None);
         return (map(r), ws);
     }
     (map(r), ws)
@@ -828,8 +836,9 @@ mod tests {
         let Ok(lazy::Doc::Object(obj)) = lazy::parse(line) else {
             return Ok(false);
         };
-        let (full, full_ws, full_lite) = normalize(3, &obj, &src, o, false);
-        let (lite, lite_ws, took) = normalize(3, &obj, &src, o, true);
+        let (full, full_ws, full_lite) = normalize(3, &obj, &src, o, None);
+        let by_status = |status: u16, _: &str| event::view_suffices(status, false);
+        let (lite, lite_ws, took) = normalize(3, &obj, &src, o, Some(&by_status));
         if full_lite || took != event::view_suffices(full.status, false) {
             return Err(format!("lite flag {took} for status {}", full.status));
         }

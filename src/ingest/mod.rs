@@ -236,10 +236,58 @@ pub fn stream_input<T: Send>(
     stream_input_with(path, opts, map, None, sink)
 }
 
-/// What a reader may call instead of building a [`Request`]: the caller's item straight from
-/// a record's borrowed view, or `None` when the caller wants the full record after all (then
-/// the reader builds it and calls the `map` of [`stream_input_with`]).
-pub type ViewMap<'f, T> = &'f (dyn Fn(&RecordView<'_>) -> Option<T> + Sync);
+/// What a reader may call instead of building a [`Request`] (see
+/// [`crate::analyze::event::map_view`]).
+pub trait Views<T>: Sync {
+    /// A cheap pre-check, before the view is built: `false` when a record of this status,
+    /// layer signal and redacted URL will want its full record anyway (then build that at once).
+    fn may_view(&self, status: u16, layer_signal: bool, url: &str) -> bool;
+    /// The caller's item straight from a record's borrowed view, or `None` when the caller
+    /// wants the full record after all (then the reader builds it and calls `map`).
+    fn view(&self, v: &RecordView<'_>) -> Option<T>;
+}
+
+/// The views a reader is given (`None`: build every record).
+pub type ViewMap<'f, T> = &'f dyn Views<T>;
+
+/// The events of one input straight from views ([`crate::analyze::event::map_view`]).
+pub struct EventViews<'s> {
+    pub input: u16,
+    pub shared: &'s crate::analyze::event::Shared,
+}
+
+impl Views<crate::analyze::event::Mapped> for EventViews<'_> {
+    fn may_view(&self, status: u16, layer_signal: bool, url: &str) -> bool {
+        crate::analyze::event::may_map_view(status, layer_signal, url, self.shared)
+    }
+    fn view(&self, v: &RecordView<'_>) -> Option<crate::analyze::event::Mapped> {
+        crate::analyze::event::map_view(v, self.input, self.shared)
+    }
+}
+
+/// The caller's views, noting (as `map` does) whether any record had a status or a time.
+struct Watched<'a, T> {
+    inner: ViewMap<'a, T>,
+    any_status: &'a std::sync::atomic::AtomicBool,
+    any_time: &'a std::sync::atomic::AtomicBool,
+}
+
+impl<T> Views<T> for Watched<'_, T> {
+    fn may_view(&self, status: u16, layer_signal: bool, url: &str) -> bool {
+        self.inner.may_view(status, layer_signal, url)
+    }
+    fn view(&self, v: &RecordView<'_>) -> Option<T> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let t = self.inner.view(v)?;
+        if v.status != 0 && !self.any_status.load(Relaxed) {
+            self.any_status.store(true, Relaxed);
+        }
+        if v.started.is_some() && !self.any_time.load(Relaxed) {
+            self.any_time.store(true, Relaxed);
+        }
+        Some(t)
+    }
+}
 
 /// [`stream_input`], with `view` for readers that can describe a record without building it
 /// (see [`crate::analyze::event::map_view`]; JSON lines do today).
@@ -311,18 +359,12 @@ pub fn stream_input_with<T: Send>(
         map(r)
     };
     let map: &(dyn Fn(Request) -> T + Sync) = &watched;
-    let watched_view = |v: &RecordView<'_>| {
-        use std::sync::atomic::Ordering::Relaxed;
-        let t = view?(v)?;
-        if v.status != 0 && !any_status.load(Relaxed) {
-            any_status.store(true, Relaxed);
-        }
-        if v.started.is_some() && !any_time.load(Relaxed) {
-            any_time.store(true, Relaxed);
-        }
-        Some(t)
-    };
-    let view: Option<ViewMap<'_, T>> = view.is_some().then_some(&watched_view);
+    let watched_view = view.map(|inner| Watched {
+        inner,
+        any_status: &any_status,
+        any_time: &any_time,
+    });
+    let view: Option<ViewMap<'_, T>> = watched_view.as_ref().map(|w| w as &dyn Views<T>);
     let tail = {
         let mut take = |d: pipeline::Done<T>| tally.take(d);
         match format {
