@@ -358,6 +358,9 @@ struct Partition {
     findings: Vec<(usize, Placed)>,
     /// The overview (one group builds it for all hosts), and each group's next attempts.
     overview: Option<crate::overview::Builder>,
+    /// The side group: no hosts of its own, it builds the overview and every host's evidence
+    /// (made when there are fewer host groups than threads, so a one-host log replays on two).
+    side: bool,
     next: crate::overview::NextAttempts,
     error: Option<String>,
 }
@@ -404,24 +407,35 @@ fn run_detectors(
         load[g] += c.host_counts[h as usize].requests;
         mine[g][h as usize] = true;
     }
-    let mut parts: Vec<Partition> = mine
-        .into_iter()
-        .map(|mine| Partition {
-            mine,
-            cadences: BTreeMap::new(),
-            table: CadenceTable::default(),
-            evidence: BTreeMap::new(),
-            linkers: BTreeMap::new(),
-            detectors: crate::detect::detectors(),
-            polls: 0,
-            findings: Vec::new(),
-            overview: None,
-            next: crate::overview::NextAttempts::new(),
-            error: None,
-        })
-        .collect();
-    if let Some(first) = parts.first_mut() {
-        first.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
+    let group = |mine: Vec<bool>, side: bool| Partition {
+        mine,
+        cadences: BTreeMap::new(),
+        table: CadenceTable::default(),
+        evidence: BTreeMap::new(),
+        linkers: BTreeMap::new(),
+        detectors: if side {
+            Vec::new()
+        } else {
+            crate::detect::detectors()
+        },
+        polls: 0,
+        findings: Vec::new(),
+        overview: None,
+        next: crate::overview::NextAttempts::new(),
+        side,
+        error: None,
+    };
+    let mut parts: Vec<Partition> = mine.into_iter().map(|m| group(m, false)).collect();
+    let split = groups < threads;
+    if split {
+        parts.push(group(vec![false; n_hosts], true));
+    }
+    if let Some(builder) = if split {
+        parts.last_mut()
+    } else {
+        parts.first_mut()
+    } {
+        builder.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
     }
     let mut cx = cx_of(c, p, coarse, limit_option);
 
@@ -431,13 +445,20 @@ fn run_detectors(
             if let (Some(b), Some(t)) = (&mut part.overview, ev.started()) {
                 b.first_pass(t, ev.limited());
             }
-            if !part.has(ev.host) {
+            let evidence_here = if part.side {
+                true
+            } else if part.has(ev.host) {
+                part.cadences
+                    .entry(ev.host)
+                    .or_insert_with(Cadences::new)
+                    .observe(ev, seq);
+                !split
+            } else {
+                false
+            };
+            if !evidence_here {
                 return;
             }
-            part.cadences
-                .entry(ev.host)
-                .or_insert_with(Cadences::new)
-                .observe(ev, seq);
             part.evidence
                 .entry(ev.host)
                 .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
@@ -479,7 +500,7 @@ fn run_detectors(
                     .limited()
                     .then(|| cx_ref.facts(ev).map(|f| f.layer))
                     .flatten();
-                b.second_pass(t, cx_ref.host(ev.host), layer, ev.duration_ms());
+                b.second_pass(t, ev.host, cx_ref.host(ev.host), layer, ev.duration_ms());
             }
             if !mine.get(ev.host as usize).copied().unwrap_or(false) {
                 return;

@@ -102,6 +102,23 @@ struct KeyGaps {
 }
 
 impl KeyGaps {
+    /// One more timed request of this key (time order).
+    fn see(&mut self, t: f64, status: u16, seq: u64) {
+        if !self.last_start.is_nan() {
+            let g = t - self.last_start;
+            if !self.last_failed {
+                self.push_gap(g);
+            } else if self.failure_gaps.len() < FAILURE_GAPS_CAP {
+                self.failure_gaps.push(g);
+            }
+        }
+        let failed = is_failure(status);
+        self.last_start = t;
+        self.last_failed = failed;
+        self.failed_once |= failed;
+        self.touched = seq;
+    }
+
     fn push_gap(&mut self, g: f64) {
         if self.skipped + 1 < self.stride {
             self.skipped += 1;
@@ -224,41 +241,35 @@ impl Cadences {
             self.forget_idle(t);
         }
         // A key idle for longer than IDLE_S starts a new stretch (whether or not a sweep
-        // forgot it already: the result must not depend on when sweeps run).
-        if let Some(k) = self.keys.get(&ev.op) {
+        // forgot it already: the result must not depend on when sweeps run). One lookup for
+        // a key seen lately (most requests), two for a new one.
+        if let Some(k) = self.keys.get_mut(&ev.op) {
             if t - k.last_start > IDLE_S {
                 if let Some(g) = self.keys.remove(&ev.op) {
                     self.record(ev.op, g);
                 }
+            } else {
+                k.see(t, ev.status, seq);
+                return;
             }
         }
-        if !self.keys.contains_key(&ev.op) && self.keys.len() >= self.cap {
+        if self.keys.len() >= self.cap {
             self.forget_oldest();
         }
-        let k = self.keys.entry(ev.op).or_insert_with(|| KeyGaps {
-            first_seq: seq,
-            touched: seq,
-            last_start: f64::NAN,
-            last_failed: true,
-            failed_once: false,
-            gaps: Vec::new(),
-            failure_gaps: Vec::new(),
-            stride: 1,
-            skipped: 0,
-        });
-        if !k.last_start.is_nan() {
-            let g = t - k.last_start;
-            if !k.last_failed {
-                k.push_gap(g);
-            } else if k.failure_gaps.len() < FAILURE_GAPS_CAP {
-                k.failure_gaps.push(g);
-            }
-        }
-        let failed = is_failure(ev.status);
-        k.last_start = t;
-        k.last_failed = failed;
-        k.failed_once |= failed;
-        k.touched = seq;
+        self.keys
+            .entry(ev.op)
+            .or_insert_with(|| KeyGaps {
+                first_seq: seq,
+                touched: seq,
+                last_start: f64::NAN,
+                last_failed: true,
+                failed_once: false,
+                gaps: Vec::new(),
+                failure_gaps: Vec::new(),
+                stride: 1,
+                skipped: 0,
+            })
+            .see(t, ev.status, seq);
     }
 
     /// Forget the keys idle for longer than [`IDLE_S`] at time `t`.

@@ -208,11 +208,80 @@ fn greedy(cands: &[Window], k: usize) -> Vec<Window> {
 }
 
 /// Positions in `cands` of the `k` busiest non-overlapping windows, busiest first (ties:
-/// earliest first). The windows chosen so far are held by `first` in an ordered map: they do
-/// not overlap one another, so a candidate overlaps one of them exactly when it overlaps the
-/// chosen window starting last at or before its own end — a log-time check, where comparing
-/// against every chosen window made compacting a busy log quadratic.
+/// earliest first).
 fn greedy_indices(cands: &[Window], k: usize) -> Vec<usize> {
+    if in_stream_order(cands) {
+        greedy_in_stream_order(cands, k)
+    } else {
+        greedy_by_map(cands, k)
+    }
+}
+
+/// Windows as [`Candidates`] keeps them: one per start, in order of `first` (strictly rising),
+/// each ending no earlier than the one before (a window of fixed length over sorted times), and
+/// few enough to number with 32 bits.
+fn in_stream_order(cands: &[Window]) -> bool {
+    cands.len() < u32::MAX as usize
+        && cands.iter().all(|c| c.count < u32::MAX as usize)
+        && cands
+            .windows(2)
+            .all(|p| p[0].first < p[1].first && p[0].last <= p[1].last)
+}
+
+/// [`greedy_by_map`] for windows in stream order. There the windows a chosen one overlaps
+/// form one run of positions (those ending at or after its first start and beginning at or
+/// before its last), found by two binary searches and marked blocked; a run of blocked
+/// positions is skipped in one step (`next_open`), so every position is marked once. The rank
+/// (count down, then first start up) is one packed integer: ties on count are ordered by
+/// position, which is the order of `first`.
+fn greedy_in_stream_order(cands: &[Window], k: usize) -> Vec<usize> {
+    let n = cands.len();
+    let mut order: Vec<u64> = cands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (u64::from(u32::MAX - c.count as u32) << 32) | i as u64)
+        .collect();
+    order.sort_unstable();
+    let mut blocked = vec![false; n];
+    // next_open[i]: a position ≥ i that may be unblocked (path-halving union–find).
+    let mut next_open: Vec<u32> = (0..=n as u32).collect();
+    fn find(next_open: &mut [u32], mut i: usize) -> usize {
+        while next_open[i] as usize != i {
+            let up = next_open[next_open[i] as usize];
+            next_open[i] = up;
+            i = up as usize;
+        }
+        i
+    }
+    let mut out = Vec::new();
+    for key in order {
+        if out.len() >= k {
+            break;
+        }
+        let i = (key & u64::from(u32::MAX)) as usize;
+        if blocked[i] {
+            continue;
+        }
+        out.push(i);
+        let c = &cands[i];
+        let lo = cands.partition_point(|o| o.last < c.first);
+        let hi = cands.partition_point(|o| o.first <= c.last);
+        let mut j = find(&mut next_open, lo);
+        while j < hi {
+            blocked[j] = true;
+            next_open[j] = j as u32 + 1;
+            j = find(&mut next_open, j + 1);
+        }
+    }
+    out
+}
+
+/// The greedy choice over windows in any order. The windows chosen so far are held by `first`
+/// in an ordered map: they do not overlap one another, so a candidate overlaps one of them
+/// exactly when it overlaps the chosen window starting last at or before its own end — a
+/// log-time check, where comparing against every chosen window made compacting a busy log
+/// quadratic.
+fn greedy_by_map(cands: &[Window], k: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..cands.len()).collect();
     order.sort_by(|&a, &b| rank(&cands[a], &cands[b]));
     let mut taken: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
@@ -351,6 +420,30 @@ mod tests {
                     last_start: (first + len) as f64,
                 })
                 .collect();
+            prop_assert_eq!(greedy(&cands, k), greedy_by_scan(&cands, k));
+        }
+
+        /// Windows in stream order (the fast path) choose what the scan chooses.
+        #[test]
+        fn greedy_in_stream_order_equals_the_scan(
+            steps in prop::collection::vec((1usize..4, 0usize..3, 1usize..6), 0..400),
+            k in prop::sample::select(vec![1usize, 3, usize::MAX]),
+        ) {
+            let (mut first, mut last) = (0usize, 0usize);
+            let mut cands = Vec::new();
+            for (df, dl, count_div) in steps {
+                first += df;
+                last = (last + dl).max(first);
+                let count = (last - first + 1).div_ceil(count_div);
+                cands.push(Window {
+                    first,
+                    last,
+                    count,
+                    start: first as f64,
+                    last_start: last as f64,
+                });
+            }
+            prop_assert!(in_stream_order(&cands));
             prop_assert_eq!(greedy(&cands, k), greedy_by_scan(&cands, k));
         }
 

@@ -17,28 +17,29 @@ pub struct Parts<'a> {
     pub fragment: &'a str,
 }
 
+/// Split a URL into its parts (never fails). Byte searches (`memchr`), one per delimiter: this
+/// runs several times for every record.
 pub fn split(url: &str) -> Parts<'_> {
     let mut p = Parts::default();
     let mut rest = url;
-    if let Some(i) = rest.find('#') {
+    if let Some(i) = memchr::memchr(b'#', rest.as_bytes()) {
         p.fragment = &rest[i + 1..];
         rest = &rest[..i];
     }
-    if let Some(colon) = rest.find(':') {
-        let scheme = &rest[..colon];
-        if !scheme.is_empty()
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.')
-        {
-            p.scheme = scheme;
-            rest = &rest[colon + 1..];
-        }
+    // A scheme: a non-empty run of scheme characters right before the first colon (a colon
+    // after any other character is no scheme's).
+    let run = rest
+        .bytes()
+        .take_while(|&c| c.is_ascii_alphanumeric() || c == b'+' || c == b'-' || c == b'.')
+        .count();
+    if run > 0 && rest.as_bytes().get(run) == Some(&b':') {
+        p.scheme = &rest[..run];
+        rest = &rest[run + 1..];
     }
     if let Some(after) = rest.strip_prefix("//") {
-        let end = after.find(['/', '?']).unwrap_or(after.len());
+        let end = memchr::memchr2(b'/', b'?', after.as_bytes()).unwrap_or(after.len());
         let auth = &after[..end];
-        match auth.rfind('@') {
+        match memchr::memrchr(b'@', auth.as_bytes()) {
             Some(at) => {
                 p.userinfo = &auth[..at];
                 p.authority = &auth[at + 1..];
@@ -47,7 +48,7 @@ pub fn split(url: &str) -> Parts<'_> {
         }
         rest = &after[end..];
     }
-    match rest.find('?') {
+    match memchr::memchr(b'?', rest.as_bytes()) {
         Some(q) => {
             p.path = &rest[..q];
             p.query = &rest[q + 1..];
@@ -115,6 +116,54 @@ pub fn normalize(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The `str`-method splitter [`split`] replaced, which it must equal.
+    fn split_by_str(url: &str) -> Parts<'_> {
+        let mut p = Parts::default();
+        let mut rest = url;
+        if let Some(i) = rest.find('#') {
+            p.fragment = &rest[i + 1..];
+            rest = &rest[..i];
+        }
+        if let Some(colon) = rest.find(':') {
+            let scheme = &rest[..colon];
+            if !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-' || c == '.')
+            {
+                p.scheme = scheme;
+                rest = &rest[colon + 1..];
+            }
+        }
+        if let Some(after) = rest.strip_prefix("//") {
+            let end = after.find(['/', '?']).unwrap_or(after.len());
+            let auth = &after[..end];
+            match auth.rfind('@') {
+                Some(at) => {
+                    p.userinfo = &auth[..at];
+                    p.authority = &auth[at + 1..];
+                }
+                None => p.authority = auth,
+            }
+            rest = &after[end..];
+        }
+        match rest.find('?') {
+            Some(q) => {
+                p.path = &rest[..q];
+                p.query = &rest[q + 1..];
+            }
+            None => p.path = rest,
+        }
+        p
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn byte_searches_split_as_str_methods(url in "[a-zA-Z0-9+.:/?#@ é-]{0,24}") {
+            proptest::prop_assert_eq!(split(&url), split_by_str(&url));
+        }
+    }
+
     use super::*;
 
     #[test]

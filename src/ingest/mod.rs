@@ -380,7 +380,7 @@ pub fn stream_input_with<T: Send>(
             Format::Jsonl => {
                 jsonl::stream(opened.into_reader(), &source, opts, map, view, &mut take)
             }
-            f => access::stream(opened.into_reader(), &source, opts, f, map, &mut take),
+            f => access::stream(opened.into_reader(), &source, opts, f, map, view, &mut take),
         }
     };
     let error = tail

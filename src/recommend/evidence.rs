@@ -110,10 +110,12 @@ pub struct Minutes {
 
 impl Minutes {
     pub fn push(&mut self, t: DateTime<Utc>, accepted: bool, limited: bool) {
-        let m = self
-            .minutes
-            .entry(t.timestamp().div_euclid(60))
-            .or_default();
+        let key = t.timestamp().div_euclid(60);
+        // Fed in time order: nearly always the last minute, reached without a key search.
+        let m = match self.minutes.last_entry().filter(|e| *e.key() == key) {
+            Some(e) => e.into_mut(),
+            None => self.minutes.entry(key).or_default(),
+        };
         if limited {
             m.1 = true;
         } else if accepted {

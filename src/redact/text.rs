@@ -191,11 +191,22 @@ pub(super) fn plain_path(url: &str) -> bool {
             return false;
         }
     }
-    !letters
-        || !SPELLED_IN_SHORT_PIECES.iter().any(|needle| {
-            path.windows(needle.len())
-                .any(|w| w.eq_ignore_ascii_case(needle))
-        })
+    !letters || !spells_a_short_secret(path)
+}
+
+/// Does `path` (letters, digits, `_-/.~` only) hold one of [`SPELLED_IN_SHORT_PIECES`], in
+/// any case? One pass: only a byte that starts a needle (`| 0x20` lower-cases a letter and
+/// leaves the other allowed bytes outside `a..=z`) is compared.
+fn spells_a_short_secret(path: &[u8]) -> bool {
+    (0..path.len()).any(|i| {
+        let first = path[i] | 0x20;
+        first.is_ascii_lowercase()
+            && SPELLED_IN_SHORT_PIECES.iter().any(|needle| {
+                needle[0] == first
+                    && path.len() - i >= needle.len()
+                    && path[i..i + needle.len()].eq_ignore_ascii_case(needle)
+            })
+    })
 }
 
 /// [`Redactor::text`] of a URL whose only possible secrets are the values of secret-named query
@@ -817,6 +828,28 @@ mod plain_path_tests {
             "/averyveryverylongsegment",
         ] {
             assert!(!plain_path(p), "{p}");
+        }
+    }
+
+    proptest! {
+        /// The one-pass needle check finds what a scan per needle finds.
+        #[test]
+        fn one_pass_needles_equal_a_scan_per_needle(
+            path in "[a-zA-Z0-9_./~-]{0,40}",
+            needle in prop::sample::select(SPELLED_IN_SHORT_PIECES.to_vec()),
+            at in 0usize..40,
+            upper in any::<bool>(),
+        ) {
+            let mut p = path.into_bytes();
+            if upper || at % 3 == 0 {
+                let n: Vec<u8> = if upper { needle.to_ascii_uppercase() } else { needle.to_vec() };
+                let at = at.min(p.len());
+                p.splice(at..at, n);
+            }
+            let by_scan = SPELLED_IN_SHORT_PIECES
+                .iter()
+                .any(|n| p.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n)));
+            prop_assert_eq!(spells_a_short_secret(&p), by_scan);
         }
     }
 

@@ -25,7 +25,7 @@ pub mod time;
 pub mod w3c;
 
 use super::pipeline::{self, Done};
-use super::{warn, Format, Options, ReadOutcome, Tail};
+use super::{warn, Format, Options, ReadOutcome, Tail, ViewMap};
 use crate::model::Warning;
 use crate::model::{Position, Request};
 use format::LogFormat;
@@ -166,6 +166,44 @@ impl Parser {
             Kind::W3c(h) => h.parse_line(line).map(|f| each(f, false)),
             Kind::Json(v) => v.parse(line, each),
         }
+    }
+
+    /// Does every line give exactly one record (all layouts but JSON, whose array lines give
+    /// several)?
+    pub fn one_record_per_line(&self) -> bool {
+        !matches!(self.kind, Kind::Json(_))
+    }
+
+    /// One line of a one-record layout as the caller's item: through `view` when the record
+    /// needs no full [`Request`] (see [`Fields::map_view`]), else through `map`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn item_of_line<T>(
+        &self,
+        line: &str,
+        line_no: usize,
+        source: &Arc<str>,
+        opts: &Options,
+        agents: &record::AgentCache,
+        map: &(dyn Fn(Request) -> T + Sync),
+        view: ViewMap<'_, T>,
+    ) -> Result<T, String> {
+        let cv = Convert {
+            source,
+            redactor: &opts.redactor,
+            no_signal: self.no_signal(),
+            agents: Some(agents),
+        };
+        let mut out = None;
+        self.parse_fields(line, &mut |f, _| {
+            if out.is_some() {
+                return; // one record per line: never reached
+            }
+            out = Some(match f.map_view(line_no, &cv, view) {
+                Some(item) => Ok(item),
+                None => f.into_request(line_no, &cv).map(map),
+            });
+        })?;
+        out.unwrap_or_else(|| Err("no record on the line".to_string()))
     }
 
     /// Parse one line into normalized, redacted requests (pushed to `out`).
@@ -423,6 +461,7 @@ fn work<T>(
     source: &Arc<str>,
     opts: &Options,
     map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
 ) -> Done<T> {
     let (parser, text, first_line) = match job {
         Job::Note(w, skips) => {
@@ -461,6 +500,22 @@ fn work<T>(
             }
         };
         let line = line.trim_start_matches('\u{FEFF}');
+        if let Some(view) = view.filter(|_| parser.one_record_per_line()) {
+            // One record per line, so the item is final once made: a success that needs no
+            // full record becomes its item straight from the fields, the rest a `Request`.
+            match parser.item_of_line(line, n, source, opts, &agents, map, view) {
+                Ok(item) => done.items.push(item),
+                Err(e) => {
+                    done.skipped += 1;
+                    done.warnings.push(warn(
+                        source,
+                        Some(Position::Line(n)),
+                        format!("not {}: {e}; skipped", parser.label),
+                    ));
+                }
+            }
+            continue;
+        }
         match parser.parse_line_with(line, n, source, opts, Some(&agents), &mut reqs) {
             Ok(()) => done.items.extend(reqs.drain(..).map(map)),
             Err(e) => {
@@ -625,6 +680,7 @@ pub(crate) fn stream<T: Send>(
     opts: &Options,
     format: Format,
     map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
     sink: &mut dyn FnMut(Done<T>),
 ) -> Tail {
     let prefix = match reader.fill_buf() {
@@ -671,7 +727,7 @@ pub(crate) fn stream<T: Send>(
     let error = pipeline::run(
         pipeline::workers(opts.threads),
         |feed| produce(&mut *reader, parser, source, feed),
-        &|job| work(job, source, opts, map),
+        &|job| work(job, source, opts, map, view),
         sink,
     );
     Tail { creator, error }
@@ -685,7 +741,7 @@ pub fn read(
     format: Format,
 ) -> ReadOutcome {
     super::collect(format, |take| {
-        stream(reader, source, opts, format, &|r| r, take)
+        stream(reader, source, opts, format, &|r| r, None, take)
     })
 }
 

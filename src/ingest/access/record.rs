@@ -5,6 +5,7 @@
 //! module decides what becomes of each field, so every format normalizes and redacts alike.
 
 use super::signal::{self, LogRule};
+use crate::analyze::event::{view_suffices, RecordView, Signals};
 use crate::ingest::har::{REQUEST_HEADER_VALUE_MAX, SUCCESS_HEADER_VALUE_MAX};
 use crate::model::{ClientHints, LayerSignal, Location, Position, Request};
 use crate::redact::Redactor;
@@ -73,14 +74,15 @@ const METHOD_MAX: usize = 32;
 /// empty `""`, TLS bytes sent to a plain port) gives neither.
 pub fn split_request_line(line: &str) -> (Option<&str>, Option<&str>) {
     let line = line.trim();
-    let Some((method, rest)) = line.split_once(' ') else {
+    let Some(sp) = memchr::memchr(b' ', line.as_bytes()) else {
         return (None, None);
     };
+    let (method, rest) = (&line[..sp], &line[sp + 1..]);
     if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
         return (None, None);
     }
-    let target = match rest.rsplit_once(' ') {
-        Some((t, proto)) if proto.starts_with("HTTP/") => t,
+    let target = match memchr::memrchr(b' ', rest.as_bytes()) {
+        Some(i) if rest[i + 1..].starts_with("HTTP/") => &rest[..i],
         _ => rest,
     };
     (Some(method), Some(target.trim()))
@@ -121,7 +123,9 @@ pub struct Convert<'c> {
 /// block. The value is exactly what [`Redactor::text`] returns for the key with this redactor.
 #[derive(Default)]
 pub struct AgentCache(
-    std::cell::RefCell<std::collections::HashMap<Box<str>, Box<str>, foldhash::fast::RandomState>>,
+    std::cell::RefCell<
+        std::collections::HashMap<Box<str>, std::rc::Rc<str>, foldhash::fast::RandomState>,
+    >,
 );
 
 impl AgentCache {
@@ -129,15 +133,20 @@ impl AgentCache {
     const MAX: usize = 4096;
 
     fn redact(&self, red: &Redactor, ua: &str) -> String {
+        self.redact_shared(red, ua).to_string()
+    }
+
+    /// The redacted agent, shared with the cache (no copy: what the event's view borrows).
+    fn redact_shared(&self, red: &Redactor, ua: &str) -> std::rc::Rc<str> {
         if let Some(v) = self.0.borrow().get(ua) {
-            return v.to_string();
+            return v.clone();
         }
-        let v = red.text(ua);
+        let v: std::rc::Rc<str> = red.text(ua).into();
         let mut map = self.0.borrow_mut();
         if map.len() >= Self::MAX {
             map.clear();
         }
-        map.insert(ua.into(), v.as_str().into());
+        map.insert(ua.into(), v.clone());
         v
     }
 }
@@ -156,11 +165,23 @@ fn cut(s: &str, max: usize) -> &str {
 impl<'a> Fields<'a> {
     /// The URL as the client asked for it (unredacted): absolute when the log has a host.
     pub fn raw_url(&self) -> String {
-        let from_line = || {
-            self.request_line
-                .as_deref()
-                .and_then(|l| split_request_line(l).1)
-        };
+        self.raw_url_with(self.line_parts().1)
+    }
+
+    /// The method and target of the request line, split once, when the fields that win over
+    /// them (method; target or path) are not logged.
+    fn line_parts(&self) -> (Option<&str>, Option<&str>) {
+        let need = self.method.as_deref().filter(|m| present(m)).is_none()
+            || (self.target.is_none() && self.path.is_none());
+        match self.request_line.as_deref() {
+            Some(l) if need => split_request_line(l),
+            _ => (None, None),
+        }
+    }
+
+    /// [`Fields::raw_url`], given the request line's target (from [`Fields::line_parts`]).
+    fn raw_url_with(&self, line_target: Option<&str>) -> String {
+        let from_line = || line_target;
         let target: Cow<'_, str> = match (&self.target, &self.path) {
             (Some(t), _) => Cow::Borrowed(t.as_ref()),
             (None, Some(p)) => match self.query.as_deref().filter(|q| present(q)) {
@@ -188,6 +209,120 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// Start of the request: the explicit start, else the logged time (less the duration when
+    /// the format logs the end).
+    fn started(&self, duration_ms: Option<f64>) -> Option<chrono::DateTime<chrono::Utc>> {
+        let start_us = match (self.start_time, self.time) {
+            (Some(s), _) => Some(s),
+            (None, Some(Stamp::Start(t))) => Some(t),
+            // The format logs the end: the request started `duration` earlier.
+            (None, Some(Stamp::End(t))) => {
+                Some(t - duration_ms.map(|d| (d * 1000.0) as i64).unwrap_or(0))
+            }
+            (None, None) => None,
+        };
+        start_us.and_then(super::time::to_datetime)
+    }
+
+    /// The method, cut and upper-cased (borrowed when it already is).
+    fn normalized_method<'s>(&'s self, line_method: Option<&'s str>) -> Option<Cow<'s, str>> {
+        let method = self
+            .method
+            .as_deref()
+            .filter(|m| present(m))
+            .or(line_method)?;
+        let m = cut(method, METHOD_MAX);
+        Some(if m.bytes().any(|b| b.is_ascii_lowercase()) {
+            Cow::Owned(m.to_ascii_uppercase())
+        } else {
+            Cow::Borrowed(m)
+        })
+    }
+
+    /// The caller's address: the first X-Forwarded-For address, else the peer, without port.
+    fn caller_ip(&self) -> Option<&str> {
+        fn first_present(list: &str) -> Option<&str> {
+            list.split(',').map(str::trim).find(|a| present(a))
+        }
+        let xff_first = self.forwarded_for.as_deref().and_then(first_present);
+        xff_first
+            .or_else(|| self.client_ip.as_deref().and_then(first_present))
+            .map(strip_port)
+    }
+
+    /// The caller's credential, fingerprinted: a logged identity, else the basic-auth user,
+    /// else one found in the logged request headers (`raw_req`, unredacted) or the URL.
+    fn credential(
+        &self,
+        red: &Redactor,
+        raw_req: &[(&str, &str)],
+        raw_url: &str,
+    ) -> Option<String> {
+        match (
+            self.identity.as_deref().filter(|i| present(i)),
+            self.remote_user.as_deref().filter(|u| present(u)),
+        ) {
+            (Some(id), _) => Some(red.fingerprint(id)),
+            (None, Some(user)) => Some(red.fingerprint(user)),
+            (None, None) => red.credential(raw_req.iter().copied(), raw_url),
+        }
+    }
+
+    /// The event of this line straight from its fields, through `view`
+    /// ([`crate::analyze::event::map_view`]), without building its [`Request`]: for a success
+    /// with no logged headers or request id, whose view is exactly `RecordView::of` the
+    /// record [`Fields::into_request`] would build (the same helpers compute both; a test holds
+    /// them equal). `None`: the line needs its full record (or `view` wants it).
+    pub fn map_view<T>(
+        &self,
+        line: usize,
+        cv: &Convert<'_>,
+        view: &dyn Fn(&RecordView<'_>) -> Option<T>,
+    ) -> Option<T> {
+        let status = self.status?;
+        if !view_suffices(status, false)
+            || !self.request_headers.is_empty()
+            || !self.response_headers.is_empty()
+            || self.request_id.as_deref().is_some_and(present)
+        {
+            return None;
+        }
+        let red = cv.redactor;
+        let duration_ms = self.duration_ms.filter(|d| d.is_finite() && *d >= 0.0);
+        let (line_method, line_target) = self.line_parts();
+        let method = self.normalized_method(line_method);
+        let raw_url = self.raw_url_with(line_target);
+        let credential = self.credential(red, &[], &raw_url);
+        let url = redacted_url(red, raw_url);
+        let (mut shared, mut owned) = (None, None);
+        if let Some(u) = self.user_agent.as_deref().filter(|u| present(u)) {
+            let u = cut(u, USER_AGENT_MAX);
+            match cv.agents {
+                Some(cache) => shared = Some(cache.redact_shared(red, u)),
+                None => owned = Some(red.text(u)),
+            }
+        }
+        view(&RecordView {
+            position: Position::Line(line),
+            started: self.started(duration_ms),
+            duration_ms,
+            status,
+            method: method.as_deref().unwrap_or(""),
+            url: &url,
+            client: None,
+            user_agent: shared.as_deref().or(owned.as_deref()),
+            client_ip: self.caller_ip(),
+            pageref: None,
+            origin: None,
+            credential: credential.as_deref(),
+            idempotency_key: None,
+            body_fingerprint: None,
+            header_limit: None,
+            layer_signal: false,
+            signals: Signals::default(),
+        })
+    }
+
     /// Normalize and redact into a [`Request`]. `Err` = the line has no status (unusable).
     pub fn into_request(self, line: usize, cv: &Convert<'_>) -> Result<Request, String> {
         let red = cv.redactor;
@@ -200,30 +335,12 @@ impl<'a> Fields<'a> {
         });
         r.status = status;
         r.duration_ms = self.duration_ms.filter(|d| d.is_finite() && *d >= 0.0);
-        let start_us = match (self.start_time, self.time) {
-            (Some(s), _) => Some(s),
-            (None, Some(Stamp::Start(t))) => Some(t),
-            // The format logs the end: the request started `duration` earlier.
-            (None, Some(Stamp::End(t))) => {
-                Some(t - r.duration_ms.map(|d| (d * 1000.0) as i64).unwrap_or(0))
-            }
-            (None, None) => None,
-        };
-        r.started = start_us.and_then(super::time::to_datetime);
-        let method = self.method.as_deref().filter(|m| present(m)).or_else(|| {
-            self.request_line
-                .as_deref()
-                .and_then(|l| split_request_line(l).0)
-        });
-        if let Some(m) = method {
-            let m = cut(m, METHOD_MAX);
-            r.method = if m.bytes().any(|b| b.is_ascii_lowercase()) {
-                m.to_ascii_uppercase()
-            } else {
-                m.to_string()
-            };
+        r.started = self.started(r.duration_ms);
+        let (line_method, line_target) = self.line_parts();
+        if let Some(m) = self.normalized_method(line_method) {
+            r.method = m.into_owned();
         }
-        let raw_url = self.raw_url();
+        let raw_url = self.raw_url_with(line_target);
 
         // Headers the format logged.
         let mut raw_req: Vec<(&str, &str)> = Vec::with_capacity(self.request_headers.len());
@@ -258,14 +375,6 @@ impl<'a> Fields<'a> {
         }
 
         // Who called: the first X-Forwarded-For address, else the peer; user agent; identity.
-        let xff_first = self
-            .forwarded_for
-            .as_deref()
-            .and_then(|x| x.split(',').map(str::trim).find(|a| present(a)));
-        let peer = self
-            .client_ip
-            .as_deref()
-            .and_then(|x| x.split(',').map(str::trim).find(|a| present(a)));
         let ua = self
             .user_agent
             .as_deref()
@@ -277,7 +386,7 @@ impl<'a> Fields<'a> {
                     .map(|(_, v)| *v)
             });
         r.client = ClientHints {
-            client_ip: xff_first.or(peer).map(|a| strip_port(a).to_string()),
+            client_ip: self.caller_ip().map(str::to_string),
             user_agent: ua.map(|u| {
                 let u = cut(u, USER_AGENT_MAX);
                 match cv.agents {
@@ -287,19 +396,8 @@ impl<'a> Fields<'a> {
             }),
             ..ClientHints::default()
         };
-        r.credential = match (
-            self.identity.as_deref().filter(|i| present(i)),
-            self.remote_user.as_deref().filter(|u| present(u)),
-        ) {
-            (Some(id), _) => Some(red.fingerprint(id)),
-            (None, Some(user)) => Some(red.fingerprint(user)),
-            (None, None) => red.credential(raw_req.iter().copied(), &raw_url),
-        };
-        r.url = if raw_url.len() > URL_MAX {
-            red.excerpt(&raw_url, URL_MAX)
-        } else {
-            red.url_owned(raw_url)
-        };
+        r.credential = self.credential(red, &raw_req, &raw_url);
+        r.url = redacted_url(red, raw_url);
 
         if status >= 400 {
             let sig = self.signal.or_else(|| {
@@ -314,6 +412,15 @@ impl<'a> Fields<'a> {
         }
         r.shrink_to_fit();
         Ok(r)
+    }
+}
+
+/// The URL as a record keeps it: redacted, and cut past [`URL_MAX`].
+fn redacted_url(red: &Redactor, raw_url: String) -> String {
+    if raw_url.len() > URL_MAX {
+        red.excerpt(&raw_url, URL_MAX)
+    } else {
+        red.url_owned(raw_url)
     }
 }
 
@@ -350,6 +457,28 @@ mod tests {
             split_request_line("PATCHp /products/42 HTTP/1.1").0,
             Some("PATCHp")
         );
+    }
+
+    proptest::proptest! {
+        /// The memchr split is the `split_once` / `rsplit_once` one it replaced.
+        #[test]
+        fn request_lines_split_as_with_str_methods(line in "[ A-Za-z/.?=_-]{0,30}( HTTP/1\\.[01])?\\s?") {
+            fn by_str(line: &str) -> (Option<&str>, Option<&str>) {
+                let line = line.trim();
+                let Some((method, rest)) = line.split_once(' ') else {
+                    return (None, None);
+                };
+                if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
+                    return (None, None);
+                }
+                let target = match rest.rsplit_once(' ') {
+                    Some((t, proto)) if proto.starts_with("HTTP/") => t,
+                    _ => rest,
+                };
+                (Some(method), Some(target.trim()))
+            }
+            proptest::prop_assert_eq!(split_request_line(&line), by_str(&line));
+        }
     }
 
     #[test]

@@ -918,3 +918,110 @@ fn cached_user_agents_are_redacted_exactly_as_uncached() {
         assert_eq!(r.user_agent(), Some(ua.as_str()));
     }
 }
+
+/// The event view a line gives straight from its fields is the view of the record
+/// `into_request` builds from the same line, and the fast path is taken only where it may be.
+/// `Some(taken)`, or `None` for a line that is no record.
+fn check_view(parser: &Parser, line: &str, o: &Options) -> Option<bool> {
+    use crate::analyze::event::{view_suffices, RecordView};
+    let cache = record::AgentCache::default();
+    let cv = Convert {
+        source: &src(),
+        redactor: &o.redactor,
+        no_signal: parser.no_signal(),
+        agents: Some(&cache),
+    };
+    let mut full = None;
+    parser
+        .parse_fields(line, &mut |f, _| full = Some(f.into_request(7, &cv)))
+        .ok()?;
+    let r = full?.ok()?;
+    let mut taken = None;
+    parser
+        .parse_fields(line, &mut |f, _| {
+            taken = Some(f.map_view(7, &cv, &|v| {
+                assert_eq!(*v, RecordView::of(&r), "{line}");
+                Some(())
+            }))
+        })
+        .ok()?;
+    let taken = taken?.is_some();
+    assert!(
+        !taken || view_suffices(r.status, r.layer_signal.is_some()),
+        "view taken for {line}"
+    );
+    Some(taken)
+}
+
+#[test]
+fn the_view_of_every_sample_line_is_the_full_records() {
+    let o = opts();
+    let (mut lines, mut views) = (0, 0);
+    for text in [
+        BEATS_NGINX,
+        BEATS_INGRESS,
+        ENVOY_DOCS,
+        ISTIO_DOCS,
+        ISTIO_RL,
+        ALB_DOCS,
+        ALB_LAMBDA,
+        ALB_H2,
+        CLOUDFRONT,
+        IIS,
+        HAPROXY_DOCS,
+        HAPROXY_5424,
+        r#"10.0.0.1:443 - alice [01/Mar/2024:10:00:00 +0000] "get /v1/orders?api_key=CANARY-0123456789abcdef&page=2 HTTP/1.1" 200 5 "-" "MyApp/1.0 key=CANARY-agent-0123456789abcdef""#,
+        r#"[2001:db8::1]:8443 - - [01/Mar/2024:10:00:00 +0000] "POST /graphql HTTP/1.1" 304 5 "-" "-""#,
+        r#"10.0.0.2 - - [01/Mar/2024:10:00:00 +0000] "GET /v1/x HTTP/1.1" 202 5 "-" "curl/8""#,
+        r#"10.0.0.2 - - [01/Mar/2024:10:00:00 +0000] "GET /v1/x HTTP/1.1" 429 5 "-" "curl/8""#,
+        r#"10.0.0.2 - - [01/Mar/2024:10:00:00 +0000] "-" 400 0 "-" "-""#,
+    ] {
+        let parser = sniff_layout(format!("{text}\n").as_bytes(), None)
+            .unwrap_or_else(|e| panic!("not sniffed: {e}"));
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            lines += 1;
+            views += usize::from(check_view(&parser, line, &o).unwrap_or(false));
+        }
+    }
+    assert!(views > 5 && views < lines, "{views} of {lines}");
+}
+
+#[test]
+fn a_long_url_is_cut_alike_on_both_paths() {
+    let long = format!("/x/{}?token=CANARY-{}", "a".repeat(9000), "b".repeat(40));
+    let line = format!(
+        r#"10.0.0.1 - - [01/Mar/2024:10:00:00 +0000] "GET {long} HTTP/1.1" 200 5 "-" "curl/8""#
+    );
+    let parser = sniff_layout(format!("{line}\n").as_bytes(), None).unwrap();
+    assert_eq!(check_view(&parser, &line, &opts()), Some(true));
+}
+
+mod view_props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Generated nginx `main` / `combined` lines: the view is the full record's.
+        #[test]
+        fn the_view_of_a_generated_line_is_the_full_records(
+            addr in prop::sample::select(vec!["10.0.0.1", "10.0.0.1:5555", "[2001:db8::1]:443", "2001:db8::2", "-"]),
+            user in prop::sample::select(vec!["-", "alice", "CANARY-user"]),
+            method in prop::sample::select(vec!["GET", "get", "Post", "DELETE", "PATCHp", "-"]),
+            path in prop::sample::select(vec!["/v1/orders/123", "/static/app.35074.js", "/v1/search?q=shoes&page=2", "/cb?access_token=CANARY-0123456789abcdefghij", "/x/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig", "/", "http://api.example.com/v1/x?key=CANARY-k0123456789", "/a%20b/graphql"]),
+            status in prop::sample::select(vec![200u16, 201, 202, 204, 301, 304, 399, 400, 429, 500, 503]),
+            ua in prop::sample::select(vec!["curl/8.5.0", "-", "MyApp/1.0 key=CANARY-agent-0123456789abcdef", "Mozilla/5.0 (X11; Linux x86_64)"]),
+            xff in prop::sample::select(vec![None, Some("-"), Some("203.0.113.9, 10.0.0.1"), Some(" , 198.51.100.7:99")]),
+        ) {
+            let request = if method == "-" { "-".to_string() } else { format!("{method} {path} HTTP/1.1") };
+            let mut line = format!(r#"{addr} - {user} [01/Mar/2024:10:00:00 +0000] "{request}" {status} 5 "-" "{ua}""#);
+            if let Some(x) = xff {
+                line.push_str(&format!(r#" "{x}""#));
+            }
+            let parser = sniff_layout(format!("{line}\n").as_bytes(), None).unwrap();
+            let taken = check_view(&parser, &line, &opts());
+            if let Some(taken) = taken {
+                prop_assert_eq!(taken, (200..400).contains(&status) && status != 202);
+            }
+        }
+    }
+}
