@@ -277,7 +277,7 @@ impl<'a> Fields<'a> {
         &self,
         line: usize,
         cv: &Convert<'_>,
-        view: &dyn Fn(&RecordView<'_>) -> Option<T>,
+        views: &dyn crate::ingest::Views<T>,
     ) -> Option<T> {
         let status = self.status?;
         if !view_suffices(status, false)
@@ -302,7 +302,10 @@ impl<'a> Fields<'a> {
                 None => owned = Some(red.text(u)),
             }
         }
-        view(&RecordView {
+        if !views.may_view(status, false, &url) {
+            return None;
+        }
+        views.view(&RecordView {
             position: Position::Line(line),
             started: self.started(duration_ms),
             duration_ms,
