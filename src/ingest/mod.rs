@@ -374,6 +374,7 @@ pub fn stream_input_with<T: Send>(
                 opts,
                 jsonp,
                 map,
+                view,
                 &mut take,
             ),
             Format::Jsonl => {

@@ -186,6 +186,9 @@ struct Scanned {
 
 const BUF_SIZE: usize = 256 * 1024;
 
+/// Bytes after an escape looked at by hand before a memchr2 call (see `string_region`).
+const NEAR_ESCAPE: usize = 16;
+
 /// The scanner. See the module documentation.
 pub struct Scanner<R> {
     reader: R,
@@ -795,10 +798,22 @@ impl<R: Read> Scanner<R> {
         let mut i = self.pos;
         let mut escaped = false;
         loop {
-            let Some(k) = memchr::memchr2(b'"', b'\\', &self.buf[i..end]) else {
-                return Ok((end, false, escaped));
-            };
-            let j = i + k;
+            // Escapes come in clusters (JSON inside a string: `{\"id\":1,\"name\":…}`, an
+            // escape every few bytes): after one, look at the next bytes by hand before paying
+            // for a memchr2 call.
+            let mut j = i;
+            if escaped {
+                let near = (i + NEAR_ESCAPE).min(end);
+                while j < near && !matches!(self.buf[j], b'"' | b'\\') {
+                    j += 1;
+                }
+            }
+            if !escaped || j == (i + NEAR_ESCAPE).min(end) {
+                let Some(k) = memchr::memchr2(b'"', b'\\', &self.buf[j..end]) else {
+                    return Ok((end, false, escaped));
+                };
+                j += k;
+            }
             if self.buf[j] == b'"' {
                 return Ok((j, true, escaped));
             }

@@ -10,7 +10,8 @@ mod walk;
 
 use super::loose::{LList, LNum, LObj, LStr, LText, Odd};
 use super::pipeline::{self, Done};
-use super::{warn, Options, ReadOutcome, Tail};
+use super::{warn, Options, ReadOutcome, Tail, ViewMap};
+use crate::analyze::event::{self, RecordView};
 use crate::model::{ClientHints, Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
 use base64::Engine;
@@ -67,6 +68,9 @@ pub(crate) struct RawHeader {
     pub value: LStr,
 }
 
+/// Entries of a job that skip the view path after the view declined one (see [`stream`]).
+const VIEW_RETRY: usize = 64;
+
 /// Read a HAR from `reader` into a `Vec` (see [`stream`]).
 pub fn read(
     reader: Box<dyn BufRead + Send>,
@@ -75,7 +79,7 @@ pub fn read(
     jsonp: bool,
 ) -> ReadOutcome {
     super::collect(super::Format::Har, |sink| {
-        stream(Box::new(reader), source, opts, jsonp, &|r| r, sink)
+        stream(Box::new(reader), source, opts, jsonp, &|r| r, None, sink)
     })
 }
 
@@ -90,14 +94,18 @@ fn skip_jsonp_prefix(reader: &mut dyn Read) -> std::io::Result<()> {
 }
 
 /// Stream a HAR from `reader`: a reader thread walks the document and projects each entry
-/// ([`walk`]); workers parse, normalize, redact and map the projections; `sink` gets them in
-/// entry order. `jsonp`: skip a `callback(` prefix (HARP files).
+/// ([`walk`]); workers normalize, redact and map the entries; `sink` gets them in entry order.
+/// `jsonp`: skip a `callback(` prefix (HARP files). With `view`, an entry that needs no full
+/// record (see [`event::map_view`]) goes through it, normalized "lite": only the headers its
+/// view reads are redacted and kept.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn stream<T: Send>(
     mut reader: Box<dyn Read + Send>,
     source: &Arc<str>,
     opts: &Options,
     jsonp: bool,
     map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
     sink: &mut dyn FnMut(Done<T>),
 ) -> Tail {
     if jsonp {
@@ -122,15 +130,33 @@ pub(crate) fn stream<T: Send>(
         for note in job.file_notes {
             done.warnings.push(warn(source, None, note));
         }
-        for e in job.entries {
+        // A declined view costs a second, full normalization: after one, the next
+        // VIEW_RETRY entries of the job go the full way at once (the analysis declines every
+        // entry of a host while it still wants baseline samples, often for a whole input).
+        let mut view_from = 0usize;
+        for (k, e) in job.entries.into_iter().enumerate() {
             let pos = Some(Position::Entry(e.index));
             done.warnings
                 .extend(e.notes.into_iter().map(|n| warn(source, pos, n)));
             match e.kind {
                 walk::EntryKind::Read { entry, post } => {
-                    let (req, ws) = normalize(e.index, *entry, post, source, redactor);
+                    let lite = view.is_some() && k >= view_from;
+                    let (req, ws, lite) = normalize(e.index, &entry, post, source, redactor, lite);
                     done.warnings.extend(ws);
                     match req {
+                        Some(r) if lite => match view.and_then(|v| v.view(&RecordView::of(&r))) {
+                            Some(item) => done.items.push(item),
+                            None => {
+                                // The caller wants the full record after all (a baseline
+                                // sample): build it.
+                                view_from = k + VIEW_RETRY;
+                                let full =
+                                    normalize(e.index, &entry, post, source, redactor, false);
+                                if let Some(r) = full.0 {
+                                    done.items.push(map(r));
+                                }
+                            }
+                        },
                         Some(r) => done.items.push(map(r)),
                         None => done.skipped += 1,
                     }
@@ -200,14 +226,24 @@ pub(crate) const REQUEST_HEADER_VALUE_MAX: usize = 512;
 /// Longest header value kept for responses that are not errors (see [`Headers::push_capped`]).
 pub(crate) const SUCCESS_HEADER_VALUE_MAX: usize = 256;
 
-/// Redacted headers of one side. `raw` collects the unredacted pairs when the caller needs them
-/// (request headers, for the credential fingerprint); `cap` bounds each value's length.
+/// Which header names a record keeps.
+type NameFilter = fn(&str) -> bool;
+
+/// Every header name (a full record).
+fn every_name(_: &str) -> bool {
+    true
+}
+
+/// Redacted headers of one side, those `keep` wants (the warnings count them all). `raw`
+/// collects the unredacted pairs the credential fingerprint may read (request headers);
+/// `cap` bounds each value's length.
 fn headers_from(
     list: &LList<RawHeader>,
     field: &str,
     redactor: &Redactor,
     mut raw: Option<&mut Vec<(String, String)>>,
     cap: Option<usize>,
+    keep: NameFilter,
     warns: &mut Vec<String>,
 ) -> Headers {
     if let Some(o) = list.odd {
@@ -233,7 +269,12 @@ fn headers_from(
             }
         };
         if let Some(raw) = raw.as_deref_mut() {
-            raw.push((name.to_string(), value.to_string()));
+            if Redactor::may_carry_credential(name) {
+                raw.push((name.to_string(), value.to_string()));
+            }
+        }
+        if !keep(name) {
+            continue;
         }
         let redacted = redactor.header(name, value);
         match cap {
@@ -264,14 +305,25 @@ fn num_field(n: &LNum, field: &str, warns: &mut Vec<String>) -> Option<f64> {
     }
 }
 
-/// Turn one raw entry into a redacted [`Request`] plus its warnings.
+/// The status code a `response.status` value is read as (see the warnings in [`normalize`]).
+fn status_code(v: Option<f64>) -> u16 {
+    match v {
+        Some(s) if (1.0..1000.0).contains(&s) => s as u16,
+        _ => 0,
+    }
+}
+
+/// Turn one raw entry into a redacted [`Request`] plus its warnings. With `lite` and a status
+/// [`event::view_suffices`] for, only the headers a [`RecordView`] reads are redacted and kept:
+/// the record is then good for `RecordView::of` and nothing else, which the returned flag says.
 fn normalize(
     index: usize,
-    e: RawEntry,
+    e: &RawEntry,
     post: Option<walk::PostBody>,
     source: &Arc<str>,
     redactor: &Redactor,
-) -> (Option<Request>, Vec<Warning>) {
+    lite: bool,
+) -> (Option<Request>, Vec<Warning>, bool) {
     let pos = Position::Entry(index);
     let mut warns: Vec<String> = Vec::new();
     let mut r = Request::at(Location {
@@ -286,8 +338,15 @@ fn normalize(
             Some(pos),
             "entry has neither request nor response; skipped",
         );
-        return (None, vec![w]);
+        return (None, vec![w], false);
     }
+    let status = status_code(resp.and_then(|r| r.status.value()));
+    let lite = lite && event::view_suffices(status, false);
+    let (keep_request, keep_response): (NameFilter, NameFilter) = if lite {
+        (event::is_view_request_header, event::is_limit_header)
+    } else {
+        (every_name, every_name)
+    };
     if let LObj::Odd(o) = &e.request {
         warns.push(odd_note("request", o.describe()));
     }
@@ -310,23 +369,23 @@ fn normalize(
     }
 
     let mut raw_req_headers = Vec::new();
-    let mut raw_url = String::new();
+    let raw_url: &str = req.and_then(|q| q.url.as_str()).unwrap_or("");
     if let Some(req) = req {
         r.method = redactor.method(req.method.as_str().unwrap_or(""));
         if r.method.is_empty() {
             warns.push("request.method is empty or missing".into());
         }
-        raw_url = req.url.as_str().unwrap_or("").to_string();
         if raw_url.is_empty() {
             warns.push("request.url is empty or missing".into());
         }
-        r.url = redactor.url(&raw_url);
+        r.url = redactor.url(raw_url);
         r.request_headers = headers_from(
             &req.headers,
             "request.headers",
             redactor,
             Some(&mut raw_req_headers),
             Some(REQUEST_HEADER_VALUE_MAX),
+            keep_request,
             &mut warns,
         );
         if let Some(body) = post.filter(|b| b.len > 0) {
@@ -361,9 +420,11 @@ fn normalize(
             redactor,
             None,
             cap,
+            keep_response,
             &mut warns,
         );
-        if let Some(c) = resp.content.get() {
+        debug_assert_eq!(r.status, status);
+        if let Some(c) = resp.content.get().filter(|_| !lite) {
             // Only when the headers lack it: `Request::content_type` reads the header first.
             if !r.response_headers.contains("content-type") {
                 r.response_mime = c
@@ -425,15 +486,17 @@ fn normalize(
         raw_req_headers
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str())),
-        &raw_url,
+        raw_url,
     );
 
-    r.shrink_to_fit();
+    if !lite {
+        r.shrink_to_fit();
+    }
     let ws = warns
         .into_iter()
         .map(|m| warn(source, Some(pos), m))
         .collect();
-    (Some(r), ws)
+    (Some(r), ws, lite)
 }
 
 /// Decode the head of a base64 body; the head may end mid-quantum, so cut to a multiple of 4.
@@ -655,6 +718,85 @@ mod tests {
         assert_eq!(fp[0], fp[1]);
         assert_ne!(fp[0], fp[2], "bodies differing after the first MiB differ");
         assert!(fp[3].is_none(), "an empty body has no fingerprint");
+    }
+
+    /// Views as their Debug text; every third one declined (as a host wanting baseline samples
+    /// does): the entry is then normalized again in full.
+    struct EveryThirdDeclined<'a>(&'a std::sync::atomic::AtomicUsize);
+
+    impl super::super::Views<String> for EveryThirdDeclined<'_> {
+        fn may_view(&self, _: u16, _: bool, _: &str) -> bool {
+            true
+        }
+        fn view(&self, v: &RecordView<'_>) -> Option<String> {
+            let n = self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (!n.is_multiple_of(3)).then(|| format!("{v:?}"))
+        }
+    }
+
+    /// Every HAR we have (samples, fixtures, the real exporter corpus), read with and without
+    /// the view path: the same events' views and the same warnings, and some entries did take
+    /// the view path.
+    #[test]
+    fn the_view_path_reads_every_har_as_the_full_path() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for d in ["samples", "tests/fixtures", "../shared/corpus/real-har"] {
+            let Ok(rd) = std::fs::read_dir(root.join(d)) else {
+                continue;
+            };
+            files.extend(
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "har")),
+            );
+        }
+        assert!(!files.is_empty());
+        let o = opts();
+        let src: Arc<str> = Arc::from("t.har");
+        let viewed = AtomicUsize::new(0);
+        let mut entries = 0;
+        for f in &files {
+            let mut bytes = std::fs::read(f).unwrap();
+            if bytes.starts_with(b"\xEF\xBB\xBF") {
+                bytes.drain(..3);
+            }
+            let jsonp = bytes
+                .iter()
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|&b| b != b'{' && b != b'[');
+            let run = |with_view: bool| {
+                let mut items = Vec::new();
+                let mut warnings = Vec::new();
+                let view = EveryThirdDeclined(&viewed);
+                let tail = stream(
+                    Box::new(Cursor::new(bytes.clone())),
+                    &src,
+                    &o,
+                    jsonp,
+                    &|r| format!("{:?}", RecordView::of(&r)),
+                    with_view.then_some(&view as ViewMap<'_, String>),
+                    &mut |d| {
+                        items.extend(d.items);
+                        warnings.extend(d.warnings.into_iter().map(|w| w.message));
+                    },
+                );
+                (items, warnings, tail.error)
+            };
+            let before = viewed.load(Ordering::Relaxed);
+            let full = run(false);
+            assert_eq!(
+                viewed.load(Ordering::Relaxed),
+                before,
+                "no view without one"
+            );
+            let lite = run(true);
+            assert!(full == lite, "{}", f.display());
+            entries += full.0.len();
+        }
+        let viewed = viewed.into_inner();
+        assert!(viewed > 0 && viewed < entries, "{viewed} of {entries}");
     }
 
     #[test]
