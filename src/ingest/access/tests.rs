@@ -939,7 +939,7 @@ fn check_view(parser: &Parser, line: &str, o: &Options) -> Option<bool> {
             Some(())
         }
     }
-    use crate::analyze::event::{view_suffices, RecordView};
+    use crate::analyze::event::view_suffices;
     let cache = record::AgentCache::default();
     let cv = Convert {
         source: &src(),
