@@ -470,8 +470,15 @@ fn normalize(
     let mut raw_req = Vec::new();
     if let Some((h, f)) = find(o, "request_headers", map) {
         let cap = super::har::REQUEST_HEADER_VALUE_MAX;
-        r.request_headers =
-            headers_of(&h, red, Some(&mut raw_req), cap, keep_request, &mut warns, f);
+        r.request_headers = headers_of(
+            &h,
+            red,
+            Some(&mut raw_req),
+            cap,
+            keep_request,
+            &mut warns,
+            f,
+        );
     }
     if let Some((h, f)) = find(o, "response_headers", map) {
         let cap = if (200..400).contains(&r.status) {
@@ -861,8 +868,7 @@ mod tests {
         let src: Arc<str> = Arc::from("t.jsonl");
         let tree = lazy::parse(line, &wanted_fields(&o.field_map));
         let raw = lazy::parse_raw(line);
-        if tree.as_ref().err().map(|e| e.to_string()) != raw.as_ref().err().map(|e| e.to_string())
-        {
+        if tree.as_ref().err().map(|e| e.to_string()) != raw.as_ref().err().map(|e| e.to_string()) {
             return Err("tree and raw readings disagree on the line's validity".into());
         }
         let Ok(lazy::Doc::Object(obj)) = tree else {

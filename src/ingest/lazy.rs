@@ -549,9 +549,8 @@ mod tests {
         leaf.prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
                 proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
-                proptest::collection::vec(("[a-c\\\\\"é]{0,3}", inner), 0..4).prop_map(|kv| {
-                    serde_json::Value::Object(kv.into_iter().collect())
-                }),
+                proptest::collection::vec(("[a-c\\\\\"é]{0,3}", inner), 0..4)
+                    .prop_map(|kv| { serde_json::Value::Object(kv.into_iter().collect()) }),
             ]
         })
     }
