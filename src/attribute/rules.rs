@@ -212,6 +212,12 @@ pub static RULES: &[Rule] = &[
       Any(&[Has("x-sucuri-id"), Has("x-sucuri-cache"), Value("server", "sucuri")]), NONE, "", "[U1]",
       "Sucuri proxy headers"),
 
+    r("f5.asm-blocking-page", "f5", Cdn, Producer, 0.9,
+      Any(&[Body("the requested url was rejected. please consult with your administrator"),
+            All(&[Body("<title>request rejected</title>"), Body("your support id is")])]),
+      RATE, "ASM blocking page", "https://clouddocs.f5.com/bigip-next/20-0-1/waf_management/awaf_response_page_overview.html",
+      "the default blocking response page of F5's web application firewall (BIG-IP ASM / Advanced WAF, NGINX App Protect): <title>Request Rejected</title>, \"The requested URL was rejected. Please consult with your administrator.\" and the support ID it fills in for <%TS.request.ID()%>; sent as 200 by default, as the configured status (403, 429) when the policy sets one: the WAF refused, before the application"),
+
     r("vercel.mitigated", "vercel", Cdn, Producer, 0.95,
       Has("x-vercel-mitigated"), RATE, "firewall", "[V1, V2]",
       "x-vercel-mitigated is set when the Vercel firewall acted on the request (rate limit, deny, challenge)"),
@@ -274,6 +280,10 @@ pub static RULES: &[Rule] = &[
     r("envoy.path", "envoy", Proxy, Path, 0.0,
       Any(&[Value("server", "envoy"), Has("x-envoy-decorator-operation")]), NONE, "", "[P3]",
       "Server: envoy / istio-envoy"),
+    r("envoy.local-reply-empty", "envoy", Proxy, Producer, 0.45,
+      All(&[Value("server", "envoy"), Status(429), BodyEmpty, Not(&Has("x-envoy-upstream-service-time"))]),
+      RATE, "local reply (inferred)", "https://www.envoyproxy.io/docs/envoy/latest/configuration/http/http_filters/router_filter",
+      "an empty 429 from Envoy without x-envoy-upstream-service-time: the router adds that header to every response an upstream produced, and Envoy's global rate-limit filter answers with an empty 429 of its own (rate_limit_filter.rst); less sure than x-envoy-ratelimited, which can be disabled, or a baseline (suppress_envoy_headers drops the upstream time too)"),
 
     r("haproxy.page", "haproxy", Proxy, Producer, 0.9,
       Any(&[Body("you have sent too many requests in a given amount of time"),
@@ -282,7 +292,8 @@ pub static RULES: &[Rule] = &[
 
     r("apache.default-page", "apache", Proxy, Producer, 0.8,
       Any(&[Body("<p>the user has sent too many requests\nin a given amount of time.</p>"),
-            All(&[Body("<!doctype html public \"-//ietf//dtd html 2.0//en\">"), Body("<title>429 too many requests</title>")])]),
+            All(&[Body("<!doctype html public \"-//ietf//dtd html 2.0//en\">"), Body("<title>429 too many requests</title>"),
+                  Not(&Body("powered by tengine"))])]),
       RATE, "built-in 429 page", "https://github.com/apache/httpd/blob/trunk/modules/http/http_protocol.c",
       "Apache httpd's built-in 429 page (HTML 2.0 doctype, \"The user has sent too many requests in a given amount of time.\"): a module of the web server (mod_security, mod_qos, mod_evasive with 429) refused, not the application"),
 
@@ -388,6 +399,17 @@ pub static RULES: &[Rule] = &[
       All(&[Any(&[Body("guru meditation"), Body("varnish cache server")]), Not(&Has("x-served-by"))]),
       RATE, "synthetic error", "[F1]", "Varnish synthetic error page (no Fastly node headers)"),
 
+    r("tengine.default-page", "tengine", Proxy, Producer, 0.85,
+      Body("<hr/>powered by tengine"),
+      RATE, "built-in error page", "https://github.com/alibaba/tengine/blob/master/src/http/ngx_http_special_response.c",
+      "Tengine's (Alibaba's nginx fork, also the front of Alibaba Cloud CDN and Taobao) built-in error page: nginx's special response under an HTML 2.0 doctype, ending \"<hr/>Powered by Tengine\" (ngx_http_error_banner); limit_req answers 503 with it. Releases whose table has no 429 page answer a 429 with an empty body"),
+    r("squid.error", "squid", Proxy, Producer, 0.9,
+      Has("x-squid-error"), RATE, "error page", "https://github.com/squid-cache/squid/blob/master/src/errorpage.cc",
+      "X-Squid-Error (ERR_ACCESS_DENIED 0, …) is added by Squid's ErrorState::BuildHttpReply to the error pages Squid itself generates, never to a response it forwards: the forward proxy answered (an http_access deny with deny_info, a delay or maxconn ACL)"),
+    r("squid.path", "squid", Proxy, Path, 0.0,
+      Any(&[Value("server", "squid"), Value("via", "(squid")]), NONE, "", "http://www.squid-cache.org/Doc/config/via/",
+      "Squid adds Via: 1.1 host (squid/x.y) to every response it forwards"),
+
 ];
 
 /// The stock 429 body of a rate limiter that runs inside the application (framework
@@ -474,6 +496,31 @@ pub static APP_LIMITERS: &[AppLimiter] = &[
       Body("\"message\":\"too many attempts.\""),
       "https://laravel.com/docs/routing#rate-limiting",
       "Laravel's ThrottleRequests middleware (ThrottleRequestsException): {\"message\": \"Too Many Attempts.\"}"),
+    app("echo.rate-limiter", "Echo RateLimiter (Go)", 0.5,
+      BodyIs("{\"message\":\"rate limit exceeded\"}"),
+      "https://github.com/labstack/echo/blob/master/middleware/rate_limiter.go",
+      "Echo's RateLimiter middleware denies with ErrRateLimitExceeded = echo.NewHTTPError(429, \"rate limit exceeded\"), which Echo's default error handler writes as {\"message\":\"rate limit exceeded\"} (v5's memory store adds X-RateLimit-Limit/-Remaining and Retry-After)"),
+    app("ulule-limiter.default", "ulule/limiter (Go)", 0.5,
+      All(&[BodyIs("limit exceeded"), Has("x-ratelimit-limit")]),
+      "https://github.com/ulule/limiter/blob/master/drivers/middleware/stdlib/options.go",
+      "ulule/limiter's DefaultLimitReachedHandler: http.Error(w, \"Limit exceeded\", 429), after the middleware's X-RateLimit-Limit/-Remaining/-Reset"),
+    app("fiber-limiter.default", "Fiber limiter (Go)", 0.45,
+      All(&[BodyIs("too many requests"), Has("x-ratelimit-limit"), Has("retry-after"),
+            Not(&Value("x-content-type-options", "nosniff"))]),
+      "https://github.com/gofiber/fiber/blob/main/middleware/limiter/config.go",
+      "Fiber's limiter middleware: LimitReached defaults to c.SendStatus(429), the bare status text \"Too Many Requests\", after X-RateLimit-Limit/-Remaining/-Reset and Retry-After (no nosniff: not Go's http.Error, which go-chi/httprate and sethvargo/go-limiter use)"),
+    app("bucket4j-starter.default", "bucket4j-spring-boot-starter (Java)", 0.5,
+      Body("{\"message\":\"too many requests!\"}"),
+      "https://github.com/MarcGiffing/bucket4j-spring-boot-starter",
+      "bucket4j-spring-boot-starter's default http-response-body { \"message\": \"Too many requests!\" } (application/json, with X-Rate-Limit-Retry-After-Seconds); Open VSX documents the same default for its rate limiter"),
+    app("spring-boot.error-json", "Spring Boot error response (Java)", 0.45,
+      All(&[Body("\"status\":429"), Body("\"error\":\"too many requests\""), Body("\"path\":\"")]),
+      "https://github.com/spring-projects/spring-boot/blob/main/spring-boot-project/spring-boot/src/main/java/org/springframework/boot/web/error/DefaultErrorAttributes.java",
+      "Spring Boot's default error body {\"timestamp\":…,\"status\":429,\"error\":\"Too Many Requests\",\"path\":…} (DefaultErrorAttributes), what a Resilience4j RequestNotPermitted or a ResponseStatusException(TOO_MANY_REQUESTS) becomes: the application's own error controller answered"),
+    app("rails.rate-limit", "Rails rate_limit (Ruby)", 0.4,
+      All(&[Status(429), BodyEmpty, Value("x-permitted-cross-domain-policies", "none")]),
+      "https://github.com/rails/rails/blob/main/actionpack/lib/action_controller/metal/rate_limiting.rb",
+      "Rails' rate_limit refuses with `head :too_many_requests` (an empty 429) and the response still carries Rails' default headers (X-Permitted-Cross-Domain-Policies: none, config.action_dispatch.default_headers, https://guides.rubyonrails.org/configuring.html): the application answered; an edge's or proxy's own 429 does not carry the application's headers"),
 ];
 
 /// A cue about the kind of limit. Lower tiers win (fingerprints.md Part 1, Q1–Q6).
