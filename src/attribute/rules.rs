@@ -193,6 +193,10 @@ pub static RULES: &[Rule] = &[
       All(&[Body("<body text=#000000 bgcolor=#ffffff>"), Body("<h1>error: ")]),
       RATE, "GFE minimal page", "[G1, G3]",
       "the Google Front End's minimal error template (<title>429 Too Many Requests</title>, then <h1>Error: …</h1> in <body text=#000000 bgcolor=#ffffff>), as Google's edge serves it for Cloud Run, App Engine and Google APIs"),
+    r("google-cloud-armor.unusual-traffic", "google-cloud-armor", Cdn, Producer, 0.85,
+      Any(&[Body("our systems have detected unusual traffic from your computer network"), Body("/sorry/index?continue=")]),
+      RATE, "unusual traffic page", "https://support.google.com/websearch/answer/86640",
+      "Google's \"Our systems have detected unusual traffic from your computer network\" page (google.com/sorry/index, sent with 429 to automated clients of Search, Scholar, YouTube): Google's front end refused, per client IP, before any Google service answered"),
     r("google-cloud-armor.path", "google-cloud-armor", Cdn, Path, 0.0,
       Any(&[Value("via", "1.1 google"), Value("server", "google frontend")]), NONE, "", "[G1, AN1]",
       "Google load-balancer headers, present on everything behind it (Anthropic's API included)"),
@@ -221,6 +225,10 @@ pub static RULES: &[Rule] = &[
     r("vercel.mitigated", "vercel", Cdn, Producer, 0.95,
       Has("x-vercel-mitigated"), RATE, "firewall", "[V1, V2]",
       "x-vercel-mitigated is set when the Vercel firewall acted on the request (rate limit, deny, challenge)"),
+    r("vercel.platform-error", "vercel", Cdn, Producer, 0.9,
+      Any(&[Has("x-vercel-error"), Body("code: function_throttled")]), CONC, "platform error",
+      "https://vercel.com/docs/errors",
+      "Vercel's own platform error (x-vercel-error, and the page \"503: SERVICE_UNAVAILABLE / Code: FUNCTION_THROTTLED / ID: region::…\"): the platform refused before the function ran; FUNCTION_THROTTLED is its burst concurrency limit (https://vercel.com/docs/functions/concurrency-scaling)"),
     r("vercel.path", "vercel", Cdn, Path, 0.0,
       Any(&[Has("x-vercel-id"), Has("x-vercel-cache"), Value("server", "vercel")]), NONE, "", "[V1, V2]",
       "x-vercel-id is on every response Vercel serves"),
@@ -523,6 +531,70 @@ pub static APP_LIMITERS: &[AppLimiter] = &[
       "Rails' rate_limit refuses with `head :too_many_requests` (an empty 429) and the response still carries Rails' default headers (X-Permitted-Cross-Domain-Policies: none, config.action_dispatch.default_headers, https://guides.rubyonrails.org/configuring.html): the application answered; an edge's or proxy's own 429 does not carry the application's headers"),
 ];
 
+/// A header the application's own stack (its framework or app server) writes and that an edge or
+/// proxy answering on its own never carries: on a rate-limited response it is the origin's
+/// voice even with no successful responses to compare. Origin evidence for layer `api`, counted
+/// only when the host's baseline did not already name the origin's headers.
+#[derive(Debug)]
+pub struct OriginMarker {
+    pub id: &'static str,
+    /// The stack, for the evidence line.
+    pub name: &'static str,
+    pub weight: f64,
+    pub when: M,
+    pub source: &'static str,
+    pub note: &'static str,
+}
+
+const fn origin(
+    id: &'static str,
+    name: &'static str,
+    weight: f64,
+    when: M,
+    source: &'static str,
+    note: &'static str,
+) -> OriginMarker {
+    OriginMarker {
+        id,
+        name,
+        weight,
+        when,
+        source,
+        note,
+    }
+}
+
+#[rustfmt::skip]
+pub static ORIGIN_MARKERS: &[OriginMarker] = &[
+    origin("express.x-powered-by", "Express (Node.js)", 0.35, Value("x-powered-by", "express"),
+      "https://expressjs.com/en/advanced/best-practice-security.html#reduce-fingerprinting",
+      "Express sets X-Powered-By: Express on every response it sends (app.disable('x-powered-by') turns it off)"),
+    origin("nextjs.x-powered-by", "Next.js", 0.35, Value("x-powered-by", "next.js"),
+      "https://nextjs.org/docs/app/api-reference/config/next-config-js/poweredByHeader",
+      "Next.js adds X-Powered-By: Next.js unless poweredByHeader is false"),
+    origin("php.x-powered-by", "PHP", 0.35, Value("x-powered-by", "php/"),
+      "https://www.php.net/manual/en/ini.core.php#ini.expose-php",
+      "PHP adds X-Powered-By: PHP/x.y to what its scripts send when expose_php is on (the default build): a PHP script answered, not the web server's own page"),
+    origin("aspnet.version-header", "ASP.NET", 0.35, Any(&[Has("x-aspnet-version"), Has("x-aspnetmvc-version")]),
+      "https://learn.microsoft.com/en-us/dotnet/api/system.web.configuration.httpruntimesection.enableversionheader",
+      "ASP.NET writes X-AspNet-Version (httpRuntime enableVersionHeader, on by default) and MVC X-AspNetMvc-Version from inside the application"),
+    origin("rack.x-runtime", "Rack::Runtime (Ruby)", 0.35, Has("x-runtime"),
+      "https://github.com/rack/rack/blob/main/lib/rack/runtime.rb",
+      "Rack::Runtime sets X-Runtime to the seconds the Ruby application took: the request reached the application"),
+    origin("uvicorn.server", "uvicorn (Python ASGI server)", 0.35, Value("server", "uvicorn"),
+      "https://www.uvicorn.org/settings/#http",
+      "uvicorn adds Server: uvicorn to every response unless --no-server-header; a proxy in front either overwrites it (nginx, Envoy) or, answering itself, never had it"),
+    origin("gunicorn.server", "gunicorn (Python WSGI server)", 0.35, Value("server", "gunicorn"),
+      "https://github.com/benoitc/gunicorn/blob/master/gunicorn/http/wsgi.py",
+      "gunicorn's default headers carry Server: gunicorn (its SERVER_SOFTWARE) on every response its workers send"),
+    origin("werkzeug.server", "Werkzeug development server (Python)", 0.35, Value("server", "werkzeug/"),
+      "https://github.com/pallets/werkzeug/blob/main/src/werkzeug/serving.py",
+      "Werkzeug's server sends Server: Werkzeug/x Python/y (its version_string) on every response"),
+    origin("kestrel.server", "Kestrel (ASP.NET Core)", 0.3, Value("server", "kestrel"),
+      "https://learn.microsoft.com/en-us/dotnet/api/microsoft.aspnetcore.server.kestrel.core.kestrelserveroptions.addserverheader",
+      "Kestrel adds Server: Kestrel to every response while AddServerHeader is true (the default)"),
+];
+
 /// A cue about the kind of limit. Lower tiers win (fingerprints.md Part 1, Q1–Q6).
 #[derive(Debug)]
 pub struct Cue {
@@ -635,6 +707,9 @@ pub static CUES: &[Cue] = &[
     c("traefik.inflight", 1, Body("max connections reached"), CONC, None, "[P5]", "Traefik InFlightReq (concurrency)"),
     c("ietf.concurrency", 1, Value("ratelimit-policy", "concurrent-requests"), CONC, None, "[S3]",
       "RateLimit-Policy qu=concurrent-requests"),
+    c("vercel.function-throttled", 1, Any(&[Value("x-vercel-error", "function_throttled"), Body("code: function_throttled")]), CONC, None,
+      "https://vercel.com/docs/functions/concurrency-scaling",
+      "Vercel FUNCTION_THROTTLED: the functions' burst concurrency limit (1000 concurrent executions per 10 s per region), not a request quota"),
     c("zoom.daily", 1, Value("x-ratelimit-type", "daily"), DAILY, None, "https://developers.zoom.us/docs/commerce/rate-limits/",
       "Zoom's X-RateLimit-Type: Daily-limit (the request type's daily allowance)"),
     c("x.app", 1, NamePrefix("x-app-limit-24hour"), None, Some(Scope::App), "[X1]", "X per-app 24-hour limit headers"),

@@ -1194,6 +1194,109 @@ pub static FIXTURES: &[Fx] = &[
         layer: Api, vendor: None, quota: Quota::Rate,
         owns: &[],
     },
+    Fx {
+        // https://vercel.com/docs/errors (FUNCTION_THROTTLED, 503) in Vercel's plain error format.
+        name: "vercel function throttled (platform error)",
+        host: "my-app.vercel.app",
+        status: 503,
+        headers: &[("server", "Vercel"), ("x-vercel-id", "iad1::abcd-1691409600000-0123456789ab"),
+                   ("x-vercel-error", "FUNCTION_THROTTLED"), ("content-type", "text/plain; charset=utf-8")],
+        body: "503: SERVICE_UNAVAILABLE\nCode: FUNCTION_THROTTLED\nID: iad1::abcd-1691409600000-0123456789ab\n",
+        baseline: &[("server", "Vercel"), ("x-vercel-id", "iad1::x"), ("x-vercel-cache", "MISS")],
+        layer: Cdn, vendor: Some("vercel"), quota: Quota::Concurrency,
+        owns: &["vercel.platform-error"],
+    },
+    Fx {
+        name: "google unusual traffic page",
+        host: "scholar.google.com",
+        status: 429,
+        headers: &[("content-type", "text/html"), ("server", "HTTP server (unknown)"), ("x-xss-protection", "0")],
+        body: "<html>\n<head><meta http-equiv=\"content-type\" content=\"text/html; charset=utf-8\"><title>https://scholar.google.com/scholar?q=rate</title></head>\n<body><div><b>About this page</b><br><br>Our systems have detected unusual traffic from your computer network.  This page checks to see if it&#39;s really you sending the requests, and not a robot.",
+        baseline: &[("server", "scholar"), ("x-xss-protection", "0")],
+        layer: Cdn, vendor: Some("google-cloud-armor"), quota: Quota::Rate,
+        owns: &["google-cloud-armor.unusual-traffic"],
+    },
+    // The application's own stack on an answer with nothing else in it.
+    Fx {
+        name: "express res.sendStatus(429), no successes to compare",
+        host: "api.example-node.dev",
+        status: 429,
+        headers: &[("x-powered-by", "Express"), ("content-type", "text/plain; charset=utf-8"), ("etag", "W/\"11-abc\"")],
+        body: "Too Many Requests",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "empty 429 from uvicorn",
+        host: "api.example-asgi.dev",
+        status: 429,
+        headers: &[("server", "uvicorn"), ("content-length", "0")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "gunicorn app's plain 429",
+        host: "www.example-wsgi.dev",
+        status: 429,
+        headers: &[("server", "gunicorn"), ("content-type", "text/html; charset=utf-8")],
+        body: "Too many requests",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "php script's 429 behind cloudflare",
+        host: "forum.example-php.dev",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a33-FRA"), ("x-powered-by", "PHP/8.3.4"), ("content-type", "text/html; charset=UTF-8")],
+        body: "Slow down",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "next.js route handler 429",
+        host: "www.example-next.dev",
+        status: 429,
+        headers: &[("x-powered-by", "Next.js"), ("content-type", "text/plain;charset=UTF-8")],
+        body: "rate limited",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "classic asp.net 429",
+        host: "portal.example-net.dev",
+        status: 429,
+        headers: &[("server", "Microsoft-IIS/10.0"), ("x-aspnet-version", "4.0.30319"), ("x-powered-by", "ASP.NET")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "rack app's empty 429 with x-runtime",
+        host: "shop.example-rack.dev",
+        status: 429,
+        headers: &[("x-runtime", "0.004211"), ("content-type", "text/plain")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "werkzeug development server 429 (plain)",
+        host: "localhost:5000",
+        status: 429,
+        headers: &[("server", "Werkzeug/3.0.1 Python/3.11.6"), ("content-type", "text/plain")],
+        body: "slow down",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
     // Minimal answers: what each honestly implies.
     Fx {
         // Go's http.Error: any Go program (Traefik and Caddy are Go too, and so are many APIs).
@@ -1606,6 +1709,25 @@ fn each_app_limiter_fires_on_an_api_fixture_and_never_on_another_layer() {
     }
 }
 
+#[test]
+fn each_origin_marker_fires_on_an_api_fixture_and_never_on_another_layer() {
+    use super::matcher::Subject;
+    for m in super::rules::ORIGIN_MARKERS {
+        let fired: Vec<&Fx> = FIXTURES
+            .iter()
+            .filter(|fx| {
+                let reqs = requests(fx);
+                let last = reqs.last().expect("fixture has a response");
+                m.when.eval(&Subject::new(last)).is_some()
+            })
+            .collect();
+        assert!(!fired.is_empty(), "origin marker {} has no fixture", m.id);
+        for fx in fired {
+            assert_eq!(fx.layer, Api, "{} fired on {}", m.id, fx.name);
+        }
+    }
+}
+
 /// Minimal answers are said with the confidence their evidence earns: a producer's whole page
 /// above the same page cut short, above "the only layer in front" inferred from missing origin
 /// headers; and nothing is named when only a path header is left.
@@ -1663,6 +1785,13 @@ fn docs_list_every_rule() {
             doc.contains(&format!("`{}`", r.id)),
             "docs/attribution.md lacks rule {}",
             r.id
+        );
+    }
+    for m in super::rules::ORIGIN_MARKERS {
+        assert!(
+            doc.contains(&format!("`{}`", m.id)),
+            "docs/attribution.md lacks origin marker {}",
+            m.id
         );
     }
     for a in super::rules::APP_LIMITERS {
