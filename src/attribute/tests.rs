@@ -1216,6 +1216,16 @@ pub static FIXTURES: &[Fx] = &[
         layer: Cdn, vendor: Some("google-cloud-armor"), quota: Quota::Rate,
         owns: &["google-cloud-armor.unusual-traffic"],
     },
+    Fx {
+        name: "cloudflare 1027 workers daily limit (plain)",
+        host: "edge-fn.example-workers.dev",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a44-LHR"), ("content-type", "text/plain; charset=UTF-8")],
+        body: "error code: 1027",
+        baseline: CF,
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Daily,
+        owns: &["cloudflare.1027"],
+    },
     // The application's own stack on an answer with nothing else in it.
     Fx {
         name: "express res.sendStatus(429), no successes to compare",
