@@ -67,6 +67,15 @@ impl Headers {
         Headers::default()
     }
 
+    /// Empty, with room for `text` bytes of names and values and `fields` fields (a parser
+    /// that knows roughly what it will push grows the buffers once, not field by field).
+    pub fn with_capacity(text: usize, fields: usize) -> Self {
+        Headers {
+            text: String::with_capacity(text),
+            lens: Vec::with_capacity(fields),
+        }
+    }
+
     /// Build from `(name, value)` pairs.
     pub fn from_pairs<N: AsRef<str>, V: AsRef<str>>(
         pairs: impl IntoIterator<Item = (N, V)>,

@@ -238,6 +238,14 @@ fn found_text<'a>(
     text_of(&raw, cap, path, warns)
 }
 
+/// An unredacted request header (name, value), borrowed from the line when it can be.
+type RawHeader<'a> = (Cow<'a, str>, Cow<'a, str>);
+
+/// Room reserved for one header map's stored names and values, and its fields: a lite record
+/// keeps a few short ones, a full record a dozen (then `shrink_to_fit`).
+const HEADERS_TEXT_HINT: usize = 192;
+const HEADERS_HINT: usize = 8;
+
 /// Redacted headers; `raw` collects the unredacted pairs [`Redactor::credential`] may read
 /// when the caller needs them, `cap` bounds each stored value, and only names `keep` accepts
 /// are redacted and stored (every name, for a full record; what a [`RecordView`] reads, for a
@@ -246,28 +254,33 @@ fn found_text<'a>(
 /// list of `{name, value}` objects, or a list of `[name, value]` pairs.
 ///
 /// [`RecordView`]: crate::analyze::event::RecordView
-fn headers_of(
-    v: &Node<'_>,
+fn headers_of<'a>(
+    v: &Node<'a>,
     redactor: &Redactor,
-    mut raw: Option<&mut Vec<(String, String)>>,
+    mut raw: Option<&mut Vec<RawHeader<'a>>>,
     cap: usize,
     keep: fn(&str) -> bool,
     warns: &mut Vec<String>,
     field: &str,
 ) -> Headers {
-    let mut h = Headers::new();
-    let mut push = |name: &str, value: &Node<'_>, warns: &mut Vec<String>| {
-        let name = caps::bounded(name, caps::HEADER_NAME, "a header name", warns);
+    let mut h = Headers::with_capacity(HEADERS_TEXT_HINT, HEADERS_HINT);
+    let mut push = |full_name: &Cow<'a, str>, value: &Node<'a>, warns: &mut Vec<String>| {
+        let name = caps::bounded(full_name, caps::HEADER_NAME, "a header name", warns);
         let for_credential = raw.is_some() && Redactor::may_carry_credential(name);
         let kept = keep(name);
-        let mut one = |val: Cow<str>| {
-            if for_credential {
-                if let Some(raw) = raw.as_deref_mut() {
-                    raw.push((name.to_string(), val.to_string()));
-                }
-            }
+        let mut one = |val: Cow<'a, str>| {
             if kept {
                 h.push_capped(name, redactor.header(name, &val), cap);
+            }
+            if for_credential {
+                if let Some(raw) = raw.as_deref_mut() {
+                    let name = if name.len() == full_name.len() {
+                        full_name.clone()
+                    } else {
+                        Cow::Owned(name.to_string())
+                    };
+                    raw.push((name, val));
+                }
             }
         };
         match lazy::val(value) {
@@ -288,9 +301,7 @@ fn headers_of(
     match lazy::val(v) {
         Val::Object => {
             if let Some(o) = Obj::of(v) {
-                for (k, val) in o.entries() {
-                    push(k, val, warns);
-                }
+                o.for_each_entry(|k, val| push(k, val, warns));
             }
         }
         Val::Array => {
@@ -533,7 +544,7 @@ fn normalize(
             found_text(o, "user_agent", map, caps::IDENTITY, &mut warns).map(|u| red.text(&u));
     }
     r.credential = red.credential(
-        raw_req.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+        raw_req.iter().map(|(n, v)| (n.as_ref(), v.as_ref())),
         &raw_url,
     );
     if r.credential.is_none() {

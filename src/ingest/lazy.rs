@@ -100,6 +100,9 @@ impl<'de> Deserialize<'de> for Text<'de> {
     }
 }
 
+/// Fields of an object [`Obj::for_each_entry`] deduplicates by comparing keys pairwise.
+const SMALL_OBJECT: usize = 32;
+
 /// Expected capacity of an object's field list (a log line's top level, a header map).
 const FIELDS_HINT: usize = 12;
 
@@ -270,6 +273,37 @@ impl<'a> Obj<'a> {
             }
         }
         out
+    }
+
+    /// [`Obj::entries`] one by one, without collecting them (an object of a few fields, such as
+    /// a header map, is deduplicated in place); keys keep the input's lifetime.
+    pub fn for_each_entry(&self, mut f: impl FnMut(&Cow<'a, str>, &Node<'a>)) {
+        if self.fields.len() > SMALL_OBJECT {
+            // Each key's last place; taken out at its first place, so a repeat finds none.
+            let mut last: std::collections::HashMap<&str, usize> = self
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(i, (k, _))| (k.as_ref(), i))
+                .collect();
+            for (k, _) in &self.fields {
+                if let Some(j) = last.remove(k.as_ref()) {
+                    f(k, &self.fields[j].1);
+                }
+            }
+            return;
+        }
+        for (i, (k, v)) in self.fields.iter().enumerate() {
+            if self.fields[..i].iter().any(|(o, _)| o == k) {
+                continue; // a repeated key, already given at its first place
+            }
+            let last = self.fields[i + 1..]
+                .iter()
+                .rev()
+                .find(|(o, _)| o == k)
+                .map_or(v, |(_, v)| v);
+            f(k, last);
+        }
     }
 
     fn entries_mapped(&self) -> Vec<(&str, &Node<'a>)> {
@@ -502,6 +536,31 @@ mod tests {
     }
 
     #[test]
+    fn entries_one_by_one_match_collected_ones_at_any_size() {
+        for n in [0usize, 3, 40, 300] {
+            // Every key three times (a, b, a, b, ... then again), values counting up.
+            let mut text = String::from("{");
+            for i in 0..3 * n {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(&format!("\"k{}\":{i}", i % n.max(1)));
+            }
+            text.push('}');
+            let o = obj(&text, tree);
+            let mut got = Vec::new();
+            o.for_each_entry(|k, v| got.push((k.to_string(), compact(v))));
+            let want: Vec<(String, String)> = o
+                .entries()
+                .iter()
+                .map(|(k, v)| (k.to_string(), compact(v)))
+                .collect();
+            assert_eq!(got, want);
+            assert_eq!(got.len(), n.min(3 * n));
+        }
+    }
+
+    #[test]
     fn only_wanted_fields_are_kept() {
         let line = r#"{"url":{"full":"x"},"junk":{"deep":[1,2,3]},"a.b":1,"a":{"b":2}}"#;
         let w = Wanted::of(["url.full", "a.b"]);
@@ -575,6 +634,13 @@ mod tests {
                 let (x, y) = (Obj::of(a).unwrap(), Obj::of(b).unwrap());
                 let (ex, ey) = (x.entries(), y.entries());
                 prop_assert_eq!(ex.len(), ey.len());
+                let mut one_by_one = Vec::new();
+                x.for_each_entry(|k, v| one_by_one.push((k.to_string(), compact(v))));
+                let collected: Vec<(String, String)> = ex
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), compact(v)))
+                    .collect();
+                prop_assert_eq!(one_by_one, collected);
                 for ((kx, vx), (ky, vy)) in ex.iter().zip(ey.iter()) {
                     prop_assert_eq!(kx, ky);
                     same(vx, vy)?;
