@@ -147,10 +147,11 @@ fn batch(tmp: &Path, client: impl FnOnce(&str) -> Command) -> (PathBuf, String) 
 
 /// Timing tolerance for the clients that follow the plan. verify's default (20 ms) judges a
 /// capture; here a real client shares 2 loaded cores with the mock and the test harness, and
-/// its own send delay reached 132 ms ahead of a 120 ms allowance at load 25, and 188 ms against
-/// 160 ms at load 11 even one client at a time. 100 ms still fails any client that ignores the
-/// plan's 667 ms spacing (the naive client is judged at the default).
-const CLIENT_TOLERANCE: &str = "100ms";
+/// its own send delay reached 132 ms ahead of a 120 ms allowance at load 25, 188 ms against
+/// 160 ms at load 11 even one client at a time, and 209 ms against 200 ms (Node, load 13: one
+/// request reached the mock 200 ms late, so the next looked early). 250 ms still fails any
+/// client that ignores the plan's 667 ms spacing (the naive client is judged at the default).
+const CLIENT_TOLERANCE: &str = "250ms";
 
 /// `toomany verify LOG --plan DIR/toomany.toml --format json [--tolerance T]`: (exit code, JSON).
 fn verify(log: &Path, plan_dir: &Path, tolerance: Option<&str>) -> (i32, serde_json::Value) {

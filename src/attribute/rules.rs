@@ -499,7 +499,7 @@ pub static APP_LIMITERS: &[AppLimiter] = &[
       All(&[BodyIs("too many requests"), Value("x-content-type-options", "nosniff"),
             Value("content-type", "text/plain; charset=utf-8"), Has("x-ratelimit-limit"), Has("x-ratelimit-reset")]),
       "https://github.com/go-chi/httprate/blob/master/limiter.go",
-      "go-chi/httprate's default onRateLimited: X-RateLimit-Limit/-Remaining/-Reset and Retry-After (the window), then Go's http.Error(w, \"Too Many Requests\", 429) (text/plain; charset=utf-8, X-Content-Type-Options: nosniff). Go's http.Error alone, without the limiter's headers, says only that a Go program answered (Traefik and Caddy are Go too): no evidence of the layer"),
+      "go-chi/httprate's default onRateLimited (and sethvargo/go-limiter's httplimit, whose reset and Retry-After are HTTP dates, https://github.com/sethvargo/go-limiter/blob/main/httplimit/middleware.go): X-RateLimit-Limit/-Remaining/-Reset and Retry-After (the window), then Go's http.Error(w, \"Too Many Requests\", 429) (text/plain; charset=utf-8, X-Content-Type-Options: nosniff). Go's http.Error alone, without the limiter's headers, says only that a Go program answered (Traefik and Caddy are Go too): no evidence of the layer"),
     app("aspnetcore.rate-limiter", "ASP.NET Core rate limiting middleware", 0.45,
       All(&[Status(429), BodyEmpty, Value("server", "kestrel")]),
       "https://github.com/dotnet/aspnetcore/blob/main/src/Middleware/RateLimiting/src/RateLimiterOptions.cs",

@@ -1307,6 +1307,19 @@ pub static FIXTURES: &[Fx] = &[
         layer: Api, vendor: None, quota: Quota::Rate,
         owns: &[],
     },
+    Fx {
+        // sethvargo/go-limiter httplimit: reset and Retry-After as RFC 1123 dates, Go's http.Error.
+        name: "sethvargo go-limiter default 429",
+        host: "api.example-golimiter.dev",
+        status: 429,
+        headers: &[("content-type", "text/plain; charset=utf-8"), ("x-content-type-options", "nosniff"),
+                   ("x-ratelimit-limit", "10"), ("x-ratelimit-remaining", "0"),
+                   ("x-ratelimit-reset", "Mon, 07 Aug 2023 12:00:30 UTC"), ("retry-after", "Mon, 07 Aug 2023 12:00:30 UTC")],
+        body: "Too Many Requests\n",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
     // Minimal answers: what each honestly implies.
     Fx {
         // Go's http.Error: any Go program (Traefik and Caddy are Go too, and so are many APIs).

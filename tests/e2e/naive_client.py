@@ -2,14 +2,19 @@
 retried at once, up to 8 attempts. The standard library only.
 
 usage: naive_client.py BASE_URL N — prints the final statuses. Bounded: N requests × 8 attempts.
+A connection error is retried like a refusal (a naive client does that too); a read that never got
+an HTTP answer, or a worker that died, makes the script exit 1 with the reason on stderr, so the
+test says why instead of judging a log that holds only some of the reads.
 """
 import sys
 import threading
+import traceback
 import urllib.error
 import urllib.request
 
 base, n = sys.argv[1], int(sys.argv[2])
 statuses = [None] * n
+errors = []
 
 
 def fetch(i):
@@ -23,11 +28,16 @@ def fetch(i):
             statuses[i] = e.code
             if e.code not in (429, 503):
                 return
+        except OSError as e:  # URLError, resets, timeouts: retried at once, like a refusal
+            errors.append(f"read {i}: {e!r}")
 
 
 def worker(k):
-    for i in range(k, n, 4):
-        fetch(i)
+    try:
+        for i in range(k, n, 4):
+            fetch(i)
+    except Exception:
+        errors.append(traceback.format_exc())
 
 
 threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
@@ -36,3 +46,9 @@ for t in threads:
 for t in threads:
     t.join()
 print(" ".join(str(s) for s in statuses))
+if errors:
+    print("\n".join(errors), file=sys.stderr)
+missing = [i for i, s in enumerate(statuses) if s is None]
+if missing:
+    print(f"no HTTP answer for reads {missing}", file=sys.stderr)
+    sys.exit(1)
