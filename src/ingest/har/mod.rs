@@ -373,6 +373,9 @@ fn status_code(v: Option<f64>) -> u16 {
     }
 }
 
+/// [`super::Views::may_view`] for a status and redacted URL (no layer signal in a HAR).
+type MayView<'a> = &'a dyn Fn(u16, &str) -> bool;
+
 /// Turn one raw entry into a redacted [`Request`] plus its warnings. With a status
 /// [`event::view_suffices`] for and `may_view` (the caller's [`super::Views::may_view`]) true
 /// for its status and redacted URL, only the headers a [`RecordView`] reads are redacted and
@@ -384,7 +387,7 @@ fn normalize(
     post: Option<walk::PostBody>,
     source: &Arc<str>,
     redactor: &Redactor,
-    may_view: Option<&dyn Fn(u16, &str) -> bool>,
+    may_view: Option<MayView<'_>>,
 ) -> (Option<Request>, Vec<Warning>, bool) {
     let pos = Position::Entry(index);
     let mut warns: Vec<String> = Vec::new();
@@ -949,7 +952,7 @@ mod tests {
             format!(
                 "{{\"startedDateTime\":\"2024-01-01T00:00:{:02}Z\",\n \"request\":{{\"method\":\"GET\",\"url\":\"https://a.example/{i}?token=s{i}\",\"headers\":[{{\"name\":\"Authorization\",\"value\":\"Bearer t{i}\"}}]}},\"response\":{{\"status\":{},\"headers\":[],\"content\":{{\"text\":\"{{\\\"e\\\":\\\"x\\\"}}\"}}}}}}",
                 i % 60,
-                if i % 7 == 0 { 429 } else { 200 }
+                if i.is_multiple_of(7) { 429 } else { 200 }
             )
         };
         let big = |i: usize| {

@@ -109,13 +109,16 @@ impl Handoff<'_> {
     }
 }
 
+/// An entry read by a worker: the raw entry, its request body and its notes.
+pub(crate) type Taken = (Box<RawEntry>, Option<PostBody>, Vec<String>);
+
 /// Read an entry the reader took whole ([`EntryKind::Taken`]), with `sc` over the job's bytes:
 /// the same entry, notes and errors as reading it in place would give.
 pub(crate) fn read_taken(
     sc: &mut Scanner<std::io::Empty>,
     range: Range<usize>,
     mark: &Mark,
-) -> Result<(Box<RawEntry>, Option<PostBody>, Vec<String>), ScanError> {
+) -> Result<Taken, ScanError> {
     sc.seek_object(range, mark);
     let ev = sc.next()?;
     debug_assert_eq!(ev, Event::StartObject);
