@@ -974,6 +974,160 @@ impl<R: Read> Scanner<R> {
     }
 }
 
+/// Where an object taken whole by [`Scanner::take_object`] lay in the input: what a scanner
+/// over its bytes alone ([`Scanner::over_bytes`], [`Scanner::seek_object`]) needs to report
+/// the same errors at the same positions as the scanner it was taken from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    /// Absolute offset of the object's `{`.
+    pub offset: u64,
+    /// Newlines before it, and the absolute offset just after the last of them.
+    pub lines: u64,
+    pub line_start: u64,
+    /// Nesting depth where the object starts (its own `{` not counted).
+    pub depth: usize,
+}
+
+/// Where the object starting at `s[0]` (a `{`) ends (the index just past its `}`), found by
+/// tracking strings and brackets only: `None` when it does not end within `s`. For valid JSON
+/// this is where a full scan ends the object; for invalid JSON a full scan of `s[..end]` meets
+/// the error inside it (the structure it tracks is the one the full scan checks).
+fn object_end(s: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = 0usize;
+    while i < s.len() {
+        match s[i] {
+            b'"' => {
+                // Skip the string: to the next quote not escaped.
+                i += 1;
+                loop {
+                    let k = memchr::memchr2(b'"', b'\\', &s[i..])?;
+                    i += k;
+                    if s[i] == b'"' {
+                        break;
+                    }
+                    i += 2; // a backslash and the byte it escapes
+                    if i >= s.len() {
+                        return None;
+                    }
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+impl<R: Read> Scanner<R> {
+    /// Where a value is due (after `[`, a `,` in an array, a `:`) or an array's next item may
+    /// come (after an item: the comma is stepped over): when the value is an object that
+    /// ends within one buffer, append its bytes to `out`, step over it as if it had been read,
+    /// and return where it lay. `None` (nothing consumed): the next value is not an object,
+    /// is longer than the buffer, or the input ends first; read it with [`Scanner::next`].
+    ///
+    /// What is stepped over is not validated here: the scanner that reads the bytes
+    /// ([`Scanner::seek_object`]) does that, and reports what this one would have.
+    pub fn take_object(&mut self, out: &mut Vec<u8>) -> Result<Option<Mark>, ScanError> {
+        if self.state == State::CommaOrEnd && self.stack.last() == Some(&b'[') {
+            // Between two items of an array: step over the comma (anything else, `next` reads).
+            if self.peek_non_ws()? != Some(b',') {
+                return Ok(None);
+            }
+            self.start_token();
+            self.pos += 1;
+            self.state = State::Value;
+        }
+        if !matches!(self.state, State::Value | State::ValueOrEnd) {
+            return Ok(None);
+        }
+        if self.peek_non_ws()? != Some(b'{') {
+            return Ok(None);
+        }
+        let end = loop {
+            if let Some(n) = object_end(&self.buf[self.pos..self.end]) {
+                break self.pos + n;
+            }
+            // Not whole in the buffer: move it to the front and read more, once the buffer is
+            // all this object (then it is too long to take) or the input ends (truncated: the
+            // full scan says where).
+            if self.eof || (self.pos == 0 && self.end == self.buf.len()) {
+                return Ok(None);
+            }
+            self.refill()?;
+        };
+        if self.stack.len() >= self.limits.max_depth {
+            // The full scan reports it.
+            return Ok(None);
+        }
+        self.start_token();
+        self.count_lines(self.pos);
+        let mark = Mark {
+            offset: self.offset(),
+            lines: self.lines,
+            line_start: self.line_start,
+            depth: self.stack.len(),
+        };
+        out.extend_from_slice(&self.buf[self.pos..end]);
+        self.pos = end;
+        self.after_value();
+        Ok(Some(mark))
+    }
+}
+
+impl Scanner<std::io::Empty> {
+    /// A scanner over bytes already in memory (objects taken by [`Scanner::take_object`]):
+    /// they become its buffer, nothing is copied. Position it with [`Scanner::seek_object`].
+    pub fn over_bytes(bytes: Vec<u8>, limits: Limits) -> Self {
+        let end = bytes.len();
+        Scanner {
+            reader: std::io::empty(),
+            buf: bytes,
+            pos: end,
+            end,
+            eof: true,
+            base: 0,
+            lines: 0,
+            line_start: 0,
+            counted: end,
+            stack: Vec::new(),
+            state: State::Done,
+            scratch: Vec::new(),
+            limits,
+            token: 0,
+            token_pos: None,
+        }
+    }
+
+    /// Read the object at `bytes[range]`, which was taken at `mark`, from its `{` on: errors
+    /// carry the positions they have in the original input.
+    pub fn seek_object(&mut self, range: std::ops::Range<usize>, mark: &Mark) {
+        self.pos = range.start;
+        self.end = range.end;
+        self.base = mark.offset - range.start as u64;
+        self.lines = mark.lines;
+        self.line_start = mark.line_start;
+        self.counted = range.start;
+        self.stack.clear();
+        self.stack.resize(mark.depth, b'[');
+        self.state = State::Value;
+        self.token = mark.offset;
+        self.token_pos = None;
+    }
+
+    /// The bytes back (to reuse the allocation).
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,12 +51,26 @@ const FINGERPRINT_CACHE: usize = 4096;
 /// Longer secrets are fingerprinted every time (rare, and not worth the memory).
 const CACHEABLE_SECRET: usize = 256;
 
+/// The thread-local caches' hasher: a lookup happens per header and per secret, and SipHash
+/// was most of its cost (the keys are not attacker-chosen for collisions that matter: the
+/// caches are bounded and cleared when full).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Fingerprints of one key (by its id) remembered on one thread.
-type FingerprintCache = (u64, HashMap<Box<str>, [u8; 4]>);
+type FingerprintCache = (u64, FastMap<Box<str>, [u8; 4]>);
 
 thread_local! {
-    static FINGERPRINTS: RefCell<FingerprintCache> = RefCell::new((0, HashMap::new()));
-    static HEADER_RULES: RefCell<HashMap<Box<str>, HeaderRule>> = RefCell::new(HashMap::new());
+    static FINGERPRINTS: RefCell<FingerprintCache> = RefCell::new((0, FastMap::default()));
+    static HEADER_RULES: RefCell<FastMap<Box<str>, HeaderRule>> = RefCell::new(FastMap::default());
+}
+
+/// Append the lower-case hex digits of `bytes` (what `format!("{b:02x}")` per byte gives).
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for &b in bytes {
+        out.push(HEX[(b >> 4) as usize] as char);
+        out.push(HEX[(b & 15) as usize] as char);
+    }
 }
 
 /// [`header_rule`] remembered per distinct header name (as written) on this thread: header
@@ -138,10 +152,9 @@ impl Redactor {
 
     /// The 8-hex-digit keyed fingerprint of a secret.
     pub fn fingerprint(&self, secret: &str) -> String {
-        self.fingerprint_bytes(secret)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        let mut out = String::with_capacity(8);
+        push_hex(&mut out, &self.fingerprint_bytes(secret));
+        out
     }
 
     /// `<redacted:XXXXXXXX>` for a secret (an already-redacted value is returned unchanged).
@@ -150,10 +163,11 @@ impl Redactor {
             return secret.to_string();
         }
         let fp = self.fingerprint_bytes(secret);
-        format!(
-            "<redacted:{:02x}{:02x}{:02x}{:02x}>",
-            fp[0], fp[1], fp[2], fp[3]
-        )
+        let mut out = String::with_capacity(19);
+        out.push_str("<redacted:");
+        push_hex(&mut out, &fp);
+        out.push('>');
+        out
     }
 
     /// Redact a header value according to its name.
@@ -219,12 +233,23 @@ impl Redactor {
         }
         let lead = &part[..part.len() - part.trim_start().len()];
         let trail = &part[part.trim_end().len()..];
-        let body = match trimmed.split_once('=') {
-            Some((n, v)) if v.trim().is_empty() => format!("{n}={v}"),
-            Some((n, v)) => format!("{}={}", n.trim_end(), self.token(v.trim())),
-            None => self.token(trimmed),
-        };
-        format!("{lead}{body}{trail}")
+        let mut out = String::with_capacity(part.len() + 19);
+        out.push_str(lead);
+        match trimmed.split_once('=') {
+            Some((n, v)) if v.trim().is_empty() => {
+                out.push_str(n);
+                out.push('=');
+                out.push_str(v);
+            }
+            Some((n, v)) => {
+                out.push_str(n.trim_end());
+                out.push('=');
+                out.push_str(&self.token(v.trim()));
+            }
+            None => out.push_str(&self.token(trimmed)),
+        }
+        out.push_str(trail);
+        out
     }
 
     /// `Set-Cookie`: one cookie per line (exporters join several with `\n`, some with `, `);
@@ -563,6 +588,59 @@ mod tests {
 
     fn r() -> Redactor {
         Redactor::from_key_material(b"test key")
+    }
+
+    /// The hand-written hex and token text are what `format!` wrote before.
+    #[test]
+    fn tokens_and_fingerprints_are_formatted_as_before() {
+        let all: Vec<u8> = (0..=255).collect();
+        let mut hex = String::new();
+        push_hex(&mut hex, &all);
+        let want: String = all.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, want);
+        for secret in [
+            "a",
+            "Bearer x",
+            "sk-test-0000000000000000",
+            &"s".repeat(300),
+        ] {
+            let fp = r().fingerprint_bytes(secret);
+            let want_fp: String = fp.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(r().fingerprint(secret), want_fp);
+            assert_eq!(
+                r().token(secret),
+                format!(
+                    "<redacted:{:02x}{:02x}{:02x}{:02x}>",
+                    fp[0], fp[1], fp[2], fp[3]
+                )
+            );
+        }
+        for (cookie, want) in [(" a=1 ; b= ;c", None), ("x=;y", None), ("", Some(""))] {
+            let got = r().header("Cookie", cookie);
+            let expect: String = want.map(str::to_string).unwrap_or_else(|| {
+                cookie
+                    .split(';')
+                    .map(|part| {
+                        let t = part.trim();
+                        let lead = &part[..part.len() - part.trim_start().len()];
+                        let trail = &part[part.trim_end().len()..];
+                        let body = match t.split_once('=') {
+                            Some((n, v)) if v.trim().is_empty() => format!("{n}={v}"),
+                            Some((n, v)) => format!("{}={}", n.trim_end(), r().token(v.trim())),
+                            None if t.is_empty() => String::new(),
+                            None => r().token(t),
+                        };
+                        if t.is_empty() {
+                            part.to_string()
+                        } else {
+                            format!("{lead}{body}{trail}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(";")
+            });
+            assert_eq!(got, expect, "{cookie:?}");
+        }
     }
 
     #[test]

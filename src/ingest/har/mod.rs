@@ -10,13 +10,16 @@ mod walk;
 
 use super::loose::{LList, LNum, LObj, LStr, LText, Odd};
 use super::pipeline::{self, Done};
+use super::scan::{Limits, ScanError, Scanner};
 use super::{warn, Options, ReadOutcome, Tail, ViewMap};
 use crate::analyze::event::{self, RecordView};
 use crate::model::{ClientHints, Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
 use base64::Engine;
+use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Bytes of a non-2xx/3xx response body kept (after redaction) in the record.
 pub const BODY_EXCERPT: usize = 4096;
@@ -68,8 +71,8 @@ pub(crate) struct RawHeader {
     pub value: LStr,
 }
 
-/// Entries of a job that skip the view path after the view declined one (see [`stream`]).
-const VIEW_RETRY: usize = 64;
+/// Byte buffers of finished jobs kept for the reader to reuse.
+const POOL_MAX: usize = 16;
 
 /// Read a HAR from `reader` into a `Vec` (see [`stream`]).
 pub fn read(
@@ -93,11 +96,13 @@ fn skip_jsonp_prefix(reader: &mut dyn Read) -> std::io::Result<()> {
     }
 }
 
-/// Stream a HAR from `reader`: a reader thread walks the document and projects each entry
-/// ([`walk`]); workers normalize, redact and map the entries; `sink` gets them in entry order.
-/// `jsonp`: skip a `callback(` prefix (HARP files). With `view`, an entry that needs no full
-/// record (see [`event::map_view`]) goes through it, normalized "lite": only the headers its
-/// view reads are redacted and kept.
+/// Stream a HAR from `reader`: a reader thread walks the document ([`walk`]); workers read,
+/// normalize, redact and map the entries; `sink` gets them in entry order. With more than one
+/// worker the reader only finds where each entry ends and hands its bytes on (finding the end
+/// is the one part that cannot be split; reading the entry is most of the work); with one, it
+/// reads the entries itself. `jsonp`: skip a `callback(` prefix (HARP files). With `view`, an
+/// entry that needs no full record (see [`event::map_view`]) goes through it, normalized
+/// "lite": only the headers its view reads are redacted and kept.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn stream<T: Send>(
     mut reader: Box<dyn Read + Send>,
@@ -125,23 +130,48 @@ pub(crate) fn stream<T: Send>(
         });
     }
     let redactor = &opts.redactor;
-    let work = |job: walk::Job| {
+    let workers = pipeline::workers(opts.threads);
+    let halt = AtomicBool::new(false);
+    let pool = Mutex::new(Vec::new());
+    let handoff = walk::Handoff {
+        split: workers > 1,
+        halt: &halt,
+        pool: &pool,
+    };
+    // Errors met by workers in entries taken whole, by job: (entry index, error).
+    let stops: Mutex<BTreeMap<u64, (usize, ScanError)>> = Mutex::new(BTreeMap::new());
+    let may_view = |status: u16, url: &str| view.is_some_and(|v| v.may_view(status, false, url));
+    let work = |mut job: walk::Job| {
         let mut done = Done::default();
         for note in job.file_notes {
             done.warnings.push(warn(source, None, note));
         }
-        // A declined view costs a second, full normalization: after one, the next
-        // VIEW_RETRY entries of the job go the full way at once (the analysis declines every
-        // entry of a host while it still wants baseline samples, often for a whole input).
-        let mut view_from = 0usize;
-        for (k, e) in job.entries.into_iter().enumerate() {
+        let mut sc = (!job.raw.is_empty())
+            .then(|| Scanner::over_bytes(std::mem::take(&mut job.raw), Limits::default()));
+        for e in job.entries {
             let pos = Some(Position::Entry(e.index));
+            let (kind, notes) = match (e.kind, sc.as_mut()) {
+                (walk::EntryKind::Taken { range, mark }, Some(sc)) => {
+                    match walk::read_taken(sc, range, &mark) {
+                        Ok((entry, post, notes)) => (walk::EntryKind::Read { entry, post }, notes),
+                        Err(err) => {
+                            // The walk ends here, as reading the entry in place would end it.
+                            if let Ok(mut s) = stops.lock() {
+                                s.insert(job.seq, (e.index, err));
+                            }
+                            halt.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                }
+                (kind, _) => (kind, e.notes),
+            };
             done.warnings
-                .extend(e.notes.into_iter().map(|n| warn(source, pos, n)));
-            match e.kind {
+                .extend(notes.into_iter().map(|n| warn(source, pos, n)));
+            match kind {
                 walk::EntryKind::Read { entry, post } => {
-                    let lite = view.is_some() && k >= view_from;
-                    let (req, ws, lite) = normalize(e.index, &entry, post, source, redactor, lite);
+                    let (req, ws, lite) =
+                        normalize(e.index, &entry, post, source, redactor, Some(&may_view));
                     done.warnings.extend(ws);
                     match req {
                         Some(r) if lite => match view.and_then(|v| v.view(&RecordView::of(&r))) {
@@ -149,9 +179,7 @@ pub(crate) fn stream<T: Send>(
                             None => {
                                 // The caller wants the full record after all (a baseline
                                 // sample): build it.
-                                view_from = k + VIEW_RETRY;
-                                let full =
-                                    normalize(e.index, &entry, post, source, redactor, false);
+                                let full = normalize(e.index, &entry, post, source, redactor, None);
                                 if let Some(r) = full.0 {
                                     done.items.push(map(r));
                                 }
@@ -169,24 +197,56 @@ pub(crate) fn stream<T: Send>(
                         format!("entry is {what}, not an object; skipped"),
                     ));
                 }
+                // Taken entries were read above (a job with them has its bytes).
+                walk::EntryKind::Taken { .. } => done.skipped += 1,
+            }
+        }
+        if let Some(sc) = sc {
+            let mut bytes = sc.into_bytes();
+            bytes.clear();
+            if let Ok(mut p) = pool.lock() {
+                if p.len() < POOL_MAX {
+                    p.push(bytes);
+                }
             }
         }
         done
     };
     let mut kept = 0usize;
+    let mut seq = 0u64;
+    let mut stopped: Option<(usize, ScanError)> = None;
     let walked = pipeline::run(
-        pipeline::workers(opts.threads),
-        |feed| walk::walk(reader, feed),
+        workers,
+        |feed| walk::walk(reader, &handoff, feed),
         &work,
         &mut |d: Done<T>| {
+            // After a worker's error, nothing the walk read later counts.
+            if stopped.is_some() {
+                return;
+            }
             kept += d.items.len();
-            sink(d)
+            sink(d);
+            if let Ok(mut s) = stops.lock() {
+                stopped = s.remove(&seq);
+            }
+            seq += 1;
         },
     );
+    let walked = match stopped {
+        Some((at, e)) => walk::Walked {
+            stop: Some(walk::Stop::Scan(e)),
+            stopped_at_entry: Some(at),
+            creator: walked.creator.filter(|_| walked.creator_at <= at),
+            version: walked.version.filter(|_| walked.version_at <= at),
+            ..walked
+        },
+        None => walked,
+    };
     let error = walked.stop.as_ref().map(|stop| {
         let what = match stop {
             walk::Stop::Scan(e) => e.to_string(),
             walk::Stop::NotHar(m) => format!("not a HAR document: {m}"),
+            walk::Stop::Halted => "an entry could not be read".to_string(),
         };
         match walked.stopped_at_entry {
             Some(i) => format!(
@@ -313,16 +373,21 @@ fn status_code(v: Option<f64>) -> u16 {
     }
 }
 
-/// Turn one raw entry into a redacted [`Request`] plus its warnings. With `lite` and a status
-/// [`event::view_suffices`] for, only the headers a [`RecordView`] reads are redacted and kept:
-/// the record is then good for `RecordView::of` and nothing else, which the returned flag says.
+/// [`super::Views::may_view`] for a status and redacted URL (no layer signal in a HAR).
+type MayView<'a> = &'a dyn Fn(u16, &str) -> bool;
+
+/// Turn one raw entry into a redacted [`Request`] plus its warnings. With a status
+/// [`event::view_suffices`] for and `may_view` (the caller's [`super::Views::may_view`]) true
+/// for its status and redacted URL, only the headers a [`RecordView`] reads are redacted and
+/// kept: the record is then good for `RecordView::of` and nothing else, which the returned
+/// flag says.
 fn normalize(
     index: usize,
     e: &RawEntry,
     post: Option<walk::PostBody>,
     source: &Arc<str>,
     redactor: &Redactor,
-    lite: bool,
+    may_view: Option<MayView<'_>>,
 ) -> (Option<Request>, Vec<Warning>, bool) {
     let pos = Position::Entry(index);
     let mut warns: Vec<String> = Vec::new();
@@ -341,7 +406,13 @@ fn normalize(
         return (None, vec![w], false);
     }
     let status = status_code(resp.and_then(|r| r.status.value()));
-    let lite = lite && event::view_suffices(status, false);
+    let raw_url: &str = req.and_then(|q| q.url.as_str()).unwrap_or("");
+    let url = if req.is_some() {
+        redactor.url(raw_url)
+    } else {
+        String::new()
+    };
+    let lite = event::view_suffices(status, false) && may_view.is_some_and(|f| f(status, &url));
     let (keep_request, keep_response): (NameFilter, NameFilter) = if lite {
         (event::is_view_request_header, event::is_limit_header)
     } else {
@@ -369,7 +440,7 @@ fn normalize(
     }
 
     let mut raw_req_headers = Vec::new();
-    let raw_url: &str = req.and_then(|q| q.url.as_str()).unwrap_or("");
+    r.url = url;
     if let Some(req) = req {
         r.method = redactor.method(req.method.as_str().unwrap_or(""));
         if r.method.is_empty() {
@@ -378,7 +449,6 @@ fn normalize(
         if raw_url.is_empty() {
             warns.push("request.url is empty or missing".into());
         }
-        r.url = redactor.url(raw_url);
         r.request_headers = headers_from(
             &req.headers,
             "request.headers",
@@ -797,6 +867,236 @@ mod tests {
         }
         let viewed = viewed.into_inner();
         assert!(viewed > 0 && viewed < entries, "{viewed} of {entries}");
+    }
+
+    /// Every record (its full Debug text), warning, error and creator `stream` gives with
+    /// `threads` workers.
+    fn read_with(bytes: &[u8], jsonp: bool, threads: usize) -> (Vec<String>, Vec<String>, Tail) {
+        let mut o = opts();
+        o.threads = Some(threads);
+        let src: Arc<str> = Arc::from("t.har");
+        let (mut items, mut warnings) = (Vec::new(), Vec::new());
+        let tail = stream(
+            Box::new(Cursor::new(bytes.to_vec())),
+            &src,
+            &o,
+            jsonp,
+            &|r| format!("{r:?}"),
+            None,
+            &mut |d| {
+                items.extend(d.items);
+                warnings.extend(d.warnings.into_iter().map(|w| format!("{w:?}")));
+            },
+        );
+        (items, warnings, tail)
+    }
+
+    fn assert_split_reads_as_in_place(name: &str, bytes: &[u8], jsonp: bool) {
+        let one = read_with(bytes, jsonp, 1);
+        for threads in [2, 3] {
+            let many = read_with(bytes, jsonp, threads);
+            assert!(
+                one.0 == many.0,
+                "{name}: records differ with {threads} workers"
+            );
+            assert_eq!(one.1, many.1, "{name}: warnings, {threads} workers");
+            assert_eq!(
+                one.2.error, many.2.error,
+                "{name}: error, {threads} workers"
+            );
+            assert_eq!(one.2.creator, many.2.creator, "{name}: creator");
+        }
+    }
+
+    fn har_files() -> Vec<std::path::PathBuf> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for d in ["samples", "tests/fixtures", "../shared/corpus/real-har"] {
+            let Ok(rd) = std::fs::read_dir(root.join(d)) else {
+                continue;
+            };
+            files.extend(
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "har")),
+            );
+        }
+        files
+    }
+
+    /// Entries handed to workers as bytes (more than one worker) read exactly as entries read
+    /// in place (one): every HAR we have.
+    #[test]
+    fn entries_read_by_workers_read_as_in_place_on_every_har() {
+        let files = har_files();
+        assert!(!files.is_empty());
+        for f in &files {
+            let mut bytes = std::fs::read(f).unwrap();
+            if bytes.starts_with(b"\xEF\xBB\xBF") {
+                bytes.drain(..3);
+            }
+            let jsonp = bytes
+                .iter()
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|&b| b != b'{' && b != b'[');
+            assert_split_reads_as_in_place(&f.display().to_string(), &bytes, jsonp);
+        }
+    }
+
+    /// The same over broken documents: the error (its entry, what, byte, line and column), the
+    /// entries before it, and nothing after it; big entries (read in place by the reader)
+    /// among small ones; several jobs.
+    #[test]
+    fn entries_read_by_workers_fail_as_in_place() {
+        let small = |i: usize| {
+            format!(
+                "{{\"startedDateTime\":\"2024-01-01T00:00:{:02}Z\",\n \"request\":{{\"method\":\"GET\",\"url\":\"https://a.example/{i}?token=s{i}\",\"headers\":[{{\"name\":\"Authorization\",\"value\":\"Bearer t{i}\"}}]}},\"response\":{{\"status\":{},\"headers\":[],\"content\":{{\"text\":\"{{\\\"e\\\":\\\"x\\\"}}\"}}}}}}",
+                i % 60,
+                if i.is_multiple_of(7) { 429 } else { 200 }
+            )
+        };
+        let big = |i: usize| {
+            format!(
+                "{{\"request\":{{\"url\":\"https://b.example/{i}\",\"postData\":{{\"text\":\"{}\"}}}},\"response\":{{\"status\":503,\"content\":{{\"text\":\"{}\"}}}}}}",
+                "p".repeat(300 * 1024),
+                "q\\n".repeat(100 * 1024)
+            )
+        };
+        let doc = |entries: Vec<String>, sep: &str| {
+            format!(
+                "{{\"log\":{{\"version\":\"1.2\",\"entries\":[\n{}\n],\"creator\":{{\"name\":\"after\"}}}}}}",
+                entries.join(sep)
+            )
+        };
+        let many = |n: usize| (0..n).map(small).collect::<Vec<_>>();
+        let with = |n: usize, at: usize, bad: &str| {
+            let mut v = many(n);
+            v[at] = bad.to_string();
+            v
+        };
+        let mut cases: Vec<(&str, Vec<u8>)> = vec![
+            ("clean, several jobs", doc(many(1500), ",").into_bytes()),
+            ("pretty separators", doc(many(40), " ,\n\t ").into_bytes()),
+            (
+                "big entries among small",
+                doc(
+                    (0..30)
+                        .map(|i| if i % 9 == 4 { big(i) } else { small(i) })
+                        .collect(),
+                    ",",
+                )
+                .into_bytes(),
+            ),
+            (
+                "bad escape",
+                doc(with(1200, 1100, r#"{"request":{"url":"a\qb"}}"#), ",").into_bytes(),
+            ),
+            (
+                "control character",
+                doc(with(50, 3, "{\"request\":{\"url\":\"a\u{1}b\"}}"), ",").into_bytes(),
+            ),
+            (
+                "missing colon",
+                doc(with(50, 20, r#"{"request" {"url":"a"}}"#), ",").into_bytes(),
+            ),
+            (
+                "wrong closer",
+                doc(with(50, 20, r#"{"request":{"url":"a"]}"#), ",").into_bytes(),
+            ),
+            (
+                "bad literal",
+                doc(with(50, 20, r#"{"time":tru}"#), ",").into_bytes(),
+            ),
+            (
+                "bad number",
+                doc(with(50, 20, r#"{"time":1.}"#), ",").into_bytes(),
+            ),
+            (
+                "trailing comma in entry",
+                doc(with(50, 20, r#"{"time":1,}"#), ",").into_bytes(),
+            ),
+            (
+                "too deep",
+                doc(
+                    with(
+                        50,
+                        20,
+                        &format!("{{\"x\":{}{}}}", "[".repeat(600), "]".repeat(600)),
+                    ),
+                    ",",
+                )
+                .into_bytes(),
+            ),
+            ("missing comma", doc(many(30), "\n").into_bytes()),
+            (
+                "trailing comma",
+                doc(many(30), ",").replace("\n]", ",]").into_bytes(),
+            ),
+            (
+                "non-objects among entries",
+                doc(
+                    (0..30)
+                        .map(|i| match i % 5 {
+                            1 => "42".to_string(),
+                            2 => "[1,{\"a\":2}]".to_string(),
+                            3 => "null".to_string(),
+                            _ => small(i),
+                        })
+                        .collect(),
+                    ",",
+                )
+                .into_bytes(),
+            ),
+            (
+                "error after a big entry",
+                doc(
+                    vec![
+                        small(0),
+                        big(1),
+                        r#"{"request":{"url":"a\qb"}}"#.into(),
+                        small(3),
+                    ],
+                    ",",
+                )
+                .into_bytes(),
+            ),
+            (
+                "error inside a big entry",
+                doc(
+                    vec![small(0), big(1).replace("\"q", "\"\\q"), small(2)],
+                    ",",
+                )
+                .into_bytes(),
+            ),
+        ];
+        // Invalid UTF-8 and truncation.
+        let mut utf8 = doc(many(700), ",").into_bytes();
+        let at = utf8.len() * 2 / 3;
+        let q = at + utf8[at..].iter().position(|&b| b == b'a').unwrap();
+        utf8[q] = 0xff;
+        cases.push(("invalid UTF-8", utf8));
+        let full = doc(many(700), ",").into_bytes();
+        for cut in [full.len() / 2, full.len() - 60, full.len() - 2] {
+            cases.push(("truncated", full[..cut].to_vec()));
+        }
+        for (name, bytes) in &cases {
+            assert_split_reads_as_in_place(name, bytes, false);
+        }
+        // The cases do test something: errors are reported, clean documents read whole.
+        let (items, _, tail) = read_with(&cases[0].1, false, 2);
+        assert_eq!(items.len(), 1500);
+        assert_eq!(tail.creator.as_deref(), Some("after"));
+        let (items, _, tail) = read_with(&cases[3].1, false, 2);
+        assert_eq!(items.len(), 1100);
+        let e = tail.error.unwrap();
+        assert!(
+            e.contains("entry 1100") && e.contains("escape") && e.contains("line"),
+            "{e}"
+        );
+        assert!(
+            tail.creator.is_none(),
+            "the creator after the error is not read"
+        );
     }
 
     #[test]

@@ -14,9 +14,12 @@
 use super::{RawContent, RawEntry, RawHeader, RawRequest, RawResponse, RawTimings};
 use crate::ingest::caps::{self, Cap};
 use crate::ingest::loose::{LList, LNum, LObj, LStr, LText, Odd};
-use crate::ingest::scan::{Event, Limits, ScanError, Scanner};
+use crate::ingest::scan::{Event, Limits, Mark, ScanError, Scanner};
 use sha2::{Digest, Sha256};
 use std::io::Read;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// Entries per job, and the text bytes read after which a job is sent early.
 const JOB_ENTRIES: usize = 512;
@@ -36,6 +39,9 @@ pub(crate) enum EntryKind {
         entry: Box<RawEntry>,
         post: Option<PostBody>,
     },
+    /// Taken whole by the reader (its bytes are `Job::raw[range]`), for a worker to read
+    /// ([`read_taken`]).
+    Taken { range: Range<usize>, mark: Mark },
     /// Not an object: what it was.
     NotObject(&'static str),
 }
@@ -55,6 +61,10 @@ pub(crate) struct Job {
     pub entries: Vec<EntryRef>,
     /// Notes about the file (not one entry) that belong at this point of the input.
     pub file_notes: Vec<String>,
+    /// The bytes of the entries taken whole.
+    pub raw: Vec<u8>,
+    /// Jobs fed before this one.
+    pub seq: u64,
 }
 
 /// Why the walk stopped early.
@@ -62,6 +72,8 @@ pub(crate) enum Stop {
     Scan(ScanError),
     /// The document is JSON but not a HAR.
     NotHar(String),
+    /// A worker met an error in an entry taken whole (it reports it).
+    Halted,
 }
 
 /// What the walk learned about the file.
@@ -71,19 +83,70 @@ pub(crate) struct Walked {
     pub stopped_at_entry: Option<usize>,
     pub creator: Option<String>,
     pub version: Option<String>,
+    /// Entries walked before `creator` / `version` were read (a worker that stops at an
+    /// earlier entry means a sequential read would never have reached them).
+    pub creator_at: usize,
+    pub version_at: usize,
+}
+
+/// How the reader thread hands entries to workers.
+pub(crate) struct Handoff<'a> {
+    /// Take entries whole as bytes (workers read them) instead of reading them here.
+    pub split: bool,
+    /// Set by a worker that met an error: the walk stops (what it read after that is dropped).
+    pub halt: &'a AtomicBool,
+    /// Byte buffers of finished jobs, for reuse.
+    pub pool: &'a Mutex<Vec<Vec<u8>>>,
+}
+
+impl Handoff<'_> {
+    fn buffer(&self) -> Vec<u8> {
+        self.pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default()
+    }
+}
+
+/// An entry read by a worker: the raw entry, its request body and its notes.
+pub(crate) type Taken = (Box<RawEntry>, Option<PostBody>, Vec<String>);
+
+/// Read an entry the reader took whole ([`EntryKind::Taken`]), with `sc` over the job's bytes:
+/// the same entry, notes and errors as reading it in place would give.
+pub(crate) fn read_taken(
+    sc: &mut Scanner<std::io::Empty>,
+    range: Range<usize>,
+    mark: &Mark,
+) -> Result<Taken, ScanError> {
+    sc.seek_object(range, mark);
+    let ev = sc.next()?;
+    debug_assert_eq!(ev, Event::StartObject);
+    let mut p = Proj {
+        size: 0,
+        notes: Vec::new(),
+        post: None,
+    };
+    let entry = Box::new(entry(sc, &mut p)?);
+    Ok((entry, p.post, p.notes))
 }
 
 /// Walk a HAR document from `reader`, feeding jobs of projected entries.
-pub(crate) fn walk<R: Read>(reader: R, feed: &mut dyn FnMut(Job)) -> Walked {
+pub(crate) fn walk<R: Read>(reader: R, handoff: &Handoff<'_>, feed: &mut dyn FnMut(Job)) -> Walked {
     let mut w = Walker {
         sc: Scanner::with_limits(reader, Limits::default()),
         feed,
         job: Job::default(),
+        handoff,
+        seq: 0,
         creator: None,
         version: None,
+        creator_at: 0,
+        version_at: 0,
         next_entry: 0,
         in_entries: false,
     };
+    w.job.raw = handoff.buffer();
     let stop = w.root().err();
     w.flush();
     Walked {
@@ -91,15 +154,21 @@ pub(crate) fn walk<R: Read>(reader: R, feed: &mut dyn FnMut(Job)) -> Walked {
         stop,
         creator: w.creator,
         version: w.version,
+        creator_at: w.creator_at,
+        version_at: w.version_at,
     }
 }
 
-struct Walker<'f, R> {
+struct Walker<'f, 'h, R> {
     sc: Scanner<R>,
     feed: &'f mut dyn FnMut(Job),
     job: Job,
+    handoff: &'h Handoff<'h>,
+    seq: u64,
     creator: Option<String>,
     version: Option<String>,
+    creator_at: usize,
+    version_at: usize,
     next_entry: usize,
     in_entries: bool,
 }
@@ -140,12 +209,17 @@ fn scalar_text(ev: &Event<'_>) -> Option<String> {
     }
 }
 
-impl<R: Read> Walker<'_, R> {
+impl<R: Read> Walker<'_, '_, R> {
     fn flush(&mut self) {
         if self.job.entries.is_empty() && self.job.file_notes.is_empty() {
             return;
         }
-        let job = std::mem::take(&mut self.job);
+        let mut job = std::mem::take(&mut self.job);
+        job.seq = self.seq;
+        self.seq += 1;
+        if self.handoff.split {
+            self.job.raw = self.handoff.buffer();
+        }
         (self.feed)(job);
     }
 
@@ -217,6 +291,7 @@ impl<R: Read> Walker<'_, R> {
                     let ev = self.sc.next()?;
                     let opens = matches!(ev, Event::StartObject | Event::StartArray);
                     self.version = scalar_text(&ev);
+                    self.version_at = self.next_entry;
                     self.skip_rest(opens)?;
                 }
                 K::Creator => self.creator()?,
@@ -265,6 +340,7 @@ impl<R: Read> Walker<'_, R> {
             .to_string();
         if !both.is_empty() {
             self.creator = Some(both);
+            self.creator_at = self.next_entry;
         }
         Ok(())
     }
@@ -286,6 +362,26 @@ impl<R: Read> Walker<'_, R> {
         self.in_entries = true;
         loop {
             let index = self.next_entry;
+            if self.handoff.split {
+                if self.handoff.halt.load(Ordering::Relaxed) {
+                    return Err(Stop::Halted);
+                }
+                let from = self.job.raw.len();
+                if let Some(mark) = self.sc.take_object(&mut self.job.raw)? {
+                    let range = from..self.job.raw.len();
+                    self.job.bytes += range.len();
+                    self.job.entries.push(EntryRef {
+                        index,
+                        kind: EntryKind::Taken { range, mark },
+                        notes: Vec::new(),
+                    });
+                    self.next_entry += 1;
+                    if self.job.entries.len() >= JOB_ENTRIES || self.job.bytes >= JOB_BYTES {
+                        self.flush();
+                    }
+                    continue;
+                }
+            }
             let ev = self.sc.next()?;
             let kind = match ev {
                 Event::EndArray => break,
