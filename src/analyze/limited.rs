@@ -70,13 +70,19 @@ pub struct Rows {
     pub order: Vec<u32>,
     /// The records waiting for attribution.
     spill: spill::Spill,
+    /// The latest distinct Retry-Afters, shared by the rows that state the same: a long
+    /// incident's 429s mostly say one of a few (each ≈ 150 bytes).
+    retry_afters: Vec<Arc<RetryAfter>>,
 }
+
+/// Distinct Retry-Afters [`Rows`] keeps at hand to share (the least recent is let go).
+const RETRY_AFTERS_SHARED: usize = 16;
 
 impl Rows {
     /// Keep a response; returns its row id for the event.
     pub fn push(&mut self, key: (bool, Key), ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
         let id = self.rows.len() as u32;
-        let retry_after = Arc::new(retry_after::from_headers(&r.response_headers, r.started));
+        let retry_after = self.share(retry_after::from_headers(&r.response_headers, r.started));
         let mut ev = *ev;
         ev.detail = id;
         self.rows.push(Row {
@@ -105,6 +111,19 @@ impl Rows {
                 "{e}: {n} rate-limited responses could not be read back and are missing from the list"
             ),
         })
+    }
+
+    /// One copy of `ra` for every row that states the same.
+    fn share(&mut self, ra: RetryAfter) -> Arc<RetryAfter> {
+        if let Some(i) = self.retry_afters.iter().rposition(|a| **a == ra) {
+            return self.retry_afters[i].clone();
+        }
+        let a = Arc::new(ra);
+        if self.retry_afters.len() >= RETRY_AFTERS_SHARED {
+            self.retry_afters.remove(0);
+        }
+        self.retry_afters.push(a.clone());
+        a
     }
 
     pub fn get(&self, id: u32) -> Option<&Row> {
