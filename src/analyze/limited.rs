@@ -1,6 +1,12 @@
 //! The rate-limited responses (and the failures that stated a Retry-After): one row each, with
 //! the full record until attribution has read it. Rows are numbered in arrival order (the
 //! events point at them) and listed in time order.
+//!
+//! Attribution runs once every input is read (a host's baseline is its earliest successes of
+//! all inputs), so each rate-limited record waits until then: in a temporary file
+//! ([`spill`]), not in memory, so that memory does not grow with the number of 429s (≈ 1 KB a
+//! record). Records with an access log's own layer signal stay in memory: they are the ones
+//! [`Rows::joined_layers`] reads all at once, and are rare.
 
 use super::event::{Event, Kept};
 use super::order::Key;
@@ -12,6 +18,8 @@ use crate::report::RateLimited;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub mod spill;
+
 /// One kept response.
 #[derive(Debug)]
 pub struct Row {
@@ -22,7 +30,7 @@ pub struct Row {
     /// Shared with the report's row.
     pub retry_after: Arc<RetryAfter>,
     /// The record, until attribution has read it (rate-limited rows only).
-    pub record: Option<Box<Request>>,
+    pub record: spill::Stored,
     /// What attribution said (rate-limited rows, after [`Rows::attribute`]); boxed: most kept
     /// rows of a long log are failures without it.
     pub facts: Option<Box<Facts>>,
@@ -60,13 +68,21 @@ pub struct Rows {
     pub rows: Vec<Row>,
     /// Row ids of the rate-limited rows in the merged order (after [`Rows::sort`]).
     pub order: Vec<u32>,
+    /// The records waiting for attribution.
+    spill: spill::Spill,
+    /// The latest distinct Retry-Afters, shared by the rows that state the same: a long
+    /// incident's 429s mostly say one of a few (each ≈ 150 bytes).
+    retry_afters: Vec<Arc<RetryAfter>>,
 }
+
+/// Distinct Retry-Afters [`Rows`] keeps at hand to share (the least recent is let go).
+const RETRY_AFTERS_SHARED: usize = 16;
 
 impl Rows {
     /// Keep a response; returns its row id for the event.
     pub fn push(&mut self, key: (bool, Key), ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
         let id = self.rows.len() as u32;
-        let retry_after = Arc::new(retry_after::from_headers(&r.response_headers, r.started));
+        let retry_after = self.share(retry_after::from_headers(&r.response_headers, r.started));
         let mut ev = *ev;
         ev.detail = id;
         self.rows.push(Row {
@@ -75,10 +91,39 @@ impl Rows {
             kind,
             retry_after,
             cors: attribute::cors::of(&r).map(Box::new),
-            record: (kind == Kept::Limited).then_some(r),
+            record: if kind == Kept::Limited {
+                self.spill.store(r)
+            } else {
+                spill::Stored::None
+            },
             facts: None,
         });
         id
+    }
+
+    /// The temporary file of records failed: what happened, and what it cost (records kept in
+    /// memory instead, or rows that could not be read back and are missing from the list).
+    pub fn spill_error(&self) -> Option<String> {
+        let e = self.spill.error.as_deref()?;
+        Some(match self.spill.lost {
+            0 => format!("{e}; the rate-limited records were kept in memory instead"),
+            n => format!(
+                "{e}: {n} rate-limited responses could not be read back and are missing from the list"
+            ),
+        })
+    }
+
+    /// One copy of `ra` for every row that states the same.
+    fn share(&mut self, ra: RetryAfter) -> Arc<RetryAfter> {
+        if let Some(i) = self.retry_afters.iter().rposition(|a| **a == ra) {
+            return self.retry_afters[i].clone();
+        }
+        let a = Arc::new(ra);
+        if self.retry_afters.len() >= RETRY_AFTERS_SHARED {
+            self.retry_afters.remove(0);
+        }
+        self.retry_afters.push(a.clone());
+        a
     }
 
     pub fn get(&self, id: u32) -> Option<&Row> {
@@ -106,15 +151,17 @@ impl Rows {
     /// [`attribute::inner_layer_pairs`]. The inner records are copied: attribution releases
     /// each record as it reads it.
     pub fn joined_layers(&self) -> std::collections::HashMap<u32, (Box<Request>, u32)> {
+        // Only records with a layer signal can pair (attribute::inner_layer_pairs), and those
+        // stay in memory.
         let ids: Vec<u32> = self
             .order
             .iter()
             .copied()
-            .filter(|&i| self.rows[i as usize].record.is_some())
+            .filter(|&i| self.rows[i as usize].record.in_memory().is_some())
             .collect();
         let refs: Vec<&Request> = ids
             .iter()
-            .filter_map(|&i| self.rows[i as usize].record.as_deref())
+            .filter_map(|&i| self.rows[i as usize].record.in_memory())
             .collect();
         attribute::inner_layer_pairs(&refs)
             .into_iter()
@@ -137,10 +184,19 @@ impl Rows {
         let mut shared = SharedAttributions::default();
         let mut cache: HashMap<Vec<u8>, Arc<Attribution>> = HashMap::default();
         for chunk in order.chunks(ATTRIBUTE_CHUNK) {
+            // The chunk's records, from memory or the temporary file, by row id.
+            let mut records: HashMap<u32, Box<Request>> = HashMap::with_capacity(chunk.len());
+            for &i in chunk {
+                let stored = std::mem::take(&mut self.rows[i as usize].record);
+                if let Some(r) = self.spill.load(stored) {
+                    records.insert(i, r);
+                }
+            }
             let rows = &self.rows;
+            let records = &records;
             let record = |i: u32| {
                 let row = &rows[i as usize];
-                row.record.as_deref().map(|r| (r, row.ev.host))
+                records.get(&i).map(|r| (&**r, row.ev.host))
             };
             // 1. Keys, on the workers.
             let keys: Vec<(u32, Option<Vec<u8>>)> = chunk
@@ -223,12 +279,11 @@ impl Rows {
                 })
                 .collect();
             for (i, facts, listed) in done {
-                let row = &mut self.rows[i as usize];
-                row.record = None;
-                row.facts = Some(Box::new(facts));
+                self.rows[i as usize].facts = Some(Box::new(facts));
                 out.push(listed);
             }
         }
+        self.spill.close();
         out
     }
 }

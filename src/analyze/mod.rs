@@ -693,6 +693,15 @@ fn finish(
     attribute: &Attribute,
 ) -> Report {
     let p = prepare(&mut c, attribute, opts.limit);
+    let mut inputs = inputs;
+    if let (Some(e), Some(first)) = (c.rows.spill_error(), inputs.first_mut()) {
+        first.warning_count += 1;
+        first.warnings.push(crate::model::Warning {
+            source: first.source.clone(),
+            position: None,
+            message: e,
+        });
+    }
     let coarse = c.coarse_time();
     let Replayed {
         findings,

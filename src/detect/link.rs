@@ -34,7 +34,7 @@ const COARSE_SLACK_S: f64 = 1.0;
 /// Operation keys held at once (each a few dozen bytes).
 pub const KEY_CAP: usize = 1 << 18;
 /// Gaps kept exactly per key; past this the key keeps an even sample of them.
-const GAPS_CAP: usize = 4096;
+const GAPS_CAP: usize = 256;
 /// A key not seen for this long (log time, seconds) starts a new stretch: three times the
 /// longest retry window, so no retry or poll spans it.
 pub const IDLE_S: f64 = 3.0 * MAX_RETRY_WINDOW_S;

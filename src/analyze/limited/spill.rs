@@ -1,0 +1,523 @@
+//! Rate-limited records waiting for attribution, in an unnamed temporary file: each is written
+//! once when it arrives and read back once, a chunk at a time, when attribution reaches it, so
+//! the records of a long incident's tens of thousands of 429s are never all in memory. The file
+//! has no name ([`tempfile::tempfile`]): the system removes it when it is closed, or when the
+//! process ends however it ends. If it cannot be created or written, records stay in memory
+//! (nothing is lost, memory grows as it did before).
+//!
+//! The encoding is this module's own (length-prefixed fields, floats by their bits, times as
+//! seconds and nanoseconds): it is read back only by this process, and a record read back is
+//! equal to the one written ([`Request`]'s `PartialEq`; tests below).
+
+use crate::model::{ClientHints, Headers, Location, Position, Request};
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::sync::Arc;
+
+/// Where a rate-limited row's record is until attribution takes it.
+#[derive(Debug, Default)]
+pub enum Stored {
+    /// None kept (not rate-limited, or already attributed).
+    #[default]
+    None,
+    Memory(Box<Request>),
+    /// In the temporary file: offset and length.
+    Disk {
+        at: u64,
+        len: u32,
+    },
+}
+
+impl Stored {
+    /// The record, when it is kept in memory.
+    pub fn in_memory(&self) -> Option<&Request> {
+        match self {
+            Stored::Memory(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// The temporary file and what is needed to read it back.
+#[derive(Debug, Default)]
+pub struct Spill {
+    writer: Option<BufWriter<File>>,
+    reader: Option<File>,
+    /// Bytes written so far (the next record's offset).
+    written: u64,
+    buf: Vec<u8>,
+    /// Input names, written as an index (records share the input's `Arc`).
+    sources: Vec<Arc<str>>,
+    /// Set once the file failed: from then on records stay in memory.
+    pub error: Option<String>,
+    /// Records that could not be read back.
+    pub lost: usize,
+}
+
+/// Longest record written (a body excerpt and headers are bounded far below this).
+const RECORD_MAX: usize = u32::MAX as usize;
+
+impl Spill {
+    /// Keep `r` until attribution: on disk, or in memory when it has an access log's layer
+    /// signal (see the parent module) or the file is unusable.
+    pub fn store(&mut self, r: Box<Request>) -> Stored {
+        if r.layer_signal.is_some() || self.error.is_some() || self.reader.is_some() {
+            return Stored::Memory(r);
+        }
+        if self.writer.is_none() {
+            match tempfile::tempfile() {
+                Ok(f) => self.writer = Some(BufWriter::with_capacity(64 * 1024, f)),
+                Err(e) => {
+                    self.error = Some(format!("cannot create a temporary file: {e}"));
+                    return Stored::Memory(r);
+                }
+            }
+        }
+        self.buf.clear();
+        let source = self.source_index(&r.location.source);
+        encode(&r, source, &mut self.buf);
+        if self.buf.len() > RECORD_MAX {
+            return Stored::Memory(r);
+        }
+        let Some(w) = self.writer.as_mut() else {
+            return Stored::Memory(r);
+        };
+        if let Err(e) = w.write_all(&self.buf) {
+            self.error = Some(format!("cannot write a temporary file: {e}"));
+            return Stored::Memory(r);
+        }
+        let at = self.written;
+        self.written += self.buf.len() as u64;
+        Stored::Disk {
+            at,
+            len: self.buf.len() as u32,
+        }
+    }
+
+    fn source_index(&mut self, s: &Arc<str>) -> u32 {
+        if let Some(i) = self
+            .sources
+            .iter()
+            .rposition(|k| Arc::ptr_eq(k, s) || **k == **s)
+        {
+            return i as u32;
+        }
+        self.sources.push(s.clone());
+        (self.sources.len() - 1) as u32
+    }
+
+    /// The record `stored` stands for (`None`: none kept, or it could not be read back; that
+    /// is counted in [`Spill::lost`] and said in [`Spill::error`]).
+    pub fn load(&mut self, stored: Stored) -> Option<Box<Request>> {
+        let (at, len) = match stored {
+            Stored::None => return None,
+            Stored::Memory(r) => return Some(r),
+            Stored::Disk { at, len } => (at, len as usize),
+        };
+        if let Some(w) = self.writer.take() {
+            match w.into_inner() {
+                Ok(f) => self.reader = Some(f),
+                Err(e) => {
+                    self.error = Some(format!("cannot write a temporary file: {}", e.error()));
+                }
+            }
+        }
+        let read = |f: &mut File, buf: &mut Vec<u8>| -> std::io::Result<()> {
+            buf.resize(len, 0);
+            f.seek(SeekFrom::Start(at))?;
+            f.read_exact(buf)
+        };
+        let got = match self.reader.as_mut() {
+            Some(f) => match read(f, &mut self.buf) {
+                Ok(()) => decode(&self.buf, &self.sources),
+                Err(e) => {
+                    self.error
+                        .get_or_insert_with(|| format!("cannot read a temporary file: {e}"));
+                    None
+                }
+            },
+            None => None,
+        };
+        if got.is_none() {
+            self.lost += 1;
+            self.error
+                .get_or_insert_with(|| "a temporary file was not read back whole".to_string());
+        }
+        got.map(Box::new)
+    }
+
+    /// Attribution is over: the file is closed (and so removed).
+    pub fn close(&mut self) {
+        self.writer = None;
+        self.reader = None;
+        self.buf = Vec::new();
+    }
+}
+
+fn put_u32(b: &mut Vec<u8>, v: u32) {
+    b.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_u64(b: &mut Vec<u8>, v: u64) {
+    b.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_str(b: &mut Vec<u8>, s: &str) {
+    put_u64(b, s.len() as u64);
+    b.extend_from_slice(s.as_bytes());
+}
+
+fn put_opt_str(b: &mut Vec<u8>, s: &Option<String>) {
+    match s {
+        None => b.push(0),
+        Some(s) => {
+            b.push(1);
+            put_str(b, s);
+        }
+    }
+}
+
+fn put_opt_f64(b: &mut Vec<u8>, v: Option<f64>) {
+    match v {
+        None => b.push(0),
+        Some(v) => {
+            b.push(1);
+            put_u64(b, v.to_bits());
+        }
+    }
+}
+
+fn put_headers(b: &mut Vec<u8>, h: &Headers) {
+    put_u64(b, h.len() as u64);
+    for (name, value) in h.iter() {
+        put_str(b, name);
+        put_str(b, value);
+    }
+}
+
+/// `r` as bytes (its layer signal is not written: such records stay in memory).
+fn encode(r: &Request, source: u32, b: &mut Vec<u8>) {
+    // Every field named: a field added to Request must be added here too (or this fails to
+    // compile), or it would be lost on the way through the file.
+    let Request {
+        location: Location {
+            source: _,
+            position,
+        },
+        started,
+        method,
+        url,
+        status,
+        duration_ms,
+        wait_ms,
+        request_headers,
+        response_headers,
+        response_mime,
+        body_excerpt,
+        request_body_fingerprint,
+        client:
+            ClientHints {
+                client,
+                user_agent,
+                client_ip,
+                pageref,
+                origin,
+            },
+        credential,
+        layer_signal: _,
+    } = r;
+    put_u32(b, source);
+    match position {
+        Position::Entry(i) => {
+            b.push(0);
+            put_u64(b, *i as u64);
+        }
+        Position::Line(n) => {
+            b.push(1);
+            put_u64(b, *n as u64);
+        }
+    }
+    match started {
+        None => b.push(0),
+        Some(t) => {
+            b.push(1);
+            put_u64(b, t.timestamp() as u64);
+            put_u32(b, t.timestamp_subsec_nanos());
+        }
+    }
+    put_str(b, method);
+    put_str(b, url);
+    b.extend_from_slice(&status.to_le_bytes());
+    put_opt_f64(b, *duration_ms);
+    put_opt_f64(b, *wait_ms);
+    put_headers(b, request_headers);
+    put_headers(b, response_headers);
+    for s in [response_mime, body_excerpt, request_body_fingerprint] {
+        put_opt_str(b, s);
+    }
+    for s in [client, user_agent, client_ip, pageref, origin] {
+        put_opt_str(b, s);
+    }
+    put_opt_str(b, credential);
+}
+
+/// Reads what [`encode`] wrote.
+struct Cursor<'a>(&'a [u8]);
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(a)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.take(2)?.try_into().ok().map(u16::from_le_bytes)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take(4)?.try_into().ok().map(u32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8)?.try_into().ok().map(u64::from_le_bytes)
+    }
+    fn str(&mut self) -> Option<&'a str> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+    fn string(&mut self) -> Option<String> {
+        self.str().map(str::to_string)
+    }
+    fn opt_string(&mut self) -> Option<Option<String>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => Some(Some(self.string()?)),
+            _ => None,
+        }
+    }
+    fn opt_f64(&mut self) -> Option<Option<f64>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => Some(Some(f64::from_bits(self.u64()?))),
+            _ => None,
+        }
+    }
+    fn headers(&mut self) -> Option<Headers> {
+        let n = self.u64()?;
+        let mut h = Headers::new();
+        for _ in 0..n {
+            let name = self.str()?;
+            let value = self.str()?;
+            h.push(name, value);
+        }
+        h.shrink_to_fit();
+        Some(h)
+    }
+}
+
+/// The record [`encode`] wrote (`None` if the bytes are not one).
+fn decode(bytes: &[u8], sources: &[Arc<str>]) -> Option<Request> {
+    let mut c = Cursor(bytes);
+    let source = sources.get(c.u32()? as usize)?.clone();
+    let position = match c.u8()? {
+        0 => Position::Entry(usize::try_from(c.u64()?).ok()?),
+        1 => Position::Line(usize::try_from(c.u64()?).ok()?),
+        _ => return None,
+    };
+    let started = match c.u8()? {
+        0 => None,
+        1 => {
+            let secs = c.u64()? as i64;
+            let nanos = c.u32()?;
+            Some(chrono::DateTime::from_timestamp(secs, nanos)?)
+        }
+        _ => return None,
+    };
+    let method = c.string()?;
+    let url = c.string()?;
+    let status = c.u16()?;
+    let duration_ms = c.opt_f64()?;
+    let wait_ms = c.opt_f64()?;
+    let request_headers = c.headers()?;
+    let response_headers = c.headers()?;
+    let response_mime = c.opt_string()?;
+    let body_excerpt = c.opt_string()?;
+    let request_body_fingerprint = c.opt_string()?;
+    let client = ClientHints {
+        client: c.opt_string()?,
+        user_agent: c.opt_string()?,
+        client_ip: c.opt_string()?,
+        pageref: c.opt_string()?,
+        origin: c.opt_string()?,
+    };
+    let credential = c.opt_string()?;
+    if !c.0.is_empty() {
+        return None;
+    }
+    Some(Request {
+        location: Location { source, position },
+        started,
+        method,
+        url,
+        status,
+        duration_ms,
+        wait_ms,
+        request_headers,
+        response_headers,
+        response_mime,
+        body_excerpt,
+        request_body_fingerprint,
+        client,
+        credential,
+        layer_signal: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn options() -> crate::ingest::Options {
+        crate::ingest::Options::new(crate::redact::Redactor::from_key_material(b"spill test"))
+    }
+
+    fn synthetic(url: &str, status: u16) -> Request {
+        let mut r = Request::at(Location {
+            source: Arc::from("t.jsonl"),
+            position: Position::Line(1),
+        });
+        r.url = url.into();
+        r.method = "GET".into();
+        r.status = status;
+        r
+    }
+
+    fn through_the_file(records: &[Request]) -> Vec<Option<Box<Request>>> {
+        let mut spill = Spill::default();
+        let stored: Vec<Stored> = records
+            .iter()
+            .map(|r| spill.store(Box::new(r.clone())))
+            .collect();
+        // Read back out of order, as attribution's time order may.
+        let mut out: Vec<(usize, Option<Box<Request>>)> = stored
+            .into_iter()
+            .enumerate()
+            .rev()
+            .map(|(i, s)| (i, spill.load(s)))
+            .collect();
+        out.sort_by_key(|(i, _)| *i);
+        assert!(spill.error.is_none(), "{:?}", spill.error);
+        out.into_iter().map(|(_, r)| r).collect()
+    }
+
+    #[test]
+    fn every_sample_record_comes_back_equal() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut records = Vec::new();
+        for name in [
+            "api-incident.jsonl",
+            "batch-burst.jsonl",
+            "retry-storm.jsonl",
+            "cdn-burst.har",
+        ] {
+            let path = format!("{root}/samples/{name}");
+            let got = crate::ingest::read_input(&path, &options());
+            assert!(!got.requests.is_empty(), "{name}");
+            records.extend(
+                got.requests
+                    .into_iter()
+                    .filter(|r| r.layer_signal.is_none()),
+            );
+        }
+        let back = through_the_file(&records);
+        for (r, b) in records.iter().zip(&back) {
+            assert_eq!(Some(r), b.as_deref(), "{}", r.location);
+        }
+    }
+
+    #[test]
+    fn records_with_a_layer_signal_stay_in_memory() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let path = format!("{root}/samples/envoy-incident.log");
+        let got = crate::ingest::read_input(&path, &options());
+        let r = got
+            .requests
+            .into_iter()
+            .find(|r| r.layer_signal.is_some())
+            .expect("a record with a layer signal");
+        let mut spill = Spill::default();
+        let s = spill.store(Box::new(r.clone()));
+        assert_eq!(s.in_memory(), Some(&r));
+        assert_eq!(spill.load(s).as_deref(), Some(&r));
+    }
+
+    #[test]
+    fn a_truncated_record_is_not_read_as_one() {
+        let mut r = synthetic("https://api.example.com/v1/x?token=[redacted]", 429);
+        r.body_excerpt = Some("{\"error\":\"slow down\"}".into());
+        let mut b = Vec::new();
+        encode(&r, 0, &mut b);
+        let sources: Vec<Arc<str>> = vec![r.location.source.clone()];
+        assert_eq!(decode(&b, &sources), Some(r));
+        for cut in 0..b.len() {
+            assert_eq!(decode(&b[..cut], &sources), None, "cut at {cut}");
+        }
+    }
+
+    fn opt_text() -> impl Strategy<Value = Option<String>> {
+        proptest::option::of(".{0,40}")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn any_record_comes_back_equal(
+            url in ".{0,80}",
+            method in "[A-Z]{0,8}",
+            status in any::<u16>(),
+            secs in 0i64..4_000_000_000,
+            nanos in 0u32..1_000_000_000,
+            timed in any::<bool>(),
+            line in any::<bool>(),
+            pos in 0usize..usize::MAX,
+            dur in proptest::option::of(any::<f64>()),
+            wait in proptest::option::of(any::<f64>()),
+            req_h in proptest::collection::vec((".{0,12}", ".{0,30}"), 0..6),
+            resp_h in proptest::collection::vec((".{0,12}", ".{0,30}"), 0..6),
+            texts in proptest::collection::vec(opt_text(), 9),
+        ) {
+            let mut r = synthetic(&url, status);
+            r.method = method;
+            r.started = timed.then(|| chrono::DateTime::from_timestamp(secs, nanos)).flatten();
+            r.location.position = if line { Position::Line(pos) } else { Position::Entry(pos) };
+            r.duration_ms = dur;
+            r.wait_ms = wait;
+            r.request_headers = Headers::from_pairs(req_h);
+            r.response_headers = Headers::from_pairs(resp_h);
+            r.response_mime = texts[0].clone();
+            r.body_excerpt = texts[1].clone();
+            r.request_body_fingerprint = texts[2].clone();
+            r.client = ClientHints {
+                client: texts[3].clone(),
+                user_agent: texts[4].clone(),
+                client_ip: texts[5].clone(),
+                pageref: texts[6].clone(),
+                origin: texts[7].clone(),
+            };
+            r.credential = texts[8].clone();
+            let back = through_the_file(std::slice::from_ref(&r));
+            // NaN durations are equal by bits, not by PartialEq.
+            let b = back[0].as_deref().expect("read back");
+            prop_assert_eq!(b.duration_ms.map(f64::to_bits), r.duration_ms.map(f64::to_bits));
+            prop_assert_eq!(b.wait_ms.map(f64::to_bits), r.wait_ms.map(f64::to_bits));
+            let (mut b, mut r) = (b.clone(), r);
+            b.duration_ms = None; b.wait_ms = None; r.duration_ms = None; r.wait_ms = None;
+            prop_assert_eq!(b, r);
+        }
+    }
+}
