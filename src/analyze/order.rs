@@ -377,6 +377,9 @@ pub struct Merge<'a> {
     readers: Vec<LogReader<'a>>,
     heap: BinaryHeap<Reverse<(Key, usize)>>,
     heads: Vec<Option<Event>>,
+    /// One sequence only (one input in time order, the usual case): read straight through,
+    /// with no keys to compute and no heap.
+    single: Option<LogReader<'a>>,
 }
 
 impl<'a> Merge<'a> {
@@ -389,7 +392,13 @@ impl<'a> Merge<'a> {
             readers: Vec::new(),
             heap: BinaryHeap::new(),
             heads: Vec::new(),
+            single: None,
         };
+        let logs: Vec<&EventLog> = logs.into_iter().collect();
+        if let [log] = logs[..] {
+            m.single = Some(log.reader()?);
+            return Ok(m);
+        }
         for log in logs {
             let mut r = log.reader()?;
             let head = r.next_event()?;
@@ -404,6 +413,9 @@ impl<'a> Merge<'a> {
     }
 
     pub fn next_event(&mut self) -> std::io::Result<Option<Event>> {
+        if let Some(r) = &mut self.single {
+            return r.next_event();
+        }
         let Some(Reverse((_, i))) = self.heap.pop() else {
             return Ok(None);
         };
