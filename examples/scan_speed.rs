@@ -3,8 +3,10 @@
 //!
 //! `scan` walks every event of the JSON scanner, `skip` skips the whole document as one value,
 //! `ingest` streams the input through `ingest::stream_input` with a map that keeps nothing;
-//! `lines-value` / `lines-lazy` parse every line of a JSON-lines file on one thread into a
-//! `serde_json::Value` or into `ingest::lazy` fields, reading `url` and `status` from each.
+//! `lines-value` / `lines-lazy` / `lines-raw` parse every line of a JSON-lines file on one thread
+//! into a `serde_json::Value`, into an `ingest::lazy` tree, or into `ingest::lazy`'s raw fallback
+//! (top-level `RawValue`s, header objects split again), reading `url`, `status` and the entries
+//! of both header maps from each.
 
 use std::time::Instant;
 use toomany::ingest::scan::{Event, Scanner};
@@ -28,25 +30,40 @@ fn main() {
                 toomany::ingest::stream_input(path, &opts, &|r| r.status, &mut |b| n += b.len());
             format!("{n} records, error {:?}", s.error)
         }
-        "lines-value" | "lines-lazy" => {
+        "lines-value" | "lines-lazy" | "lines-raw" => {
+            use toomany::ingest::lazy::{self, items, val, Doc, Obj, Val, Wanted};
             let text = std::fs::read_to_string(path).expect("read");
             let t = Instant::now();
             let mut hits = 0usize;
+            let wanted = Wanted::all();
             for line in text.lines() {
                 if mode == "lines-value" {
                     let v: serde_json::Value = serde_json::from_str(line).expect("json");
                     hits += v["url"].as_str().map_or(0, str::len);
                     hits += (v["status"].as_u64() == Some(429)) as usize;
-                } else if let Ok(toomany::ingest::lazy::Doc::Object(o)) =
-                    toomany::ingest::lazy::parse(line)
-                {
-                    use toomany::ingest::lazy::{val, Val};
+                    for h in ["request_headers", "response_headers"] {
+                        hits += v[h].as_object().map_or(0, |o| o.len());
+                    }
+                    continue;
+                }
+                let doc = if mode == "lines-lazy" {
+                    lazy::parse(line, &wanted)
+                } else {
+                    lazy::parse_raw(line)
+                };
+                if let Ok(Doc::Object(o)) = doc {
                     if let Some(Val::Str(u)) = o.get("url").map(val) {
                         hits += u.len();
                     }
                     if let Some(Val::Num(n)) = o.get("status").map(val) {
                         hits += (n.as_u64() == Some(429)) as usize;
                     }
+                    for h in ["request_headers", "response_headers"] {
+                        if let Some(ho) = o.get(h).and_then(Obj::of) {
+                            hits += ho.entries().len();
+                        }
+                    }
+                    hits += o.get("tags").map_or(0, |t| items(t).len());
                 }
             }
             format!("{hits} (parse only {:.2} s)", t.elapsed().as_secs_f64())

@@ -7,7 +7,7 @@
 //! Memory: a few entries per distinct host, client, credential and endpoint, one row per
 //! rate-limited response, at most [`BASELINE_MAX`] samples per host, and the reorder buffers.
 
-use super::event::{flag, ClientKey, Event, Kept, Keys, Mapped, Names, Shared, NONE};
+use super::event::{flag, ClientKey, Event, Kept, Keys, Mapped, Names, SampleKey, Shared, NONE};
 use super::limited::Rows;
 use super::order::{Key, Orderer};
 use crate::attribute::engine::BASELINE_MAX;
@@ -109,7 +109,7 @@ pub struct CredCounts {
 
 /// A success kept for the attribution baseline, ordered by its place in time.
 struct Sample {
-    key: (bool, Key),
+    key: SampleKey,
     req: Box<Request>,
 }
 
@@ -158,8 +158,6 @@ pub struct Collector {
     pub rows: Rows,
     /// The earliest successes per host (a max-heap: the latest is dropped first).
     samples: Vec<BinaryHeap<Sample>>,
-    /// Samples taken from the current input, per host.
-    input_samples: Map<u32, usize>,
     pub orderers: Vec<Orderer>,
     /// Requests without a time.
     pub untimed: usize,
@@ -181,6 +179,7 @@ impl Collector {
     pub fn with_reorder(names: Vec<Arc<str>>, shared: Arc<Shared>, reorder: usize) -> Collector {
         let plain: Vec<&str> = names.iter().map(|n| &**n).collect();
         let ranks = super::order::ranks(&plain);
+        shared.set_ranks(ranks.clone());
         Collector {
             shared,
             ranks,
@@ -203,7 +202,6 @@ impl Collector {
             cred_counts: Vec::new(),
             rows: Rows::default(),
             samples: Vec::new(),
-            input_samples: Map::default(),
             orderers: Vec::new(),
             untimed: 0,
             streaming: false,
@@ -214,8 +212,6 @@ impl Collector {
 
     /// Input number `i` starts (inputs are read one after another).
     pub fn start_input(&mut self, i: usize) {
-        self.shared.new_input();
-        self.input_samples.clear();
         while self.orderers.len() <= i {
             self.orderers
                 .push(Orderer::with_capacity(self.ranks.clone(), self.reorder));
@@ -230,16 +226,9 @@ impl Collector {
         }
     }
 
-    fn key_of(&self, ev: &Event) -> (bool, Key) {
-        if ev.timed() {
-            (false, ev.order_key(&self.ranks))
-        } else {
-            // Untimed records come after every timed one, by input name and position.
-            let mut k = ev.order_key(&self.ranks);
-            k.0 = i64::MAX;
-            k.1 = 0;
-            (true, k)
-        }
+    /// Untimed records come after every timed one, by input name and position.
+    fn key_of(&self, ev: &Event) -> SampleKey {
+        super::event::sample_key(ev.t_us, ev.t_ns, ev.loc, &self.ranks)
     }
 
     fn intern(&mut self, keys: Keys, names: Option<Box<Names>>, ev: &mut Event) {
@@ -360,11 +349,11 @@ impl Collector {
             Some((kind @ (Kept::Limited | Kept::Failure), r)) => {
                 // A rate-limited 202 (a WAF challenge) is also a success for the baseline.
                 if (200..400).contains(&ev.status) {
-                    self.sample(input, key, &ev, keys.host, r.clone());
+                    self.sample(key, &ev, keys.host, r.clone());
                 }
                 ev.detail = self.rows.push(key, &ev, kind, r);
             }
-            Some((Kept::Baseline, r)) => self.sample(input, key, &ev, keys.host, r),
+            Some((Kept::Baseline, r)) => self.sample(key, &ev, keys.host, r),
             None => {}
         }
         if ev.timed() {
@@ -387,34 +376,20 @@ impl Collector {
     }
 
     /// A success that may be among the host's earliest [`BASELINE_MAX`].
-    fn sample(
-        &mut self,
-        input: usize,
-        key: (bool, Key),
-        ev: &Event,
-        host_hash: u64,
-        r: Box<Request>,
-    ) {
-        let host = ev.host as usize;
-        let heap = &mut self.samples[host];
-        let n = self.input_samples.entry(ev.host).or_insert(0);
-        let full = heap.len() >= BASELINE_MAX;
-        if !full || heap.peek().is_some_and(|m| key < m.key) {
-            heap.push(Sample { key, req: r });
-            if heap.len() > BASELINE_MAX {
-                heap.pop();
-            }
-            *n += 1;
+    fn sample(&mut self, key: SampleKey, ev: &Event, host_hash: u64, r: Box<Request>) {
+        let heap = &mut self.samples[ev.host as usize];
+        if heap.len() >= BASELINE_MAX && heap.peek().is_none_or(|m| key >= m.key) {
+            return;
         }
-        // Once the host's samples are the earliest this input can still give (its sorted log is
-        // past the latest of them), workers stop sending more.
+        heap.push(Sample { key, req: r });
+        if heap.len() > BASELINE_MAX {
+            heap.pop();
+        }
+        // Full: successes later than its latest sample can never enter it, from this input or
+        // any other (see `Shared`); workers stop sending them.
         if self.streaming && heap.len() >= BASELINE_MAX {
-            let latest = heap.peek().map(|s| s.key);
-            let written = self.orderers.get(input).and_then(|o| o.written_up_to());
-            if let (Some((false, l)), Some(w)) = (latest, written) {
-                if w >= l {
-                    self.shared.baseline_done(host_hash);
-                }
+            if let Some(latest) = heap.peek() {
+                self.shared.baseline_bound(host_hash, latest.key);
             }
         }
     }

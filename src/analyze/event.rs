@@ -405,12 +405,45 @@ pub struct Mapped {
     pub header_limit: Option<(u64, u64)>,
 }
 
-/// State shared by the workers of one analysis: which keys' strings were already sent, and
-/// which hosts need no more baseline samples from the current input.
+/// Where a record stands in the attribution baseline's order: untimed records after every
+/// timed one, then the merged time order ([`Event::order_key`]; the untimed by input and
+/// position). The baseline of a host is its earliest [`BASELINE_MAX`] successes by this key.
+///
+/// [`BASELINE_MAX`]: crate::attribute::engine::BASELINE_MAX
+pub type SampleKey = (bool, (i64, u16, u16, u64));
+
+/// [`SampleKey`] of a record from its start (`t_us`, `t_ns`; [`Event::UNTIMED`] when unknown)
+/// and packed location: the one function the sink and the workers both key samples with.
+pub fn sample_key(t_us: i64, t_ns: u16, loc: u64, ranks: &[u16]) -> SampleKey {
+    let input = (loc >> 48) as usize;
+    let rank = ranks.get(input).copied().unwrap_or(u16::MAX);
+    let position = loc & POSITION_MASK;
+    if t_us == Event::UNTIMED {
+        (true, (i64::MAX, 0, rank, position))
+    } else {
+        (false, (t_us, t_ns, rank, position))
+    }
+}
+
+/// State shared by the workers of one analysis: which keys' strings were already sent, and,
+/// per host, the latest of its baseline samples once it holds all it keeps.
+///
+/// A success later (by [`SampleKey`]) than a host's full set of samples can never enter its
+/// baseline, whatever comes after it: workers send the full record of a success only when no
+/// bound is known for its host or the success is earlier than the bound. The sink lowers the
+/// bound as earlier samples replace later ones, so a worker reading a stale (higher) bound only
+/// sends a record that is not needed. This holds for any input order, any number of inputs and
+/// threads: the baseline is exactly the host's earliest successes, and in a time-ordered input
+/// every success after the host's first [`BASELINE_MAX`] takes the view path.
+///
+/// [`BASELINE_MAX`]: crate::attribute::engine::BASELINE_MAX
 #[derive(Default)]
 pub struct Shared {
     sent: [Mutex<std::collections::HashSet<u64, foldhash::fast::FixedState>>; 16],
-    baseline_full: RwLock<std::collections::HashSet<u64, foldhash::fast::FixedState>>,
+    /// Host hash → the latest sample of its full baseline.
+    baseline_bound: RwLock<std::collections::HashMap<u64, SampleKey, foldhash::fast::FixedState>>,
+    /// Input ranks by name ([`crate::analyze::order::ranks`]), set once by the sink.
+    ranks: std::sync::OnceLock<Vec<u16>>,
     /// Tells this analysis's per-thread memory of sent keys from another's ([`Shared::first`]).
     local: LocalId,
 }
@@ -469,27 +502,35 @@ impl Shared {
         })
     }
 
-    /// No more baseline samples are needed for this host (hash) from the current input.
-    pub fn baseline_done(&self, host: u64) {
-        match self.baseline_full.write() {
-            Ok(mut s) => s.insert(host),
-            Err(p) => p.into_inner().insert(host),
+    /// The input ranks the sink orders by (the first call wins; the sink makes it).
+    pub fn set_ranks(&self, ranks: Vec<u16>) {
+        let _ = self.ranks.set(ranks);
+    }
+
+    fn ranks(&self) -> &[u16] {
+        self.ranks.get().map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The host (hash) holds all the baseline samples it keeps, the latest at `bound`: only
+    /// successes earlier than it are wanted from now on.
+    pub fn baseline_bound(&self, host: u64, bound: SampleKey) {
+        match self.baseline_bound.write() {
+            Ok(mut s) => s.insert(host, bound),
+            Err(p) => p.into_inner().insert(host, bound),
         };
     }
 
-    /// A new input starts: every host may need samples again.
-    pub fn new_input(&self) {
-        match self.baseline_full.write() {
-            Ok(mut s) => s.clear(),
-            Err(p) => p.into_inner().clear(),
+    /// The bound of `host`'s baseline, if it is full.
+    fn bound(&self, host: u64) -> Option<SampleKey> {
+        match self.baseline_bound.read() {
+            Ok(s) => s.get(&host).copied(),
+            Err(p) => p.into_inner().get(&host).copied(),
         }
     }
 
-    fn wants_baseline(&self, host: u64) -> bool {
-        match self.baseline_full.read() {
-            Ok(s) => !s.contains(&host),
-            Err(p) => !p.into_inner().contains(&host),
-        }
+    /// A success of `host` at `key` may enter its baseline: send its full record.
+    fn wants_sample(&self, host: u64, key: SampleKey) -> bool {
+        self.bound(host).is_none_or(|b| key < b)
     }
 }
 
@@ -742,7 +783,8 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
     let (mut m, kept) = {
         let v = RecordView::of(&r);
         let host = hash_of(KeyKind::Host as u8, &*host_of(v.url));
-        let baseline = (200..400).contains(&v.status) && shared.wants_baseline(host);
+        let baseline = (200..400).contains(&v.status)
+            && shared.wants_sample(host, view_sample_key(&v, input, shared.ranks()));
         event_of(&v, host, input, shared, baseline)
     };
     m.kept = kept.map(|k| (k, Box::new(r)));
@@ -750,10 +792,46 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
 }
 
 /// The pre-check of [`map_view`] a parser can make before it builds the view (from the status,
-/// whether it has a layer signal, and the redacted URL): `false` when `map_view` would decline.
+/// whether it has a layer signal, and the redacted URL): `false` when `map_view` would decline
+/// whatever the record's time (its host's baseline is not full yet). `map_view` may still
+/// decline a success earlier than the host's latest sample (an input out of time order).
 pub fn may_map_view(status: u16, layer_signal: bool, url: &str, shared: &Shared) -> bool {
     view_suffices(status, layer_signal)
-        && !shared.wants_baseline(hash_of(KeyKind::Host as u8, &*host_of(url)))
+        && shared
+            .bound(hash_of(KeyKind::Host as u8, &*host_of(url)))
+            .is_some()
+}
+
+/// The record's start as the event holds it: microseconds, the nanoseconds under them, and
+/// whether it fell on a whole second.
+fn start_of(started: Option<DateTime<Utc>>) -> (i64, u16, bool) {
+    match started {
+        Some(t) => (
+            t.timestamp_micros(),
+            (t.timestamp_subsec_nanos() % 1000) as u16,
+            t.timestamp_subsec_millis() == 0,
+        ),
+        None => (Event::UNTIMED, 0, false),
+    }
+}
+
+/// The entry or line number of a position, and whether it is a line.
+fn position_of(p: crate::model::Position) -> (usize, bool) {
+    match p {
+        crate::model::Position::Entry(i) => (i, false),
+        crate::model::Position::Line(i) => (i, true),
+    }
+}
+
+/// The [`SampleKey`] the sink will give the event of `v`.
+fn view_sample_key(v: &RecordView<'_>, input: u16, ranks: &[u16]) -> SampleKey {
+    let (t_us, t_ns, _) = start_of(v.started);
+    sample_key(
+        t_us,
+        t_ns,
+        pack_loc(input, position_of(v.position).0),
+        ranks,
+    )
 }
 
 /// The event of a record straight from its view, without its [`Request`]: `None` when the full
@@ -765,7 +843,9 @@ pub fn map_view(v: &RecordView<'_>, input: u16, shared: &Shared) -> Option<Mappe
         return None;
     }
     let host = hash_of(KeyKind::Host as u8, &*host_of(v.url));
-    if shared.wants_baseline(host) {
+    // A view is a success (`view_suffices`): it declines while the success may still be one
+    // of the host's baseline samples.
+    if shared.wants_sample(host, view_sample_key(v, input, shared.ranks())) {
         return None;
     }
     let (m, kept) = event_of(v, host, input, shared, false);
@@ -782,10 +862,7 @@ fn event_of(
     shared: &Shared,
     baseline: bool,
 ) -> (Mapped, Option<Kept>) {
-    let (position, line) = match v.position {
-        crate::model::Position::Entry(i) => (i, false),
-        crate::model::Position::Line(i) => (i, true),
-    };
+    let (position, line) = position_of(v.position);
     let limited = v.signals.limited;
     let method_upper: std::borrow::Cow<str> = if v.method.bytes().any(|b| b.is_ascii_lowercase()) {
         std::borrow::Cow::Owned(v.method.to_ascii_uppercase())
@@ -800,18 +877,10 @@ fn event_of(
     if limited {
         flags |= flag::LIMITED;
     }
-    let (t_us, t_ns) = match v.started {
-        Some(t) => {
-            if t.timestamp_subsec_millis() == 0 {
-                flags |= flag::WHOLE_SECOND;
-            }
-            (
-                t.timestamp_micros(),
-                (t.timestamp_subsec_nanos() % 1000) as u16,
-            )
-        }
-        None => (Event::UNTIMED, 0),
-    };
+    let (t_us, t_ns, whole_second) = start_of(v.started);
+    if whole_second {
+        flags |= flag::WHOLE_SECOND;
+    }
     for (bit, present) in [
         (flag::HINT_CLIENT, v.client.is_some()),
         (flag::HINT_UA, v.user_agent.is_some()),
@@ -1132,7 +1201,8 @@ mod tests {
             limit in proptest::option::of(Just("100;w=60")),
             t in proptest::option::of(1_600_000_000_000_000i64..1_800_000_000_000_000),
             dur in proptest::option::of(0.0f64..1e5),
-            baseline_done in any::<bool>(),
+            // No bound on the host's baseline yet, one earlier than every record, one later.
+            bound in 0u8..3,
         ) {
             let mut r = Request::at(crate::model::Location {
                 source: std::sync::Arc::from("t"),
@@ -1161,14 +1231,19 @@ mod tests {
 
             let (full_shared, view_shared) = (Shared::default(), Shared::default());
             let host_hash = hash_of(KeyKind::Host as u8, &r.host());
-            if baseline_done {
-                full_shared.baseline_done(host_hash);
-                view_shared.baseline_done(host_hash);
+            let bounds = [None, Some((false, (i64::MIN, 0, 0, 0))), Some((true, (i64::MAX, u16::MAX, u16::MAX, u64::MAX)))];
+            if let Some(b) = bounds[bound as usize] {
+                full_shared.baseline_bound(host_hash, b);
+                view_shared.baseline_bound(host_hash, b);
             }
+            let baseline_done = bound == 1;
+            let may = may_map_view(status, false, &r.url, &view_shared);
             let view = map_view(&RecordView::of(&r), 3, &view_shared);
             let full = map(r.clone(), 3, &full_shared);
             let takes_view = view_suffices(status, false) && baseline_done;
             prop_assert_eq!(view.is_some(), takes_view);
+            // The pre-check never turns away a record the view path takes.
+            prop_assert!(may || !takes_view);
             match view {
                 Some(v) => {
                     prop_assert!(full.kept.is_none());

@@ -16,6 +16,8 @@
 //! Memory follows the number of hosts, clients, credentials and active operations, never the
 //! number of records; results never depend on the number of threads.
 
+#[cfg(test)]
+mod baseline_tests;
 pub mod collect;
 pub mod event;
 pub mod limited;
@@ -83,7 +85,7 @@ fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
     let mut notes = Vec::new();
     if o.late_count > 0 {
         notes.push(format!(
-            "{} records were more than {} records out of time order: they were sorted apart and merged back in time order (the attribution baseline may miss some of them)",
+            "{} records were more than {} records out of time order: they were sorted apart and merged back in time order",
             o.late_count,
             order::REORDER
         ));

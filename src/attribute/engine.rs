@@ -575,6 +575,24 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     if origin_voice > 0.0 {
         v.add(None, Layer::Api, origin_voice, None);
     }
+    // The application stack's own headers (framework, app server) when no baseline spoke for
+    // the origin: an edge or proxy answering itself does not carry them.
+    if origin_voice == 0.0 {
+        for m in rules::ORIGIN_MARKERS {
+            if let Some(sig) = m.when.eval(&subj) {
+                v.add(None, Layer::Api, m.weight, None);
+                v.ev_tag(
+                    Role::Producer,
+                    sig.join("; "),
+                    format!(
+                        "{}: {} wrote this response, so the application answered ({})",
+                        m.note, m.name, m.source
+                    ),
+                    Tag::Cand(None, Layer::Api),
+                );
+            }
+        }
+    }
     for (a, signal) in &app_limiter {
         v.add(None, Layer::Api, a.weight, None);
         v.ev_tag(

@@ -462,6 +462,25 @@ pub fn rules_markdown() -> String {
             a.note.replace('|', "\\|")
         );
     }
+    let _ = writeln!(out, "\n### Origin markers\n");
+    let _ = writeln!(
+        out,
+        "Headers the application's own stack writes and an edge or proxy answering itself never carries: origin evidence for layer `api` when the host's successful responses did not already name the origin's headers.\n"
+    );
+    let _ = writeln!(out, "| id | stack | weight | matches | source | meaning |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
+    for m in rules::ORIGIN_MARKERS {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            m.id,
+            m.name,
+            m.weight,
+            m.when.describe(),
+            m.source,
+            m.note.replace('|', "\\|")
+        );
+    }
     let _ = writeln!(out, "\n### Provider catalogue\n");
     let _ = writeln!(
         out,

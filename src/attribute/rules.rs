@@ -107,6 +107,10 @@ pub static RULES: &[Rule] = &[
             All(&[Body("you are being rate limited"), Body("cloudflare")])]),
       RATE, "1015", "[C2, C3]",
       "Cloudflare error 1015: a rate-limiting rule of the site owner blocked this client"),
+    r("cloudflare.1027", "cloudflare", Cdn, Producer, 0.95,
+      Any(&[Body("error code: 1027"), Body("error 1027"), Body("\"error_code\":1027")]),
+      Some(Quota::Daily), "1027", "https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-1xxx-errors/error-1027/",
+      "Cloudflare error 1027 (\"This website has been temporarily rate limited\"): the site's Workers on the Free plan used up their daily request allowance (https://developers.cloudflare.com/workers/platform/limits/), and Cloudflare answers for the Worker until 00:00 UTC"),
     r("cloudflare.branded-page", "cloudflare", Cdn, Producer, 0.85,
       Any(&[Body("used cloudflare to restrict access"), All(&[Body("/cdn-cgi/"), Body("ray id")])]),
       RATE, "block page", "[C2, C3, C6]",
@@ -193,6 +197,10 @@ pub static RULES: &[Rule] = &[
       All(&[Body("<body text=#000000 bgcolor=#ffffff>"), Body("<h1>error: ")]),
       RATE, "GFE minimal page", "[G1, G3]",
       "the Google Front End's minimal error template (<title>429 Too Many Requests</title>, then <h1>Error: …</h1> in <body text=#000000 bgcolor=#ffffff>), as Google's edge serves it for Cloud Run, App Engine and Google APIs"),
+    r("google-cloud-armor.unusual-traffic", "google-cloud-armor", Cdn, Producer, 0.85,
+      Any(&[Body("our systems have detected unusual traffic from your computer network"), Body("/sorry/index?continue=")]),
+      RATE, "unusual traffic page", "https://support.google.com/websearch/answer/86640",
+      "Google's \"Our systems have detected unusual traffic from your computer network\" page (google.com/sorry/index, sent with 429 to automated clients of Search, Scholar, YouTube): Google's front end refused, per client IP, before any Google service answered"),
     r("google-cloud-armor.path", "google-cloud-armor", Cdn, Path, 0.0,
       Any(&[Value("via", "1.1 google"), Value("server", "google frontend")]), NONE, "", "[G1, AN1]",
       "Google load-balancer headers, present on everything behind it (Anthropic's API included)"),
@@ -212,9 +220,19 @@ pub static RULES: &[Rule] = &[
       Any(&[Has("x-sucuri-id"), Has("x-sucuri-cache"), Value("server", "sucuri")]), NONE, "", "[U1]",
       "Sucuri proxy headers"),
 
+    r("f5.asm-blocking-page", "f5", Cdn, Producer, 0.9,
+      Any(&[Body("the requested url was rejected. please consult with your administrator"),
+            All(&[Body("<title>request rejected</title>"), Body("your support id is")])]),
+      RATE, "ASM blocking page", "https://clouddocs.f5.com/bigip-next/20-0-1/waf_management/awaf_response_page_overview.html",
+      "the default blocking response page of F5's web application firewall (BIG-IP ASM / Advanced WAF, NGINX App Protect): <title>Request Rejected</title>, \"The requested URL was rejected. Please consult with your administrator.\" and the support ID it fills in for <%TS.request.ID()%>; sent as 200 by default, as the configured status (403, 429) when the policy sets one: the WAF refused, before the application"),
+
     r("vercel.mitigated", "vercel", Cdn, Producer, 0.95,
       Has("x-vercel-mitigated"), RATE, "firewall", "[V1, V2]",
       "x-vercel-mitigated is set when the Vercel firewall acted on the request (rate limit, deny, challenge)"),
+    r("vercel.platform-error", "vercel", Cdn, Producer, 0.9,
+      Any(&[Has("x-vercel-error"), Body("code: function_throttled")]), CONC, "platform error",
+      "https://vercel.com/docs/errors",
+      "Vercel's own platform error (x-vercel-error, and the page \"503: SERVICE_UNAVAILABLE / Code: FUNCTION_THROTTLED / ID: region::…\"): the platform refused before the function ran; FUNCTION_THROTTLED is its burst concurrency limit (https://vercel.com/docs/functions/concurrency-scaling)"),
     r("vercel.path", "vercel", Cdn, Path, 0.0,
       Any(&[Has("x-vercel-id"), Has("x-vercel-cache"), Value("server", "vercel")]), NONE, "", "[V1, V2]",
       "x-vercel-id is on every response Vercel serves"),
@@ -274,6 +292,10 @@ pub static RULES: &[Rule] = &[
     r("envoy.path", "envoy", Proxy, Path, 0.0,
       Any(&[Value("server", "envoy"), Has("x-envoy-decorator-operation")]), NONE, "", "[P3]",
       "Server: envoy / istio-envoy"),
+    r("envoy.local-reply-empty", "envoy", Proxy, Producer, 0.45,
+      All(&[Value("server", "envoy"), Status(429), BodyEmpty, Not(&Has("x-envoy-upstream-service-time"))]),
+      RATE, "local reply (inferred)", "https://www.envoyproxy.io/docs/envoy/latest/configuration/http/http_filters/router_filter",
+      "an empty 429 from Envoy without x-envoy-upstream-service-time: the router adds that header to every response an upstream produced, and Envoy's global rate-limit filter answers with an empty 429 of its own (rate_limit_filter.rst); less sure than x-envoy-ratelimited, which can be disabled, or a baseline (suppress_envoy_headers drops the upstream time too)"),
 
     r("haproxy.page", "haproxy", Proxy, Producer, 0.9,
       Any(&[Body("you have sent too many requests in a given amount of time"),
@@ -282,7 +304,8 @@ pub static RULES: &[Rule] = &[
 
     r("apache.default-page", "apache", Proxy, Producer, 0.8,
       Any(&[Body("<p>the user has sent too many requests\nin a given amount of time.</p>"),
-            All(&[Body("<!doctype html public \"-//ietf//dtd html 2.0//en\">"), Body("<title>429 too many requests</title>")])]),
+            All(&[Body("<!doctype html public \"-//ietf//dtd html 2.0//en\">"), Body("<title>429 too many requests</title>"),
+                  Not(&Body("powered by tengine"))])]),
       RATE, "built-in 429 page", "https://github.com/apache/httpd/blob/trunk/modules/http/http_protocol.c",
       "Apache httpd's built-in 429 page (HTML 2.0 doctype, \"The user has sent too many requests in a given amount of time.\"): a module of the web server (mod_security, mod_qos, mod_evasive with 429) refused, not the application"),
 
@@ -388,6 +411,17 @@ pub static RULES: &[Rule] = &[
       All(&[Any(&[Body("guru meditation"), Body("varnish cache server")]), Not(&Has("x-served-by"))]),
       RATE, "synthetic error", "[F1]", "Varnish synthetic error page (no Fastly node headers)"),
 
+    r("tengine.default-page", "tengine", Proxy, Producer, 0.85,
+      Body("<hr/>powered by tengine"),
+      RATE, "built-in error page", "https://github.com/alibaba/tengine/blob/master/src/http/ngx_http_special_response.c",
+      "Tengine's (Alibaba's nginx fork, also the front of Alibaba Cloud CDN and Taobao) built-in error page: nginx's special response under an HTML 2.0 doctype, ending \"<hr/>Powered by Tengine\" (ngx_http_error_banner); limit_req answers 503 with it. Releases whose table has no 429 page answer a 429 with an empty body"),
+    r("squid.error", "squid", Proxy, Producer, 0.9,
+      Has("x-squid-error"), RATE, "error page", "https://github.com/squid-cache/squid/blob/master/src/errorpage.cc",
+      "X-Squid-Error (ERR_ACCESS_DENIED 0, …) is added by Squid's ErrorState::BuildHttpReply to the error pages Squid itself generates, never to a response it forwards: the forward proxy answered (an http_access deny with deny_info, a delay or maxconn ACL)"),
+    r("squid.path", "squid", Proxy, Path, 0.0,
+      Any(&[Value("server", "squid"), Value("via", "(squid")]), NONE, "", "http://www.squid-cache.org/Doc/config/via/",
+      "Squid adds Via: 1.1 host (squid/x.y) to every response it forwards"),
+
 ];
 
 /// The stock 429 body of a rate limiter that runs inside the application (framework
@@ -474,6 +508,95 @@ pub static APP_LIMITERS: &[AppLimiter] = &[
       Body("\"message\":\"too many attempts.\""),
       "https://laravel.com/docs/routing#rate-limiting",
       "Laravel's ThrottleRequests middleware (ThrottleRequestsException): {\"message\": \"Too Many Attempts.\"}"),
+    app("echo.rate-limiter", "Echo RateLimiter (Go)", 0.5,
+      BodyIs("{\"message\":\"rate limit exceeded\"}"),
+      "https://github.com/labstack/echo/blob/master/middleware/rate_limiter.go",
+      "Echo's RateLimiter middleware denies with ErrRateLimitExceeded = echo.NewHTTPError(429, \"rate limit exceeded\"), which Echo's default error handler writes as {\"message\":\"rate limit exceeded\"} (v5's memory store adds X-RateLimit-Limit/-Remaining and Retry-After)"),
+    app("ulule-limiter.default", "ulule/limiter (Go)", 0.5,
+      All(&[BodyIs("limit exceeded"), Has("x-ratelimit-limit")]),
+      "https://github.com/ulule/limiter/blob/master/drivers/middleware/stdlib/options.go",
+      "ulule/limiter's DefaultLimitReachedHandler: http.Error(w, \"Limit exceeded\", 429), after the middleware's X-RateLimit-Limit/-Remaining/-Reset"),
+    app("fiber-limiter.default", "Fiber limiter (Go)", 0.45,
+      All(&[BodyIs("too many requests"), Has("x-ratelimit-limit"), Has("retry-after"),
+            Not(&Value("x-content-type-options", "nosniff"))]),
+      "https://github.com/gofiber/fiber/blob/main/middleware/limiter/config.go",
+      "Fiber's limiter middleware: LimitReached defaults to c.SendStatus(429), the bare status text \"Too Many Requests\", after X-RateLimit-Limit/-Remaining/-Reset and Retry-After (no nosniff: not Go's http.Error, which go-chi/httprate and sethvargo/go-limiter use)"),
+    app("bucket4j-starter.default", "bucket4j-spring-boot-starter (Java)", 0.5,
+      Body("{\"message\":\"too many requests!\"}"),
+      "https://github.com/MarcGiffing/bucket4j-spring-boot-starter",
+      "bucket4j-spring-boot-starter's default http-response-body { \"message\": \"Too many requests!\" } (application/json, with X-Rate-Limit-Retry-After-Seconds); Open VSX documents the same default for its rate limiter"),
+    app("spring-boot.error-json", "Spring Boot error response (Java)", 0.45,
+      All(&[Body("\"status\":429"), Body("\"error\":\"too many requests\""), Body("\"path\":\"")]),
+      "https://github.com/spring-projects/spring-boot/blob/main/spring-boot-project/spring-boot/src/main/java/org/springframework/boot/web/error/DefaultErrorAttributes.java",
+      "Spring Boot's default error body {\"timestamp\":…,\"status\":429,\"error\":\"Too Many Requests\",\"path\":…} (DefaultErrorAttributes), what a Resilience4j RequestNotPermitted or a ResponseStatusException(TOO_MANY_REQUESTS) becomes: the application's own error controller answered"),
+    app("rails.rate-limit", "Rails rate_limit (Ruby)", 0.4,
+      All(&[Status(429), BodyEmpty, Value("x-permitted-cross-domain-policies", "none")]),
+      "https://github.com/rails/rails/blob/main/actionpack/lib/action_controller/metal/rate_limiting.rb",
+      "Rails' rate_limit refuses with `head :too_many_requests` (an empty 429) and the response still carries Rails' default headers (X-Permitted-Cross-Domain-Policies: none, config.action_dispatch.default_headers, https://guides.rubyonrails.org/configuring.html): the application answered; an edge's or proxy's own 429 does not carry the application's headers"),
+];
+
+/// A header the application's own stack (its framework or app server) writes and that an edge or
+/// proxy answering on its own never carries: on a rate-limited response it is the origin's
+/// voice even with no successful responses to compare. Origin evidence for layer `api`, counted
+/// only when the host's baseline did not already name the origin's headers.
+#[derive(Debug)]
+pub struct OriginMarker {
+    pub id: &'static str,
+    /// The stack, for the evidence line.
+    pub name: &'static str,
+    pub weight: f64,
+    pub when: M,
+    pub source: &'static str,
+    pub note: &'static str,
+}
+
+const fn origin(
+    id: &'static str,
+    name: &'static str,
+    weight: f64,
+    when: M,
+    source: &'static str,
+    note: &'static str,
+) -> OriginMarker {
+    OriginMarker {
+        id,
+        name,
+        weight,
+        when,
+        source,
+        note,
+    }
+}
+
+#[rustfmt::skip]
+pub static ORIGIN_MARKERS: &[OriginMarker] = &[
+    origin("express.x-powered-by", "Express (Node.js)", 0.35, Value("x-powered-by", "express"),
+      "https://expressjs.com/en/advanced/best-practice-security.html#reduce-fingerprinting",
+      "Express sets X-Powered-By: Express on every response it sends (app.disable('x-powered-by') turns it off)"),
+    origin("nextjs.x-powered-by", "Next.js", 0.35, Value("x-powered-by", "next.js"),
+      "https://nextjs.org/docs/app/api-reference/config/next-config-js/poweredByHeader",
+      "Next.js adds X-Powered-By: Next.js unless poweredByHeader is false"),
+    origin("php.x-powered-by", "PHP", 0.35, Value("x-powered-by", "php/"),
+      "https://www.php.net/manual/en/ini.core.php#ini.expose-php",
+      "PHP adds X-Powered-By: PHP/x.y to what its scripts send when expose_php is on (the default build): a PHP script answered, not the web server's own page"),
+    origin("aspnet.version-header", "ASP.NET", 0.35, Any(&[Has("x-aspnet-version"), Has("x-aspnetmvc-version")]),
+      "https://learn.microsoft.com/en-us/dotnet/api/system.web.configuration.httpruntimesection.enableversionheader",
+      "ASP.NET writes X-AspNet-Version (httpRuntime enableVersionHeader, on by default) and MVC X-AspNetMvc-Version from inside the application"),
+    origin("rack.x-runtime", "Rack::Runtime (Ruby)", 0.35, Has("x-runtime"),
+      "https://github.com/rack/rack/blob/main/lib/rack/runtime.rb",
+      "Rack::Runtime sets X-Runtime to the seconds the Ruby application took: the request reached the application"),
+    origin("uvicorn.server", "uvicorn (Python ASGI server)", 0.35, Value("server", "uvicorn"),
+      "https://www.uvicorn.org/settings/#http",
+      "uvicorn adds Server: uvicorn to every response unless --no-server-header; a proxy in front either overwrites it (nginx, Envoy) or, answering itself, never had it"),
+    origin("gunicorn.server", "gunicorn (Python WSGI server)", 0.35, Value("server", "gunicorn"),
+      "https://github.com/benoitc/gunicorn/blob/master/gunicorn/http/wsgi.py",
+      "gunicorn's default headers carry Server: gunicorn (its SERVER_SOFTWARE) on every response its workers send"),
+    origin("werkzeug.server", "Werkzeug development server (Python)", 0.35, Value("server", "werkzeug/"),
+      "https://github.com/pallets/werkzeug/blob/main/src/werkzeug/serving.py",
+      "Werkzeug's server sends Server: Werkzeug/x Python/y (its version_string) on every response"),
+    origin("kestrel.server", "Kestrel (ASP.NET Core)", 0.3, Value("server", "kestrel"),
+      "https://learn.microsoft.com/en-us/dotnet/api/microsoft.aspnetcore.server.kestrel.core.kestrelserveroptions.addserverheader",
+      "Kestrel adds Server: Kestrel to every response while AddServerHeader is true (the default)"),
 ];
 
 /// A cue about the kind of limit. Lower tiers win (fingerprints.md Part 1, Q1–Q6).
@@ -588,6 +711,12 @@ pub static CUES: &[Cue] = &[
     c("traefik.inflight", 1, Body("max connections reached"), CONC, None, "[P5]", "Traefik InFlightReq (concurrency)"),
     c("ietf.concurrency", 1, Value("ratelimit-policy", "concurrent-requests"), CONC, None, "[S3]",
       "RateLimit-Policy qu=concurrent-requests"),
+    c("vercel.function-throttled", 1, Any(&[Value("x-vercel-error", "function_throttled"), Body("code: function_throttled")]), CONC, None,
+      "https://vercel.com/docs/functions/concurrency-scaling",
+      "Vercel FUNCTION_THROTTLED: the functions' burst concurrency limit (1000 concurrent executions per 10 s per region), not a request quota"),
+    c("cloudflare.workers-daily", 1, Any(&[Body("error code: 1027"), Body("error 1027"), Body("\"error_code\":1027")]), DAILY, Some(Scope::App),
+      "https://developers.cloudflare.com/workers/platform/limits/",
+      "Cloudflare 1027: the Workers Free plan's daily request allowance is used up (resets 00:00 UTC); pacing does not bring it back"),
     c("zoom.daily", 1, Value("x-ratelimit-type", "daily"), DAILY, None, "https://developers.zoom.us/docs/commerce/rate-limits/",
       "Zoom's X-RateLimit-Type: Daily-limit (the request type's daily allowance)"),
     c("x.app", 1, NamePrefix("x-app-limit-24hour"), None, Some(Scope::App), "[X1]", "X per-app 24-hour limit headers"),

@@ -350,7 +350,7 @@ pub static FIXTURES: &[Fx] = &[
         body: "",
         baseline: &[("server", "envoy"), ("x-envoy-upstream-service-time", "12")],
         layer: Proxy, vendor: Some("envoy"), quota: Quota::Rate,
-        owns: &["envoy.ratelimited"],
+        owns: &["envoy.ratelimited", "envoy.local-reply-empty"],
     },
     Fx {
         name: "envoy local rate limit",
@@ -992,7 +992,7 @@ pub static FIXTURES: &[Fx] = &[
         body: "",
         baseline: &[("server", "envoy"), ("x-envoy-upstream-service-time", "8"), ("x-order-api", "v3")],
         layer: Proxy, vendor: Some("envoy"), quota: Quota::Rate,
-        owns: &[],
+        owns: &["envoy.local-reply-empty"],
     },
     Fx {
         name: "express-rate-limit origin: a sentence labelled text/html on a JSON host",
@@ -1044,6 +1044,303 @@ pub static FIXTURES: &[Fx] = &[
         baseline: &[("server", "mw-web.eqiad.main-5"), ("x-cache", "cp3066 hit")],
         layer: Cdn, vendor: Some("wikimedia"), quota: Quota::Rate,
         owns: &["wikimedia.error-page"],
+    },
+    // ------------------------------------------------ issue 11 breadth: edges, proxies, app limiters
+    Fx {
+        // F5's documented default blocking page, with the status the policy was set to send.
+        name: "f5 asm blocking page",
+        host: "www.example-bank.com",
+        status: 429,
+        headers: &[("content-type", "text/html; charset=utf-8"), ("cache-control", "no-cache"), ("pragma", "no-cache"),
+                   ("connection", "close"), ("set-cookie", "TS01a2b3c4=01abcdef; Path=/")],
+        body: "<html><head><title>Request Rejected</title></head><body>The requested URL was rejected. Please consult with your administrator.<br><br>Your support ID is: 4045204596866416688<br><br><a href='javascript:history.back();'>[Go Back]</a></body></html>",
+        baseline: &[("server", "Apache"), ("x-powered-by", "PHP/8.2")],
+        layer: Cdn, vendor: Some("f5"), quota: Quota::Rate,
+        owns: &["f5.asm-blocking-page"],
+    },
+    Fx {
+        // Tengine's 503 page (ngx_http_error_503_page + ngx_http_error_banner), limit_req's default.
+        name: "tengine limit_req 503 page",
+        host: "m.example-mall.cn",
+        status: 503,
+        headers: &[("server", "Tengine"), ("content-type", "text/html"), ("retry-after", "1")],
+        body: "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\r\n<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body bgcolor=\"white\">\r\n<h1>503 Service Temporarily Unavailable</h1>\r\n<p>The server is temporarily unable to service your request due to maintenance downtime or capacity problems. Please try again later.<hr/>Powered by Tengine</body>\r\n</html>\r\n",
+        baseline: &[("server", "Tengine"), ("x-mall-trace", "t1")],
+        layer: Proxy, vendor: Some("tengine"), quota: Quota::Rate,
+        owns: &["tengine.default-page"],
+    },
+    Fx {
+        name: "squid denied with its own error page",
+        host: "downloads.example.org",
+        status: 429,
+        headers: &[("server", "squid/6.10"), ("content-type", "text/html;charset=utf-8"), ("x-squid-error", "ERR_ACCESS_DENIED 0"),
+                   ("x-cache", "MISS from proxy01"), ("via", "1.1 proxy01 (squid/6.10)")],
+        body: "<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\" \"http://www.w3.org/TR/html4/strict.dtd\">\n<html><head>\n<title>ERROR: The requested URL could not be retrieved</title>",
+        baseline: &[("server", "nginx"), ("via", "1.1 proxy01 (squid/6.10)"), ("x-dl-mirror", "m1")],
+        layer: Proxy, vendor: Some("squid"), quota: Quota::Rate,
+        owns: &["squid.error"],
+    },
+    Fx {
+        name: "envoy empty 429, no upstream time, no successes to compare",
+        host: "payments.mesh.internal",
+        status: 429,
+        headers: &[("server", "envoy"), ("content-length", "0"), ("date", "Mon, 07 Aug 2023 12:00:00 GMT")],
+        body: "",
+        baseline: &[],
+        layer: Proxy, vendor: Some("envoy"), quota: Quota::Rate,
+        owns: &["envoy.local-reply-empty"],
+    },
+    Fx {
+        name: "empty 429 relayed by envoy (upstream time present)",
+        host: "ledger.mesh.internal",
+        status: 429,
+        headers: &[("server", "envoy"), ("x-envoy-upstream-service-time", "3"), ("content-length", "0")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "echo rate limiter default 429",
+        host: "api.example-go.dev",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("x-ratelimit-limit", "20"), ("x-ratelimit-remaining", "0"), ("retry-after", "1")],
+        body: "{\"message\":\"rate limit exceeded\"}\n",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "ulule limiter default 429",
+        host: "api.example-ulule.dev",
+        status: 429,
+        headers: &[("content-type", "text/plain; charset=utf-8"), ("x-content-type-options", "nosniff"),
+                   ("x-ratelimit-limit", "1000"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1691409660")],
+        body: "Limit exceeded\n",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "fiber limiter default 429",
+        host: "api.example-fiber.dev",
+        status: 429,
+        headers: &[("content-type", "text/plain; charset=utf-8"), ("x-ratelimit-limit", "5"), ("x-ratelimit-remaining", "0"),
+                   ("x-ratelimit-reset", "41"), ("retry-after", "41")],
+        body: "Too Many Requests",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "bucket4j spring boot starter default 429",
+        host: "api.example-java.dev",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("x-rate-limit-retry-after-seconds", "59")],
+        body: "{ \"message\": \"Too many requests!\" }",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "spring boot default error body for 429, HTML on a JSON host is not the case here",
+        host: "orders.example-java.dev",
+        status: 429,
+        headers: &[("content-type", "application/json")],
+        body: "{\"timestamp\":\"2023-08-07T12:00:00.000+00:00\",\"status\":429,\"error\":\"Too Many Requests\",\"path\":\"/api/orders\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "rails rate_limit: empty 429 with rails default headers",
+        host: "app.example-rails.dev",
+        status: 429,
+        headers: &[("x-frame-options", "SAMEORIGIN"), ("x-xss-protection", "0"), ("x-content-type-options", "nosniff"),
+                   ("x-permitted-cross-domain-policies", "none"), ("referrer-policy", "strict-origin-when-cross-origin"),
+                   ("content-type", "text/html"), ("x-request-id", "5f0c2b9e-6d7a-4a43-9d1c-1b2b3c4d5e6f")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "slowapi default 429",
+        host: "api.example-fastapi.dev",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("server", "uvicorn")],
+        body: "{\"error\":\"Rate limit exceeded: 5 per 1 minute\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "django rest framework throttled",
+        host: "api.example-django.dev",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("retry-after", "42"), ("allow", "GET, HEAD, OPTIONS")],
+        body: "{\"detail\":\"Request was throttled. Expected available in 42 seconds.\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "laravel throttle middleware",
+        host: "app.example-laravel.dev",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("x-ratelimit-limit", "60"), ("x-ratelimit-remaining", "0"), ("retry-after", "37")],
+        body: "{\n    \"message\": \"Too Many Attempts.\"\n}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        // https://vercel.com/docs/errors (FUNCTION_THROTTLED, 503) in Vercel's plain error format.
+        name: "vercel function throttled (platform error)",
+        host: "my-app.vercel.app",
+        status: 503,
+        headers: &[("server", "Vercel"), ("x-vercel-id", "iad1::abcd-1691409600000-0123456789ab"),
+                   ("x-vercel-error", "FUNCTION_THROTTLED"), ("content-type", "text/plain; charset=utf-8")],
+        body: "503: SERVICE_UNAVAILABLE\nCode: FUNCTION_THROTTLED\nID: iad1::abcd-1691409600000-0123456789ab\n",
+        baseline: &[("server", "Vercel"), ("x-vercel-id", "iad1::x"), ("x-vercel-cache", "MISS")],
+        layer: Cdn, vendor: Some("vercel"), quota: Quota::Concurrency,
+        owns: &["vercel.platform-error"],
+    },
+    Fx {
+        name: "google unusual traffic page",
+        host: "scholar.google.com",
+        status: 429,
+        headers: &[("content-type", "text/html"), ("server", "HTTP server (unknown)"), ("x-xss-protection", "0")],
+        body: "<html>\n<head><meta http-equiv=\"content-type\" content=\"text/html; charset=utf-8\"><title>https://scholar.google.com/scholar?q=rate</title></head>\n<body><div><b>About this page</b><br><br>Our systems have detected unusual traffic from your computer network.  This page checks to see if it&#39;s really you sending the requests, and not a robot.",
+        baseline: &[("server", "scholar"), ("x-xss-protection", "0")],
+        layer: Cdn, vendor: Some("google-cloud-armor"), quota: Quota::Rate,
+        owns: &["google-cloud-armor.unusual-traffic"],
+    },
+    Fx {
+        name: "cloudflare 1027 workers daily limit (plain)",
+        host: "edge-fn.example-workers.dev",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a44-LHR"), ("content-type", "text/plain; charset=UTF-8")],
+        body: "error code: 1027",
+        baseline: CF,
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Daily,
+        owns: &["cloudflare.1027"],
+    },
+    // The application's own stack on an answer with nothing else in it.
+    Fx {
+        name: "express res.sendStatus(429), no successes to compare",
+        host: "api.example-node.dev",
+        status: 429,
+        headers: &[("x-powered-by", "Express"), ("content-type", "text/plain; charset=utf-8"), ("etag", "W/\"11-abc\"")],
+        body: "Too Many Requests",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "empty 429 from uvicorn",
+        host: "api.example-asgi.dev",
+        status: 429,
+        headers: &[("server", "uvicorn"), ("content-length", "0")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "gunicorn app's plain 429",
+        host: "www.example-wsgi.dev",
+        status: 429,
+        headers: &[("server", "gunicorn"), ("content-type", "text/html; charset=utf-8")],
+        body: "Too many requests",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "php script's 429 behind cloudflare",
+        host: "forum.example-php.dev",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a33-FRA"), ("x-powered-by", "PHP/8.3.4"), ("content-type", "text/html; charset=UTF-8")],
+        body: "Slow down",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "next.js route handler 429",
+        host: "www.example-next.dev",
+        status: 429,
+        headers: &[("x-powered-by", "Next.js"), ("content-type", "text/plain;charset=UTF-8")],
+        body: "rate limited",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "classic asp.net 429",
+        host: "portal.example-net.dev",
+        status: 429,
+        headers: &[("server", "Microsoft-IIS/10.0"), ("x-aspnet-version", "4.0.30319"), ("x-powered-by", "ASP.NET")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "rack app's empty 429 with x-runtime",
+        host: "shop.example-rack.dev",
+        status: 429,
+        headers: &[("x-runtime", "0.004211"), ("content-type", "text/plain")],
+        body: "",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        name: "werkzeug development server 429 (plain)",
+        host: "localhost:5000",
+        status: 429,
+        headers: &[("server", "Werkzeug/3.0.1 Python/3.11.6"), ("content-type", "text/plain")],
+        body: "slow down",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    // Minimal answers: what each honestly implies.
+    Fx {
+        // Go's http.Error: any Go program (Traefik and Caddy are Go too, and so are many APIs).
+        name: "go net/http bare status text, nothing else",
+        host: "svc.example-go.dev",
+        status: 429,
+        headers: &[("content-type", "text/plain; charset=utf-8"), ("x-content-type-options", "nosniff")],
+        body: "Too Many Requests\n",
+        baseline: &[],
+        layer: Layer::Unknown, vendor: None, quota: Quota::Unknown,
+        owns: &[],
+    },
+    Fx {
+        // Not nginx's own layout (no <center>), and nothing to compare with: nginx is only the path.
+        name: "title-only 429 page behind nginx, no successes to compare",
+        host: "www.example-min.dev",
+        status: 429,
+        headers: &[("server", "nginx/1.24.0"), ("content-type", "text/html")],
+        body: "<html><head><title>429 Too Many Requests</title></head><body><h1>Too Many Requests</h1></body></html>",
+        baseline: &[],
+        layer: Layer::Unknown, vendor: None, quota: Quota::Unknown,
+        owns: &[],
+    },
+    Fx {
+        // The JSON host's own headers are gone and nginx is the only layer in front: most likely
+        // nginx's configured page, said with low confidence.
+        name: "title-only 429 page from the nginx in front of a JSON API",
+        host: "api.example-min.dev",
+        status: 429,
+        headers: &[("server", "nginx/1.24.0"), ("content-type", "text/html")],
+        body: "<html><head><title>429 Too Many Requests</title></head><body><h1>Too Many Requests</h1></body></html>",
+        baseline: &[("server", "nginx/1.24.0"), ("x-app-version", "3.1"), ("x-app-node", "n2")],
+        layer: Proxy, vendor: Some("nginx"), quota: Quota::Rate,
+        owns: &[],
     },
     // ------------------------------------------------ stock pages with little else in them
     Fx {
@@ -1389,6 +1686,95 @@ fn rate_limited_statuses() {
     assert!(is_rate_limited(&r));
 }
 
+#[test]
+fn each_app_limiter_fires_on_an_api_fixture_and_never_on_another_layer() {
+    use super::matcher::Subject;
+    for a in super::rules::APP_LIMITERS {
+        let fired: Vec<&Fx> = FIXTURES
+            .iter()
+            .filter(|fx| {
+                let reqs = requests(fx);
+                let last = reqs.last().expect("fixture has a response");
+                a.when.eval(&Subject::new(last)).is_some()
+            })
+            .collect();
+        assert!(
+            !fired.is_empty(),
+            "application limiter {} has no fixture",
+            a.id
+        );
+        for fx in fired {
+            assert_eq!(fx.layer, Api, "{} fired on {}", a.id, fx.name);
+            let att = run(fx);
+            assert!(
+                att.evidence
+                    .iter()
+                    .any(|e| e.role == Role::Producer && e.note.contains(a.source)),
+                "{}: {} not in the evidence {:#?}",
+                fx.name,
+                a.id,
+                att.evidence
+            );
+        }
+    }
+}
+
+#[test]
+fn each_origin_marker_fires_on_an_api_fixture_and_never_on_another_layer() {
+    use super::matcher::Subject;
+    for m in super::rules::ORIGIN_MARKERS {
+        let fired: Vec<&Fx> = FIXTURES
+            .iter()
+            .filter(|fx| {
+                let reqs = requests(fx);
+                let last = reqs.last().expect("fixture has a response");
+                m.when.eval(&Subject::new(last)).is_some()
+            })
+            .collect();
+        assert!(!fired.is_empty(), "origin marker {} has no fixture", m.id);
+        for fx in fired {
+            assert_eq!(fx.layer, Api, "{} fired on {}", m.id, fx.name);
+        }
+    }
+}
+
+/// Minimal answers are said with the confidence their evidence earns: a producer's whole page
+/// above the same page cut short, above "the only layer in front" inferred from missing origin
+/// headers; and nothing is named when only a path header is left.
+#[test]
+fn minimal_pages_are_less_sure_than_whole_pages() {
+    let conf = |name: &str| {
+        let fx = FIXTURES
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("fixture {name}"));
+        let a = run(fx);
+        assert_eq!(a.layer, fx.layer, "{name}");
+        a.confidence
+    };
+    let whole = conf("nginx limit_req default 503");
+    let cut = conf("nginx 429 page cut before its footer");
+    let inferred = conf("title-only 429 page from the nginx in front of a JSON API");
+    assert!(
+        whole > cut && cut > inferred,
+        "{whole} > {cut} > {inferred}"
+    );
+    assert!(
+        inferred < 0.5,
+        "an inferred edge is low confidence: {inferred}"
+    );
+    let envoy_marker = conf("envoy global rate limit");
+    let envoy_inferred = conf("envoy empty 429, no upstream time, no successes to compare");
+    assert!(envoy_marker > envoy_inferred && envoy_inferred < 0.5);
+    for name in [
+        "go net/http bare status text, nothing else",
+        "title-only 429 page behind nginx, no successes to compare",
+        "bare 429",
+    ] {
+        assert!(conf(name) <= 0.1, "{name} must stay unknown");
+    }
+}
+
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/attribution.md");
 const BEGIN: &str = "<!-- rules:begin (generated by `TOOMANY_WRITE_DOCS=1 cargo test docs_`) -->\n";
 const END: &str = "<!-- rules:end -->";
@@ -1409,6 +1795,13 @@ fn docs_list_every_rule() {
             doc.contains(&format!("`{}`", r.id)),
             "docs/attribution.md lacks rule {}",
             r.id
+        );
+    }
+    for m in super::rules::ORIGIN_MARKERS {
+        assert!(
+            doc.contains(&format!("`{}`", m.id)),
+            "docs/attribution.md lacks origin marker {}",
+            m.id
         );
     }
     for a in super::rules::APP_LIMITERS {

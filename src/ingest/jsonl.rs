@@ -3,14 +3,13 @@
 //! 1 GB line is skipped with a warning, not loaded) and parsed in parallel chunks.
 
 use super::caps::{self, Cap};
-use super::lazy::{self, Obj, Val};
+use super::lazy::{self, Node, Obj, Val, Wanted};
 use super::pipeline::{self, Done};
 use super::{warn, Options, ReadOutcome, Tail, ViewMap};
 use crate::analyze::event::{self, RecordView};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
 use crate::model::{Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
-use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::io::BufRead;
 use std::sync::Arc;
@@ -152,30 +151,49 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("retry_after", &["retry_after", "sent_http_retry_after"]),
 ];
 
+/// Fields that hold the caller's key id, tried in order when no header or query names one.
+const KEY_ID_FIELDS: &[&str] = &["api_key", "api_key_id", "key_id", "credential"];
+
+/// The top-level fields a line is parsed into: whatever an alias, a `--map` path or
+/// `request_body` and the [`KEY_ID_FIELDS`] can reach (the rest of a line is validated and skipped).
+fn wanted_fields(map: &[(String, String)]) -> Wanted {
+    let aliases = ALIASES.iter().flat_map(|(_, paths)| paths.iter().copied());
+    let mapped = map.iter().map(|(_, path)| path.as_str());
+    let other = std::iter::once("request_body").chain(KEY_ID_FIELDS.iter().copied());
+    Wanted::of(aliases.chain(mapped).chain(other))
+}
+
 /// Durations written in seconds by convention (nginx `$request_time`).
 const SECONDS_FIELDS: &[&str] = &["request_time", "elapsed"];
 
 /// The value at `path` of `o`: an exact key wins ("@timestamp", "url.full" written flat), else
 /// the dots are walked through nested objects (split only when a path goes through them).
-fn lookup<'a>(o: &Obj<'a>, path: &str) -> Option<&'a RawValue> {
+fn lookup<'n, 'a>(o: &'n Obj<'a>, path: &str) -> Option<Cow<'n, Node<'a>>> {
     if let Some(x) = o.get(path) {
-        return Some(x);
+        return Some(Cow::Borrowed(x));
     }
     let (first, rest) = path.split_once('.')?;
-    let mut cur = o.get(first)?;
+    let mut cur = Cow::Borrowed(o.get(first)?);
     for part in rest.split('.') {
-        cur = Obj::of(cur)?.get(part)?;
+        cur = match cur {
+            Cow::Borrowed(n) => match Obj::of(n)? {
+                Cow::Borrowed(inner) => Cow::Borrowed(inner.get(part)?),
+                Cow::Owned(inner) => Cow::Owned(inner.get(part)?.clone()),
+            },
+            // Raw text split on the way (lines read the fallback way): owned from here on.
+            Cow::Owned(n) => Cow::Owned(Obj::of(&n)?.get(part)?.clone()),
+        };
     }
     Some(cur)
 }
 
 /// The first non-null value among `--map` paths for `field`, then its aliases, with the path
 /// that gave it.
-fn find<'a, 'm>(
-    o: &Obj<'a>,
+fn find<'n, 'a, 'm>(
+    o: &'n Obj<'a>,
     field: &str,
     map: &'m [(String, String)],
-) -> Option<(&'a RawValue, &'m str)> {
+) -> Option<(Cow<'n, Node<'a>>, &'m str)> {
     for (canon, path) in map {
         if canon == field {
             if let Some(x) = lookup(o, path).filter(|x| !lazy::is_null(x)) {
@@ -191,7 +209,7 @@ fn find<'a, 'm>(
 
 /// A scalar as text (numbers as `serde_json::Value` prints them), cut to `cap` with a note.
 fn text_of<'a>(
-    raw: &'a RawValue,
+    raw: &Node<'a>,
     cap: Cap,
     field: &str,
     warns: &mut Vec<String>,
@@ -217,7 +235,7 @@ fn found_text<'a>(
     warns: &mut Vec<String>,
 ) -> Option<Cow<'a, str>> {
     let (raw, path) = find(o, field, map)?;
-    text_of(raw, cap, path, warns)
+    text_of(&raw, cap, path, warns)
 }
 
 /// Redacted headers; `raw` collects the unredacted pairs [`Redactor::credential`] may read
@@ -229,7 +247,7 @@ fn found_text<'a>(
 ///
 /// [`RecordView`]: crate::analyze::event::RecordView
 fn headers_of(
-    v: &RawValue,
+    v: &Node<'_>,
     redactor: &Redactor,
     mut raw: Option<&mut Vec<(String, String)>>,
     cap: usize,
@@ -238,7 +256,7 @@ fn headers_of(
     field: &str,
 ) -> Headers {
     let mut h = Headers::new();
-    let mut push = |name: &str, value: &RawValue, warns: &mut Vec<String>| {
+    let mut push = |name: &str, value: &Node<'_>, warns: &mut Vec<String>| {
         let name = caps::bounded(name, caps::HEADER_NAME, "a header name", warns);
         let for_credential = raw.is_some() && Redactor::may_carry_credential(name);
         let kept = keep(name);
@@ -253,8 +271,8 @@ fn headers_of(
             }
         };
         match lazy::val(value) {
-            Val::Array(a) => {
-                for it in lazy::items(a) {
+            Val::Array => {
+                for it in lazy::items(value).iter() {
                     if let Some(t) = text_of(it, caps::HEADER_VALUE, name, warns) {
                         one(t);
                     }
@@ -268,37 +286,42 @@ fn headers_of(
         }
     };
     match lazy::val(v) {
-        Val::Object(_) => {
+        Val::Object => {
             if let Some(o) = Obj::of(v) {
                 for (k, val) in o.entries() {
                     push(k, val, warns);
                 }
             }
         }
-        Val::Array(a) => {
-            for it in lazy::items(a) {
-                let pair = match lazy::val(it) {
-                    Val::Object(_) => Obj::of(it).and_then(|o| {
+        Val::Array => {
+            for it in lazy::items(v).iter() {
+                let pushed = match lazy::val(it) {
+                    Val::Object => Obj::of(it).is_some_and(|o| {
                         let name = o.get("name").map(lazy::val);
                         match (name, o.get("value")) {
-                            (Some(Val::Str(n)), Some(val)) => Some((n, val)),
-                            _ => None,
+                            (Some(Val::Str(n)), Some(val)) => {
+                                push(&n, val, warns);
+                                true
+                            }
+                            _ => false,
                         }
                     }),
-                    Val::Array(_) => match lazy::items(it)[..] {
+                    Val::Array => match &lazy::items(it)[..] {
                         [n, val] => match lazy::val(n) {
-                            Val::Str(n) => Some((n, val)),
-                            _ => None,
+                            Val::Str(n) => {
+                                push(&n, val, warns);
+                                true
+                            }
+                            _ => false,
                         },
-                        _ => None,
+                        _ => false,
                     },
-                    _ => None,
+                    _ => false,
                 };
-                match pair {
-                    Some((n, val)) => push(&n, val, warns),
-                    None => warns.push(format!(
+                if !pushed {
+                    warns.push(format!(
                         "{field}: an item that is neither {{name, value}} nor [name, value]; skipped"
-                    )),
+                    ));
                 }
             }
         }
@@ -309,7 +332,7 @@ fn headers_of(
     h
 }
 
-fn parse_time(v: &RawValue) -> Option<chrono::DateTime<chrono::Utc>> {
+fn parse_time(v: &Node<'_>) -> Option<chrono::DateTime<chrono::Utc>> {
     match lazy::val(v) {
         Val::Num(n) => n.as_f64().and_then(epoch_to_datetime),
         Val::Str(s) if s.len() <= caps::TIME.max => parse_timestamp(&s),
@@ -317,7 +340,7 @@ fn parse_time(v: &RawValue) -> Option<chrono::DateTime<chrono::Utc>> {
     }
 }
 
-fn parse_duration(v: &RawValue, field: &str) -> Option<f64> {
+fn parse_duration(v: &Node<'_>, field: &str) -> Option<f64> {
     let scale = if SECONDS_FIELDS.contains(&field) {
         1000.0
     } else {
@@ -375,10 +398,10 @@ fn normalize(
     });
 
     match find(o, "time", map) {
-        Some((t, f)) => match parse_time(t) {
+        Some((t, f)) => match parse_time(&t) {
             Some(ts) => r.started = Some(ts),
             // Quoted only redacted and cut (Redactor::quote): a time field can hold anything.
-            None => warns.push(match lazy::val(t) {
+            None => warns.push(match lazy::val(&t) {
                 Val::Str(s) => format!(
                     "{f} {} is not a time; the record has no time",
                     red.quote(caps::cut(&s, caps::TIME.max))
@@ -415,7 +438,7 @@ fn normalize(
     r.url = red.url(&raw_url);
 
     match find(o, "status", map) {
-        Some((s, f)) => match lazy::val(s) {
+        Some((s, f)) => match lazy::val(&s) {
             Val::Num(n) => {
                 r.status = n
                     .as_f64()
@@ -433,7 +456,7 @@ fn normalize(
         ),
     }
     if let Some((d, f)) = find(o, "duration_ms", map) {
-        match parse_duration(d, f) {
+        match parse_duration(&d, f) {
             Some(ms) if ms >= 0.0 && ms.is_finite() => r.duration_ms = Some(ms),
             _ => warns.push(format!("{f} is not a duration; ignored")),
         }
@@ -447,8 +470,15 @@ fn normalize(
     let mut raw_req = Vec::new();
     if let Some((h, f)) = find(o, "request_headers", map) {
         let cap = super::har::REQUEST_HEADER_VALUE_MAX;
-        r.request_headers =
-            headers_of(h, red, Some(&mut raw_req), cap, keep_request, &mut warns, f);
+        r.request_headers = headers_of(
+            &h,
+            red,
+            Some(&mut raw_req),
+            cap,
+            keep_request,
+            &mut warns,
+            f,
+        );
     }
     if let Some((h, f)) = find(o, "response_headers", map) {
         let cap = if (200..400).contains(&r.status) {
@@ -456,7 +486,7 @@ fn normalize(
         } else {
             usize::MAX
         };
-        r.response_headers = headers_of(h, red, None, cap, keep_response, &mut warns, f);
+        r.response_headers = headers_of(&h, red, None, cap, keep_response, &mut warns, f);
     }
     if !r.response_headers.contains("retry-after") {
         if let Some(ra) = found_text(o, "retry_after", map, caps::LABEL, &mut warns) {
@@ -468,9 +498,9 @@ fn normalize(
     }
     if !(200..400).contains(&r.status) {
         if let Some((b, _)) = find(o, "response_body", map) {
-            let text: Cow<str> = match lazy::val(b) {
+            let text: Cow<str> = match lazy::val(&b) {
                 Val::Str(s) => s,
-                _ => Cow::Owned(lazy::compact(b)),
+                _ => Cow::Owned(lazy::compact(&b)),
             };
             if !text.is_empty() {
                 // The excerpt is short; redaction reads a bounded head of the body.
@@ -508,7 +538,7 @@ fn normalize(
     );
     if r.credential.is_none() {
         // Logs often record the caller's key id as a field of its own.
-        for key in ["api_key", "api_key_id", "key_id", "credential"] {
+        for &key in KEY_ID_FIELDS {
             let k = o
                 .get(key)
                 .and_then(|k| text_of(k, caps::IDENTITY, key, &mut warns));
@@ -544,6 +574,7 @@ fn work_lines<T>(
     job: Job,
     source: &Arc<str>,
     opts: &Options,
+    wanted: &Wanted,
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
 ) -> Done<T> {
@@ -575,7 +606,7 @@ fn work_lines<T>(
         if line.is_empty() {
             continue;
         }
-        let parsed = match lazy::parse(line) {
+        let parsed = match lazy::parse(line, wanted) {
             Ok(lazy::Doc::Object(o)) => Ok(one_line(n, &o, source, opts, map, view)),
             Ok(lazy::Doc::Other) => Err(warn(
                 source,
@@ -772,10 +803,11 @@ pub(crate) fn stream<T: Send>(
     view: Option<ViewMap<'_, T>>,
     sink: &mut dyn FnMut(Done<T>),
 ) -> Tail {
+    let wanted = wanted_fields(&opts.field_map);
     let error = pipeline::run(
         pipeline::workers(opts.threads),
         |feed| split_lines(&mut *reader, feed),
-        &|job| work_lines(job, source, opts, map, view),
+        &|job| work_lines(job, source, opts, &wanted, map, view),
         sink,
     );
     Tail {
@@ -830,13 +862,27 @@ mod tests {
             .any(|w| w.position == Some(Position::Line(4))));
     }
 
-    /// The full record and the lite one a view is taken from: same warnings, same view.
+    /// The full record and the lite one a view is taken from: same warnings, same view; and
+    /// the line read as a tree or the raw way (the fallback): the same record, same warnings.
     fn check_view(line: &str, o: &Options) -> Result<bool, String> {
         let src: Arc<str> = Arc::from("t.jsonl");
-        let Ok(lazy::Doc::Object(obj)) = lazy::parse(line) else {
+        let tree = lazy::parse(line, &wanted_fields(&o.field_map));
+        let raw = lazy::parse_raw(line);
+        if tree.as_ref().err().map(|e| e.to_string()) != raw.as_ref().err().map(|e| e.to_string()) {
+            return Err("tree and raw readings disagree on the line's validity".into());
+        }
+        let Ok(lazy::Doc::Object(obj)) = tree else {
             return Ok(false);
         };
         let (full, full_ws, full_lite) = normalize(3, &obj, &src, o, None);
+        if let Ok(lazy::Doc::Object(raw)) = raw {
+            let (by_raw, raw_ws, _) = normalize(3, &raw, &src, o, None);
+            if (&by_raw, &raw_ws) != (&full, &full_ws) {
+                return Err(format!(
+                    "raw reading {by_raw:?} {raw_ws:?}\nvs tree {full:?} {full_ws:?}"
+                ));
+            }
+        }
         let by_status = |status: u16, _: &str| event::view_suffices(status, false);
         let (lite, lite_ws, took) = normalize(3, &obj, &src, o, Some(&by_status));
         if full_lite || took != event::view_suffices(full.status, false) {
@@ -967,6 +1013,10 @@ mod tests {
             ra in proptest::option::of(prop_oneof![Just("3"), Just("-")]),
             key in proptest::option::of(Just("kid-123")),
             body in proptest::option::of(Just("{\"a\":1}")),
+            resp_body in proptest::option::of(prop_oneof![Just(serde_json::json!("slow down, key=SECRETKEY1")),
+                Just(serde_json::json!({"error": {"code": 429, "msg": "rate \"limited\""}})),
+                Just(serde_json::json!([1, 2.5, null]))]),
+            extra in proptest::option::of(Just(serde_json::json!({"deep": [{"x": "\u{e9}"}]}))),
             time in prop_oneof![Just(serde_json::json!(1704067200123u64)),
                 Just(serde_json::json!("2024-01-01T00:00:00.5Z")), Just(serde_json::json!("soon"))],
             method in prop_oneof![Just("get"), Just("POST"), Just("b@d m3thod")],
@@ -985,6 +1035,8 @@ mod tests {
             if let Some(r) = ra { m.insert("retry_after".into(), r.into()); }
             if let Some(k) = key { m.insert("api_key".into(), k.into()); }
             if let Some(b) = body { m.insert("request_body".into(), b.into()); }
+            if let Some(b) = resp_body { m.insert("response_body".into(), b); }
+            if let Some(x) = extra { m.insert("unread".into(), x); }
             let line = serde_json::Value::Object(m).to_string();
             if let Err(e) = check_view(&line, &opts(vec![])) {
                 prop_assert!(false, "{}\n{}", line, e);
@@ -1001,9 +1053,14 @@ mod tests {
             ("url".into(), "req.u".into()),
             ("status".into(), "res.code".into()),
         ];
-        let o = read_str(log, &opts(map));
-        assert_eq!(o.requests[0].status, 429);
-        assert!(o.requests[0].started.is_some());
+        let o = opts(map);
+        let read = read_str(log, &o);
+        assert_eq!(read.requests[0].status, 429);
+        assert!(read.requests[0].started.is_some());
+        // Only the mapped fields' top-level parents are parsed; the record is the raw reading's.
+        check_view(log, &o).unwrap();
+        let flat = r#"{"meta.when":"2024-01-01T00:00:01Z","meta":{"when":"x"},"req":{"m":"GET","u":"https://x/y"},"res":{"code":"429"}}"#;
+        check_view(flat, &o).unwrap();
     }
 
     #[test]

@@ -1,18 +1,79 @@
-//! A JSON object read lazily from borrowed text, for JSON lines.
+//! A JSON object read from borrowed text in one pass, for JSON lines.
 //!
-//! A log line is parsed once by serde_json into its top-level `(key, raw value)` pairs: every
-//! value is validated but none is built (no `serde_json::Value` tree, no string copies unless a
-//! key has escapes). The fields normalization reads are then decoded one by one from their raw
-//! text; nested objects (`request.headers`, dotted `--map` paths) are split the same way only
-//! when asked for. Semantics follow `serde_json::Value` with `preserve_order`: a duplicated key
-//! reads as its last value; numbers go through `serde_json::Number`, so they read exactly as a
-//! `Value` would have read them.
+//! A log line is parsed once by serde_json into a small borrowed tree ([`Node`]): strings
+//! without escapes are borrowed, not copied, and nested objects (`request_headers`, a dotted
+//! `--map` path) are split in the same pass, so no value is scanned twice. Top-level fields the
+//! reader can never ask for ([`Wanted`]) are validated and skipped, not built. Semantics follow
+//! `serde_json::Value` with `preserve_order`: a duplicated key reads as its last value; numbers
+//! are `serde_json::Number`s, so they read exactly as a `Value` would have read them.
+//!
+//! A line the tree cannot hold (a string or number serde_json validates but cannot decode, e.g.
+//! a lone surrogate or `1e400`; nesting past serde_json's depth limit) is read the earlier way
+//! instead: its top-level `(key, &RawValue)` pairs, each value decoded only when asked for
+//! ([`Node::Raw`]). Both readings give every field the same value, and an invalid line the same
+//! error message (a test holds the two to each other).
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use foldhash::fast::FixedState;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Number;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
+
+/// One JSON value of a line.
+#[derive(Debug, Clone)]
+pub enum Node<'a> {
+    Null,
+    Bool(bool),
+    Num(Number),
+    Str(Cow<'a, str>),
+    Arr(Vec<Node<'a>>),
+    Obj(Obj<'a>),
+    /// Raw text, decoded on demand (lines read the fallback way).
+    Raw(&'a RawValue),
+}
+
+/// The fields of one JSON object, in document order (a repeated key is kept each time).
+#[derive(Debug, Clone, Default)]
+pub struct Obj<'a> {
+    fields: Vec<(Cow<'a, str>, Node<'a>)>,
+}
+
+/// A whole JSON document: an object, or anything else (validated, skipped).
+pub enum Doc<'a> {
+    Object(Obj<'a>),
+    Other,
+}
+
+/// The top-level field names a reader may look up (the first part of a dotted path, and the
+/// whole path, which may be written flat). `None` keeps every field.
+#[derive(Debug, Clone, Default)]
+pub struct Wanted(Option<HashSet<Box<str>, FixedState>>);
+
+impl Wanted {
+    /// Every field is kept.
+    pub fn all() -> Wanted {
+        Wanted(None)
+    }
+
+    /// The fields these paths can reach.
+    pub fn of<'p>(paths: impl IntoIterator<Item = &'p str>) -> Wanted {
+        let mut set: HashSet<Box<str>, FixedState> = HashSet::default();
+        for p in paths {
+            set.insert(p.into());
+            if let Some((first, _)) = p.split_once('.') {
+                set.insert(first.into());
+            }
+        }
+        Wanted(Some(set))
+    }
+
+    fn wants(&self, key: &str) -> bool {
+        self.0.as_ref().is_none_or(|s| s.contains(key))
+    }
+}
 
 /// A string borrowed from the input when it has no escapes, decoded otherwise.
 struct Text<'a>(Cow<'a, str>);
@@ -39,32 +100,86 @@ impl<'de> Deserialize<'de> for Text<'de> {
     }
 }
 
-/// The top-level fields of one JSON object, values still raw.
-#[derive(Default)]
-pub struct Obj<'a> {
-    fields: Vec<(Cow<'a, str>, &'a RawValue)>,
-}
+/// Expected capacity of an object's field list (a log line's top level, a header map).
+const FIELDS_HINT: usize = 12;
 
-/// A whole JSON document: an object split into fields, or anything else (validated, skipped).
-pub enum Doc<'a> {
-    Object(Obj<'a>),
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Doc<'de> {
+impl<'de> Deserialize<'de> for Node<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
+            type Value = Node<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Node<'de>, E> {
+                Ok(Node::Bool(b))
+            }
+            // Numbers as `serde_json::Number`'s own Deserialize builds them.
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Node<'de>, E> {
+                Ok(Node::Num(n.into()))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Node<'de>, E> {
+                Ok(Node::Num(n.into()))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Node<'de>, E> {
+                Number::from_f64(n)
+                    .map(Node::Num)
+                    .ok_or_else(|| de::Error::custom("not a JSON number"))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Node<'de>, E> {
+                Ok(Node::Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Node<'de>, E> {
+                Ok(Node::Str(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Node<'de>, E> {
+                Ok(Node::Str(Cow::Owned(s)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Node<'de>, E> {
+                Ok(Node::Null)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Node<'de>, A::Error> {
+                let mut items = Vec::new();
+                while let Some(x) = s.next_element::<Node<'de>>()? {
+                    items.push(x);
+                }
+                Ok(Node::Arr(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Node<'de>, A::Error> {
+                fields(m, &Wanted::all()).map(Node::Obj)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An object's fields; those `wanted` refuses are validated and skipped.
+fn fields<'de, A: MapAccess<'de>>(mut m: A, wanted: &Wanted) -> Result<Obj<'de>, A::Error> {
+    let mut fields = Vec::with_capacity(FIELDS_HINT);
+    while let Some(k) = m.next_key::<Text<'de>>()? {
+        if wanted.wants(&k.0) {
+            fields.push((k.0, m.next_value::<Node<'de>>()?));
+        } else {
+            m.next_value::<IgnoredAny>()?;
+        }
+    }
+    Ok(Obj { fields })
+}
+
+/// A whole line: its top-level fields as `wanted` says.
+struct Line<'w>(&'w Wanted);
+
+impl<'de> DeserializeSeed<'de> for Line<'_> {
+    type Value = Doc<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Doc<'de>, D::Error> {
+        struct V<'w>(&'w Wanted);
+        impl<'de> Visitor<'de> for V<'_> {
             type Value = Doc<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON value")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Doc<'de>, A::Error> {
-                let mut fields = Vec::with_capacity(m.size_hint().unwrap_or(16));
-                while let Some(k) = m.next_key::<Text<'de>>()? {
-                    fields.push((k.0, m.next_value::<&'de RawValue>()?));
-                }
-                Ok(Doc::Object(Obj { fields }))
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Doc<'de>, A::Error> {
+                fields(m, self.0).map(Doc::Object)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Doc<'de>, A::Error> {
                 while s.next_element::<IgnoredAny>()?.is_some() {}
@@ -89,44 +204,64 @@ impl<'de> Deserialize<'de> for Doc<'de> {
                 Ok(Doc::Other)
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(self.0))
     }
 }
 
-/// Parse one document (a whole line): serde_json's validation and error messages, no tree.
-pub fn parse(text: &str) -> Result<Doc<'_>, serde_json::Error> {
-    serde_json::from_str(text)
+/// Parse one document (a whole line) into a tree of the fields `wanted` names; a line the tree
+/// cannot hold is read the raw way (see the module doc), whose error, if any, is returned.
+pub fn parse<'a>(text: &'a str, wanted: &Wanted) -> Result<Doc<'a>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let tree = Line(wanted)
+        .deserialize(&mut de)
+        .and_then(|doc| de.end().map(|()| doc));
+    match tree {
+        Ok(doc) => Ok(doc),
+        Err(_) => parse_raw(text),
+    }
+}
+
+/// Parse one document the raw way: top-level `(key, &RawValue)` pairs, decoded on demand.
+pub fn parse_raw(text: &str) -> Result<Doc<'_>, serde_json::Error> {
+    Ok(match serde_json::from_str::<raw::Doc>(text)? {
+        raw::Doc::Object(fields) => Doc::Object(Obj::of_raw(fields)),
+        raw::Doc::Other => Doc::Other,
+    })
 }
 
 impl<'a> Obj<'a> {
-    /// Split a raw value into fields when it is an object.
-    pub fn of(raw: &'a RawValue) -> Option<Obj<'a>> {
-        if !raw.get().starts_with('{') {
-            return None;
+    fn of_raw(fields: Vec<(Cow<'a, str>, &'a RawValue)>) -> Obj<'a> {
+        Obj {
+            fields: fields.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect(),
         }
-        match serde_json::from_str::<Doc<'a>>(raw.get()) {
-            Ok(Doc::Object(o)) => Some(o),
+    }
+
+    /// A node's fields when it is an object (split now when it is raw text).
+    pub fn of<'n>(node: &'n Node<'a>) -> Option<Cow<'n, Obj<'a>>> {
+        match node {
+            Node::Obj(o) => Some(Cow::Borrowed(o)),
+            Node::Raw(r) => raw::obj(r).map(|f| Cow::Owned(Obj::of_raw(f))),
             _ => None,
         }
     }
 
     /// The value of `key` (the last one when the key repeats, as `Value` reads it).
-    pub fn get(&self, key: &str) -> Option<&'a RawValue> {
+    pub fn get(&self, key: &str) -> Option<&Node<'a>> {
         self.fields
             .iter()
             .rev()
             .find(|(k, _)| k.as_ref() == key)
-            .map(|(_, v)| *v)
+            .map(|(_, v)| v)
     }
 
     /// The fields in document order, a repeated key once at its first place with its last
     /// value (`serde_json::Map` with `preserve_order`).
-    pub fn entries(&self) -> Vec<(&str, &'a RawValue)> {
-        let mut out: Vec<(&str, &'a RawValue)> = Vec::with_capacity(self.fields.len());
+    pub fn entries(&self) -> Vec<(&str, &Node<'a>)> {
+        let mut out: Vec<(&str, &Node<'a>)> = Vec::with_capacity(self.fields.len());
         for (k, v) in &self.fields {
             match out.iter_mut().find(|(o, _)| *o == k.as_ref()) {
-                Some(slot) => slot.1 = *v,
-                None => out.push((k.as_ref(), *v)),
+                Some(slot) => slot.1 = v,
+                None => out.push((k.as_ref(), v)),
             }
             // Quadratic only in the number of fields of one object, and a line is bounded
             // (jsonl::MAX_LINE); past a few hundred keys fall back to a map.
@@ -137,82 +272,191 @@ impl<'a> Obj<'a> {
         out
     }
 
-    fn entries_mapped(&self) -> Vec<(&str, &'a RawValue)> {
+    fn entries_mapped(&self) -> Vec<(&str, &Node<'a>)> {
         let mut at: std::collections::HashMap<&str, usize> = Default::default();
-        let mut out: Vec<(&str, &'a RawValue)> = Vec::with_capacity(self.fields.len());
+        let mut out: Vec<(&str, &Node<'a>)> = Vec::with_capacity(self.fields.len());
         for (k, v) in &self.fields {
             match at.get(k.as_ref()) {
-                Some(&i) => out[i].1 = *v,
+                Some(&i) => out[i].1 = v,
                 None => {
                     at.insert(k.as_ref(), out.len());
-                    out.push((k.as_ref(), *v));
+                    out.push((k.as_ref(), v));
                 }
             }
         }
         out
     }
-
-    /// Field names in document order (duplicates included).
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.fields.iter().map(|(k, _)| k.as_ref())
-    }
 }
 
-/// One decoded value.
+/// One decoded value (an object's or array's contents through [`Obj::of`] and [`items`]).
 pub enum Val<'a> {
     Str(Cow<'a, str>),
     Num(Number),
     Bool(bool),
     Null,
-    Object(&'a RawValue),
-    Array(&'a RawValue),
+    Object,
+    Array,
 }
 
-/// Decode a raw value's kind (strings without escapes are borrowed, not copied).
-pub fn val(raw: &RawValue) -> Val<'_> {
-    let t = raw.get().trim();
-    match t.as_bytes().first() {
-        Some(b'"') => {
-            let inner = &t[1..t.len().saturating_sub(1).max(1)];
-            if !inner.contains('\\') {
-                return Val::Str(Cow::Borrowed(inner));
-            }
-            match serde_json::from_str::<String>(t) {
-                Ok(s) => Val::Str(Cow::Owned(s)),
-                Err(_) => Val::Null,
-            }
-        }
-        Some(b'{') => Val::Object(raw),
-        Some(b'[') => Val::Array(raw),
-        Some(b't') => Val::Bool(true),
-        Some(b'f') => Val::Bool(false),
-        Some(b'n') | None => Val::Null,
-        Some(_) => match serde_json::from_str::<Number>(t) {
-            Ok(n) => Val::Num(n),
-            Err(_) => Val::Null,
-        },
+/// Decode a node's kind (borrowed strings stay borrowed).
+pub fn val<'a>(node: &Node<'a>) -> Val<'a> {
+    match node {
+        Node::Null => Val::Null,
+        Node::Bool(b) => Val::Bool(*b),
+        Node::Num(n) => Val::Num(n.clone()),
+        Node::Str(s) => Val::Str(s.clone()),
+        Node::Arr(_) => Val::Array,
+        Node::Obj(_) => Val::Object,
+        Node::Raw(r) => raw::val(r),
     }
 }
 
 /// `true` for a JSON `null`.
-pub fn is_null(raw: &RawValue) -> bool {
-    raw.get().trim() == "null"
+pub fn is_null(node: &Node<'_>) -> bool {
+    match node {
+        Node::Null => true,
+        Node::Raw(r) => r.get().trim() == "null",
+        _ => false,
+    }
 }
 
-/// The items of a raw array (empty for anything else).
-pub fn items(raw: &RawValue) -> Vec<&RawValue> {
-    if !raw.get().trim_start().starts_with('[') {
-        return Vec::new();
+/// The items of an array (empty for anything else).
+pub fn items<'n, 'a>(node: &'n Node<'a>) -> Cow<'n, [Node<'a>]> {
+    match node {
+        Node::Arr(a) => Cow::Borrowed(&a[..]),
+        Node::Raw(r) => Cow::Owned(raw::items(r).into_iter().map(Node::Raw).collect()),
+        _ => Cow::Borrowed(&[]),
     }
-    serde_json::from_str::<Vec<&RawValue>>(raw.get()).unwrap_or_default()
 }
 
 /// The value written back compactly, as `Value::to_string` would (for odd-typed fields whose
 /// text is kept, e.g. an object given as a response body).
-pub fn compact(raw: &RawValue) -> String {
-    serde_json::from_str::<serde_json::Value>(raw.get())
-        .map(|v| v.to_string())
-        .unwrap_or_default()
+pub fn compact(node: &Node<'_>) -> String {
+    to_value(node).map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// The node as a `Value` (`None` when raw text in it does not parse as one).
+fn to_value(node: &Node<'_>) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    Some(match node {
+        Node::Null => Value::Null,
+        Node::Bool(b) => Value::Bool(*b),
+        Node::Num(n) => Value::Number(n.clone()),
+        Node::Str(s) => Value::String(s.clone().into_owned()),
+        Node::Arr(a) => Value::Array(a.iter().map(to_value).collect::<Option<_>>()?),
+        Node::Obj(o) => {
+            let mut m = serde_json::Map::new();
+            for (k, v) in &o.fields {
+                m.insert(k.clone().into_owned(), to_value(v)?);
+            }
+            Value::Object(m)
+        }
+        Node::Raw(r) => serde_json::from_str(r.get()).ok()?,
+    })
+}
+
+/// The raw reading: values kept as `&RawValue`, decoded on demand.
+mod raw {
+    use super::{Text, Val};
+    use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde_json::value::RawValue;
+    use serde_json::Number;
+    use std::borrow::Cow;
+    use std::fmt;
+
+    pub type Fields<'a> = Vec<(Cow<'a, str>, &'a RawValue)>;
+
+    pub enum Doc<'a> {
+        Object(Fields<'a>),
+        Other,
+    }
+
+    impl<'de> Deserialize<'de> for Doc<'de> {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Doc<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a JSON value")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Doc<'de>, A::Error> {
+                    let mut fields = Vec::with_capacity(m.size_hint().unwrap_or(16));
+                    while let Some(k) = m.next_key::<Text<'de>>()? {
+                        fields.push((k.0, m.next_value::<&'de RawValue>()?));
+                    }
+                    Ok(Doc::Object(fields))
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Doc<'de>, A::Error> {
+                    while s.next_element::<IgnoredAny>()?.is_some() {}
+                    Ok(Doc::Other)
+                }
+                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Doc<'de>, E> {
+                    Ok(Doc::Other)
+                }
+                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Doc<'de>, E> {
+                    Ok(Doc::Other)
+                }
+                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Doc<'de>, E> {
+                    Ok(Doc::Other)
+                }
+                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Doc<'de>, E> {
+                    Ok(Doc::Other)
+                }
+                fn visit_str<E: de::Error>(self, _: &str) -> Result<Doc<'de>, E> {
+                    Ok(Doc::Other)
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Doc<'de>, E> {
+                    Ok(Doc::Other)
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// Split a raw value into fields when it is an object.
+    pub fn obj(raw: &RawValue) -> Option<Fields<'_>> {
+        if !raw.get().starts_with('{') {
+            return None;
+        }
+        match serde_json::from_str::<Doc<'_>>(raw.get()) {
+            Ok(Doc::Object(o)) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// Decode a raw value's kind (strings without escapes are borrowed, not copied).
+    pub fn val(raw: &RawValue) -> Val<'_> {
+        let t = raw.get().trim();
+        match t.as_bytes().first() {
+            Some(b'"') => {
+                let inner = &t[1..t.len().saturating_sub(1).max(1)];
+                if !inner.contains('\\') {
+                    return Val::Str(Cow::Borrowed(inner));
+                }
+                match serde_json::from_str::<String>(t) {
+                    Ok(s) => Val::Str(Cow::Owned(s)),
+                    Err(_) => Val::Null,
+                }
+            }
+            Some(b'{') => Val::Object,
+            Some(b'[') => Val::Array,
+            Some(b't') => Val::Bool(true),
+            Some(b'f') => Val::Bool(false),
+            Some(b'n') | None => Val::Null,
+            Some(_) => match serde_json::from_str::<Number>(t) {
+                Ok(n) => Val::Num(n),
+                Err(_) => Val::Null,
+            },
+        }
+    }
+
+    /// The items of a raw array (empty for anything else).
+    pub fn items(raw: &RawValue) -> Vec<&RawValue> {
+        if !raw.get().trim_start().starts_with('[') {
+            return Vec::new();
+        }
+        serde_json::from_str::<Vec<&RawValue>>(raw.get()).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
@@ -220,46 +464,133 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn obj(s: &str) -> Obj<'_> {
-        match parse(s).unwrap() {
+    fn obj<'a>(s: &'a str, how: fn(&'a str) -> Result<Doc<'a>, serde_json::Error>) -> Obj<'a> {
+        match how(s).unwrap() {
             Doc::Object(o) => o,
             Doc::Other => panic!("not an object"),
         }
     }
 
+    fn tree(s: &str) -> Result<Doc<'_>, serde_json::Error> {
+        parse(s, &Wanted::all())
+    }
+
     #[test]
     fn fields_borrow_and_decode_like_value() {
         let line = r#"{"a":"x\"y","b":1.50,"c":{"d":[1,2]},"a":"last","e":null,"k\u0041":true}"#;
-        let o = obj(line);
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        assert!(matches!(val(o.get("a").unwrap()), Val::Str(s) if v["a"] == *s));
-        match val(o.get("b").unwrap()) {
-            Val::Num(n) => assert_eq!(n.to_string(), v["b"].to_string()),
-            _ => panic!(),
+        for how in [tree, parse_raw] {
+            let o = obj(line, how);
+            assert!(matches!(val(o.get("a").unwrap()), Val::Str(s) if v["a"] == *s));
+            match val(o.get("b").unwrap()) {
+                Val::Num(n) => assert_eq!(n.to_string(), v["b"].to_string()),
+                _ => panic!(),
+            }
+            assert!(is_null(o.get("e").unwrap()));
+            assert!(matches!(val(o.get("kA").unwrap()), Val::Bool(true)));
+            let c = Obj::of(o.get("c").unwrap()).unwrap();
+            assert_eq!(items(c.get("d").unwrap()).len(), 2);
+            let order: Vec<&str> = o.entries().iter().map(|(k, _)| *k).collect();
+            let want: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(order, want);
+            assert!(matches!(val(o.entries()[0].1), Val::Str(s) if s == "last"));
+            assert_eq!(compact(o.get("c").unwrap()), r#"{"d":[1,2]}"#);
         }
-        assert!(is_null(o.get("e").unwrap()));
-        assert!(matches!(val(o.get("kA").unwrap()), Val::Bool(true)));
-        let c = Obj::of(o.get("c").unwrap()).unwrap();
-        assert_eq!(items(c.get("d").unwrap()).len(), 2);
-        let order: Vec<&str> = o.entries().iter().map(|(k, _)| *k).collect();
-        let want: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(order, want);
-        assert!(matches!(val(o.entries()[0].1), Val::Str(s) if s == "last"));
-        assert!(matches!(parse("[1,{}]").unwrap(), Doc::Other));
-        assert!(parse(r#"{"a":"\x"}"#).is_err());
-        assert!(parse(r#"{"a":1} x"#).is_err());
+        assert!(matches!(tree("[1,{}]").unwrap(), Doc::Other));
+        assert!(tree(r#"{"a":"\x"}"#).is_err());
+        assert!(tree(r#"{"a":1} x"#).is_err());
+    }
+
+    #[test]
+    fn only_wanted_fields_are_kept() {
+        let line = r#"{"url":{"full":"x"},"junk":{"deep":[1,2,3]},"a.b":1,"a":{"b":2}}"#;
+        let w = Wanted::of(["url.full", "a.b"]);
+        let Doc::Object(o) = parse(line, &w).unwrap() else {
+            panic!()
+        };
+        assert!(o.get("junk").is_none());
+        assert!(o.get("url").is_some() && o.get("a.b").is_some() && o.get("a").is_some());
+        // Not valid JSON inside a skipped field is still an error.
+        assert!(parse(r#"{"junk":[1,}"#, &w).is_err());
+    }
+
+    #[test]
+    fn lines_the_tree_cannot_hold_read_the_raw_way() {
+        // A lone surrogate and an out-of-range number: valid to serde_json's grammar, not
+        // decodable; the line still reads, those fields as the raw reading gives them.
+        let line = r#"{"a":"\ud800","b":1e400,"c":"ok"}"#;
+        let o = obj(line, tree);
+        assert!(matches!(o.get("a").unwrap(), Node::Raw(_)));
+        assert!(!is_null(o.get("b").unwrap()));
+        assert!(matches!(val(o.get("b").unwrap()), Val::Null));
+        assert!(matches!(val(o.get("c").unwrap()), Val::Str(s) if s == "ok"));
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(300), "]".repeat(300));
+        let o = obj(&deep, tree);
+        assert_eq!(items(o.get("a").unwrap()).len(), 1);
+        // The same error message either way.
+        let bad = r#"{"a":[1,}"#;
+        assert_eq!(
+            tree(bad).err().map(|e| e.to_string()),
+            parse_raw(bad).err().map(|e| e.to_string())
+        );
+    }
+
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(serde_json::Value::from),
+            "[ -~é\\n\"\\\\]{0,8}".prop_map(serde_json::Value::from),
+            any::<bool>().prop_map(serde_json::Value::from),
+            Just(serde_json::Value::Null),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                proptest::collection::vec(("[a-c\\\\\"é]{0,3}", inner), 0..4)
+                    .prop_map(|kv| { serde_json::Value::Object(kv.into_iter().collect()) }),
+            ]
+        })
+    }
+
+    /// Two readings of one node agree on everything a reader can ask of it.
+    fn same(a: &Node<'_>, b: &Node<'_>) -> Result<(), TestCaseError> {
+        prop_assert_eq!(is_null(a), is_null(b));
+        prop_assert_eq!(compact(a), compact(b));
+        match (val(a), val(b)) {
+            (Val::Str(x), Val::Str(y)) => prop_assert_eq!(x, y),
+            (Val::Num(x), Val::Num(y)) => prop_assert_eq!(x, y),
+            (Val::Bool(x), Val::Bool(y)) => prop_assert_eq!(x, y),
+            (Val::Null, Val::Null) => {}
+            (Val::Array, Val::Array) => {
+                let (x, y) = (items(a), items(b));
+                prop_assert_eq!(x.len(), y.len());
+                for (x, y) in x.iter().zip(y.iter()) {
+                    same(x, y)?;
+                }
+            }
+            (Val::Object, Val::Object) => {
+                let (x, y) = (Obj::of(a).unwrap(), Obj::of(b).unwrap());
+                let (ex, ey) = (x.entries(), y.entries());
+                prop_assert_eq!(ex.len(), ey.len());
+                for ((kx, vx), (ky, vy)) in ex.iter().zip(ey.iter()) {
+                    prop_assert_eq!(kx, ky);
+                    same(vx, vy)?;
+                    same(x.get(kx).unwrap(), y.get(ky).unwrap())?;
+                }
+            }
+            _ => prop_assert!(false, "kinds differ"),
+        }
+        Ok(())
     }
 
     proptest! {
-        /// Any flat object: every field reads as `Value` reads it.
+        /// Any object, duplicate keys included: the tree reads every field, at every depth, as
+        /// the raw reading does, and both as `Value` does.
         #[test]
-        fn matches_value(m in proptest::collection::vec(("[a-c\\\\\"é]{0,3}", prop_oneof![
-            any::<i64>().prop_map(serde_json::Value::from),
-            any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(serde_json::Value::from),
-            "[ -~é\\n]{0,8}".prop_map(serde_json::Value::from),
-            any::<bool>().prop_map(serde_json::Value::from),
-            Just(serde_json::Value::Null),
-        ]), 0..8)) {
+        fn tree_matches_raw_and_value(m in proptest::collection::vec(("[a-c\\\\\"é]{0,3}", json_value()), 0..8)) {
             let mut text = String::from("{");
             for (i, (k, v)) in m.iter().enumerate() {
                 if i > 0 { text.push(','); }
@@ -269,16 +600,12 @@ mod tests {
             }
             text.push('}');
             let value: serde_json::Value = serde_json::from_str(&text).unwrap();
-            let o = obj(&text);
+            let (t, r) = (obj(&text, tree), obj(&text, parse_raw));
+            prop_assert!(t.fields.iter().all(|(_, v)| !matches!(v, Node::Raw(_))));
             for (k, want) in value.as_object().unwrap() {
-                let got = match val(o.get(k).unwrap()) {
-                    Val::Str(s) => serde_json::Value::from(s.as_ref()),
-                    Val::Num(n) => serde_json::Value::Number(n),
-                    Val::Bool(b) => serde_json::Value::Bool(b),
-                    Val::Null => serde_json::Value::Null,
-                    _ => unreachable!(),
-                };
-                prop_assert_eq!(&got, want);
+                let (a, b) = (t.get(k).unwrap(), r.get(k).unwrap());
+                same(a, b)?;
+                prop_assert_eq!(&to_value(a).unwrap(), want);
             }
         }
     }
