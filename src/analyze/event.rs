@@ -444,16 +444,62 @@ pub struct Shared {
     baseline_bound: RwLock<std::collections::HashMap<u64, SampleKey, foldhash::fast::FixedState>>,
     /// Input ranks by name ([`crate::analyze::order::ranks`]), set once by the sink.
     ranks: std::sync::OnceLock<Vec<u16>>,
+    /// Tells this analysis's per-thread memory of sent keys from another's ([`Shared::first`]).
+    local: LocalId,
+}
+
+/// A number no other [`Shared`] of this process has.
+struct LocalId(u64);
+
+impl Default for LocalId {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        LocalId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// Keys one thread knows were sent, for the [`Shared`] numbered `owner`. A key once sent stays
+/// sent, so a thread that offered it once answers "not first" again without the lock: a log
+/// repeats its host and clients on millions of lines, and a lock per key per line was
+/// contended. Bounded: past [`SentHere::MAX`] keys it starts over (only a shortcut; the locked
+/// sets stay the truth).
+#[derive(Default)]
+struct SentHere {
+    owner: u64,
+    keys: std::collections::HashSet<u64, foldhash::fast::FixedState>,
+}
+
+impl SentHere {
+    const MAX: usize = 1 << 16;
+}
+
+thread_local! {
+    static SENT_HERE: std::cell::RefCell<SentHere> = std::cell::RefCell::default();
 }
 
 impl Shared {
     /// True the first time `h` is offered (so exactly one event carries its string).
     fn first(&self, h: u64) -> bool {
-        let shard = &self.sent[(h >> 60) as usize & 15];
-        match shard.lock() {
-            Ok(mut s) => s.insert(h),
-            Err(p) => p.into_inner().insert(h),
-        }
+        SENT_HERE.with(|here| {
+            let mut here = here.borrow_mut();
+            if here.owner != self.local.0 {
+                here.keys.clear();
+                here.owner = self.local.0;
+            }
+            if here.keys.contains(&h) {
+                return false; // this thread offered it before: it is in `sent`
+            }
+            let shard = &self.sent[(h >> 60) as usize & 15];
+            let first = match shard.lock() {
+                Ok(mut s) => s.insert(h),
+                Err(p) => p.into_inner().insert(h),
+            };
+            if here.keys.len() >= SentHere::MAX {
+                here.keys.clear();
+            }
+            here.keys.insert(h);
+            first
+        })
     }
 
     /// The input ranks the sink orders by (the first call wins; the sink makes it).

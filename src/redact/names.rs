@@ -114,7 +114,33 @@ pub fn is_secret_header(name: &str) -> bool {
 /// Is a query parameter or form field with this name secret? Percent-encoded names are decoded
 /// first (`%2573ignature` is `signature`).
 pub fn is_secret_field(name: &str) -> bool {
-    secret_words(&decode_name(name), Context::Url)
+    // Logs repeat a handful of parameter names millions of times (`page`, `q`, `expand`): the
+    // word split below allocates per word, so short names' verdicts are memoized per thread.
+    if name.len() > FIELD_MEMO_NAME_MAX {
+        return secret_words(&decode_name(name), Context::Url);
+    }
+    FIELD_MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(&v) = memo.get(name) {
+            return v;
+        }
+        let v = secret_words(&decode_name(name), Context::Url);
+        if memo.len() < FIELD_MEMO_MAX {
+            memo.insert(name.into(), v);
+        }
+        v
+    })
+}
+
+/// Longest name whose [`is_secret_field`] verdict is memoized, and how many are kept per thread
+/// (a bound, so a log of ever-new names costs at most this much memory per thread).
+const FIELD_MEMO_NAME_MAX: usize = 48;
+const FIELD_MEMO_MAX: usize = 4096;
+
+thread_local! {
+    static FIELD_MEMO: std::cell::RefCell<
+        std::collections::HashMap<Box<str>, bool, foldhash::fast::FixedState>,
+    > = std::cell::RefCell::default();
 }
 
 /// Is a JSON, XML or HTML field with this name secret? As [`is_secret_field`], except that a
@@ -409,6 +435,35 @@ fn decode_name(name: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The per-thread memo answers as the word rules do, on first and repeated asks, for
+    /// names past the memo's length bound too.
+    #[test]
+    fn memoized_field_verdicts_are_the_rules_verdicts() {
+        let long = format!("{}_token", "x".repeat(FIELD_MEMO_NAME_MAX));
+        let names = [
+            "page",
+            "q",
+            "expand",
+            "api_key",
+            "apiKey",
+            "%2573ignature",
+            "access_token",
+            "sessionid",
+            "code",
+            "zip_code",
+            "X-Hub-Signature-256",
+            "",
+            "token2",
+            &long,
+        ];
+        for round in 0..3 {
+            for n in names {
+                let direct = secret_words(&decode_name(n), Context::Url);
+                assert_eq!(is_secret_field(n), direct, "{n} (round {round})");
+            }
+        }
+    }
 
     #[test]
     fn words_split_on_case_separators_and_digits() {

@@ -445,6 +445,37 @@ pub fn sniff_json(first_line: &str) -> Option<Format> {
 // ------------------------------------------------------------------------------------------
 // Reading a whole input.
 
+/// Block buffers handed back by the workers for the reader to fill again: a fresh 1 MiB
+/// buffer per block costs page faults (the allocator returns freed memory to the system at
+/// once) and regrowth copies, more than reading the block itself.
+#[derive(Default)]
+struct BlockPool(std::sync::Mutex<Vec<Vec<u8>>>);
+
+impl BlockPool {
+    /// Buffers kept at most (the pipeline has a few jobs in flight per worker).
+    const KEEP: usize = 16;
+
+    /// An empty buffer with room for a block and the carried partial line.
+    fn take(&self) -> Vec<u8> {
+        let got = self.0.lock().ok().and_then(|mut v| v.pop());
+        match got {
+            Some(mut b) => {
+                b.clear();
+                b
+            }
+            None => Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 2),
+        }
+    }
+
+    fn give(&self, b: Vec<u8>) {
+        if let Ok(mut v) = self.0.lock() {
+            if v.len() < Self::KEEP && b.capacity() >= BLOCK_BYTES {
+                v.push(b);
+            }
+        }
+    }
+}
+
 /// One job for a worker: lines read with one parser, or a problem the reader found.
 enum Job {
     Lines {
@@ -462,6 +493,7 @@ fn work<T>(
     opts: &Options,
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
+    pool: &BlockPool,
 ) -> Done<T> {
     let (parser, text, first_line) = match job {
         Job::Note(w, skips) => {
@@ -529,6 +561,7 @@ fn work<T>(
             }
         }
     }
+    pool.give(text);
     done
 }
 
@@ -557,6 +590,7 @@ fn produce(
     reader: &mut dyn BufRead,
     mut parser: Arc<Parser>,
     source: &Arc<str>,
+    pool: &BlockPool,
     feed: &mut dyn FnMut(Job),
 ) -> Option<String> {
     let mut line_no = 1usize;
@@ -565,7 +599,15 @@ fn produce(
     let mut eof = false;
     let mut error = None;
     while !eof {
-        let mut block = std::mem::take(&mut carry);
+        // A long partial line is carried whole (not copied again for every block it spans).
+        let mut block = if carry.len() >= BLOCK_BYTES {
+            std::mem::take(&mut carry)
+        } else {
+            let mut b = pool.take();
+            b.extend_from_slice(&carry);
+            carry.clear();
+            b
+        };
         while block.len() < BLOCK_BYTES {
             let buf = match reader.fill_buf() {
                 Ok(b) => b,
@@ -620,7 +662,8 @@ fn produce(
                 }
             }
         };
-        carry = block.split_off(cut);
+        carry.extend_from_slice(&block[cut..]);
+        block.truncate(cut);
         let lines = memchr::memchr_iter(b'\n', &block).count();
         if parser.is_stateful() && block.contains(&b'#') {
             let mut start = 0;
@@ -724,10 +767,11 @@ pub(crate) fn stream<T: Send>(
     }
     let creator = Some(parser.label.clone());
     let parser = Arc::new(parser);
+    let pool = BlockPool::default();
     let error = pipeline::run(
         pipeline::workers(opts.threads),
-        |feed| produce(&mut *reader, parser, source, feed),
-        &|job| work(job, source, opts, map, view),
+        |feed| produce(&mut *reader, parser, source, &pool, feed),
+        &|job| work(job, source, opts, map, view, &pool),
         sink,
     );
     Tail { creator, error }

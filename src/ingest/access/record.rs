@@ -94,6 +94,9 @@ pub fn strip_port(addr: &str) -> &str {
     if let Some(rest) = a.strip_prefix('[') {
         return rest.split(']').next().unwrap_or(rest);
     }
+    if memchr::memchr(b':', a.as_bytes()).is_none() {
+        return a; // the common bare IPv4 address, without the reverse char search
+    }
     match a.rsplit_once(':') {
         // One colon = IPv4 (or host) with a port; several = a bare IPv6 address.
         Some((ip, port))
@@ -242,6 +245,9 @@ impl<'a> Fields<'a> {
     /// The caller's address: the first X-Forwarded-For address, else the peer, without port.
     fn caller_ip(&self) -> Option<&str> {
         fn first_present(list: &str) -> Option<&str> {
+            if memchr::memchr(b',', list.as_bytes()).is_none() {
+                return Some(list.trim()).filter(|a| present(a));
+            }
             list.split(',').map(str::trim).find(|a| present(a))
         }
         let xff_first = self.forwarded_for.as_deref().and_then(first_present);

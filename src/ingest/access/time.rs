@@ -213,13 +213,77 @@ fn trim(s: &[u8]) -> &[u8] {
 }
 
 /// Microseconds since the epoch as a UTC time.
+///
+/// A log's lines fall on a handful of days, and the calendar date is the costly part of the
+/// conversion: each thread keeps the last day's date and adds the time of day to it (the same
+/// value `DateTime::from_timestamp_micros` gives; a property test holds it to that).
 pub fn to_datetime(us: i64) -> Option<chrono::DateTime<chrono::Utc>> {
-    chrono::DateTime::from_timestamp_micros(us)
+    const DAY_US: i64 = 86_400_000_000;
+    thread_local! {
+        static LAST_DAY: std::cell::Cell<Option<(i64, chrono::NaiveDate)>> =
+            const { std::cell::Cell::new(None) };
+    }
+    let (day, in_day) = (us.div_euclid(DAY_US), us.rem_euclid(DAY_US));
+    match LAST_DAY.get() {
+        Some((d, date)) if d == day => {
+            let t = chrono::NaiveTime::from_num_seconds_from_midnight_opt(
+                (in_day / 1_000_000) as u32,
+                ((in_day % 1_000_000) * 1000) as u32,
+            )?;
+            Some(chrono::NaiveDateTime::new(date, t).and_utc())
+        }
+        _ => {
+            let t = chrono::DateTime::from_timestamp_micros(us)?;
+            LAST_DAY.set(Some((day, t.date_naive())));
+            Some(t)
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::{prop, prop_assert_eq, proptest};
+
+    proptest! {
+        /// The per-thread day cache gives chrono's own conversion, across day boundaries and
+        /// before the epoch.
+        #[test]
+        fn to_datetime_is_chronos_conversion(
+            base in -2_000_000_000_000_000i64..4_000_000_000_000_000i64,
+            steps in prop::collection::vec(-90_000_000_000i64..90_000_000_000i64, 1..20),
+        ) {
+            let mut us = base;
+            for s in steps {
+                us = us.saturating_add(s);
+                prop_assert_eq!(to_datetime(us), chrono::DateTime::from_timestamp_micros(us));
+            }
+        }
+    }
+
+    #[test]
+    fn to_datetime_at_the_edges() {
+        for us in [
+            i64::MIN,
+            i64::MAX,
+            -1,
+            0,
+            1,
+            86_400_000_000 - 1,
+            86_400_000_000,
+        ] {
+            assert_eq!(
+                to_datetime(us),
+                chrono::DateTime::from_timestamp_micros(us),
+                "{us}"
+            );
+            assert_eq!(
+                to_datetime(us),
+                chrono::DateTime::from_timestamp_micros(us),
+                "{us}"
+            );
+        }
+    }
 
     /// Found by fuzzing (fuzz/artifacts/access_envoy): a long run of digits where a time was
     /// expected overflowed `digits` (a panic in debug builds, a wrong time in release).
