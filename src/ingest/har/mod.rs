@@ -810,18 +810,7 @@ mod tests {
     #[test]
     fn the_view_path_reads_every_har_as_the_full_path() {
         use std::sync::atomic::{AtomicUsize, Ordering};
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        for d in ["samples", "tests/fixtures", "../shared/corpus/real-har"] {
-            let Ok(rd) = std::fs::read_dir(root.join(d)) else {
-                continue;
-            };
-            files.extend(
-                rd.flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "har")),
-            );
-        }
+        let files = har_files();
         assert!(!files.is_empty());
         let o = opts();
         let src: Arc<str> = Arc::from("t.har");
