@@ -817,14 +817,7 @@ mod tests {
         let viewed = AtomicUsize::new(0);
         let mut entries = 0;
         for f in &files {
-            let mut bytes = std::fs::read(f).unwrap();
-            if bytes.starts_with(b"\xEF\xBB\xBF") {
-                bytes.drain(..3);
-            }
-            let jsonp = bytes
-                .iter()
-                .find(|b| !b.is_ascii_whitespace())
-                .is_some_and(|&b| b != b'{' && b != b'[');
+            let (bytes, jsonp) = har_bytes(f);
             let run = |with_view: bool| {
                 let mut items = Vec::new();
                 let mut warnings = Vec::new();
@@ -897,6 +890,20 @@ mod tests {
         }
     }
 
+    /// A HAR file's bytes without a UTF-8 BOM, and whether it is JSONP-wrapped (starts with
+    /// neither `{` nor `[`).
+    fn har_bytes(f: &std::path::Path) -> (Vec<u8>, bool) {
+        let mut bytes = std::fs::read(f).unwrap();
+        if bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes.drain(..3);
+        }
+        let jsonp = bytes
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|&b| b != b'{' && b != b'[');
+        (bytes, jsonp)
+    }
+
     fn har_files() -> Vec<std::path::PathBuf> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
@@ -920,14 +927,7 @@ mod tests {
         let files = har_files();
         assert!(!files.is_empty());
         for f in &files {
-            let mut bytes = std::fs::read(f).unwrap();
-            if bytes.starts_with(b"\xEF\xBB\xBF") {
-                bytes.drain(..3);
-            }
-            let jsonp = bytes
-                .iter()
-                .find(|b| !b.is_ascii_whitespace())
-                .is_some_and(|&b| b != b'{' && b != b'[');
+            let (bytes, jsonp) = har_bytes(f);
             assert_split_reads_as_in_place(&f.display().to_string(), &bytes, jsonp);
         }
     }
