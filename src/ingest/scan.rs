@@ -988,44 +988,6 @@ pub struct Mark {
     pub depth: usize,
 }
 
-/// Where the object starting at `s[0]` (a `{`) ends (the index just past its `}`), found by
-/// tracking strings and brackets only: `None` when it does not end within `s`. For valid JSON
-/// this is where a full scan ends the object; for invalid JSON a full scan of `s[..end]` meets
-/// the error inside it (the structure it tracks is the one the full scan checks).
-fn object_end(s: &[u8]) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = 0usize;
-    while i < s.len() {
-        match s[i] {
-            b'"' => {
-                // Skip the string: to the next quote not escaped.
-                i += 1;
-                loop {
-                    let k = memchr::memchr2(b'"', b'\\', &s[i..])?;
-                    i += k;
-                    if s[i] == b'"' {
-                        break;
-                    }
-                    i += 2; // a backslash and the byte it escapes
-                    if i >= s.len() {
-                        return None;
-                    }
-                }
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
 impl<R: Read> Scanner<R> {
     /// Where a value is due (after `[`, a `,` in an array, a `:`) or an array's next item may
     /// come (after an item: the comma is stepped over): when the value is an object that
@@ -1052,7 +1014,7 @@ impl<R: Read> Scanner<R> {
             return Ok(None);
         }
         let end = loop {
-            if let Some(n) = object_end(&self.buf[self.pos..self.end]) {
+            if let Some(n) = super::skim::object_end(&self.buf[self.pos..self.end]) {
                 break self.pos + n;
             }
             // Not whole in the buffer: move it to the front and read more, once the buffer is
