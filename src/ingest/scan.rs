@@ -741,6 +741,11 @@ impl<R: Read> Scanner<R> {
         skipping: bool,
         observer: &mut Option<Observe<'_>>,
     ) -> Result<Scanned, ScanError> {
+        if skipping && observer.is_none() {
+            if let Some(s) = self.skip_simple_string() {
+                return Ok(s);
+            }
+        }
         let start = self.pos;
         // `start` and `raw` stay valid only while the buffer does not move.
         let base0 = self.base;
@@ -788,6 +793,36 @@ impl<R: Read> Scanner<R> {
                 return Err(self.err_here(ErrorKind::Eof));
             }
         }
+    }
+
+    /// A skipped string (its opening quote consumed) that closes in the buffer, has only
+    /// simple escapes and valid content, stepped over 64 bytes at a time
+    /// ([`super::skim::simple_string_end`]) with the result [`Self::scan_string`] gives; `None`
+    /// (nothing consumed) for anything else, which `scan_string` then reads (and reports).
+    fn skip_simple_string(&mut self) -> Option<Scanned> {
+        let (a, end) = (self.pos, self.end);
+        let (q, escaped) = super::skim::simple_string_end(&self.buf[a..end])?;
+        let b = a + q;
+        let (ctrl, high) = classify(&self.buf[a..b]);
+        if ctrl || (high && std::str::from_utf8(&self.buf[a..b]).is_err()) {
+            return None;
+        }
+        self.scratch.clear();
+        self.pos = b + 1;
+        let len = (b - a) as u64;
+        Some(if escaped {
+            Scanned {
+                span: Span::Scratch,
+                len,
+                raw: Some((a, b)),
+            }
+        } else {
+            Scanned {
+                span: Span::Buf(a, a),
+                len,
+                raw: (b == a).then_some((a, b)),
+            }
+        })
     }
 
     /// How far the string at `pos` runs in the buffer: `(end, closed, escaped)`. `end` is the
