@@ -1546,5 +1546,37 @@ mod tests {
                 proptest::prop_assert!(ours.is_ok(), "{:?}", ours);
             }
         }
+
+        /// Skipping a string (64 bytes at a time when it can) ends where reading it ends, or
+        /// fails with the same error at the same place, whatever the read size.
+        #[test]
+        fn skipping_a_string_agrees_with_reading_it(
+            body in proptest::collection::vec(proptest::prop_oneof![
+                8 => proptest::prelude::Just(b'a'),
+                3 => proptest::prelude::Just(b'\\'),
+                2 => proptest::prelude::Just(b'"'),
+                1 => proptest::prelude::Just(b'n'),
+                1 => proptest::prelude::Just(b'u'),
+                1 => proptest::prelude::Just(b'0'),
+                1 => proptest::prelude::Just(0x01u8),
+                1 => proptest::prelude::Just(0xC3u8),
+                1 => proptest::prelude::Just(0xA9u8),
+                1 => proptest::prelude::Just(0xFFu8),
+            ], 0..300),
+            step in proptest::prop_oneof![proptest::prelude::Just(1usize << 20), 1usize..80],
+        ) {
+            let mut doc = b"[\"".to_vec();
+            doc.extend(&body);
+            doc.extend(b"\",1]");
+            let run = |skip: bool| -> Result<(u64, Result<String, String>), String> {
+                let mut sc = Scanner::new(Trickle { data: &doc, step });
+                sc.next().map_err(|e| e.to_string())?;
+                let read = if skip { sc.skip_value() } else { sc.next().map(|_| ()) };
+                read.map_err(|e| e.to_string())?;
+                let offset = sc.offset();
+                Ok((offset, sc.next().map(|e| format!("{e:?}")).map_err(|e| e.to_string())))
+            };
+            proptest::prop_assert_eq!(run(true), run(false));
+        }
     }
 }

@@ -367,7 +367,8 @@ mod tests {
 
     #[test]
     fn simple_strings_of_real_shapes() {
-        let cases: &[(&[u8], Option<(usize, bool)>)] = &[
+        type Case = (&'static [u8], Option<(usize, bool)>);
+        let cases: &[Case] = &[
             (b"\"", Some((0, false))),
             (b"abc\" x", Some((3, false))),
             (b"a\\\"b\"", Some((4, true))),
