@@ -561,9 +561,10 @@ pub static APP_LIMITERS: &[AppLimiter] = &[
       "https://github.com/symfony/symfony/blob/7.3/src/Symfony/Component/Serializer/Normalizer/ProblemNormalizer.php",
       "Symfony's ProblemNormalizer writes an HttpException as {\"type\":\"https://tools.ietf.org/html/rfc2616#section-10\",\"title\":\"An error occurred\",\"status\":429,\"detail\":\"Too Many Requests\"} (the serializer error renderer, API Platform too), what the RateLimiter component's TooManyRequestsHttpException becomes: the PHP application answered"),
     app("boom.too-many-requests", "hapi Boom / Fastify error JSON (Node.js)", 0.4,
-      All(&[Body("\"statuscode\":429"), Body("\"error\":\"too many requests\"")]),
+      // The @fastify/rate-limit row already speaks for its own message: not counted twice.
+      All(&[Body("\"statuscode\":429"), Body("\"error\":\"too many requests\""), Not(&Body("rate limit exceeded, retry in "))]),
       "https://github.com/hapijs/boom/blob/master/lib/index.js",
-      "Node.js frameworks' error payload {\"statusCode\":429,\"error\":\"Too Many Requests\",\"message\":…}: hapi's Boom.tooManyRequests (output.payload: statusCode, error = the status text, message; what hapi-rate-limit throws) and Fastify's default error serializer (@fastify/rate-limit): the application's framework answered"),
+      "Node.js frameworks' error payload {\"statusCode\":429,\"error\":\"Too Many Requests\",\"message\":…}: hapi's Boom.tooManyRequests (output.payload: statusCode, error = the status text, message; what hapi-rate-limit throws) and Fastify's default error serializer (a FastifyError with statusCode 429; @fastify/rate-limit's own message has its row): the application's framework answered"),
     app("rails.rate-limit", "Rails rate_limit (Ruby)", 0.4,
       All(&[Status(429), BodyEmpty, Value("x-permitted-cross-domain-policies", "none")]),
       "https://github.com/rails/rails/blob/main/actionpack/lib/action_controller/metal/rate_limiting.rb",
