@@ -1759,10 +1759,13 @@ fn rate_limited_statuses() {
     assert!(!is_rate_limited(&dipr));
     // Alibaba Cloud API Gateway's flow control and exhausted quota are 403s with the reason in
     // X-Ca-Error-Message; its other 403s (Unauthorized) are not limits.
-    assert!(is_rate_limited(&fx("alibaba cloud api gateway flow control (403)")));
+    assert!(is_rate_limited(&fx(
+        "alibaba cloud api gateway flow control (403)"
+    )));
     let mut ali = fx("alibaba cloud api gateway quota exhausted (403)");
     assert!(is_rate_limited(&ali));
-    ali.response_headers = crate::model::Headers::from_pairs([("x-ca-error-message", "Unauthorized")]);
+    ali.response_headers =
+        crate::model::Headers::from_pairs([("x-ca-error-message", "Unauthorized")]);
     assert!(!is_rate_limited(&ali));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
