@@ -682,6 +682,32 @@ pub static FIXTURES: &[Fx] = &[
         owns: &["apisix.page"],
     },
     Fx {
+        // apache/apisix docs (client-to-apisix-mtls.md, forward-auth.md): the page APISIX
+        // answers with; here behind a Server header rewritten to openresty.
+        name: "apisix limit-req 429 page, server header hidden",
+        host: "gw.example-apis.net",
+        status: 429,
+        headers: &[("server", "openresty"), ("content-type", "text/html; charset=utf-8")],
+        body: "<html>\n<head><title>429 Too Many Requests</title></head>\n<body>\n<center><h1>429 Too Many Requests</h1></center>\n<hr><center>openresty</center>\n<p><em>Powered by <a href=\"https://apisix.apache.org/\">APISIX</a>.</em></p></body>\n</html>\n",
+        baseline: &[("x-request-id", "r1"), ("server", "openresty")],
+        layer: Proxy, vendor: Some("apisix"), quota: Quota::Rate,
+        owns: &["apisix.powered-by"],
+    },
+    Fx {
+        // https://developer.riotgames.com/docs/portal#web-apis_rate-limiting: X-App-Rate-Limit /
+        // -Count on every response, X-Rate-Limit-Type on a 429.
+        name: "riot games application rate limit",
+        host: "europe.api.riotgames.com",
+        status: 429,
+        headers: &[("content-type", "application/json;charset=utf-8"), ("retry-after", "3"), ("x-rate-limit-type", "application"),
+                   ("x-app-rate-limit", "20:1,100:120"), ("x-app-rate-limit-count", "20:1,100:120"),
+                   ("x-method-rate-limit", "2000:10"), ("x-method-rate-limit-count", "5:10")],
+        body: "{\"status\":{\"message\":\"Rate limit exceeded\",\"status_code\":429}}",
+        baseline: &[],
+        layer: Api, vendor: Some("riot-games"), quota: Quota::Rate,
+        owns: &["riot-games.app-rate-limit"],
+    },
+    Fx {
         name: "caddy-ratelimit",
         host: "files.example.org",
         status: 429,
@@ -1767,6 +1793,13 @@ fn rate_limited_statuses() {
     ali.response_headers =
         crate::model::Headers::from_pairs([("x-ca-error-message", "Unauthorized")]);
     assert!(!is_rate_limited(&ali));
+    // Stack Exchange's throttle_violation comes with HTTP 400; another 400 of its API is not.
+    let mut se = fx("bare 429");
+    se.status = 400;
+    se.body_excerpt = Some("{\"error_id\":502,\"error_message\":\"too many requests from this IP, more requests available in 81714 seconds\",\"error_name\":\"throttle_violation\"}".into());
+    assert!(is_rate_limited(&se));
+    se.body_excerpt = Some("{\"error_id\":400,\"error_message\":\"site is required\",\"error_name\":\"bad_parameter\"}".into());
+    assert!(!is_rate_limited(&se));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
     // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.
