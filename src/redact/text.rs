@@ -194,20 +194,34 @@ pub(super) fn plain_path(url: &str) -> bool {
     !letters || !spells_a_short_secret(path)
 }
 
-/// Does `path` (letters, digits, `_-/.~` only) hold one of [`SPELLED_IN_SHORT_PIECES`], in
-/// any case? One pass: only a byte that starts a needle (`| 0x20` lower-cases a letter and
-/// leaves the other allowed bytes outside `a..=z`) is compared.
+/// Does `path` hold one of [`SPELLED_IN_SHORT_PIECES`], in any case? One pass: only where
+/// two bytes start a needle (looked up in [`SPELLED_PAIRS`]; `| 0x20` lower-cases a letter and
+/// leaves digits as they are) is a needle compared. Runs on every path and simple URL.
 fn spells_a_short_secret(path: &[u8]) -> bool {
-    (0..path.len()).any(|i| {
-        let first = path[i] | 0x20;
-        first.is_ascii_lowercase()
+    path.windows(2).enumerate().any(|(i, w)| {
+        let k = usize::from(w[0] | 0x20) << 8 | usize::from(w[1] | 0x20);
+        SPELLED_PAIRS[k >> 6] >> (k & 63) & 1 != 0
             && SPELLED_IN_SHORT_PIECES.iter().any(|needle| {
-                needle[0] == first
-                    && path.len() - i >= needle.len()
+                path.len() - i >= needle.len()
                     && path[i..i + needle.len()].eq_ignore_ascii_case(needle)
             })
     })
 }
+
+/// The first two bytes of each of [`SPELLED_IN_SHORT_PIECES`] (lowercase letters and digits,
+/// at least three bytes each), as a bit set indexed by `first << 8 | second`.
+static SPELLED_PAIRS: [u64; 1024] = {
+    let mut t = [0u64; 1024];
+    let mut i = 0;
+    while i < SPELLED_IN_SHORT_PIECES.len() {
+        let n = SPELLED_IN_SHORT_PIECES[i];
+        assert!(n.len() >= 3 && n[0] | 0x20 == n[0] && n[1] | 0x20 == n[1]);
+        let k = (n[0] as usize) << 8 | n[1] as usize;
+        t[k >> 6] |= 1 << (k & 63);
+        i += 1;
+    }
+    t
+};
 
 /// [`Redactor::text`] of a URL whose only possible secrets are the values of secret-named query
 /// parameters (`https://api.example.com/v1/items?page=2&api_key=sk-…`), computed without the
