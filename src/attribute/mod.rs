@@ -230,7 +230,14 @@ pub fn is_rate_limited(r: &Request) -> bool {
             {
                 return true;
             }
-            if h.contains("x-envoy-ratelimited")
+            // Alibaba Cloud API Gateway answers its flow control and exhausted quotas with 403
+            // and the reason in X-Ca-Error-Message (https://developer.aliyun.com/ask/278260).
+            let ca_error = h.get("x-ca-error-message").is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.contains("flow control") || v.contains("quota exhausted")
+            });
+            if ca_error
+                || h.contains("x-envoy-ratelimited")
                 || h.contains("x-retry-in")
                 || h.get("x-amzn-errortype")
                     .map(|v| v.contains("TooManyRequests") || v.contains("LimitExceeded"))

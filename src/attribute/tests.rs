@@ -1428,6 +1428,76 @@ pub static FIXTURES: &[Fx] = &[
         layer: Layer::Api, vendor: None, quota: Quota::Rate,
         owns: &[],
     },
+    Fx {
+        // https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html
+        // (QUOTA_EXCEEDED, 429, {"message":$context.error.messageString}); a CDN in front that
+        // keeps only its own headers.
+        name: "api gateway usage-plan quota body without its headers",
+        host: "api.example-setlists.net",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("content-length", "28")],
+        body: "{\"message\":\"Limit Exceeded\"}",
+        baseline: &[("x-request-id", "r1")],
+        layer: Proxy, vendor: Some("aws-api-gateway"), quota: Quota::Daily,
+        owns: &["aws-api-gateway.quota-body-only"],
+    },
+    Fx {
+        // https://developer.aliyun.com/ask/278260 (API Gateway public error codes, 403).
+        name: "alibaba cloud api gateway flow control (403)",
+        host: "district.market.alicloudapi.com",
+        status: 403,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("x-ca-request-id", "7AD052CB-EE8B-4DFD-BBAF-EFB340E0A5AF"),
+                   ("x-ca-error-message", "Throttled by APP Flow Control")],
+        body: "",
+        baseline: &[("x-ca-request-id", "1")],
+        layer: Proxy, vendor: Some("alibaba-cloud-api-gateway"), quota: Quota::Rate,
+        owns: &["alibaba-cloud-api-gateway.flow-control"],
+    },
+    Fx {
+        name: "alibaba cloud api gateway quota exhausted (403)",
+        host: "ocrapi.market.alicloudapi.com",
+        status: 403,
+        headers: &[("x-ca-request-id", "5C3E0E4B-1A2B-4C5D-8E9F-0A1B2C3D4E5F"), ("x-ca-error-message", "Quota Exhausted")],
+        body: "",
+        baseline: &[],
+        layer: Proxy, vendor: Some("alibaba-cloud-api-gateway"), quota: Quota::Daily,
+        owns: &["alibaba-cloud-api-gateway.quota"],
+    },
+    Fx {
+        // linkerd2-proxy: SyntheticHttpResponse::rate_limited (respond.rs), RateLimitError
+        // (server-policy/src/local_rate_limit.rs); empty body, content-length 0.
+        name: "linkerd local rate limit",
+        host: "orders.shop.svc.cluster.local",
+        status: 429,
+        headers: &[("content-length", "0"), ("l5d-proxy-error", "total rate limit exceeded: 100rps"), ("date", "Mon, 07 Aug 2023 12:00:00 GMT")],
+        body: "",
+        baseline: &[("server", "gunicorn"), ("x-request-id", "r1")],
+        layer: Proxy, vendor: Some("linkerd"), quota: Quota::Rate,
+        owns: &["linkerd.rate-limited", "linkerd.proxy-error"],
+    },
+    Fx {
+        // symfony/symfony ProblemNormalizer (the serializer error renderer's JSON).
+        name: "symfony rate limiter problem json",
+        host: "api.example-php.dev",
+        status: 429,
+        headers: &[("content-type", "application/problem+json"), ("retry-after", "60"), ("x-ratelimit-remaining", "0"),
+                   ("x-ratelimit-limit", "10")],
+        body: "{\"type\":\"https:\\/\\/tools.ietf.org\\/html\\/rfc2616#section-10\",\"title\":\"An error occurred\",\"status\":429,\"detail\":\"Too Many Requests\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        // hapijs/boom lib/index.js tooManyRequests; output.payload {statusCode, error, message}.
+        name: "hapi boom too many requests",
+        host: "api.example-node.dev",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("cache-control", "no-cache")],
+        body: "{\"statusCode\":429,\"error\":\"Too Many Requests\",\"message\":\"Rate limit exceeded\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
 ];
 
 #[test]
@@ -1687,6 +1757,16 @@ fn rate_limited_statuses() {
     }
     dipr.body_excerpt = Some("<h3>HTTP Error 404.0 - Not Found</h3>".into());
     assert!(!is_rate_limited(&dipr));
+    // Alibaba Cloud API Gateway's flow control and exhausted quota are 403s with the reason in
+    // X-Ca-Error-Message; its other 403s (Unauthorized) are not limits.
+    assert!(is_rate_limited(&fx(
+        "alibaba cloud api gateway flow control (403)"
+    )));
+    let mut ali = fx("alibaba cloud api gateway quota exhausted (403)");
+    assert!(is_rate_limited(&ali));
+    ali.response_headers =
+        crate::model::Headers::from_pairs([("x-ca-error-message", "Unauthorized")]);
+    assert!(!is_rate_limited(&ali));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
     // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.
@@ -1775,6 +1855,12 @@ fn minimal_pages_are_less_sure_than_whole_pages() {
     assert!(
         inferred < 0.5,
         "an inferred edge is low confidence: {inferred}"
+    );
+    let gw_whole = conf("api gateway usage-plan quota");
+    let gw_body = conf("api gateway usage-plan quota body without its headers");
+    assert!(
+        gw_whole > gw_body && gw_body < 0.5,
+        "{gw_whole} > {gw_body}, below 0.5"
     );
     let envoy_marker = conf("envoy global rate limit");
     let envoy_inferred = conf("envoy empty 429, no upstream time, no successes to compare");
