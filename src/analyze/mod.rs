@@ -347,6 +347,10 @@ fn prepare(
     }
 }
 
+/// Detector i of [`crate::detect::detectors`] with its finish order, in slot i, where a lane
+/// runs it.
+type Slots = Vec<Option<(Box<dyn Detector>, usize)>>;
+
 /// One group of hosts, replayed on one thread.
 struct Partition {
     /// Host ids of this group (their cadences; their detectors, unless `side`).
@@ -360,7 +364,7 @@ struct Partition {
     linkers: BTreeMap<u32, Linker>,
     /// Slot i holds detector i of [`crate::detect::detectors`] (with its finish order) when
     /// this lane runs it.
-    detectors: Vec<Option<(Box<dyn Detector>, usize)>>,
+    detectors: Slots,
     polls: usize,
     findings: Vec<(usize, Placed)>,
     /// The overview (one group builds it for all hosts), and each group's next attempts.
@@ -382,9 +386,7 @@ impl Partition {
 /// Share the detectors between two lanes replaying the same hosts: each detector sees the
 /// same steps whichever lane runs it, so the split changes nothing but the wall time. Largest
 /// replay cost first, each to the lane with less so far (ties: the first lane).
-fn split_detectors(
-    all: Vec<(Box<dyn Detector>, usize)>,
-) -> [Vec<Option<(Box<dyn Detector>, usize)>>; 2] {
+fn split_detectors(all: Vec<(Box<dyn Detector>, usize)>) -> [Slots; 2] {
     let mut order: Vec<(u32, usize)> = all
         .iter()
         .enumerate()
@@ -398,7 +400,7 @@ fn split_detectors(
         load[lane] += cost;
         lane_of[i] = lane;
     }
-    let mut lanes: [Vec<Option<(Box<dyn Detector>, usize)>>; 2] = [Vec::new(), Vec::new()];
+    let mut lanes: [Slots; 2] = [Vec::new(), Vec::new()];
     for (i, d) in all.into_iter().enumerate() {
         let lane = lane_of[i];
         lanes[lane].push(Some(d));
@@ -489,8 +491,11 @@ fn run_detectors(
         builder.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
     }
     let mut cx = cx_of(c, p, coarse, limit_option);
+    let cx_ref = &cx;
 
-    // 1. Cadences and the recommendation's evidence.
+    // 1. Cadences and the recommendation's evidence (and, on the side lane, the overview's
+    // second pass: it needs only the first, and the side lane would otherwise wait for the
+    // cadences here).
     parts.par_iter_mut().for_each(|part| {
         let r = replay(c, &p.remap, &mut |ev, seq| {
             if let (Some(b), Some(t)) = (&mut part.overview, ev.started()) {
@@ -529,6 +534,14 @@ fn run_detectors(
         ));
         if let Some(b) = &mut part.overview {
             b.start_timeline();
+            if part.side {
+                let r = replay(c, &p.remap, &mut |ev, _| {
+                    overview_second_pass(b, ev, cx_ref)
+                });
+                if let Err(e) = r {
+                    part.error.get_or_insert(e.to_string());
+                }
+            }
         }
     });
     if split {
@@ -539,8 +552,8 @@ fn run_detectors(
         }
     }
 
-    // 2. The detectors.
-    let cx_ref = &cx;
+    // 2. The detectors, then (3) a second look for those that need one: each lane goes on to
+    // its second look without waiting for the others.
     parts.par_iter_mut().for_each(|part| {
         let mut closed: Vec<Logical> = Vec::new();
         let Partition {
@@ -555,14 +568,12 @@ fn run_detectors(
             ..
         } = part;
         let primary = !*side;
+        // The side lane made its overview's second pass in the first replay.
+        let mut overview = overview.as_mut().filter(|_| primary);
         let r = replay(c, &p.remap, &mut |ev, seq| {
             let t = ev.started();
-            if let (Some(b), Some(t)) = (overview.as_mut(), t) {
-                let layer = ev
-                    .limited()
-                    .then(|| cx_ref.facts(ev).map(|f| f.layer))
-                    .flatten();
-                b.second_pass(t, ev.host, cx_ref.host(ev.host), layer, ev.duration_ms());
+            if let Some(b) = overview.as_deref_mut() {
+                overview_second_pass(b, ev, cx_ref);
             }
             if !detect.get(ev.host as usize).copied().unwrap_or(false) {
                 return;
@@ -611,10 +622,8 @@ fn run_detectors(
             part.polls = linkers.values().map(|l| l.polls_after_failure).sum();
         }
         linkers.clear();
-    });
 
-    // 3. A second look for the detectors that need one.
-    parts.par_iter_mut().for_each(|part| {
+        // 3. The second look.
         let wants: Vec<bool> = part
             .detectors
             .iter_mut()
@@ -754,6 +763,16 @@ fn run_detectors(
         overview,
         error,
     }
+}
+
+/// The overview's second pass over one event.
+fn overview_second_pass(b: &mut crate::overview::Builder, ev: &Event, cx: &Cx) {
+    let Some(t) = ev.started() else { return };
+    let layer = ev
+        .limited()
+        .then(|| cx.facts(ev).map(|f| f.layer))
+        .flatten();
+    b.second_pass(t, ev.host, cx.host(ev.host), layer, ev.duration_ms());
 }
 
 /// What the replays found.
