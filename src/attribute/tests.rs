@@ -682,6 +682,66 @@ pub static FIXTURES: &[Fx] = &[
         owns: &["apisix.page"],
     },
     Fx {
+        // apache/apisix docs (client-to-apisix-mtls.md, forward-auth.md): the page APISIX
+        // answers with; here behind a Server header rewritten to openresty.
+        name: "apisix limit-req 429 page, server header hidden",
+        host: "gw.example-apis.net",
+        status: 429,
+        headers: &[("server", "openresty"), ("content-type", "text/html; charset=utf-8")],
+        body: "<html>\n<head><title>429 Too Many Requests</title></head>\n<body>\n<center><h1>429 Too Many Requests</h1></center>\n<hr><center>openresty</center>\n<p><em>Powered by <a href=\"https://apisix.apache.org/\">APISIX</a>.</em></p></body>\n</html>\n",
+        baseline: &[("x-request-id", "r1"), ("server", "openresty")],
+        layer: Proxy, vendor: Some("apisix"), quota: Quota::Rate,
+        owns: &["apisix.powered-by"],
+    },
+    Fx {
+        // https://developer.riotgames.com/docs/portal#web-apis_rate-limiting: X-App-Rate-Limit /
+        // -Count on every response, X-Rate-Limit-Type on a 429.
+        name: "riot games application rate limit",
+        host: "europe.api.riotgames.com",
+        status: 429,
+        headers: &[("content-type", "application/json;charset=utf-8"), ("retry-after", "3"), ("x-rate-limit-type", "application"),
+                   ("x-app-rate-limit", "20:1,100:120"), ("x-app-rate-limit-count", "20:1,100:120"),
+                   ("x-method-rate-limit", "2000:10"), ("x-method-rate-limit-count", "5:10")],
+        body: "{\"status\":{\"message\":\"Rate limit exceeded\",\"status_code\":429}}",
+        baseline: &[],
+        layer: Api, vendor: Some("riot-games"), quota: Quota::Rate,
+        owns: &["riot-games.app-rate-limit"],
+    },
+    Fx {
+        // Cloudflare changelog 2026-02-26 / 2026-03-11 (Markdown and RFC 9457 JSON forms of its
+        // 1xxx errors, frontmatter fields error_code … cloudflare_error, retryable, retry_after).
+        name: "cloudflare 1015 as markdown for an agent, cloudflare headers dropped",
+        host: "docs.example-shop.com",
+        status: 429,
+        headers: &[("content-type", "text/markdown; charset=utf-8"), ("retry-after", "30")],
+        body: "---\nerror_code: 1015\nerror_name: rate_limited\nstatus: 429\nray_id: 8a1b2c3d4e5f6789\nzone: docs.example-shop.com\ncloudflare_error: true\nretryable: true\nretry_after: 30\nowner_action_required: false\n---\n\n# Error 1015: You are being rate limited\n\n## What happened\n\nThe site owner's rate limiting rule blocked this client.\n",
+        baseline: &[("x-request-id", "r1")],
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Rate,
+        owns: &["cloudflare.1015", "cloudflare.structured-error"],
+    },
+    Fx {
+        name: "cloudflare 1200 cache connection limit as json",
+        host: "media.example-news.org",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1b2c3d4e5f7777-FRA"), ("content-type", "application/json; charset=utf-8"), ("retry-after", "60")],
+        body: "{\"type\":\"https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-1xxx-errors/error-1200/\",\"title\":\"Error 1200: Cache connection limit\",\"status\":429,\"error_code\":1200,\"cloudflare_error\":true,\"retryable\":true,\"retry_after\":60}",
+        baseline: CF,
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Concurrency,
+        owns: &["cloudflare.1200", "cloudflare.structured-error"],
+    },
+    Fx {
+        // https://github.com/rust-lang/crates.io/issues/6028: Fastly's synthetic page, here a
+        // rate-limit rule's 429 with the CDN's headers stripped by a proxy in front.
+        name: "fastly synthetic 429 page without its headers",
+        host: "static.example-registry.org",
+        status: 429,
+        headers: &[("content-type", "text/html; charset=utf-8"), ("retry-after", "0")],
+        body: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\"\n \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n<html>\n  <head>\n    <title>429 Too many requests</title>\n  </head>\n  <body>\n    <h1>Error 429 Too many requests</h1>\n    <p>Too many requests</p>\n    <h3>Error 54113</h3>\n    <p>Details: cache-ams12780-AMS 1675336948 3776809559</p>\n    <hr>\n    <p>Varnish cache server</p>\n  </body>\n</html>\n",
+        baseline: &[],
+        layer: Cdn, vendor: Some("fastly"), quota: Quota::Rate,
+        owns: &["fastly.details-node"],
+    },
+    Fx {
         name: "caddy-ratelimit",
         host: "files.example.org",
         status: 429,
@@ -1767,6 +1827,13 @@ fn rate_limited_statuses() {
     ali.response_headers =
         crate::model::Headers::from_pairs([("x-ca-error-message", "Unauthorized")]);
     assert!(!is_rate_limited(&ali));
+    // Stack Exchange's throttle_violation comes with HTTP 400; another 400 of its API is not.
+    let mut se = fx("bare 429");
+    se.status = 400;
+    se.body_excerpt = Some("{\"error_id\":502,\"error_message\":\"too many requests from this IP, more requests available in 81714 seconds\",\"error_name\":\"throttle_violation\"}".into());
+    assert!(is_rate_limited(&se));
+    se.body_excerpt = Some("{\"error_id\":400,\"error_message\":\"site is required\",\"error_name\":\"bad_parameter\"}".into());
+    assert!(!is_rate_limited(&se));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
     // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.
