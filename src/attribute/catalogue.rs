@@ -1404,6 +1404,85 @@ pub static PROVIDERS: &[Provider] = &[
              "an Akamai API's per-account limit (techdocs mtls-edge-truststore 429)"),
         ],
     },
+    provider! {
+        vendor: "riot-games", name: "Riot Games API", category: Media, quota: Rate,
+        hosts: ["*.api.riotgames.com"],
+        family: "X-App-Rate-Limit / X-App-Rate-Limit-Count and X-Method-Rate-Limit / -Count (limit:window-seconds pairs, e.g. 20:1,100:120), Retry-After, and on a 429 X-Rate-Limit-Type: application | method | service",
+        source: "https://developer.riotgames.com/docs/portal#web-apis_rate-limiting",
+        markers: [
+            ("riot-games.app-rate-limit", 0.85, Any(&[Has("x-app-rate-limit"), Has("x-method-rate-limit")]), "",
+             "X-App-Rate-Limit / X-Method-Rate-Limit (limit:window pairs) are Riot's own headers, sent on every response of its API"),
+        ],
+        messages: [],
+    },
+    provider! {
+        vendor: "openweathermap", name: "OpenWeather", category: Data, quota: Rate,
+        hosts: ["api.openweathermap.org", "pro.openweathermap.org", "history.openweathermap.org"],
+        family: "none; 429 with {\"cod\":429,\"message\":…} when the subscription's calls per minute (or per month) are exceeded",
+        source: "https://openweathermap.org/faq#error429",
+        markers: [],
+        messages: [
+            ("openweathermap.msg.blocked", 0.85, "Your account is temporary blocked due to exceeding of requests limitation of your subscription type", NOQ, APP,
+             "OpenWeather's 429: the API key's plan allowance (calls per minute, or the monthly total on the free plan) is exceeded"),
+        ],
+    },
+    provider! {
+        vendor: "coingecko", name: "CoinGecko API", category: Finance, quota: Rate,
+        hosts: ["api.coingecko.com", "pro-api.coingecko.com"],
+        family: "Retry-After on 429; body {\"status\":{\"error_code\":429,\"error_message\":…}}; calls per minute by plan",
+        source: "https://docs.coingecko.com/reference/common-errors-rate-limit",
+        markers: [],
+        messages: [
+            ("coingecko.msg.rate-limit", 0.85, "You've exceeded the Rate Limit. Please visit", RATE, APP,
+             "CoinGecko's 429 (recorded in many public clients with the pricing link): the plan's calls per minute"),
+        ],
+    },
+    provider! {
+        vendor: "musicbrainz", name: "MusicBrainz API", category: Data, quota: Rate,
+        hosts: ["musicbrainz.org/ws/", "beta.musicbrainz.org/ws/"],
+        family: "none; 503 (not 429) with {\"error\":\"Your requests are exceeding the allowable rate limit…\"} above 1 request per second per IP (or a shared User-Agent's budget)",
+        source: "https://musicbrainz.org/doc/MusicBrainz_API/Rate_Limiting",
+        markers: [],
+        messages: [
+            ("musicbrainz.msg.rate", 0.85, "Your requests are exceeding the allowable rate limit", RATE, IP,
+             "MusicBrainz answers 503 with this sentence when a client IP (or User-Agent) sends more than about one request per second"),
+        ],
+    },
+    provider! {
+        vendor: "api-data-gov", name: "api.data.gov (NASA, FDA, USDA, NREL, FEC APIs)", category: Data, quota: Rate,
+        hosts: ["api.data.gov", "api.nasa.gov", "api.fda.gov", "api.nal.usda.gov", "developer.nrel.gov", "api.open.fec.gov", "api.usa.gov"],
+        family: "X-RateLimit-Limit, X-RateLimit-Remaining (per key, rolling hour; DEMO_KEY 30/hour, 50/day)",
+        source: "https://api.data.gov/docs/developer-manual/#web-service-rate-limits",
+        markers: [],
+        messages: [
+            ("api-data-gov.msg.over-rate-limit", 0.85, "You have exceeded your rate limit. Try again later or contact us", RATE, KEY,
+             "the api.data.gov umbrella (API Umbrella) in front of many US federal APIs: the key's hourly limit; its error code OVER_RATE_LIMIT sits in a field the redactor hides"),
+        ],
+    },
+    provider! {
+        vendor: "stack-exchange", name: "Stack Exchange API", category: Data, quota: Rate,
+        hosts: ["api.stackexchange.com"],
+        family: "none in headers; quota_max / quota_remaining and backoff (seconds) in every response's wrapper; throttle errors are HTTP 400 with error_id 502 and error_name throttle_violation",
+        source: "https://api.stackexchange.com/docs/throttle",
+        markers: [],
+        messages: [
+            ("stack-exchange.msg.ip-quota", 0.85, "too many requests from this IP, more requests available in", NOQ, IP,
+             "a per-IP limit (30 requests a second; 10,000 a day without a key): the message names the seconds until requests are accepted again, and the size of that wait tells the kind"),
+            ("stack-exchange.msg.throttle", 0.8, "\"error_name\":\"throttle_violation\"", NOQ, NOS,
+             "Stack Exchange's throttle_violation (error_id 502): more than 30 requests a second from one IP, or the quota; sent with HTTP 400"),
+        ],
+    },
+    provider! {
+        vendor: "here", name: "HERE Location APIs", category: Maps, quota: Rate,
+        hosts: ["*.hereapi.com", "*.api.here.com", "*.ls.hereapi.com"],
+        family: "none documented; 429 {\"error\":\"Too Many Requests\",\"error_description\":\"Rate limit for this service has been reached\"}",
+        source: "https://github.com/eifinger/here_routing",
+        markers: [],
+        messages: [
+            ("here.msg.rate", 0.85, "Rate limit for this service has been reached", RATE, NOS,
+             "HERE's 429 (recorded by the here_routing client and Home Assistant's HERE integration): the project's requests per second for that service"),
+        ],
+    },
 ];
 
 #[cfg(test)]

@@ -230,7 +230,14 @@ pub fn is_rate_limited(r: &Request) -> bool {
             {
                 return true;
             }
-            if h.contains("x-envoy-ratelimited")
+            // Alibaba Cloud API Gateway answers its flow control and exhausted quotas with 403
+            // and the reason in X-Ca-Error-Message (https://developer.aliyun.com/ask/278260).
+            let ca_error = h.get("x-ca-error-message").is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.contains("flow control") || v.contains("quota exhausted")
+            });
+            if ca_error
+                || h.contains("x-envoy-ratelimited")
                 || h.contains("x-retry-in")
                 || h.get("x-amzn-errortype")
                     .map(|v| v.contains("TooManyRequests") || v.contains("LimitExceeded"))
@@ -251,7 +258,9 @@ pub fn is_rate_limited(r: &Request) -> bool {
         // Forbidden; its detailed page names the restriction (the IIS status-code table).
         401 | 404 => body().contains("dynamic ip restriction"),
         500 => body().contains("policies.ratelimit"),
-        400 => aws_throttle_400(r),
+        // Stack Exchange answers its throttle and exhausted quota with 400 and error_name
+        // throttle_violation (https://api.stackexchange.com/docs/error-handling).
+        400 => aws_throttle_400(r) || body().contains("throttle_violation"),
         // Binance answers clients that keep going after 429s with 418 and a Retry-After until
         // the IP ban ends (developers.binance.com, REST API limits).
         418 => {

@@ -682,6 +682,66 @@ pub static FIXTURES: &[Fx] = &[
         owns: &["apisix.page"],
     },
     Fx {
+        // apache/apisix docs (client-to-apisix-mtls.md, forward-auth.md): the page APISIX
+        // answers with; here behind a Server header rewritten to openresty.
+        name: "apisix limit-req 429 page, server header hidden",
+        host: "gw.example-apis.net",
+        status: 429,
+        headers: &[("server", "openresty"), ("content-type", "text/html; charset=utf-8")],
+        body: "<html>\n<head><title>429 Too Many Requests</title></head>\n<body>\n<center><h1>429 Too Many Requests</h1></center>\n<hr><center>openresty</center>\n<p><em>Powered by <a href=\"https://apisix.apache.org/\">APISIX</a>.</em></p></body>\n</html>\n",
+        baseline: &[("x-request-id", "r1"), ("server", "openresty")],
+        layer: Proxy, vendor: Some("apisix"), quota: Quota::Rate,
+        owns: &["apisix.powered-by"],
+    },
+    Fx {
+        // https://developer.riotgames.com/docs/portal#web-apis_rate-limiting: X-App-Rate-Limit /
+        // -Count on every response, X-Rate-Limit-Type on a 429.
+        name: "riot games application rate limit",
+        host: "europe.api.riotgames.com",
+        status: 429,
+        headers: &[("content-type", "application/json;charset=utf-8"), ("retry-after", "3"), ("x-rate-limit-type", "application"),
+                   ("x-app-rate-limit", "20:1,100:120"), ("x-app-rate-limit-count", "20:1,100:120"),
+                   ("x-method-rate-limit", "2000:10"), ("x-method-rate-limit-count", "5:10")],
+        body: "{\"status\":{\"message\":\"Rate limit exceeded\",\"status_code\":429}}",
+        baseline: &[],
+        layer: Api, vendor: Some("riot-games"), quota: Quota::Rate,
+        owns: &["riot-games.app-rate-limit"],
+    },
+    Fx {
+        // Cloudflare changelog 2026-02-26 / 2026-03-11 (Markdown and RFC 9457 JSON forms of its
+        // 1xxx errors, frontmatter fields error_code … cloudflare_error, retryable, retry_after).
+        name: "cloudflare 1015 as markdown for an agent, cloudflare headers dropped",
+        host: "docs.example-shop.com",
+        status: 429,
+        headers: &[("content-type", "text/markdown; charset=utf-8"), ("retry-after", "30")],
+        body: "---\nerror_code: 1015\nerror_name: rate_limited\nstatus: 429\nray_id: 8a1b2c3d4e5f6789\nzone: docs.example-shop.com\ncloudflare_error: true\nretryable: true\nretry_after: 30\nowner_action_required: false\n---\n\n# Error 1015: You are being rate limited\n\n## What happened\n\nThe site owner's rate limiting rule blocked this client.\n",
+        baseline: &[("x-request-id", "r1")],
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Rate,
+        owns: &["cloudflare.1015", "cloudflare.structured-error"],
+    },
+    Fx {
+        name: "cloudflare 1200 cache connection limit as json",
+        host: "media.example-news.org",
+        status: 429,
+        headers: &[("server", "cloudflare"), ("cf-ray", "8a1b2c3d4e5f7777-FRA"), ("content-type", "application/json; charset=utf-8"), ("retry-after", "60")],
+        body: "{\"type\":\"https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-1xxx-errors/error-1200/\",\"title\":\"Error 1200: Cache connection limit\",\"status\":429,\"error_code\":1200,\"cloudflare_error\":true,\"retryable\":true,\"retry_after\":60}",
+        baseline: CF,
+        layer: Cdn, vendor: Some("cloudflare"), quota: Quota::Concurrency,
+        owns: &["cloudflare.1200", "cloudflare.structured-error"],
+    },
+    Fx {
+        // https://github.com/rust-lang/crates.io/issues/6028: Fastly's synthetic page, here a
+        // rate-limit rule's 429 with the CDN's headers stripped by a proxy in front.
+        name: "fastly synthetic 429 page without its headers",
+        host: "static.example-registry.org",
+        status: 429,
+        headers: &[("content-type", "text/html; charset=utf-8"), ("retry-after", "0")],
+        body: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\"\n \"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd\">\n<html>\n  <head>\n    <title>429 Too many requests</title>\n  </head>\n  <body>\n    <h1>Error 429 Too many requests</h1>\n    <p>Too many requests</p>\n    <h3>Error 54113</h3>\n    <p>Details: cache-ams12780-AMS 1675336948 3776809559</p>\n    <hr>\n    <p>Varnish cache server</p>\n  </body>\n</html>\n",
+        baseline: &[],
+        layer: Cdn, vendor: Some("fastly"), quota: Quota::Rate,
+        owns: &["fastly.details-node"],
+    },
+    Fx {
         name: "caddy-ratelimit",
         host: "files.example.org",
         status: 429,
@@ -1428,6 +1488,76 @@ pub static FIXTURES: &[Fx] = &[
         layer: Layer::Api, vendor: None, quota: Quota::Rate,
         owns: &[],
     },
+    Fx {
+        // https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html
+        // (QUOTA_EXCEEDED, 429, {"message":$context.error.messageString}); a CDN in front that
+        // keeps only its own headers.
+        name: "api gateway usage-plan quota body without its headers",
+        host: "api.example-setlists.net",
+        status: 429,
+        headers: &[("content-type", "application/json"), ("content-length", "28")],
+        body: "{\"message\":\"Limit Exceeded\"}",
+        baseline: &[("x-request-id", "r1")],
+        layer: Proxy, vendor: Some("aws-api-gateway"), quota: Quota::Daily,
+        owns: &["aws-api-gateway.quota-body-only"],
+    },
+    Fx {
+        // https://developer.aliyun.com/ask/278260 (API Gateway public error codes, 403).
+        name: "alibaba cloud api gateway flow control (403)",
+        host: "district.market.alicloudapi.com",
+        status: 403,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("x-ca-request-id", "7AD052CB-EE8B-4DFD-BBAF-EFB340E0A5AF"),
+                   ("x-ca-error-message", "Throttled by APP Flow Control")],
+        body: "",
+        baseline: &[("x-ca-request-id", "1")],
+        layer: Proxy, vendor: Some("alibaba-cloud-api-gateway"), quota: Quota::Rate,
+        owns: &["alibaba-cloud-api-gateway.flow-control"],
+    },
+    Fx {
+        name: "alibaba cloud api gateway quota exhausted (403)",
+        host: "ocrapi.market.alicloudapi.com",
+        status: 403,
+        headers: &[("x-ca-request-id", "5C3E0E4B-1A2B-4C5D-8E9F-0A1B2C3D4E5F"), ("x-ca-error-message", "Quota Exhausted")],
+        body: "",
+        baseline: &[],
+        layer: Proxy, vendor: Some("alibaba-cloud-api-gateway"), quota: Quota::Daily,
+        owns: &["alibaba-cloud-api-gateway.quota"],
+    },
+    Fx {
+        // linkerd2-proxy: SyntheticHttpResponse::rate_limited (respond.rs), RateLimitError
+        // (server-policy/src/local_rate_limit.rs); empty body, content-length 0.
+        name: "linkerd local rate limit",
+        host: "orders.shop.svc.cluster.local",
+        status: 429,
+        headers: &[("content-length", "0"), ("l5d-proxy-error", "total rate limit exceeded: 100rps"), ("date", "Mon, 07 Aug 2023 12:00:00 GMT")],
+        body: "",
+        baseline: &[("server", "gunicorn"), ("x-request-id", "r1")],
+        layer: Proxy, vendor: Some("linkerd"), quota: Quota::Rate,
+        owns: &["linkerd.rate-limited", "linkerd.proxy-error"],
+    },
+    Fx {
+        // symfony/symfony ProblemNormalizer (the serializer error renderer's JSON).
+        name: "symfony rate limiter problem json",
+        host: "api.example-php.dev",
+        status: 429,
+        headers: &[("content-type", "application/problem+json"), ("retry-after", "60"), ("x-ratelimit-remaining", "0"),
+                   ("x-ratelimit-limit", "10")],
+        body: "{\"type\":\"https:\\/\\/tools.ietf.org\\/html\\/rfc2616#section-10\",\"title\":\"An error occurred\",\"status\":429,\"detail\":\"Too Many Requests\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        // hapijs/boom lib/index.js tooManyRequests; output.payload {statusCode, error, message}.
+        name: "hapi boom too many requests",
+        host: "api.example-node.dev",
+        status: 429,
+        headers: &[("content-type", "application/json; charset=utf-8"), ("cache-control", "no-cache")],
+        body: "{\"statusCode\":429,\"error\":\"Too Many Requests\",\"message\":\"Rate limit exceeded\"}",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
 ];
 
 #[test]
@@ -1687,6 +1817,23 @@ fn rate_limited_statuses() {
     }
     dipr.body_excerpt = Some("<h3>HTTP Error 404.0 - Not Found</h3>".into());
     assert!(!is_rate_limited(&dipr));
+    // Alibaba Cloud API Gateway's flow control and exhausted quota are 403s with the reason in
+    // X-Ca-Error-Message; its other 403s (Unauthorized) are not limits.
+    assert!(is_rate_limited(&fx(
+        "alibaba cloud api gateway flow control (403)"
+    )));
+    let mut ali = fx("alibaba cloud api gateway quota exhausted (403)");
+    assert!(is_rate_limited(&ali));
+    ali.response_headers =
+        crate::model::Headers::from_pairs([("x-ca-error-message", "Unauthorized")]);
+    assert!(!is_rate_limited(&ali));
+    // Stack Exchange's throttle_violation comes with HTTP 400; another 400 of its API is not.
+    let mut se = fx("bare 429");
+    se.status = 400;
+    se.body_excerpt = Some("{\"error_id\":502,\"error_message\":\"too many requests from this IP, more requests available in 81714 seconds\",\"error_name\":\"throttle_violation\"}".into());
+    assert!(is_rate_limited(&se));
+    se.body_excerpt = Some("{\"error_id\":400,\"error_message\":\"site is required\",\"error_name\":\"bad_parameter\"}".into());
+    assert!(!is_rate_limited(&se));
     // A WAF block page with no rate-limit evidence is a block, not a rate limit.
     assert!(!is_rate_limited(&fx("sucuri firewall block")));
     // A 403 with rate-limit headers that are not exhausted is an auth error, not a limit.
@@ -1775,6 +1922,12 @@ fn minimal_pages_are_less_sure_than_whole_pages() {
     assert!(
         inferred < 0.5,
         "an inferred edge is low confidence: {inferred}"
+    );
+    let gw_whole = conf("api gateway usage-plan quota");
+    let gw_body = conf("api gateway usage-plan quota body without its headers");
+    assert!(
+        gw_whole > gw_body && gw_body < 0.5,
+        "{gw_whole} > {gw_body}, below 0.5"
     );
     let envoy_marker = conf("envoy global rate limit");
     let envoy_inferred = conf("envoy empty 429, no upstream time, no successes to compare");
