@@ -7,11 +7,32 @@
 //! then redacts them all repeatedly and prints headers/s and MB/s. The same file builds against
 //! older commits (it uses only `Redactor::{header, url, excerpt}`), which is how the
 //! before/after figures in docs/performance.md were taken.
+//!
+//!     cargo bench --bench redact -- --jsonl FILE [--lines N]
+//!
+//! Replays what the JSON-lines reader redacts per line of FILE (the first N lines, 50 000 by
+//! default): the URL, every request and response header, the `client` field, the credential
+//! scan and, for a status outside 2xx/3xx, the body excerpt; prints ns of CPU time per line
+//! and per kind.
 
 use std::time::Instant;
 use toomany::redact::Redactor;
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--jsonl") {
+        let lines = args
+            .iter()
+            .position(|a| a == "--lines")
+            .and_then(|j| args.get(j + 1))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(50_000);
+        match args.get(i + 1) {
+            Some(file) => jsonl(file, lines),
+            None => eprintln!("--jsonl needs a file"),
+        }
+        return;
+    }
     let mut dirs: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -118,5 +139,126 @@ fn main() {
             n as f64 / best,
             b as f64 / best / 1e6
         );
+    }
+}
+
+/// One JSON line's redacted parts, in the order the reader redacts them.
+struct Line {
+    url: String,
+    request_headers: Vec<(String, String)>,
+    response_headers: Vec<(String, String)>,
+    client: Option<String>,
+    body: Option<String>,
+}
+
+fn pairs(v: &serde_json::Value) -> Vec<(String, String)> {
+    v.as_object()
+        .map(|o| {
+            o.iter()
+                .filter_map(|(n, v)| Some((n.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn jsonl(file: &str, max_lines: usize) {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        eprintln!("cannot read {file}");
+        return;
+    };
+    let lines: Vec<Line> = text
+        .lines()
+        .take(max_lines)
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| {
+            let status = v["status"].as_u64().unwrap_or(0);
+            Line {
+                url: v["url"].as_str().unwrap_or("").to_string(),
+                request_headers: pairs(&v["request_headers"]),
+                response_headers: pairs(&v["response_headers"]),
+                client: v["client"].as_str().map(str::to_string),
+                body: v["response_body"]
+                    .as_str()
+                    .filter(|b| !b.is_empty() && !(200..400).contains(&status))
+                    .map(str::to_string),
+            }
+        })
+        .collect();
+    println!("{file}: {} lines", lines.len());
+    let r = Redactor::from_key_material(b"bench key material");
+    let rounds = 10;
+    let kinds = ["url", "headers", "client", "credential", "bodies", "all"];
+    for kind in kinds {
+        let mut best = f64::MAX;
+        for _ in 0..rounds {
+            let t = CpuClock::now();
+            let mut sink = 0usize;
+            for l in &lines {
+                if kind == "url" || kind == "all" {
+                    sink += r.url(&l.url).len();
+                }
+                if kind == "headers" || kind == "all" {
+                    for (n, v) in l.request_headers.iter().chain(&l.response_headers) {
+                        sink += r.header(n, v).len();
+                    }
+                }
+                if kind == "client" || kind == "all" {
+                    if let Some(c) = &l.client {
+                        sink += r.text(c).len();
+                    }
+                }
+                if kind == "credential" || kind == "all" {
+                    let hs = l
+                        .request_headers
+                        .iter()
+                        .map(|(n, v)| (n.as_str(), v.as_str()));
+                    sink += r.credential(hs, &l.url).map_or(0, |c| c.len());
+                }
+                if kind == "bodies" || kind == "all" {
+                    if let Some(b) = &l.body {
+                        sink += r.excerpt(b, 4096).len();
+                    }
+                }
+            }
+            std::hint::black_box(sink);
+            best = best.min(t.elapsed_secs());
+        }
+        println!(
+            "{kind:>10}: {:>8.1} ns/line (CPU time, best of {rounds})",
+            best * 1e9 / lines.len() as f64
+        );
+    }
+}
+
+/// This thread's CPU time where Linux reports it (`/proc/thread-self/schedstat`), else wall
+/// time: on a shared machine the wall clock also counts the time other processes ran.
+enum CpuClock {
+    Cpu(u64),
+    Wall(Instant),
+}
+
+impl CpuClock {
+    fn cpu_ns() -> Option<u64> {
+        std::fs::read_to_string("/proc/thread-self/schedstat")
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    }
+
+    fn now() -> CpuClock {
+        match CpuClock::cpu_ns() {
+            Some(ns) => CpuClock::Cpu(ns),
+            None => CpuClock::Wall(Instant::now()),
+        }
+    }
+
+    fn elapsed_secs(&self) -> f64 {
+        match (self, CpuClock::cpu_ns()) {
+            (CpuClock::Cpu(start), Some(now)) => now.saturating_sub(*start) as f64 / 1e9,
+            (CpuClock::Wall(t), _) => t.elapsed().as_secs_f64(),
+            (CpuClock::Cpu(_), None) => f64::MAX,
+        }
     }
 }

@@ -8,6 +8,7 @@
 
 mod decode;
 pub mod json;
+mod keyed;
 mod names;
 pub mod parse;
 pub mod stream;
@@ -16,14 +17,13 @@ pub mod tree;
 
 pub use names::{header_rule, is_secret_field, is_secret_header, is_secret_json_field, HeaderRule};
 
-use hmac::{Hmac, Mac};
+use keyed::KeyedMac;
 use regex::{Captures, Regex};
 use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::sync::OnceLock;
-
-type HmacSha256 = Hmac<Sha256>;
 
 /// Is this already a redaction token (`<redacted:0123abcd>`)? Redacting twice changes nothing.
 pub fn is_redacted(s: &str) -> bool {
@@ -39,29 +39,98 @@ pub fn is_redacted(s: &str) -> bool {
 /// Applies the policy. Cheap to clone and share across threads.
 #[derive(Clone)]
 pub struct Redactor {
-    /// HMAC state with the key already absorbed: each fingerprint clones it instead of hashing
-    /// the key again.
-    mac: HmacSha256,
+    /// HMAC-SHA256 with the key's pads already absorbed.
+    mac: KeyedMac,
     /// Tells this key's cached fingerprints from another redactor's on the same thread.
     key_id: u64,
 }
 
-/// Distinct secrets whose fingerprints one thread remembers (then it starts over).
-const FINGERPRINT_CACHE: usize = 4096;
-/// Longer secrets are fingerprinted every time (rare, and not worth the memory).
-const CACHEABLE_SECRET: usize = 256;
+/// Header names whose rule one thread remembers (then it starts over).
+const HEADER_RULE_CACHE: usize = 4096;
 
 /// The thread-local caches' hasher: a lookup happens per header and per secret, and SipHash
 /// was most of its cost (the keys are not attacker-chosen for collisions that matter: the
-/// caches are bounded and cleared when full).
+/// caches are bounded and cleared when full, or direct-mapped).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// Fingerprints of one key (by its id) remembered on one thread.
-type FingerprintCache = (u64, FastMap<Box<str>, [u8; 4]>);
-
 thread_local! {
-    static FINGERPRINTS: RefCell<FingerprintCache> = RefCell::new((0, FastMap::default()));
+    static FINGERPRINTS: RefCell<FingerprintCache> = RefCell::new(FingerprintCache::new());
     static HEADER_RULES: RefCell<FastMap<Box<str>, HeaderRule>> = RefCell::new(FastMap::default());
+}
+
+/// Slots of the per-thread fingerprint cache (a power of two), and the longest secret a slot
+/// holds: API keys, session ids and most JWTs; longer ones are fingerprinted every time.
+const FINGERPRINT_SLOTS: usize = 512;
+const CACHEABLE_SECRET: usize = 256;
+
+/// One remembered fingerprint: the secret's bytes (to tell it from another secret in the same
+/// slot), which key fingerprinted it, and the fingerprint.
+struct Slot {
+    key_id: u64,
+    len: u16,
+    fp: [u8; 4],
+    secret: [u8; CACHEABLE_SECRET],
+}
+
+/// Fingerprints of the secrets one thread saw last, direct-mapped by a hash of the secret: a
+/// lookup is one hash and one comparison, a miss costs no allocation (a fresh
+/// `Idempotency-Key` per request is the common miss) and overwrites the slot's older secret,
+/// and no input can make a lookup slower. It holds plaintext secrets, as the input buffers do
+/// while a chunk is read; it is never printed and is zeroed when the thread ends
+/// (docs/decisions.md, "Fingerprint cache").
+struct FingerprintCache {
+    /// Allocated on the first secret (most threads of a run never see one).
+    slots: Vec<Slot>,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl FingerprintCache {
+    fn new() -> FingerprintCache {
+        FingerprintCache {
+            slots: Vec::new(),
+            hasher: foldhash::fast::FixedState::default(),
+        }
+    }
+
+    /// The fingerprint of `secret` under `key_id`, computed by `compute` when not remembered.
+    fn get_or(&mut self, key_id: u64, secret: &[u8], compute: impl FnOnce() -> [u8; 4]) -> [u8; 4] {
+        if self.slots.is_empty() {
+            self.slots = (0..FINGERPRINT_SLOTS)
+                .map(|_| Slot {
+                    key_id: 0,
+                    len: 0,
+                    fp: [0; 4],
+                    secret: [0; CACHEABLE_SECRET],
+                })
+                .collect();
+        }
+        let at = self.hasher.hash_one(secret) as usize & (FINGERPRINT_SLOTS - 1);
+        let slot = &mut self.slots[at];
+        // key_id is never 0, so an empty slot never matches.
+        if slot.key_id == key_id && slot.secret[..slot.len as usize] == *secret {
+            return slot.fp;
+        }
+        let fp = compute();
+        slot.key_id = key_id;
+        slot.len = secret.len() as u16;
+        slot.secret[..secret.len()].copy_from_slice(secret);
+        slot.fp = fp;
+        fp
+    }
+}
+
+impl Drop for FingerprintCache {
+    /// Zero the remembered secrets before the memory goes back to the allocator (volatile
+    /// writes, so the stores to memory about to be freed are not optimized away).
+    fn drop(&mut self) {
+        for slot in &mut self.slots {
+            for b in slot.secret.iter_mut() {
+                // SAFETY: `b` is a valid, aligned, exclusive reference to a byte.
+                unsafe { std::ptr::write_volatile(b, 0) };
+            }
+            slot.len = 0;
+        }
+    }
 }
 
 /// Append the lower-case hex digits of `bytes` (what `format!("{b:02x}")` per byte gives).
@@ -82,7 +151,7 @@ fn cached_header_rule(name: &str) -> HeaderRule {
             return *r;
         }
         let r = header_rule(name);
-        if c.len() >= FINGERPRINT_CACHE {
+        if c.len() >= HEADER_RULE_CACHE {
             c.clear();
         }
         c.insert(name.into(), r);
@@ -92,7 +161,7 @@ fn cached_header_rule(name: &str) -> HeaderRule {
 
 impl Redactor {
     fn with_key(key: [u8; 32]) -> Redactor {
-        let mac = HmacSha256::new_from_slice(&key).expect("HMAC accepts any key length");
+        let mac = KeyedMac::new(&key);
         let id = Sha256::digest([&key[..], b"cache id"].concat());
         let mut key_id = [0u8; 8];
         key_id.copy_from_slice(&id[..8]);
@@ -123,31 +192,16 @@ impl Redactor {
     }
 
     fn fingerprint_bytes(&self, secret: &str) -> [u8; 4] {
-        let compute = || {
-            let mut mac = self.mac.clone();
-            mac.update(secret.as_bytes());
-            let out = mac.finalize().into_bytes();
-            [out[0], out[1], out[2], out[3]]
-        };
+        let compute = || self.mac.tag4(secret.as_bytes());
         if secret.len() > CACHEABLE_SECRET {
             return compute();
         }
-        FINGERPRINTS.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.0 != self.key_id {
-                c.0 = self.key_id;
-                c.1.clear();
-            }
-            if let Some(fp) = c.1.get(secret) {
-                return *fp;
-            }
-            let fp = compute();
-            if c.1.len() >= FINGERPRINT_CACHE {
-                c.1.clear();
-            }
-            c.1.insert(secret.into(), fp);
-            fp
-        })
+        FINGERPRINTS
+            .try_with(|c| {
+                c.borrow_mut()
+                    .get_or(self.key_id, secret.as_bytes(), compute)
+            })
+            .unwrap_or_else(|_| compute())
     }
 
     /// The 8-hex-digit keyed fingerprint of a secret.
@@ -159,15 +213,21 @@ impl Redactor {
 
     /// `<redacted:XXXXXXXX>` for a secret (an already-redacted value is returned unchanged).
     pub fn token(&self, secret: &str) -> String {
+        let mut out = String::with_capacity(19);
+        self.push_token(&mut out, secret);
+        out
+    }
+
+    /// Append [`Redactor::token`] of `secret` to `out` (no string of its own).
+    fn push_token(&self, out: &mut String, secret: &str) {
         if is_redacted(secret) {
-            return secret.to_string();
+            out.push_str(secret);
+            return;
         }
         let fp = self.fingerprint_bytes(secret);
-        let mut out = String::with_capacity(19);
         out.push_str("<redacted:");
-        push_hex(&mut out, &fp);
+        push_hex(out, &fp);
         out.push('>');
-        out
     }
 
     /// Redact a header value according to its name.
@@ -189,27 +249,37 @@ impl Redactor {
     /// The credential part of an Authorization value (`Bearer abc` → `Bearer <redacted:…>`),
     /// line by line when several were joined.
     fn authorization(&self, value: &str) -> String {
+        if !value.contains('\n') {
+            return self.authorization_line(value);
+        }
         value
             .split('\n')
-            .map(|line| {
-                let v = line.trim();
-                if v.is_empty() || is_redacted(v) {
-                    return line.to_string();
-                }
-                match v.split_once(char::is_whitespace) {
-                    Some((scheme, cred))
-                        if !cred.trim().is_empty()
-                            && scheme
-                                .chars()
-                                .all(|c| c.is_ascii_alphanumeric() || c == '-') =>
-                    {
-                        format!("{} {}", scheme, self.token(cred.trim()))
-                    }
-                    _ => self.token(v),
-                }
-            })
+            .map(|line| self.authorization_line(line))
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// One line of an Authorization value.
+    fn authorization_line(&self, line: &str) -> String {
+        let v = line.trim();
+        if v.is_empty() || is_redacted(v) {
+            return line.to_string();
+        }
+        match v.split_once(char::is_whitespace) {
+            Some((scheme, cred))
+                if !cred.trim().is_empty()
+                    && scheme
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-') =>
+            {
+                let mut out = String::with_capacity(scheme.len() + 20);
+                out.push_str(scheme);
+                out.push(' ');
+                self.push_token(&mut out, cred.trim());
+                out
+            }
+            _ => self.token(v),
+        }
     }
 
     /// `Cookie`: every value redacted, names and separators kept.
@@ -244,9 +314,9 @@ impl Redactor {
             Some((n, v)) => {
                 out.push_str(n.trim_end());
                 out.push('=');
-                out.push_str(&self.token(v.trim()));
+                self.push_token(&mut out, v.trim());
             }
-            None => out.push_str(&self.token(trimmed)),
+            None => self.push_token(&mut out, trimmed),
         }
         out.push_str(trail);
         out

@@ -194,20 +194,34 @@ pub(super) fn plain_path(url: &str) -> bool {
     !letters || !spells_a_short_secret(path)
 }
 
-/// Does `path` (letters, digits, `_-/.~` only) hold one of [`SPELLED_IN_SHORT_PIECES`], in
-/// any case? One pass: only a byte that starts a needle (`| 0x20` lower-cases a letter and
-/// leaves the other allowed bytes outside `a..=z`) is compared.
+/// Does `path` hold one of [`SPELLED_IN_SHORT_PIECES`], in any case? One pass: only where
+/// two bytes start a needle (looked up in [`SPELLED_PAIRS`]; `| 0x20` lower-cases a letter and
+/// leaves digits as they are) is a needle compared. Runs on every path and simple URL.
 fn spells_a_short_secret(path: &[u8]) -> bool {
-    (0..path.len()).any(|i| {
-        let first = path[i] | 0x20;
-        first.is_ascii_lowercase()
+    path.windows(2).enumerate().any(|(i, w)| {
+        let k = usize::from(w[0] | 0x20) << 8 | usize::from(w[1] | 0x20);
+        SPELLED_PAIRS[k >> 6] >> (k & 63) & 1 != 0
             && SPELLED_IN_SHORT_PIECES.iter().any(|needle| {
-                needle[0] == first
-                    && path.len() - i >= needle.len()
+                path.len() - i >= needle.len()
                     && path[i..i + needle.len()].eq_ignore_ascii_case(needle)
             })
     })
 }
+
+/// The first two bytes of each of [`SPELLED_IN_SHORT_PIECES`] (lowercase letters and digits,
+/// at least three bytes each), as a bit set indexed by `first << 8 | second`.
+static SPELLED_PAIRS: [u64; 1024] = {
+    let mut t = [0u64; 1024];
+    let mut i = 0;
+    while i < SPELLED_IN_SHORT_PIECES.len() {
+        let n = SPELLED_IN_SHORT_PIECES[i];
+        assert!(n.len() >= 3 && n[0] | 0x20 == n[0] && n[1] | 0x20 == n[1]);
+        let k = (n[0] as usize) << 8 | n[1] as usize;
+        t[k >> 6] |= 1 << (k & 63);
+        i += 1;
+    }
+    t
+};
 
 /// [`Redactor::text`] of a URL whose only possible secrets are the values of secret-named query
 /// parameters (`https://api.example.com/v1/items?page=2&api_key=sk-…`), computed without the
@@ -257,6 +271,14 @@ pub(super) fn simple_query_url<'a>(red: &Redactor, url: &'a str) -> Option<Cow<'
         }
         at += pair.len() + 1;
     }
+    if short_pieces_outside(&b[after_scheme..], after_scheme, &secret)
+        && !spells_a_short_secret(&b[after_scheme..])
+    {
+        // No key shape, JWT or webhook can be written outside the secret values (see
+        // `short_pieces_outside`), and none of the other matchers can start in a simple URL:
+        // the trigger scan could only say yes, so it is skipped.
+        return Some(with_secrets_redacted(red, url, &secret));
+    }
     for hit in matchers().triggers.find_overlapping_iter(url) {
         let flags = TRIGGERS[hit.pattern().as_usize()].1;
         if flags & !(NAMES | SCHEME) == 0 {
@@ -272,18 +294,70 @@ pub(super) fn simple_query_url<'a>(red: &Redactor, url: &'a str) -> Option<Cow<'
             return None;
         }
     }
+    Some(with_secrets_redacted(red, url, &secret))
+}
+
+/// `url` with each byte range in `secret` (in order) replaced by its token.
+fn with_secrets_redacted<'a>(
+    red: &Redactor,
+    url: &'a str,
+    secret: &[(usize, usize)],
+) -> Cow<'a, str> {
     if secret.is_empty() {
-        return Some(Cow::Borrowed(url));
+        return Cow::Borrowed(url);
     }
     let mut out = String::with_capacity(url.len() + 8 * secret.len());
     let mut last = 0;
-    for (s, e) in secret {
+    for &(s, e) in secret {
         out.push_str(&url[last..s]);
-        out.push_str(&red.token(&url[s..e]));
+        red.push_token(&mut out, &url[s..e]);
         last = e;
     }
     out.push_str(&url[last..]);
-    Some(Cow::Owned(out))
+    Cow::Owned(out)
+}
+
+/// Are the pieces of a simple URL's `rest` (from byte `offset` of the URL on) at most
+/// [`PLAIN_PIECE`] bytes long outside the `secret` value ranges? Pieces are runs of
+/// `[A-Za-z0-9_-]` between `/ . ~ ? & =`. Every vendor key shape needs a longer run of those
+/// (or a prefix [`SPELLED_IN_SHORT_PIECES`] lists), so then no shape can match outside a
+/// secret value — the reasoning of [`plain_path`], applied to the path, the parameter names
+/// and the values kept as they are.
+fn short_pieces_outside(rest: &[u8], offset: usize, secret: &[(usize, usize)]) -> bool {
+    let mut piece = 0usize;
+    let mut ranges = secret.iter().peekable();
+    let mut i = 0;
+    while i < rest.len() {
+        if let Some(&&(s, e)) = ranges.peek() {
+            if offset + i == s {
+                // A secret value: replaced whole by its token, whatever it spells.
+                i = e - offset;
+                piece = 0;
+                ranges.next();
+                continue;
+            }
+        }
+        match rest[i] {
+            b'/' | b'.' | b'~' | b'?' | b'&' | b'=' => piece = 0,
+            _ => {
+                piece += 1;
+                if piece > PLAIN_PIECE {
+                    return false;
+                }
+            }
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Can any trigger occur in `text`? Every trigger but `@` and `%` holds an ASCII letter (a test
+/// holds the table to that), so text without those — numbers, counters, dates in digits, the
+/// values of most rate-limit headers — skips the trigger scan, whose setup costs more than
+/// this look at each byte.
+fn may_trigger(text: &str) -> bool {
+    text.bytes()
+        .any(|b| b.is_ascii_alphabetic() || b == b'@' || b == b'%')
 }
 
 /// Longest piece [`plain_path`] lets through: every key shape is longer in one piece.
@@ -309,7 +383,7 @@ const MAX_DEPTH: u8 = 3;
 impl Redactor {
     /// Redact free text; borrowed back when nothing in it can be a secret.
     pub(super) fn text_cow<'a>(&self, text: &'a str, depth: u8) -> Cow<'a, str> {
-        if text.is_empty() {
+        if !may_trigger(text) {
             return Cow::Borrowed(text);
         }
         let m = matchers();
@@ -939,6 +1013,94 @@ mod simple_query_tests {
             if !query.is_empty() {
                 url.push('?');
                 url.push_str(&query.join(sep));
+            }
+            let red = Redactor::from_key_material(b"k");
+            if let Some(fast) = simple_query_url(&red, &url) {
+                prop_assert_eq!(fast, red.text(&url), "{}", url);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod short_piece_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn every_trigger_without_a_letter_is_one_may_trigger_looks_for() {
+        for (t, _) in TRIGGERS {
+            assert!(may_trigger(t), "{t}");
+        }
+        for plain in ["", "120", "0", "2026-12-02 01:02:03", "1.5, 2.0; 3", "-"] {
+            assert!(!may_trigger(plain), "{plain}");
+            assert_eq!(r().text(plain), plain);
+        }
+    }
+
+    fn r() -> Redactor {
+        Redactor::from_key_material(b"k")
+    }
+
+    /// URLs the trigger scan turned away (a shape or webhook trigger outside a secret value)
+    /// but that only short pieces make up: answered without the full scan, as it answers.
+    #[test]
+    fn short_pieces_need_no_trigger_scan() {
+        let red = Redactor::from_key_material(b"k");
+        for url in [
+            "/v1/ghosts?page=2",
+            "https://api.example.com/v1/orders/0?expand=items",
+            "/v1/x?mode=form-data&token=abc",
+            "/asia/akia?sk=1",
+            "/v1/x?key=eyJhbGci.eyJzdWIi",
+        ] {
+            let fast = simple_query_url(&red, url).expect("simple");
+            assert_eq!(fast, red.text(url), "{url}");
+        }
+        assert!(
+            !short_pieces_outside(b"/v1/abcdefghijk?a=1", 0, &[]),
+            "an 11-byte piece"
+        );
+        // The same piece inside a secret value is skipped.
+        let url = b"/v?k=abcdefghijklmnop&b=1";
+        assert!(short_pieces_outside(url, 0, &[(5, 21)]));
+        assert!(!short_pieces_outside(url, 0, &[]));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]
+        /// Wherever the fast path answers, it answers what the full scan does (pieces chosen to
+        /// sit on both sides of the short-piece bound and to spell every trigger family).
+        #[test]
+        fn short_piece_urls_are_what_the_full_scan_returns(
+            scheme in prop::sample::select(vec!["https://", "http://", "/", "HTTP://"]),
+            base in prop::collection::vec(prop::sample::select(vec![
+                "/", ".", "~", "-", "_", "v1", "gh", "ghost", "sk", "sk-", "sk_", "rk_", "xox",
+                "xoxb-", "akia", "AKIA", "asia", "aiza", "AIza", "npm_", "hf_", "sg", "SG", "shp",
+                "do", "_v1_", "pypi-", "form-data", "eyj", "ya29", "glpat", "whsec", "slack",
+                "discord", "telegram", "webhooks", "hooks", "github", "0123456789", "abcdefghij",
+                "k", "ABCDEFGHIJKLMNOP", "test", "live", "bearer", "basic",
+            ]), 0..10),
+            pairs in prop::collection::vec((
+                prop::sample::select(vec![
+                    "page", "api_key", "token", "access_token", "sig", "q", "id", "key",
+                    "client_secret", "ghp_x", "sk-live", "form-data", "akia", "mode", "session_id",
+                    "abcdefghijk", "eyJx", "SG",
+                ]),
+                prop::collection::vec(prop::sample::select(vec![
+                    "", "0", "abc", "sk-", "sk_", "test_", "0000000000", "0000000000000000",
+                    "eyJhbGciOi", ".", "/", "~", "-", "_", "ghp_", "gh", "AKIA", "ABCDEFGHIJKLMNOP",
+                    "hooks", "slack", "com", "services", "ya29", "whsec_", "xoxb-", "AIza", "_v1_",
+                    "dop", "SG", "glpat-", "npm_", "hf_", "shpat_", "xapp-", "rk_test_",
+                    "form-data", "abcdefghij", "webhooks",
+                ]), 0..6),
+            ), 0..5),
+        ) {
+            let mut url: String = format!("{scheme}{}", base.concat());
+            let query: Vec<String> = pairs.iter().map(|(n, v)| format!("{n}={}", v.concat())).collect();
+            if !query.is_empty() {
+                url.push('?');
+                url.push_str(&query.join("&"));
             }
             let red = Redactor::from_key_material(b"k");
             if let Some(fast) = simple_query_url(&red, &url) {
