@@ -145,10 +145,12 @@ pub struct AnalyzeArgs {
     /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.
     #[arg(long, value_name = "RATE")]
     pub limit: Option<String>,
-    /// When to use colour: auto is off when stdout is not a terminal or NO_COLOR is set.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub color: ColorChoice,
-    /// List every rate-limited response in the table (default: the first 50).
+    /// When to use colour in the table format (default: auto, which is off when stdout is not
+    /// a terminal or NO_COLOR is set).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
+    /// List every rate-limited response in the table and Markdown formats (default: the first
+    /// 50) and up to 10,000 in HTML (default: 500); JSON, CSV and NDJSON always list them all.
     #[arg(long)]
     pub all: bool,
     /// With --emit-config: write only the plan for this host, into DIR itself (by default each
@@ -200,9 +202,10 @@ pub struct CompareArgs {
     /// The known limit, e.g. 120/min (applied to both sides).
     #[arg(long, value_name = "RATE")]
     pub limit: Option<String>,
-    /// When to use colour: auto is off when stdout is not a terminal or NO_COLOR is set.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub color: ColorChoice,
+    /// When to use colour in the table format (default: auto, which is off when stdout is not
+    /// a terminal or NO_COLOR is set).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub color: Option<ColorChoice>,
     /// Exit 1 when this holds: regressed, any-429 (after the change), finding:KIND or
     /// severity:LEVEL (in the AFTER captures). Repeatable.
     #[arg(long = "fail-on", value_name = "SPEC")]

@@ -246,4 +246,24 @@ fn the_compare_table_fits_80_columns_and_says_what_it_hid() {
     assert!(w.contains("\u{1b}["), "--color always paints");
     assert!(w.contains("retry-after honoured"), "{w}");
     assert!(!w.contains("hidden to fit"), "{w}");
+    let e = String::from_utf8(wide.get_output().stderr.clone()).unwrap();
+    assert!(!e.contains("no effect"), "{e}");
+    let json = toomany()
+        .args([
+            "compare",
+            &before(),
+            "--against",
+            &after(),
+            "--format",
+            "json",
+            "--color",
+            "always",
+        ])
+        .assert()
+        .success();
+    let e = String::from_utf8(json.get_output().stderr.clone()).unwrap();
+    assert!(
+        e.contains("--color has no effect with --format json"),
+        "{e}"
+    );
 }

@@ -1,28 +1,19 @@
 //! `toomany analyze … --format json`: the findings[] contract on the samples and on clean
 //! traffic written to temporary files (a page load HAR, a polling dashboard, a steady stream).
 
-use assert_cmd::Command;
+mod common;
+use common::*;
 use serde_json::{json, Value};
 use std::io::Write;
 
+/// The JSON report, checked for the test key that every input here carries.
 fn analyze(args: &[&str]) -> Value {
-    let out = Command::cargo_bin("toomany")
-        .expect("binary")
-        .env("NO_COLOR", "1")
-        .arg("analyze")
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .expect("runs");
+    let report = analyze_json_with(args);
     assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
+        !report.to_string().contains("sk-test"),
+        "a secret leaked into the report"
     );
-    let text = String::from_utf8(out.stdout).expect("utf-8");
-    assert!(!text.contains("sk-test"), "a secret leaked into the report");
-    serde_json::from_str(&text).expect("JSON report")
+    report
 }
 
 fn kinds(report: &Value) -> Vec<String> {
@@ -110,11 +101,9 @@ fn batch_burst_sample() {
 
 #[test]
 fn table_lists_findings_before_the_rate_limited_responses() {
-    let out = Command::cargo_bin("toomany")
-        .unwrap()
-        .env("NO_COLOR", "1")
+    let out = toomany()
         .env("COLUMNS", "200")
-        .args(["analyze", "samples/batch-burst.jsonl"])
+        .args(["analyze", &sample("batch-burst.jsonl")])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();

@@ -6,29 +6,18 @@
 //!
 //! The test prints a per-scenario table of misses and false alarms, then fails on any of them.
 
-use assert_cmd::Command;
+mod common;
+use common::*;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
 const DIR: &str = "tests/heldout";
 
 fn analyze(file: &str, args: &[String]) -> Value {
-    let out = Command::cargo_bin("toomany")
-        .expect("binary")
-        .env("NO_COLOR", "1")
-        .arg("analyze")
-        .arg(format!("{DIR}/{file}"))
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{file}: exit {:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON report")
+    let path = format!("{DIR}/{file}");
+    let mut all = vec![path.as_str()];
+    all.extend(args.iter().map(String::as_str));
+    analyze_json_with(&all)
 }
 
 fn strings(v: &Value) -> BTreeSet<String> {

@@ -605,3 +605,37 @@ fn where_says_how_it_counts_and_retry_after_reads_the_same_everywhere() {
         );
     }
 }
+
+#[test]
+fn flags_the_format_does_not_read_are_named_on_stderr_not_silently_ignored() {
+    let warned = |args: &[&str]| {
+        let mut all = vec!["analyze".to_string(), sample("cdn-burst.har")];
+        all.extend(args.iter().map(|a| a.to_string()));
+        let out = toomany().args(&all).assert().success();
+        String::from_utf8_lossy(&out.get_output().stderr).into_owned()
+    };
+    for fmt in ["json", "csv", "ndjson"] {
+        let e = warned(&["--format", fmt, "--all"]);
+        assert!(
+            e.contains(&format!("--all has no effect with --format {fmt}")),
+            "{fmt}: {e}"
+        );
+    }
+    for fmt in ["json", "markdown", "html", "csv"] {
+        let e = warned(&["--format", fmt, "--color", "never"]);
+        assert!(
+            e.contains(&format!("--color has no effect with --format {fmt}")),
+            "{fmt}: {e}"
+        );
+    }
+    // Where the flag does something, nothing is said.
+    for args in [
+        &["--format", "table", "--all", "--color", "always"][..],
+        &["--format", "markdown", "--all"][..],
+        &["--format", "html", "--all"][..],
+        &["--format", "json"][..],
+    ] {
+        let e = warned(args);
+        assert!(!e.contains("no effect"), "{args:?}: {e}");
+    }
+}

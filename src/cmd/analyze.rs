@@ -82,6 +82,9 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
 
     // After the -o checks: `-o INPUT.har` is refused as the input, not for its extension.
     let format = report_format(&args)?;
+    for w in no_effect(format, args.all, args.color) {
+        eprintln!("toomany: warning: {w}");
+    }
 
     let bars = progress_bars(&args.files);
     if let Some((_, bars)) = &bars {
@@ -128,9 +131,9 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         ReportFormat::Table => Style {
             // Colour on a file only when asked for (`always`); `auto` means a terminal.
             color: if report_file.is_some() {
-                args.color == ColorChoice::Always
+                args.color == Some(ColorChoice::Always)
             } else {
-                output::use_color(args.color)
+                output::use_color(args.color.unwrap_or(ColorChoice::Auto))
             },
             width: report_width(report_file.is_none()),
             max_rows,
@@ -154,6 +157,29 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(gate_status(&gates, |g| g.holds(&report)))
+}
+
+/// Flags the chosen format does not read: said once on stderr rather than silently ignored,
+/// so a user who asked for every row in a CSV knows it already has them.
+fn no_effect(format: ReportFormat, all: bool, color: Option<ColorChoice>) -> Vec<String> {
+    let name = format!("{format:?}").to_lowercase();
+    let mut out = Vec::new();
+    if all
+        && matches!(
+            format,
+            ReportFormat::Json | ReportFormat::Csv | ReportFormat::Ndjson
+        )
+    {
+        out.push(format!(
+            "--all has no effect with --format {name}: it lists every rate-limited response"
+        ));
+    }
+    if color.is_some() && format != ReportFormat::Table {
+        out.push(format!(
+            "--color has no effect with --format {name}: only the table format is coloured"
+        ));
+    }
+    out
 }
 
 /// Exit 1 when a `--fail-on` condition holds (each one that holds is named on stderr), else 0.

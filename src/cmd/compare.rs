@@ -66,6 +66,12 @@ pub fn run(args: CompareArgs) -> Outcome {
         None => None,
     };
     let format = format?;
+    if args.color.is_some() && format != CompareFormat::Table {
+        eprintln!(
+            "toomany: warning: --color has no effect with --format {}: only the table format is coloured",
+            format!("{format:?}").to_lowercase()
+        );
+    }
 
     let rec_opts = crate::recommend::Options {
         limit,
@@ -97,9 +103,9 @@ pub fn run(args: CompareArgs) -> Outcome {
             &comparison,
             Style {
                 color: if report_file.is_some() {
-                    args.color == ColorChoice::Always
+                    args.color == Some(ColorChoice::Always)
                 } else {
-                    output::use_color(args.color)
+                    output::use_color(args.color.unwrap_or(ColorChoice::Auto))
                 },
                 width: super::analyze::report_width(report_file.is_none()),
                 max_rows: None,

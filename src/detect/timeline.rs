@@ -58,7 +58,14 @@ pub fn busiest(times: &[f64], w: f64, k: usize) -> Vec<Window> {
             last_start: times[j],
         });
     }
-    cands.sort_by(|a, b| b.count.cmp(&a.count).then(a.first.cmp(&b.first)));
+    pick_by_scan(cands, k)
+}
+
+/// The greedy choice by a plain scan: sort by [`rank`], keep each window that overlaps none
+/// kept so far (each check is linear in the number kept). The batch [`busiest`] uses it, and
+/// the tests hold the streaming [`greedy`] to it.
+fn pick_by_scan(mut cands: Vec<Window>, k: usize) -> Vec<Window> {
+    cands.sort_by(rank);
     let mut out: Vec<Window> = Vec::new();
     for c in cands {
         if out.len() >= k {
@@ -387,18 +394,7 @@ mod tests {
 
     /// The plain greedy choice the ordered-map one must equal.
     fn greedy_by_scan(cands: &[Window], k: usize) -> Vec<Window> {
-        let mut sorted: Vec<Window> = cands.to_vec();
-        sorted.sort_by(rank);
-        let mut out: Vec<Window> = Vec::new();
-        for c in sorted {
-            if out.len() >= k {
-                break;
-            }
-            if out.iter().all(|o| c.last < o.first || c.first > o.last) {
-                out.push(c);
-            }
-        }
-        out
+        pick_by_scan(cands.to_vec(), k)
     }
 
     proptest! {

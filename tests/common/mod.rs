@@ -50,8 +50,15 @@ pub fn write(dir: &Path, name: &str, content: &[u8]) -> String {
 
 /// `toomany analyze PATH --format json`, which must succeed: the report.
 pub fn analyze_json(path: &str) -> serde_json::Value {
+    analyze_json_with(&[path])
+}
+
+/// `toomany analyze ARGS… --format json`, asserting success.
+pub fn analyze_json_with(args: &[&str]) -> serde_json::Value {
     let out = toomany()
-        .args(["analyze", path, "--format", "json"])
+        .arg("analyze")
+        .args(args)
+        .args(["--format", "json"])
         .output()
         .expect("runs");
     assert!(
