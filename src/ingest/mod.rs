@@ -14,6 +14,7 @@ pub mod lazy;
 pub mod loose;
 mod pipeline;
 pub mod scan;
+mod skim;
 pub mod source;
 
 use crate::analyze::event::RecordView;
