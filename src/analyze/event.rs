@@ -446,6 +446,9 @@ pub struct Shared {
     ranks: std::sync::OnceLock<Vec<u16>>,
     /// Tells this analysis's per-thread memory of sent keys from another's ([`Shared::first`]).
     local: LocalId,
+    /// Bumped after every change of `baseline_bound`: a thread's copy of a host's bound read
+    /// at the current version is the bound ([`Shared::bound`]).
+    bound_version: std::sync::atomic::AtomicU64,
 }
 
 /// A number no other [`Shared`] of this process has.
@@ -473,8 +476,22 @@ impl SentHere {
     const MAX: usize = 1 << 16;
 }
 
+/// Host bounds one thread read, each with the [`Shared::bound_version`] it was read at, for the
+/// [`Shared`] numbered `owner`: workers ask for a host's bound on every record, and a read lock
+/// per record made the two workers write the lock's one cache line in turn.
+#[derive(Default)]
+struct BoundsHere {
+    owner: u64,
+    hosts: std::collections::HashMap<u64, (u64, Option<SampleKey>), foldhash::fast::FixedState>,
+}
+
+impl BoundsHere {
+    const MAX: usize = 1 << 12;
+}
+
 thread_local! {
     static SENT_HERE: std::cell::RefCell<SentHere> = std::cell::RefCell::default();
+    static BOUNDS_HERE: std::cell::RefCell<BoundsHere> = std::cell::RefCell::default();
 }
 
 impl Shared {
@@ -518,14 +535,39 @@ impl Shared {
             Ok(mut s) => s.insert(host, bound),
             Err(p) => p.into_inner().insert(host, bound),
         };
+        self.bound_version
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
     }
 
-    /// The bound of `host`'s baseline, if it is full.
+    /// The bound of `host`'s baseline, if it is full. A thread answers from its own copy while
+    /// no bound changed since it read it (an atomic load, no write); a change in between only
+    /// makes the answer the one just before that change, which is as good as a read then: a
+    /// stale bound is higher (or none), so it only sends a record that is not needed.
     fn bound(&self, host: u64) -> Option<SampleKey> {
-        match self.baseline_bound.read() {
-            Ok(s) => s.get(&host).copied(),
-            Err(p) => p.into_inner().get(&host).copied(),
-        }
+        let version = self
+            .bound_version
+            .load(std::sync::atomic::Ordering::Acquire);
+        BOUNDS_HERE.with(|here| {
+            let mut here = here.borrow_mut();
+            if here.owner != self.local.0 {
+                here.hosts.clear();
+                here.owner = self.local.0;
+            }
+            if let Some(&(v, b)) = here.hosts.get(&host) {
+                if v == version {
+                    return b;
+                }
+            }
+            let b = match self.baseline_bound.read() {
+                Ok(s) => s.get(&host).copied(),
+                Err(p) => p.into_inner().get(&host).copied(),
+            };
+            if here.hosts.len() >= BoundsHere::MAX {
+                here.hosts.clear();
+            }
+            here.hosts.insert(host, (version, b));
+            b
+        })
     }
 
     /// A success of `host` at `key` may enter its baseline: send its full record.

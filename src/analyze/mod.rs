@@ -347,21 +347,31 @@ fn prepare(
     }
 }
 
+/// Detector i of [`crate::detect::detectors`] with its finish order, in slot i, where a lane
+/// runs it.
+type Slots = Vec<Option<(Box<dyn Detector>, usize)>>;
+
 /// One group of hosts, replayed on one thread.
 struct Partition {
-    /// Host ids of this group.
+    /// Host ids of this group (their cadences; their detectors, unless `side`).
     mine: Vec<bool>,
+    /// Host ids whose requests this lane hands to its detectors (`mine`; for the side lane,
+    /// the biggest group's, when it runs some of that group's detectors).
+    detect: Vec<bool>,
     cadences: BTreeMap<u32, Cadences>,
-    table: CadenceTable,
+    table: Arc<CadenceTable>,
     evidence: BTreeMap<u32, HostEvidence>,
     linkers: BTreeMap<u32, Linker>,
-    detectors: Vec<(Box<dyn Detector>, usize)>,
+    /// Slot i holds detector i of [`crate::detect::detectors`] (with its finish order) when
+    /// this lane runs it.
+    detectors: Slots,
     polls: usize,
     findings: Vec<(usize, Placed)>,
     /// The overview (one group builds it for all hosts), and each group's next attempts.
     overview: Option<crate::overview::Builder>,
     /// The side group: no hosts of its own, it builds the overview and every host's evidence
-    /// (made when there are fewer host groups than threads, so a one-host log replays on two).
+    /// (made when there are fewer host groups than threads, so a one-host log replays on two),
+    /// and runs part of the biggest group's detectors beside it.
     side: bool,
     next: crate::overview::NextAttempts,
     error: Option<String>,
@@ -371,6 +381,32 @@ impl Partition {
     fn has(&self, host: u32) -> bool {
         self.mine.get(host as usize).copied().unwrap_or(false)
     }
+}
+
+/// Share the detectors between two lanes replaying the same hosts: each detector sees the
+/// same steps whichever lane runs it, so the split changes nothing but the wall time. Largest
+/// replay cost first, each to the lane with less so far (ties: the first lane).
+fn split_detectors(all: Vec<(Box<dyn Detector>, usize)>) -> [Slots; 2] {
+    let mut order: Vec<(u32, usize)> = all
+        .iter()
+        .enumerate()
+        .map(|(i, (d, _))| (d.replay_cost(), i))
+        .collect();
+    order.sort_by_key(|&(cost, i)| (std::cmp::Reverse(cost), i));
+    let mut lane_of = vec![0usize; all.len()];
+    let mut load = [0u32; 2];
+    for (cost, i) in order {
+        let lane = usize::from(load[1] < load[0]);
+        load[lane] += cost;
+        lane_of[i] = lane;
+    }
+    let mut lanes: [Slots; 2] = [Vec::new(), Vec::new()];
+    for (i, d) in all.into_iter().enumerate() {
+        let lane = lane_of[i];
+        lanes[lane].push(Some(d));
+        lanes[1 - lane].push(None);
+    }
+    lanes
 }
 
 /// Replay every timed event of `c` in merged time order (client ids final), with each one's
@@ -410,15 +446,16 @@ fn run_detectors(
         mine[g][h as usize] = true;
     }
     let group = |mine: Vec<bool>, side: bool| Partition {
+        detect: mine.clone(),
         mine,
         cadences: BTreeMap::new(),
-        table: CadenceTable::default(),
+        table: Arc::new(CadenceTable::default()),
         evidence: BTreeMap::new(),
         linkers: BTreeMap::new(),
         detectors: if side {
             Vec::new()
         } else {
-            crate::detect::detectors()
+            crate::detect::detectors().into_iter().map(Some).collect()
         },
         polls: 0,
         findings: Vec::new(),
@@ -430,7 +467,21 @@ fn run_detectors(
     let mut parts: Vec<Partition> = mine.into_iter().map(|m| group(m, false)).collect();
     let split = groups < threads;
     if split {
-        parts.push(group(vec![false; n_hosts], true));
+        let mut side = group(vec![false; n_hosts], true);
+        // The side lane also runs part of the biggest group's detectors (that group's
+        // linking is done twice, once per lane).
+        if let Some(first) = parts.first_mut() {
+            let [a, b] = split_detectors(
+                std::mem::take(&mut first.detectors)
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+            );
+            first.detectors = a;
+            side.detectors = b;
+            side.detect = first.mine.clone();
+        }
+        parts.push(side);
     }
     if let Some(builder) = if split {
         parts.last_mut()
@@ -440,8 +491,11 @@ fn run_detectors(
         builder.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
     }
     let mut cx = cx_of(c, p, coarse, limit_option);
+    let cx_ref = &cx;
 
-    // 1. Cadences and the recommendation's evidence.
+    // 1. Cadences and the recommendation's evidence (and, on the side lane, the overview's
+    // second pass: it needs only the first, and the side lane would otherwise wait for the
+    // cadences here).
     parts.par_iter_mut().for_each(|part| {
         let r = replay(c, &p.remap, &mut |ev, seq| {
             if let (Some(b), Some(t)) = (&mut part.overview, ev.started()) {
@@ -475,39 +529,56 @@ fn run_detectors(
             part.error = Some(e.to_string());
         }
         let cad = std::mem::take(&mut part.cadences);
-        part.table = CadenceTable::merged(cad.into_values().map(Cadences::finish));
+        part.table = Arc::new(CadenceTable::merged(
+            cad.into_values().map(Cadences::finish),
+        ));
         if let Some(b) = &mut part.overview {
             b.start_timeline();
+            if part.side {
+                let r = replay(c, &p.remap, &mut |ev, _| {
+                    overview_second_pass(b, ev, cx_ref)
+                });
+                if let Err(e) = r {
+                    part.error.get_or_insert(e.to_string());
+                }
+            }
         }
     });
+    if split {
+        // The side lane links the biggest group's requests with that group's cadences.
+        let first = parts.first().map(|f| f.table.clone());
+        if let (Some(t), Some(side)) = (first, parts.last_mut()) {
+            side.table = t;
+        }
+    }
 
-    // 2. The detectors.
-    let cx_ref = &cx;
+    // 2. The detectors, then (3) a second look for those that need one: each lane goes on to
+    // its second look without waiting for the others.
     parts.par_iter_mut().for_each(|part| {
         let mut closed: Vec<Logical> = Vec::new();
         let Partition {
-            mine,
+            detect,
             table,
             linkers,
             detectors,
             overview,
             next,
             error,
+            side,
             ..
         } = part;
+        let primary = !*side;
+        // The side lane made its overview's second pass in the first replay.
+        let mut overview = overview.as_mut().filter(|_| primary);
         let r = replay(c, &p.remap, &mut |ev, seq| {
             let t = ev.started();
-            if let (Some(b), Some(t)) = (overview.as_mut(), t) {
-                let layer = ev
-                    .limited()
-                    .then(|| cx_ref.facts(ev).map(|f| f.layer))
-                    .flatten();
-                b.second_pass(t, ev.host, cx_ref.host(ev.host), layer, ev.duration_ms());
+            if let Some(b) = overview.as_deref_mut() {
+                overview_second_pass(b, ev, cx_ref);
             }
-            if !mine.get(ev.host as usize).copied().unwrap_or(false) {
+            if !detect.get(ev.host as usize).copied().unwrap_or(false) {
                 return;
             }
-            if let Some(t) = t {
+            if let (true, Some(t)) = (primary, t) {
                 let listed = (ev.limited() && ev.detail != event::NONE)
                     .then(|| p.listed.get(ev.detail as usize).copied().flatten())
                     .flatten();
@@ -526,11 +597,11 @@ fn run_detectors(
                 seq,
                 link: &link,
             };
-            for (d, _) in detectors.iter_mut() {
+            for (d, _) in detectors.iter_mut().flatten() {
                 d.step(&s, cx_ref);
             }
             for l in closed.drain(..) {
-                for (d, _) in detectors.iter_mut() {
+                for (d, _) in detectors.iter_mut().flatten() {
                     d.closed(&l, cx_ref);
                 }
             }
@@ -542,26 +613,27 @@ fn run_detectors(
             linker.finish(&mut closed);
         }
         for l in closed.drain(..) {
-            for (d, _) in detectors.iter_mut() {
+            for (d, _) in detectors.iter_mut().flatten() {
                 d.closed(&l, cx_ref);
             }
         }
-        part.polls = linkers.values().map(|l| l.polls_after_failure).sum();
+        // Each group's polls counted once (the side lane links the same requests again).
+        if primary {
+            part.polls = linkers.values().map(|l| l.polls_after_failure).sum();
+        }
         linkers.clear();
-    });
 
-    // 3. A second look for the detectors that need one.
-    parts.par_iter_mut().for_each(|part| {
+        // 3. The second look.
         let wants: Vec<bool> = part
             .detectors
             .iter_mut()
-            .map(|(d, _)| d.second_look(cx_ref))
+            .map(|d| d.as_mut().is_some_and(|(d, _)| d.second_look(cx_ref)))
             .collect();
         if !wants.iter().any(|&w| w) {
             return;
         }
         let Partition {
-            mine,
+            detect,
             table,
             detectors,
             error,
@@ -570,7 +642,7 @@ fn run_detectors(
         let mut linkers: BTreeMap<u32, Linker> = BTreeMap::new();
         let mut closed = Vec::new();
         let r = replay(c, &p.remap, &mut |ev, seq| {
-            if !mine.get(ev.host as usize).copied().unwrap_or(false) {
+            if !detect.get(ev.host as usize).copied().unwrap_or(false) {
                 return;
             }
             let linker = linkers
@@ -587,8 +659,8 @@ fn run_detectors(
                 seq,
                 link: &link,
             };
-            for ((d, _), &w) in detectors.iter_mut().zip(&wants) {
-                if w {
+            for (d, &w) in detectors.iter_mut().zip(&wants) {
+                if let (Some((d, _)), true) = (d, w) {
                     d.step_again(&s, cx_ref);
                 }
             }
@@ -600,13 +672,31 @@ fn run_detectors(
 
     // 4. Findings, in finish order (a detector may read those finished before it).
     cx.polls_after_failure = parts.iter().map(|p| p.polls).sum();
+    // The side lane's detectors back with their group, which finishes them all in order.
+    if split && parts.len() > 1 {
+        let side = parts.len() - 1;
+        let moved = std::mem::take(&mut parts[side].detectors);
+        for (slot, d) in parts[0].detectors.iter_mut().zip(moved) {
+            if d.is_some() {
+                *slot = d;
+            }
+        }
+    }
     let cx_ref = &cx;
     parts.par_iter_mut().for_each(|part| {
-        let mut order: Vec<usize> = (0..part.detectors.len()).collect();
-        order.sort_by_key(|&i| part.detectors[i].1);
+        let mut order: Vec<(usize, usize)> = part
+            .detectors
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.as_ref().map(|(_, f)| (*f, i)))
+            .collect();
+        order.sort_unstable();
         let mut earlier: Vec<Finding> = Vec::new();
-        for i in order {
-            let placed = part.detectors[i].0.finish(cx_ref, &earlier);
+        for (_, i) in order {
+            let Some((d, _)) = part.detectors[i].as_mut() else {
+                continue;
+            };
+            let placed = d.finish(cx_ref, &earlier);
             earlier.extend(placed.iter().map(|(_, f)| f.clone()));
             part.findings.extend(placed.into_iter().map(|p| (i, p)));
         }
@@ -673,6 +763,16 @@ fn run_detectors(
         overview,
         error,
     }
+}
+
+/// The overview's second pass over one event.
+fn overview_second_pass(b: &mut crate::overview::Builder, ev: &Event, cx: &Cx) {
+    let Some(t) = ev.started() else { return };
+    let layer = ev
+        .limited()
+        .then(|| cx.facts(ev).map(|f| f.layer))
+        .flatten();
+    b.second_pass(t, ev.host, cx.host(ev.host), layer, ev.duration_ms());
 }
 
 /// What the replays found.

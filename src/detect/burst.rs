@@ -151,6 +151,11 @@ fn threshold(w: &Window) -> f64 {
 }
 
 impl Detector for Burst {
+    /// Measured share of a one-host replay (two sliding windows per host, compacted past Candidates::CAP: about a third of a one-host replay).
+    fn replay_cost(&self) -> u32 {
+        30
+    }
+
     fn step(&mut self, s: &Step, _cx: &Cx) {
         let Some(t) = s.ev.start_s() else { return };
         let h = host(&mut self.hosts, s.ev.host);

@@ -134,6 +134,11 @@ pub struct Concurrency {
 }
 
 impl Detector for Concurrency {
+    /// Measured share of a one-host replay (in-flight tracking per host).
+    fn replay_cost(&self) -> u32 {
+        7
+    }
+
     fn step(&mut self, s: &Step, cx: &Cx) {
         let (Some(t), Some(e)) = (s.ev.start_s(), s.ev.end_s()) else {
             return;

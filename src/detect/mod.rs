@@ -212,6 +212,11 @@ pub trait Detector: Send {
     /// The findings. `earlier`: findings of the detectors finished before this one (see
     /// [`detectors`]).
     fn finish(&mut self, cx: &Cx, earlier: &[Finding]) -> Vec<Placed>;
+    /// Rough cost of this detector's `step` and `closed` relative to the others (1 = cheap),
+    /// used only to share the detectors of one busy host between threads.
+    fn replay_cost(&self) -> u32 {
+        1
+    }
 }
 
 /// Every detector, in report order. The second value is the order they finish in (a detector
