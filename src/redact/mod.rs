@@ -41,7 +41,8 @@ pub fn is_redacted(s: &str) -> bool {
 pub struct Redactor {
     /// HMAC-SHA256 with the key's pads already absorbed.
     mac: KeyedMac,
-    /// Tells this key's cached fingerprints from another redactor's on the same thread.
+    /// Tells this key's cached fingerprints (and kept texts) from another redactor's on the
+    /// same thread.
     key_id: u64,
 }
 

@@ -166,6 +166,9 @@ fn matchers() -> &'static Matchers {
 /// the URL itself, as the full scan would return it (a property test holds it to that).
 pub(super) fn plain_path(url: &str) -> bool {
     let b = url.as_bytes();
+    if memchr::memchr(b'?', b).is_some() {
+        return false; // a query is never plain; say so without walking the path first
+    }
     let strip = |prefix: &[u8]| {
         (b.len() >= prefix.len() && b[..prefix.len()].eq_ignore_ascii_case(prefix))
             .then(|| &b[prefix.len()..])
@@ -198,13 +201,21 @@ pub(super) fn plain_path(url: &str) -> bool {
 /// two bytes start a needle (looked up in [`SPELLED_PAIRS`]; `| 0x20` lower-cases a letter and
 /// leaves digits as they are) is a needle compared. Runs on every path and simple URL.
 fn spells_a_short_secret(path: &[u8]) -> bool {
-    path.windows(2).enumerate().any(|(i, w)| {
-        let k = usize::from(w[0] | 0x20) << 8 | usize::from(w[1] | 0x20);
-        SPELLED_PAIRS[k >> 6] >> (k & 63) & 1 != 0
-            && SPELLED_IN_SHORT_PIECES.iter().any(|needle| {
-                path.len() - i >= needle.len()
-                    && path[i..i + needle.len()].eq_ignore_ascii_case(needle)
-            })
+    path.windows(2)
+        .enumerate()
+        .any(|(i, w)| starts_a_needle(w[0], w[1]) && spells_at(path, i))
+}
+
+/// Could a needle of [`SPELLED_IN_SHORT_PIECES`] start with these two bytes (any case)?
+fn starts_a_needle(first: u8, second: u8) -> bool {
+    let k = usize::from(first | 0x20) << 8 | usize::from(second | 0x20);
+    SPELLED_PAIRS[k >> 6] >> (k & 63) & 1 != 0
+}
+
+/// Does a needle of [`SPELLED_IN_SHORT_PIECES`] start at byte `i` of `path` (any case)?
+fn spells_at(path: &[u8], i: usize) -> bool {
+    SPELLED_IN_SHORT_PIECES.iter().any(|needle| {
+        path.len() - i >= needle.len() && path[i..i + needle.len()].eq_ignore_ascii_case(needle)
     })
 }
 
@@ -271,9 +282,7 @@ pub(super) fn simple_query_url<'a>(red: &Redactor, url: &'a str) -> Option<Cow<'
         }
         at += pair.len() + 1;
     }
-    if short_pieces_outside(&b[after_scheme..], after_scheme, &secret)
-        && !spells_a_short_secret(&b[after_scheme..])
-    {
+    if short_and_unspelled(&b[after_scheme..], after_scheme, &secret) {
         // No key shape, JWT or webhook can be written outside the secret values (see
         // `short_pieces_outside`), and none of the other matchers can start in a simple URL:
         // the trigger scan could only say yes, so it is skipped.
@@ -317,12 +326,42 @@ fn with_secrets_redacted<'a>(
     Cow::Owned(out)
 }
 
-/// Are the pieces of a simple URL's `rest` (from byte `offset` of the URL on) at most
+/// [`short_pieces_outside`] and not [`spells_a_short_secret`], in one pass over `rest` that
+/// stops at the first long piece outside a secret value or the first spelled needle.
+fn short_and_unspelled(rest: &[u8], offset: usize, secret: &[(usize, usize)]) -> bool {
+    let mut piece = 0usize;
+    let mut prev = 0u8;
+    for (i, &c) in rest.iter().enumerate() {
+        if matches!(c, b'/' | b'.' | b'~' | b'?' | b'&' | b'=') {
+            piece = 0;
+        } else {
+            piece += 1;
+            // A piece lies wholly inside or outside a secret value (values start after `=`
+            // and end at `&` or the end, both separators).
+            if piece > PLAIN_PIECE
+                && !secret
+                    .iter()
+                    .any(|&(s, e)| s <= offset + i && offset + i < e)
+            {
+                return false;
+            }
+        }
+        if i > 0 && starts_a_needle(prev, c) && spells_at(rest, i - 1) {
+            return false;
+        }
+        prev = c;
+    }
+    true
+}
+
+/// The reference [`short_and_unspelled`] is tested against: are the pieces of a simple URL's
+/// `rest` (from byte `offset` of the URL on) at most
 /// [`PLAIN_PIECE`] bytes long outside the `secret` value ranges? Pieces are runs of
 /// `[A-Za-z0-9_-]` between `/ . ~ ? & =`. Every vendor key shape needs a longer run of those
 /// (or a prefix [`SPELLED_IN_SHORT_PIECES`] lists), so then no shape can match outside a
 /// secret value — the reasoning of [`plain_path`], applied to the path, the parameter names
 /// and the values kept as they are.
+#[cfg(test)]
 fn short_pieces_outside(rest: &[u8], offset: usize, secret: &[(usize, usize)]) -> bool {
     let mut piece = 0usize;
     let mut ranges = secret.iter().peekable();
@@ -349,6 +388,62 @@ fn short_pieces_outside(rest: &[u8], offset: usize, secret: &[(usize, usize)]) -
         i += 1;
     }
     true
+}
+
+/// Longest text whose "nothing to redact" verdict is remembered, and how many such texts one
+/// thread remembers (direct-mapped by a hash: a newer text overwrites an older one in its slot).
+const KEPT_TEXT_MAX: usize = 64;
+const KEPT_TEXT_SLOTS: usize = 256;
+
+/// Short texts the scan found nothing to redact in (`application/json`, a User-Agent, a client
+/// name): header values repeat on every request. Only texts that come back unchanged are
+/// remembered — what every report prints verbatim anyway — so this holds no secret.
+struct KeptTexts {
+    /// `(key id, length, bytes)` per slot; allocated on first use.
+    slots: Vec<(u64, u8, [u8; KEPT_TEXT_MAX])>,
+    hasher: foldhash::fast::FixedState,
+}
+
+thread_local! {
+    static KEPT_TEXTS: std::cell::RefCell<KeptTexts> = std::cell::RefCell::new(KeptTexts {
+        slots: Vec::new(),
+        hasher: foldhash::fast::FixedState::default(),
+    });
+}
+
+fn kept_slot(k: &KeptTexts, text: &str) -> usize {
+    use std::hash::BuildHasher;
+    k.hasher.hash_one(text.as_bytes()) as usize & (KEPT_TEXT_SLOTS - 1)
+}
+
+/// Did this key's scan find nothing to redact in `text` before, on this thread?
+fn kept_before(key_id: u64, text: &str) -> bool {
+    KEPT_TEXTS
+        .try_with(|k| {
+            let k = k.borrow();
+            if k.slots.is_empty() {
+                return false;
+            }
+            let (id, len, bytes) = &k.slots[kept_slot(&k, text)];
+            *id == key_id && bytes[..*len as usize] == *text.as_bytes()
+        })
+        .unwrap_or(false)
+}
+
+/// Remember that this key's scan found nothing to redact in `text` (at most
+/// [`KEPT_TEXT_MAX`] bytes).
+fn keep(key_id: u64, text: &str) {
+    let _ = KEPT_TEXTS.try_with(|k| {
+        let mut k = k.borrow_mut();
+        if k.slots.is_empty() {
+            k.slots = vec![(0, 0, [0; KEPT_TEXT_MAX]); KEPT_TEXT_SLOTS];
+        }
+        let at = kept_slot(&k, text);
+        let slot = &mut k.slots[at];
+        slot.0 = key_id;
+        slot.1 = text.len() as u8;
+        slot.2[..text.len()].copy_from_slice(text.as_bytes());
+    });
 }
 
 /// Can any trigger occur in `text`? Every trigger but `@` and `%` holds an ASCII letter (a test
@@ -386,6 +481,19 @@ impl Redactor {
         if !may_trigger(text) {
             return Cow::Borrowed(text);
         }
+        let remember = depth == 0 && text.len() <= KEPT_TEXT_MAX;
+        if remember && kept_before(self.key_id, text) {
+            return Cow::Borrowed(text);
+        }
+        let out = self.text_scan(text, depth);
+        if remember && matches!(out, Cow::Borrowed(_)) {
+            keep(self.key_id, text);
+        }
+        out
+    }
+
+    /// [`Redactor::text_cow`] without the memory of texts kept as they were.
+    fn text_scan<'a>(&self, text: &'a str, depth: u8) -> Cow<'a, str> {
         let m = matchers();
         let mut flags = 0u32;
         for hit in m.triggers.find_overlapping_iter(text) {
@@ -1065,6 +1173,59 @@ mod short_piece_tests {
         let url = b"/v?k=abcdefghijklmnop&b=1";
         assert!(short_pieces_outside(url, 0, &[(5, 21)]));
         assert!(!short_pieces_outside(url, 0, &[]));
+    }
+
+    proptest! {
+        /// The one-pass check is the two checks it replaces.
+        #[test]
+        fn one_pass_is_both_checks(
+            rest in "[a-zA-Z0-9_./~?&=-]{0,60}",
+            cut in prop::collection::vec(0usize..60, 0..6),
+            upper in any::<bool>(),
+            needle in prop::sample::select(SPELLED_IN_SHORT_PIECES.to_vec()),
+            at in 0usize..60,
+        ) {
+            let mut rest = rest.into_bytes();
+            if at % 2 == 0 {
+                let n: Vec<u8> = if upper { needle.to_ascii_uppercase() } else { needle.to_vec() };
+                let at = at.min(rest.len());
+                rest.splice(at..at, n);
+            }
+            // Secret ranges: the values after `=` up to the next `&`, at some of the `=`s.
+            let mut secret = Vec::new();
+            for (i, &c) in rest.iter().enumerate() {
+                if c == b'=' && cut.contains(&(i % 60)) {
+                    let end = rest[i + 1..].iter().position(|&c| c == b'&').map_or(rest.len(), |p| i + 1 + p);
+                    if end > i + 1 && secret.last().is_none_or(|&(_, e)| e <= i) {
+                        secret.push((i + 1, end));
+                    }
+                }
+            }
+            let both = short_pieces_outside(&rest, 0, &secret) && !spells_a_short_secret(&rest);
+            prop_assert_eq!(short_and_unspelled(&rest, 0, &secret), both);
+        }
+    }
+
+    proptest! {
+        /// A remembered verdict is the scan's verdict: texts redacted are never remembered, and
+        /// a text asked twice gives the same answer as the scan alone.
+        #[test]
+        fn kept_texts_answer_as_the_scan(
+            parts in prop::collection::vec(prop::sample::select(vec![
+                "application/json", "orders-sync/1.4", "worker-", "7", "token=", "abc", " ",
+                "Bearer ", "sk-live-0000000000000000", "eyJhbGciOi.eyJzdWIi.sig", "key: ",
+                "x", "@", "%41", "ghp_", "/", "=", "text/html; charset=utf-8",
+            ]), 0..6),
+        ) {
+            let text: String = parts.concat();
+            let red = Redactor::from_key_material(b"kept");
+            let scan = red.text_scan(&text, 0).into_owned();
+            prop_assert_eq!(red.text(&text), scan.clone());
+            prop_assert_eq!(red.text(&text), scan.clone());
+            if scan != text && text.len() <= KEPT_TEXT_MAX {
+                prop_assert!(!kept_before(red.key_id, &text));
+            }
+        }
     }
 
     proptest! {
