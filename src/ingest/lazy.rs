@@ -22,6 +22,35 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
+/// The visitor methods of everything that is not an object: both readings of a document
+/// ([`Doc`]) only look inside objects, so arrays are skipped and scalars read as `Other`.
+macro_rules! not_an_object {
+    ($de:lifetime) => {
+        fn visit_seq<A: SeqAccess<$de>>(self, mut s: A) -> Result<Doc<$de>, A::Error> {
+            while s.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Doc::Other)
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Doc<$de>, E> {
+            Ok(Doc::Other)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Doc<$de>, E> {
+            Ok(Doc::Other)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Doc<$de>, E> {
+            Ok(Doc::Other)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Doc<$de>, E> {
+            Ok(Doc::Other)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Doc<$de>, E> {
+            Ok(Doc::Other)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Doc<$de>, E> {
+            Ok(Doc::Other)
+        }
+    };
+}
+
 /// One JSON value of a line.
 #[derive(Debug, Clone)]
 pub enum Node<'a> {
@@ -184,28 +213,7 @@ impl<'de> DeserializeSeed<'de> for Line<'_> {
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Doc<'de>, A::Error> {
                 fields(m, self.0).map(Doc::Object)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Doc<'de>, A::Error> {
-                while s.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Doc::Other)
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Doc<'de>, E> {
-                Ok(Doc::Other)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Doc<'de>, E> {
-                Ok(Doc::Other)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Doc<'de>, E> {
-                Ok(Doc::Other)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Doc<'de>, E> {
-                Ok(Doc::Other)
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Doc<'de>, E> {
-                Ok(Doc::Other)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Doc<'de>, E> {
-                Ok(Doc::Other)
-            }
+            not_an_object!('de);
         }
         d.deserialize_any(V(self.0))
     }
@@ -420,28 +428,7 @@ mod raw {
                     }
                     Ok(Doc::Object(fields))
                 }
-                fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Doc<'de>, A::Error> {
-                    while s.next_element::<IgnoredAny>()?.is_some() {}
-                    Ok(Doc::Other)
-                }
-                fn visit_bool<E: de::Error>(self, _: bool) -> Result<Doc<'de>, E> {
-                    Ok(Doc::Other)
-                }
-                fn visit_i64<E: de::Error>(self, _: i64) -> Result<Doc<'de>, E> {
-                    Ok(Doc::Other)
-                }
-                fn visit_u64<E: de::Error>(self, _: u64) -> Result<Doc<'de>, E> {
-                    Ok(Doc::Other)
-                }
-                fn visit_f64<E: de::Error>(self, _: f64) -> Result<Doc<'de>, E> {
-                    Ok(Doc::Other)
-                }
-                fn visit_str<E: de::Error>(self, _: &str) -> Result<Doc<'de>, E> {
-                    Ok(Doc::Other)
-                }
-                fn visit_unit<E: de::Error>(self) -> Result<Doc<'de>, E> {
-                    Ok(Doc::Other)
-                }
+                not_an_object!('de);
             }
             d.deserialize_any(V)
         }

@@ -114,6 +114,21 @@ fn prefix_xor(mut x: u64) -> u64 {
     x
 }
 
+/// The 64 bytes of `s` from `at`, or its tail padded with spaces (which hold no structure and
+/// close no string) in `padded`. `at` is below `s.len()`.
+#[inline]
+fn block_at<'a>(s: &'a [u8], at: usize, padded: &'a mut [u8; 64]) -> &'a [u8; 64] {
+    match s.get(at..at + 64) {
+        Some(b) => b.try_into().expect("64 bytes"),
+        None => {
+            let tail = &s[at..];
+            padded[..tail.len()].copy_from_slice(tail);
+            padded[tail.len()..].fill(b' ');
+            padded
+        }
+    }
+}
+
 /// Where the object starting at `s[0]` (a `{`) ends (the index just past its `}`), found by
 /// tracking strings and brackets only: `None` when it does not end within `s`. For valid JSON
 /// this is where a full scan ends the object; for invalid JSON a full scan of `s[..end]` meets
@@ -128,16 +143,7 @@ pub(crate) fn object_end(s: &[u8]) -> Option<usize> {
     let mut at = 0usize;
     let mut padded = [b' '; 64];
     while at < s.len() {
-        let block: &[u8; 64] = match s.get(at..at + 64) {
-            Some(b) => b.try_into().ok()?,
-            None => {
-                // The tail: spaces after it hold no structure.
-                let tail = &s[at..];
-                padded[..tail.len()].copy_from_slice(tail);
-                padded[tail.len()..].fill(b' ');
-                &padded
-            }
-        };
+        let block = block_at(s, at, &mut padded);
         let m = masks(block);
         let quotes = m.quote & !escaped(m.backslash, &mut escape_carry);
         let strings = prefix_xor(quotes) ^ in_string;
@@ -180,15 +186,7 @@ pub(crate) fn simple_string_end(s: &[u8]) -> Option<(usize, bool)> {
     let mut at = 0usize;
     let mut padded = [b' '; 64];
     while at < s.len() {
-        let block: &[u8; 64] = match s.get(at..at + 64) {
-            Some(b) => b.try_into().ok()?,
-            None => {
-                let tail = &s[at..];
-                padded[..tail.len()].copy_from_slice(tail);
-                padded[tail.len()..].fill(b' ');
-                &padded
-            }
-        };
+        let block = block_at(s, at, &mut padded);
         let m = masks(block);
         let esc = escaped(m.backslash, &mut escape_carry);
         let quotes = m.quote & !esc;
