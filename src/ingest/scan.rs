@@ -182,6 +182,9 @@ struct Scanned {
     len: u64,
     /// Raw bytes between the quotes in `buf`, when the string stayed in one buffer and whole.
     raw: Option<(usize, usize)>,
+    /// Every byte of a `Span::Buf` span was seen to be ASCII while scanning (so [`Scanner::text`]
+    /// need not validate it again).
+    ascii: bool,
 }
 
 const BUF_SIZE: usize = 256 * 1024;
@@ -584,7 +587,14 @@ impl<R: Read> Scanner<R> {
                     self.pos += 1;
                     let cap = if skipping { 0 } else { self.limits.key_cap };
                     let s = self.scan_string(cap, skipping, &mut observe)?;
-                    self.state = State::Colon;
+                    // The usual `"key":`: step over the colon now, not in another turn of the
+                    // loop (anything else, the `Colon` state reads and reports).
+                    if self.pos < self.end && self.buf[self.pos] == b':' {
+                        self.pos += 1;
+                        self.state = State::Value;
+                    } else {
+                        self.state = State::Colon;
+                    }
                     return Ok(Event::Key(self.text(s)));
                 }
                 State::Value | State::ValueOrEnd => {
@@ -731,13 +741,19 @@ impl<R: Read> Scanner<R> {
     }
 
     fn text(&self, s: Scanned) -> Text<'_> {
-        let bytes = match s.span {
-            Span::Buf(a, b) => &self.buf[a..b],
-            Span::Scratch => &self.scratch[..],
+        // Validated (and cut at char boundaries) while scanning.
+        let value = match s.span {
+            Span::Buf(a, b) if s.ascii => {
+                debug_assert!(self.buf[a..b].is_ascii());
+                // SAFETY: `ascii` is set only for spans whose bytes `scan_string` saw to be all
+                // below 0x80, and ASCII bytes are valid UTF-8.
+                unsafe { std::str::from_utf8_unchecked(&self.buf[a..b]) }
+            }
+            Span::Buf(a, b) => as_text(&self.buf[a..b]).unwrap_or(""),
+            Span::Scratch => as_text(&self.scratch).unwrap_or(""),
         };
         Text {
-            // Validated (and cut at char boundaries) while scanning.
-            value: as_text(bytes).unwrap_or(""),
+            value,
             len: s.len,
             raw: s.raw.map(|(a, b)| &self.buf[a..b]),
         }
@@ -771,7 +787,7 @@ impl<R: Read> Scanner<R> {
         self.scratch.clear();
         loop {
             let (region_end, closed, escaped) = self.string_region()?;
-            let valid_end = self.check_segment(self.pos, region_end, !closed)?;
+            let (valid_end, high) = self.check_segment(self.pos, region_end, !closed)?;
             let (a, b) = (self.pos, valid_end);
             if closed && !escaped && !in_scratch {
                 // The common case: no escape, in one buffer.
@@ -786,6 +802,7 @@ impl<R: Read> Scanner<R> {
                     span: Span::Buf(start, start + kept),
                     len,
                     raw: (whole && self.base == base0).then_some((start, b)),
+                    ascii: !high,
                 });
             }
             // The first region starts where the string does, so nothing was taken in place.
@@ -801,6 +818,7 @@ impl<R: Read> Scanner<R> {
                     span: Span::Scratch,
                     len,
                     raw: (self.base == base0 && !full).then_some((start, b)),
+                    ascii: false,
                 });
             }
             self.pos = b;
@@ -829,12 +847,14 @@ impl<R: Read> Scanner<R> {
                 span: Span::Scratch,
                 len,
                 raw: Some((a, b)),
+                ascii: false,
             }
         } else {
             Scanned {
                 span: Span::Buf(a, a),
                 len,
                 raw: (b == a).then_some((a, b)),
+                ascii: true, // an empty span
             }
         })
     }
@@ -1001,8 +1021,13 @@ impl<R: Read> Scanner<R> {
 
     /// Validate `buf[a..b]` as string content (no control characters, valid UTF-8). With
     /// `open_end`, an incomplete character at the end is allowed: returns where the checked part
-    /// ends.
-    fn check_segment(&self, a: usize, b: usize, open_end: bool) -> Result<usize, ScanError> {
+    /// ends, and whether it holds a byte of 0x80 or above.
+    fn check_segment(
+        &self,
+        a: usize,
+        b: usize,
+        open_end: bool,
+    ) -> Result<(usize, bool), ScanError> {
         let seg = &self.buf[a..b];
         let (ctrl, high) = classify(seg);
         if ctrl {
@@ -1010,11 +1035,13 @@ impl<R: Read> Scanner<R> {
             return Err(self.err(ErrorKind::ControlCharacter, self.base + (a + i) as u64));
         }
         if !high {
-            return Ok(b);
+            return Ok((b, false));
         }
         match std::str::from_utf8(seg) {
-            Ok(_) => Ok(b),
-            Err(e) if open_end && e.error_len().is_none() && !self.eof => Ok(a + e.valid_up_to()),
+            Ok(_) => Ok((b, true)),
+            Err(e) if open_end && e.error_len().is_none() && !self.eof => {
+                Ok((a + e.valid_up_to(), true))
+            }
             Err(e) => Err(self.err(
                 ErrorKind::InvalidUtf8,
                 self.base + (a + e.valid_up_to()) as u64,
