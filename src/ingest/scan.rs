@@ -772,8 +772,13 @@ impl<R: Read> Scanner<R> {
         skipping: bool,
         observer: &mut Option<Observe<'_>>,
     ) -> Result<Scanned, ScanError> {
-        if skipping && observer.is_none() {
-            if let Some(s) = self.skip_simple_string() {
+        if observer.is_none() {
+            let fast = if skipping {
+                self.skip_simple_string()
+            } else {
+                self.plain_string(cap)
+            };
+            if let Some(s) = fast {
                 return Ok(s);
             }
         }
@@ -856,6 +861,31 @@ impl<R: Read> Scanner<R> {
                 raw: (b == a).then_some((a, b)),
                 ascii: true, // an empty span
             }
+        })
+    }
+
+    /// A string (its opening quote consumed) that closes in the buffer with no escape and valid
+    /// content, found 64 bytes at a time ([`super::skim::simple_string_end`]): what the careful
+    /// path of [`Self::scan_string`] gives, without its memchr2 call and second validation pass
+    /// (keys and header values are short, and those calls' set-up was most of their cost).
+    /// `None` (nothing consumed) for anything else, which `scan_string` then reads.
+    fn plain_string(&mut self, cap: usize) -> Option<Scanned> {
+        let (a, end) = (self.pos, self.end);
+        let found = super::skim::simple_string_end(&self.buf[a..end])?;
+        if found.escaped {
+            return None;
+        }
+        let b = a + found.end;
+        if found.high && std::str::from_utf8(&self.buf[a..b]).is_err() {
+            return None;
+        }
+        self.pos = b + 1;
+        let kept = char_floor(&self.buf[a..b], cap);
+        Some(Scanned {
+            span: Span::Buf(a, a + kept),
+            len: (b - a) as u64,
+            raw: (kept == b - a).then_some((a, b)),
+            ascii: !found.high,
         })
     }
 
