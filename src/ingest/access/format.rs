@@ -262,17 +262,19 @@ impl LogFormat {
                     pos += l.len();
                 }
                 Item::Field { var, name, list } => {
-                    let end = match self.items.get(i + 1) {
-                        None => b.len(),
+                    // `field_end` only answers where the next literal starts, so that literal
+                    // is matched with the field: `after` = its length, skipped below.
+                    let (end, after) = match self.items.get(i + 1) {
+                        None => (b.len(), None),
                         Some(Item::Lit(l)) => {
                             let last = i + 2 == n;
                             match self.field_end(b, pos, l.as_bytes(), *list, *var, last) {
-                                Some(e) => e,
+                                Some(e) => (e, Some(l.len())),
                                 None => return Err(self.mismatch(i + 1, true)),
                             }
                         }
                         // Compile rejects adjacent fields.
-                        Some(Item::Field { .. }) => b.len(),
+                        Some(Item::Field { .. }) => (b.len(), None),
                     };
                     let value = &line[pos..end];
                     self.assign(*var, *name, value, plain, f, sig)
@@ -280,6 +282,10 @@ impl LogFormat {
                             reason: format!("{} is not {why}", self.describe_field(*name)),
                         })?;
                     pos = end;
+                    if let Some(len) = after {
+                        pos += len;
+                        i += 1;
+                    }
                 }
             }
             i += 1;

@@ -73,7 +73,7 @@ const METHOD_MAX: usize = 32;
 /// Split `GET /x HTTP/1.1` into method and target. A line that is not a request line (an
 /// empty `""`, TLS bytes sent to a plain port) gives neither.
 pub fn split_request_line(line: &str) -> (Option<&str>, Option<&str>) {
-    let line = line.trim();
+    let line = ascii_trim_fast(line);
     // Byte loops, not memchr: the method is a few bytes long and ` HTTP/1.1` ends the line,
     // shorter than memchr's setup.
     let Some(sp) = line.bytes().position(|b| b == b' ') else {
@@ -87,7 +87,17 @@ pub fn split_request_line(line: &str) -> (Option<&str>, Option<&str>) {
         Some(i) if rest[i + 1..].starts_with("HTTP/") => &rest[..i],
         _ => rest,
     };
-    (Some(method), Some(target.trim()))
+    (Some(method), Some(ascii_trim_fast(target)))
+}
+
+/// `s.trim()`, skipped when both ends are visible ASCII (nothing to trim, the common case):
+/// `trim` decodes a char at each end to ask about Unicode whitespace.
+#[inline]
+fn ascii_trim_fast(s: &str) -> &str {
+    match (s.as_bytes().first(), s.as_bytes().last()) {
+        (Some(a), Some(z)) if a.is_ascii_graphic() && z.is_ascii_graphic() => s,
+        _ => s.trim(),
+    }
 }
 
 /// The address part of `ip:port`, `[v6]:port` or a bare address.
