@@ -14,12 +14,42 @@
 //! default): the URL, every request and response header, the `client` field, the credential
 //! scan and, for a status outside 2xx/3xx, the body excerpt; prints ns of CPU time per line
 //! and per kind.
+//!
+//!     cargo bench --bench redact -- --calls [N] [--only I]
+//!
+//! The per-call cost of each entry point (`url`, `url_owned`, `header`, `text`) on values
+//! taken from the bench inputs (log-200.jsonl, combined-4000000.log, har-3k-100.har): each case
+//! is called N times (10 000 by default) on values made distinct per call where the input's
+//! are (`{n}` in a template is the call's number), and prints ns per call (wall time: noisy on a shared machine). Every
+//! case runs in [`measure`], so under callgrind
+//!
+//!     valgrind --tool=callgrind --toggle-collect='*measure*' target/release/deps/redact-… \
+//!         --calls 10000 --only I
+//!
+//! counts the instructions of case I alone (divide by N).
 
 use std::time::Instant;
 use toomany::redact::Redactor;
 
+/// The binary's allocator (src/main.rs), so allocations cost here what they cost in a run.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--calls") {
+        let n = args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(10_000);
+        let only = args
+            .iter()
+            .position(|a| a == "--only")
+            .and_then(|j| args.get(j + 1))
+            .and_then(|n| n.parse().ok());
+        calls(n, only);
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--jsonl") {
         let lines = args
             .iter()
@@ -261,4 +291,133 @@ impl CpuClock {
             (CpuClock::Cpu(_), None) => f64::MAX,
         }
     }
+}
+
+/// Which entry point a case calls.
+#[derive(Clone, Copy)]
+enum Entry {
+    Url,
+    UrlOwned,
+    Header(&'static str),
+    Text,
+}
+
+/// Realistic values from the bench inputs; `{n}` becomes the call's number.
+const CASES: &[(Entry, &str)] = &[
+    // JSON lines (log-200.jsonl).
+    (Entry::Url, "https://api.example.com/v1/orders/{n}?expand=items"),
+    (Entry::Header("Authorization"), "Bearer sk-test-000000000000000000000042"),
+    (Entry::Header("User-Agent"), "orders-sync/1.4"),
+    (Entry::Header("Idempotency-Key"), "idem-{n}"),
+    (Entry::Header("Content-Type"), "application/json"),
+    (Entry::Header("X-RateLimit-Limit"), "120"),
+    (Entry::Header("X-RateLimit-Remaining"), "{n}"),
+    (Entry::Header("Retry-After"), "0"),
+    (Entry::Text, "worker-{n}"),
+    // Access logs (combined-4000000.log): request targets and the logged Referer.
+    (Entry::UrlOwned, "/static/app.{n}.js"),
+    (Entry::UrlOwned, "/v1/orders/{n}?expand=items"),
+    (Entry::UrlOwned, "/v1/customers/{n}"),
+    (Entry::UrlOwned, "/v1/search?q=shoes&page={n}"),
+    (Entry::UrlOwned, "/v1/orders"),
+    (Entry::Header("Referer"), "https://app.example.com/"),
+    (Entry::Text, "orders-sync/1.4 (+https://example.com/bot)"),
+    // HAR (har-3k-100.har).
+    (Entry::Url, "https://api.example.com/v1/items?page={n}&api_key=sk-test-0000000000000000"),
+    (Entry::Header(":authority"), "api.example.com"),
+    (
+        Entry::Header("authorization"),
+        "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLXtrfSJ9.c2lnbmF0dXJl",
+    ),
+    (Entry::Header("user-agent"), "Mozilla/5.0 bench"),
+    (Entry::Header("cookie"), "sid=abc{n}; theme=dark"),
+    (Entry::Header("server"), "cloudflare"),
+    (Entry::Header("cf-ray"), "8a1b2c3d4e5f{n}-SJC"),
+    // Other common shapes: API keys (one, and a fresh one per call), long random tokens,
+    // plain response headers, an escaped query.
+    (Entry::Header("X-Api-Key"), "sk-live-4f9a1c2e7b3d8a6f0e5c9b2a"),
+    (Entry::Header("X-Api-Key"), "k{n}-9f86d081884c7d659a2feaa0c55ad015"),
+    (
+        Entry::Header("X-Session-Token"),
+        "a3f1c9e07b2d48e6{n}9c5a0f1e3b7d2c64a8e9f0b1c2d3e4f5a6b7c8d9e0f1a2b3",
+    ),
+    (Entry::Header("Cookie"), "session=9f86d081884c7d659a2f{n}; csrftoken=x{n}yz"),
+    (
+        Entry::Header("User-Agent"),
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15",
+    ),
+    (Entry::Header("Date"), "Wed, 01 May 2024 00:00:{n} GMT"),
+    (Entry::Header("Cache-Control"), "max-age=3600"),
+    (Entry::Header("X-Request-Id"), "req-{n}-6f1c2a"),
+    (Entry::Header("Content-Type"), "text/html; charset=utf-8"),
+    (Entry::Url, "https://api.example.com/v1/search?q=red%20shoes&page={n}"),
+    (
+        Entry::Url,
+        "https://api.example.com/v1/files/3f2a9c0d8e7b4a1f9c2d{n}?sig=abcdef0123456789&expires=1714564800",
+    ),
+];
+
+/// Per-call CPU time of each case (or only case `only`), `n` calls each.
+fn calls(n: usize, only: Option<usize>) {
+    let r = Redactor::from_key_material(b"bench key material");
+    for (i, (entry, template)) in CASES.iter().enumerate() {
+        if only.is_some_and(|o| o != i) {
+            continue;
+        }
+        let mut values: Vec<String> = if template.contains("{n}") {
+            (0..n)
+                .map(|k| template.replace("{n}", &k.to_string()))
+                .collect()
+        } else {
+            vec![template.to_string(); n]
+        };
+        // Warm up outside `measure`: patterns compiled, caches allocated.
+        let warm = call(&r, *entry, values[0].clone());
+        // Wall time: this thread's CPU clock ticks too coarsely for one case's calls.
+        let t = Instant::now();
+        let sink = measure(&r, *entry, &mut values);
+        let ns = t.elapsed().as_secs_f64() * 1e9 / n as f64;
+        std::hint::black_box(sink);
+        let what = match entry {
+            Entry::Url => "url".to_string(),
+            Entry::UrlOwned => "url_owned".to_string(),
+            Entry::Header(h) => format!("header {h}"),
+            Entry::Text => "text".to_string(),
+        };
+        println!("{i:>2} {ns:>8.1} ns/call  {what}: {template}  -> {warm}");
+    }
+}
+
+fn call(r: &Redactor, entry: Entry, v: String) -> String {
+    match entry {
+        Entry::Url => r.url(&v),
+        Entry::UrlOwned => r.url_owned(v),
+        Entry::Header(name) => r.header(name, &v),
+        Entry::Text => r.text(&v),
+    }
+}
+
+/// Every call of one case (callgrind's `--toggle-collect='*measure*'` counts only this). The
+/// inputs are freed outside it, except those `url_owned` takes.
+#[inline(never)]
+fn measure(r: &Redactor, entry: Entry, values: &mut Vec<String>) -> usize {
+    let mut sink = 0;
+    match entry {
+        Entry::UrlOwned => {
+            for v in values.drain(..) {
+                sink += r.url_owned(v).len();
+            }
+        }
+        _ => {
+            for v in values.iter() {
+                sink += match entry {
+                    Entry::Url => r.url(v),
+                    Entry::Header(name) => r.header(name, v),
+                    _ => r.text(v),
+                }
+                .len();
+            }
+        }
+    }
+    sink
 }

@@ -7,7 +7,7 @@
 //! successes of each host for the attribution baseline). The sink interns the hashes into
 //! small ids; from then on the analyses see only [`Event`]s.
 
-use crate::detect::logical::{idempotency_key, is_write, operation_url};
+use crate::detect::logical::{idempotency_key, is_write, operation_url_of};
 use crate::http::retry_after::{self, Kind};
 use crate::model::Request;
 use chrono::{DateTime, Utc};
@@ -895,6 +895,11 @@ pub fn map_view(v: &RecordView<'_>, input: u16, shared: &Shared) -> Option<Mappe
     Some(m)
 }
 
+thread_local! {
+    /// The operation URL of the event being mapped (reused: no String per event).
+    static OP_URL: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 /// The event, hashes and first-seen names of a view; the reason to keep the full record, if
 /// any (`baseline`: the host wants samples and this is a success).
 fn event_of(
@@ -980,7 +985,12 @@ fn event_of(
         client_key.hash(&mut hh);
         op_cred.hash(&mut hh);
         (*method_upper).hash(&mut hh);
-        operation_url(v.url).hash(&mut hh);
+        // The URL was split above; one buffer per thread holds its operation form.
+        OP_URL.with(|b| {
+            let mut b = b.borrow_mut();
+            operation_url_of(&url, &mut b);
+            b.as_str().hash(&mut hh);
+        });
         if write {
             v.body_fingerprint.hash(&mut hh);
         }

@@ -498,7 +498,9 @@ fn run_detectors(
     // cadences here).
     parts.par_iter_mut().for_each(|part| {
         let r = replay(c, &p.remap, &mut |ev, seq| {
-            if let (Some(b), Some(t)) = (&mut part.overview, ev.started()) {
+            // Converted once per event (a calendar computation), read twice.
+            let started = ev.started();
+            if let (Some(b), Some(t)) = (&mut part.overview, started) {
                 b.first_pass(t, ev.limited());
             }
             let evidence_here = if part.side {
@@ -519,7 +521,7 @@ fn run_detectors(
                 .entry(ev.host)
                 .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
                 .observe(evidence::Seen {
-                    started: ev.started(),
+                    started,
                     status: ev.status,
                     duration_ms: ev.duration_ms(),
                     limited: ev.limited(),
@@ -536,7 +538,7 @@ fn run_detectors(
             b.start_timeline();
             if part.side {
                 let r = replay(c, &p.remap, &mut |ev, _| {
-                    overview_second_pass(b, ev, cx_ref)
+                    overview_second_pass(b, ev, ev.started(), cx_ref)
                 });
                 if let Err(e) = r {
                     part.error.get_or_insert(e.to_string());
@@ -573,7 +575,7 @@ fn run_detectors(
         let r = replay(c, &p.remap, &mut |ev, seq| {
             let t = ev.started();
             if let Some(b) = overview.as_deref_mut() {
-                overview_second_pass(b, ev, cx_ref);
+                overview_second_pass(b, ev, t, cx_ref);
             }
             if !detect.get(ev.host as usize).copied().unwrap_or(false) {
                 return;
@@ -766,8 +768,13 @@ fn run_detectors(
 }
 
 /// The overview's second pass over one event.
-fn overview_second_pass(b: &mut crate::overview::Builder, ev: &Event, cx: &Cx) {
-    let Some(t) = ev.started() else { return };
+fn overview_second_pass(
+    b: &mut crate::overview::Builder,
+    ev: &Event,
+    started: Option<chrono::DateTime<chrono::Utc>>,
+    cx: &Cx,
+) {
+    let Some(t) = started else { return };
     let layer = ev
         .limited()
         .then(|| cx.facts(ev).map(|f| f.layer))

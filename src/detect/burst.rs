@@ -98,7 +98,7 @@ fn host(hosts: &mut Vec<Host>, id: u32) -> &mut Host {
     if h.windows.is_empty() {
         h.windows = WINDOWS
             .iter()
-            .map(|&w| Candidates::new(w, MIN_ANY))
+            .map(|&w| Candidates::new(w, MIN_ANY, WORST))
             .collect();
     }
     h
@@ -183,7 +183,7 @@ impl Detector for Burst {
             let limited_t = std::mem::take(&mut h.limited_t);
             let lb = |a: f64, b: f64| limited_between(&limited_t, a, b);
             for (wi, &win) in WINDOWS.iter().enumerate() {
-                for w in h.windows[wi].best(WORST) {
+                for w in h.windows[wi].best() {
                     if let Some(reason) = qualifies(&w, win, limit, h.sustained, &lb) {
                         h.bursts.push(Found {
                             first: w.first,

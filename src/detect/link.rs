@@ -309,10 +309,11 @@ impl Cadences {
         }
     }
 
+    /// The table. Each key held is recorded once, into its own list of stretches (kept in
+    /// order of `from`), so the order keys are recorded in changes nothing: no sort of the
+    /// (many, mostly never-failed) keys.
     pub fn finish(mut self) -> CadenceTable {
         let keys = std::mem::take(&mut self.keys);
-        let mut keys: Vec<(u64, KeyGaps)> = keys.into_iter().collect();
-        keys.sort_by_key(|(k, g)| (g.first_seq, *k));
         for (k, g) in keys {
             self.record(k, g);
         }

@@ -87,8 +87,27 @@ const VOLATILE_PARAMS: &[&str] = &[
 /// The normalized URL without volatile query parameters: [`crate::http::url::normalize`] of the URL with those
 /// parameters left out, built in one pass (it runs on every request).
 pub fn operation_url(url: &str) -> String {
-    let p = crate::http::url::split(url);
     let mut out = String::with_capacity(url.len());
+    operation_url_of(&crate::http::url::split(url), &mut out);
+    out
+}
+
+/// Is this query pair (`name=value`) one of [`VOLATILE_PARAMS`]? Those names are short: a
+/// longer one is not compared at all.
+fn volatile(pair: &str) -> bool {
+    let name = match memchr::memchr(b'=', pair.as_bytes()) {
+        Some(i) => &pair[..i],
+        None => pair,
+    };
+    name.len() <= LONGEST_VOLATILE && VOLATILE_PARAMS.iter().any(|v| v.eq_ignore_ascii_case(name))
+}
+
+const LONGEST_VOLATILE: usize = 14;
+
+/// [`operation_url`] of a URL already split, written into `out` (cleared first): the event
+/// mapping splits each URL once and reuses one buffer.
+pub fn operation_url_of(p: &crate::http::url::Parts<'_>, out: &mut String) {
+    out.clear();
     if !p.scheme.is_empty() {
         out.push_str(p.scheme);
         out.make_ascii_lowercase();
@@ -99,23 +118,37 @@ pub fn operation_url(url: &str) -> String {
     out[auth_at..].make_ascii_lowercase();
     out.push_str(p.path);
     if p.query.is_empty() {
-        return out;
+        return;
     }
-    let volatile = |pair: &str| {
-        let name = pair.split('=').next().unwrap_or("");
-        VOLATILE_PARAMS.iter().any(|v| v.eq_ignore_ascii_case(name))
+    // Most queries have a few pairs: sort them on the stack.
+    const ON_STACK: usize = 16;
+    let mut stack: [&str; ON_STACK] = [""; ON_STACK];
+    let mut n = 0;
+    let mut spilled: Vec<&str> = Vec::new();
+    for pair in p.query.split('&') {
+        if pair.is_empty() || volatile(pair) {
+            continue;
+        }
+        if n < ON_STACK {
+            stack[n] = pair;
+            n += 1;
+        } else {
+            if spilled.is_empty() {
+                spilled.extend_from_slice(&stack);
+            }
+            spilled.push(pair);
+        }
+    }
+    let kept: &mut [&str] = if spilled.is_empty() {
+        &mut stack[..n]
+    } else {
+        &mut spilled
     };
-    let mut kept: Vec<&str> = p
-        .query
-        .split('&')
-        .filter(|pair| !pair.is_empty() && !volatile(pair))
-        .collect();
     kept.sort_unstable();
     for (i, pair) in kept.iter().enumerate() {
         out.push(if i == 0 { '?' } else { '&' });
         out.push_str(pair);
     }
-    out
 }
 
 /// One logical operation and its attempts (request indices, in time order).
@@ -178,6 +211,14 @@ impl Attempts {
 mod tests {
     use super::*;
     use crate::detect::testkit::*;
+
+    #[test]
+    fn longest_volatile_is_the_longest_name() {
+        assert_eq!(
+            VOLATILE_PARAMS.iter().map(|v| v.len()).max(),
+            Some(LONGEST_VOLATILE)
+        );
+    }
 
     /// The two-step form `operation_url` must equal: normalize, then drop volatile pairs.
     fn operation_url_in_two_steps(url: &str) -> String {

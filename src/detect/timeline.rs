@@ -104,32 +104,56 @@ pub fn in_flight_at_starts(spans: &[(f64, f64)]) -> Vec<usize> {
 }
 
 /// The candidate windows of length `w` over a stream of sorted times: one per start, holding
-/// the starts in `[t, t + w)` (as [`busiest`] counts them). Only windows of at least `min`
-/// starts are kept, and at most [`Candidates::CAP`]: past that, the ones that can no longer
-/// be among the busiest non-overlapping windows are dropped (the greedy choice over those kept
-/// so far, plus the recent ones later windows may overlap).
+/// the starts in `[t, t + w)` (as [`busiest`] counts them), for the `k` busiest
+/// non-overlapping ones of at least `min` starts.
+///
+/// Only windows that may still be among those `k` are kept, and the pruning is exact: the
+/// windows follow one another in stream order, so one window overlaps at most two windows
+/// that do not overlap each other. Once the greedy choice holds `2k − 1` non-overlapping
+/// windows, a window ranked below all of them can never be picked among the first `k` (the
+/// `k − 1` picks above it block at most `2k − 2` of them, and a free one would be picked
+/// first), whatever comes later; dropping it changes no pick. So each compaction raises the
+/// floor to the last of those `2k − 1` picks, and a later window (starting after every kept
+/// one) is dropped at once unless it holds more starts than that floor. What stays is within
+/// reach of `2k − 2` windows of the busiest: a few times the busiest window's starts (a
+/// safety bound, [`Candidates::HARD_CAP`], keeps the busiest by rank past that).
 #[derive(Debug, Clone)]
 pub struct Candidates {
     w: f64,
+    /// Windows with fewer starts are dropped: the caller's minimum, raised by compaction.
     min: usize,
+    k: usize,
     /// Starts whose window is still open: (time, position).
     open: VecDeque<(f64, usize)>,
     next: usize,
     last_t: f64,
     kept: Vec<Window>,
+    /// Compact when more are kept than this (it grows with what compaction leaves).
+    limit: usize,
 }
 
 impl Candidates {
-    pub const CAP: usize = 8192;
+    /// Kept windows that trigger the first compaction.
+    pub const CAP: usize = 4096;
+    /// At most this many windows are ever kept: past it (only when hundreds of thousands of
+    /// starts fall within a few windows of each other) the busiest by rank stay.
+    pub const HARD_CAP: usize = 1 << 20;
 
-    pub fn new(w: f64, min: usize) -> Candidates {
+    /// Windows of `w` seconds for the `k` busiest with at least `min` starts.
+    pub fn new(w: f64, min: usize, k: usize) -> Candidates {
+        Candidates::with_cap(w, min, k, Self::CAP)
+    }
+
+    fn with_cap(w: f64, min: usize, k: usize, cap: usize) -> Candidates {
         Candidates {
             w,
             min,
+            k: k.max(1),
             open: VecDeque::new(),
             next: 0,
             last_t: f64::NEG_INFINITY,
             kept: Vec::new(),
+            limit: cap.max(1),
         }
     }
 
@@ -168,38 +192,46 @@ impl Candidates {
             start: ti,
             last_start: self.last_t,
         });
-        if self.kept.len() > Self::CAP {
+        if self.kept.len() > self.limit {
             self.compact();
         }
     }
 
     fn compact(&mut self) {
-        let oldest_open = self.open.front().map(|o| o.1).unwrap_or(self.next);
-        let mut chosen = vec![false; self.kept.len()];
-        for i in greedy_indices(&self.kept, usize::MAX) {
-            chosen[i] = true;
+        let need = 2 * self.k - 1;
+        let picks = greedy_indices(&self.kept, need);
+        if picks.len() == need {
+            if let Some(&floor) = picks.last() {
+                let f = self.kept[floor];
+                self.kept
+                    .retain(|c| rank(c, &f) != std::cmp::Ordering::Greater);
+                // Later windows start after `f`: on a tie they rank below it.
+                self.min = self.min.max(f.count + 1);
+            }
         }
-        let mut keep: Vec<Window> = self
-            .kept
-            .iter()
-            .zip(&chosen)
-            .filter(|(c, &chosen)| c.last >= oldest_open || chosen)
-            .map(|(c, _)| *c)
-            .collect();
-        if keep.len() > Self::CAP / 2 {
-            keep.sort_by(rank);
-            keep.truncate(Self::CAP / 2);
-            keep.sort_by_key(|c| c.first);
+        if self.kept.len() > Self::HARD_CAP {
+            self.kept.sort_by(rank);
+            self.kept.truncate(Self::HARD_CAP / 2);
+            self.kept.sort_by_key(|c| c.first);
+            self.min = self
+                .min
+                .max(self.kept.iter().map(|c| c.count + 1).min().unwrap_or(0));
         }
-        self.kept = keep;
+        self.limit = self.limit.max(2 * self.kept.len());
     }
 
     /// The `k` busiest non-overlapping windows, busiest first (ties: earliest first).
-    pub fn best(&mut self, k: usize) -> Vec<Window> {
+    pub fn best(&mut self) -> Vec<Window> {
         while let Some((ti, i)) = self.open.pop_front() {
             self.close(ti, i);
         }
-        greedy(&self.kept, k)
+        greedy(&self.kept, self.k)
+    }
+
+    /// Windows held now (tests: memory stays bounded).
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.kept.len()
     }
 }
 
@@ -455,15 +487,54 @@ mod tests {
                 x += g;
                 t.push(x);
             }
-            let mut c = Candidates::new(w, 10);
+            let mut c = Candidates::new(w, 10, 3);
             let mut p = Peak::new(w);
             for &x in &t {
                 c.push(x);
                 p.push(x);
             }
             let want: Vec<Window> = busiest(&t, w, 3).into_iter().filter(|w| w.count >= 10).collect();
-            prop_assert_eq!(c.best(3), want);
+            prop_assert_eq!(c.best(), want);
             prop_assert_eq!(p.get(), busiest(&t, w, 1).first().map(|w| w.count).unwrap_or(0));
+        }
+
+        /// A steady stream keeps a few windows' worth of candidates, not one per start.
+        #[test]
+        fn compaction_bounds_what_is_held(rate in prop::sample::select(vec![2.0f64, 20.0, 50.0])) {
+            let mut c = Candidates::with_cap(10.0, 10, 3, 16);
+            let n = (rate * 2000.0) as usize;
+            let mut most = 0;
+            for i in 0..n {
+                // A little jitter so window counts differ.
+                let t = 1_700_000_000.0 + i as f64 / rate + ((i * 7919) % 13) as f64 * 0.001;
+                c.push(t);
+                most = most.max(c.held());
+            }
+            prop_assert!(most <= 2 * 8 * (rate as usize * 10 + 2) + 16, "held {most}");
+            prop_assert_eq!(c.best().len(), 3);
+        }
+
+        /// Compacting (here after a handful of windows, not thousands) drops only windows
+        /// that cannot be among the busiest: the result is the batch one over every start.
+        #[test]
+        fn compacted_windows_equal_the_batch_ones(
+            gaps in prop::collection::vec(prop::sample::select(vec![0.0, 0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0, 2.5]), 0..600),
+            w in prop::sample::select(vec![1.0, 10.0]),
+            min in prop::sample::select(vec![1usize, 3, 10]),
+            cap in prop::sample::select(vec![1usize, 4, 16, 64]),
+        ) {
+            let mut t = vec![];
+            let mut x = 1_700_000_000.0;
+            for g in gaps {
+                x += g;
+                t.push(x);
+            }
+            let mut c = Candidates::with_cap(w, min, 3, cap);
+            for &x in &t {
+                c.push(x);
+            }
+            let want: Vec<Window> = busiest(&t, w, 3).into_iter().filter(|w| w.count >= min).collect();
+            prop_assert_eq!(c.best(), want);
         }
     }
 }

@@ -14,12 +14,14 @@ pub mod parse;
 pub mod stream;
 mod text;
 pub mod tree;
+mod url_scan;
 
 pub use names::{header_rule, is_secret_field, is_secret_header, is_secret_json_field, HeaderRule};
 
 use keyed::KeyedMac;
 use regex::{Captures, Regex};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -401,29 +403,24 @@ impl Redactor {
     /// Redact a URL: userinfo, secret query/fragment parameters, webhook and bot tokens in the
     /// path, and tokens anywhere in it.
     pub fn url(&self, url: &str) -> String {
-        if text::plain_path(url) {
-            return url.to_string();
+        self.url_cow(url).into_owned()
+    }
+
+    /// [`Redactor::url`], borrowed back when nothing in the URL is secret (most are not: a
+    /// caller that stores the result by reference copies nothing).
+    pub fn url_cow<'a>(&self, url: &'a str) -> Cow<'a, str> {
+        match url_scan::fast_url(self, url) {
+            Some(red) => red,
+            None => self.text_cow(url, 0),
         }
-        if let Some(red) = text::simple_query_url(self, url) {
-            return red.into_owned();
-        }
-        self.text(url)
     }
 
     /// [`Redactor::url`] of a URL the caller owns: the same result, and the caller's string
     /// itself when nothing in it is secret (no second copy per request).
     pub fn url_owned(&self, url: String) -> String {
-        if text::plain_path(&url) {
-            return url;
-        }
-        match text::simple_query_url(self, &url) {
-            Some(std::borrow::Cow::Borrowed(_)) => return url,
-            Some(std::borrow::Cow::Owned(red)) => return red,
-            None => {}
-        }
-        match self.text_cow(&url, 0) {
-            std::borrow::Cow::Borrowed(_) => url,
-            std::borrow::Cow::Owned(red) => red,
+        match self.url_cow(&url) {
+            Cow::Borrowed(_) => url,
+            Cow::Owned(red) => red,
         }
     }
 

@@ -164,6 +164,9 @@ fn matchers() -> &'static Matchers {
 /// GitLab tokens, `whsec_…`, webhook URLs). Then the trigger scan is skipped: most request
 /// paths in access logs (`/v1/orders/123`, `/static/app.35074.js`) are such, and the result is
 /// the URL itself, as the full scan would return it (a property test holds it to that).
+///
+/// The reference `url_scan::fast_url` is tested against (with [`simple_query_url`]).
+#[cfg(test)]
 pub(super) fn plain_path(url: &str) -> bool {
     let b = url.as_bytes();
     if memchr::memchr(b'?', b).is_some() {
@@ -199,7 +202,8 @@ pub(super) fn plain_path(url: &str) -> bool {
 
 /// Does `path` hold one of [`SPELLED_IN_SHORT_PIECES`], in any case? One pass: only where
 /// two bytes start a needle (looked up in [`SPELLED_PAIRS`]; `| 0x20` lower-cases a letter and
-/// leaves digits as they are) is a needle compared. Runs on every path and simple URL.
+/// leaves digits as they are) is a needle compared.
+#[cfg(test)]
 fn spells_a_short_secret(path: &[u8]) -> bool {
     path.windows(2)
         .enumerate()
@@ -207,13 +211,15 @@ fn spells_a_short_secret(path: &[u8]) -> bool {
 }
 
 /// Could a needle of [`SPELLED_IN_SHORT_PIECES`] start with these two bytes (any case)?
-fn starts_a_needle(first: u8, second: u8) -> bool {
+#[cfg(test)]
+pub(super) fn starts_a_needle(first: u8, second: u8) -> bool {
     let k = usize::from(first | 0x20) << 8 | usize::from(second | 0x20);
     SPELLED_PAIRS[k >> 6] >> (k & 63) & 1 != 0
 }
 
 /// Does a needle of [`SPELLED_IN_SHORT_PIECES`] start at byte `i` of `path` (any case)?
-fn spells_at(path: &[u8], i: usize) -> bool {
+#[cfg(test)]
+pub(super) fn spells_at(path: &[u8], i: usize) -> bool {
     SPELLED_IN_SHORT_PIECES.iter().any(|needle| {
         path.len() - i >= needle.len() && path[i..i + needle.len()].eq_ignore_ascii_case(needle)
     })
@@ -221,6 +227,7 @@ fn spells_at(path: &[u8], i: usize) -> bool {
 
 /// The first two bytes of each of [`SPELLED_IN_SHORT_PIECES`] (lowercase letters and digits,
 /// at least three bytes each), as a bit set indexed by `first << 8 | second`.
+#[cfg(test)]
 static SPELLED_PAIRS: [u64; 1024] = {
     let mut t = [0u64; 1024];
     let mut i = 0;
@@ -246,6 +253,9 @@ static SPELLED_PAIRS: [u64; 1024] = {
 /// full scan replaces whole, by name, before it looks for shapes). Webhook, percent and other
 /// triggers are never simple. Then the full scan's only change is `name=<token(value)>` for each
 /// secret-named, non-empty value, which is what this returns (a property test holds it to that).
+///
+/// The reference `url_scan::fast_url` is tested against (with [`plain_path`]).
+#[cfg(test)]
 pub(super) fn simple_query_url<'a>(red: &Redactor, url: &'a str) -> Option<Cow<'a, str>> {
     let b = url.as_bytes();
     let strip = |prefix: &[u8]| {
@@ -288,26 +298,34 @@ pub(super) fn simple_query_url<'a>(red: &Redactor, url: &'a str) -> Option<Cow<'
         // the trigger scan could only say yes, so it is skipped.
         return Some(with_secrets_redacted(red, url, &secret));
     }
+    trigger_flags_allow(url, &secret).then(|| with_secrets_redacted(red, url, &secret))
+}
+
+/// For a simple query URL whose pieces are not all short: does every trigger in it either
+/// decide by name (or need whitespace, which a simple URL has none of), or enable only the JWT
+/// and key-shape matchers and lie inside a secret value (replaced whole, by name, first)? Then
+/// the full scan changes only the secret values.
+pub(super) fn trigger_flags_allow(url: &str, secret: &[(usize, usize)]) -> bool {
     for hit in matchers().triggers.find_overlapping_iter(url) {
         let flags = TRIGGERS[hit.pattern().as_usize()].1;
         if flags & !(NAMES | SCHEME) == 0 {
-            continue; // decided by name (or needs whitespace, which a simple URL has none of)
+            continue;
         }
         if flags & !(JWT | SHAPE) != 0 {
-            return None;
+            return false;
         }
         let inside = secret
             .iter()
             .any(|&(s, e)| s <= hit.start() && hit.end() <= e);
         if !inside {
-            return None;
+            return false;
         }
     }
-    Some(with_secrets_redacted(red, url, &secret))
+    true
 }
 
 /// `url` with each byte range in `secret` (in order) replaced by its token.
-fn with_secrets_redacted<'a>(
+pub(super) fn with_secrets_redacted<'a>(
     red: &Redactor,
     url: &'a str,
     secret: &[(usize, usize)],
@@ -328,6 +346,7 @@ fn with_secrets_redacted<'a>(
 
 /// [`short_pieces_outside`] and not [`spells_a_short_secret`], in one pass over `rest` that
 /// stops at the first long piece outside a secret value or the first spelled needle.
+#[cfg(test)]
 fn short_and_unspelled(rest: &[u8], offset: usize, secret: &[(usize, usize)]) -> bool {
     let mut piece = 0usize;
     let mut prev = 0u8;
@@ -456,11 +475,11 @@ fn may_trigger(text: &str) -> bool {
 }
 
 /// Longest piece [`plain_path`] lets through: every key shape is longer in one piece.
-const PLAIN_PIECE: usize = 10;
+pub(super) const PLAIN_PIECE: usize = 10;
 
 /// Secrets (and the webhook URLs that carry them) that can be written in pieces of at most
 /// [`PLAIN_PIECE`] bytes between dots or slashes.
-const SPELLED_IN_SHORT_PIECES: &[&[u8]] = &[
+pub(super) const SPELLED_IN_SHORT_PIECES: &[&[u8]] = &[
     b"eyj",
     b"ya29",
     b"glpat",

@@ -213,7 +213,12 @@ impl LogFormat {
         &self.names[i as usize]
     }
 
-    fn decode<'a>(&self, v: &'a str) -> Text<'a> {
+    /// A value with its escapes undone; `plain` = the line holds no backslash (no format here
+    /// escapes without one), so the value is borrowed without a scan of its own.
+    fn decode<'a>(&self, v: &'a str, plain: bool) -> Text<'a> {
+        if plain {
+            return Cow::Borrowed(v);
+        }
         match self.escape {
             Escape::Backslash => escape::backslash(v),
             Escape::Json => escape::json(v),
@@ -223,10 +228,29 @@ impl LogFormat {
 
     /// Match one line (no trailing newline).
     pub fn parse<'a>(&'a self, line: &'a str) -> Result<Matched<'a>, Mismatch> {
-        let b = line.as_bytes();
-        let mut pos = 0usize;
         let mut f = Fields::default();
         let mut sig = SignalInputs::default();
+        let trailing = self.parse_into(line, &mut f, &mut sig)?;
+        Ok(Matched {
+            fields: f,
+            signal: sig,
+            trailing,
+        })
+    }
+
+    /// [`LogFormat::parse`] into the caller's (default) record and signal inputs, which a
+    /// reader of many lines keeps in place instead of moving a `Matched` per line. `Ok` = did
+    /// the line go on after the format's end.
+    pub fn parse_into<'a>(
+        &'a self,
+        line: &'a str,
+        f: &mut Fields<'a>,
+        sig: &mut SignalInputs<'a>,
+    ) -> Result<bool, Mismatch> {
+        let b = line.as_bytes();
+        let mut pos = 0usize;
+        // One scan of the line for the escape character instead of one per decoded value.
+        let plain = self.escape == Escape::None || memchr(b'\\', b).is_none();
         let n = self.items.len();
         let mut i = 0;
         while i < n {
@@ -238,33 +262,35 @@ impl LogFormat {
                     pos += l.len();
                 }
                 Item::Field { var, name, list } => {
-                    let end = match self.items.get(i + 1) {
-                        None => b.len(),
+                    // `field_end` only answers where the next literal starts, so that literal
+                    // is matched with the field: `after` = its length, skipped below.
+                    let (end, after) = match self.items.get(i + 1) {
+                        None => (b.len(), None),
                         Some(Item::Lit(l)) => {
                             let last = i + 2 == n;
                             match self.field_end(b, pos, l.as_bytes(), *list, *var, last) {
-                                Some(e) => e,
+                                Some(e) => (e, Some(l.len())),
                                 None => return Err(self.mismatch(i + 1, true)),
                             }
                         }
                         // Compile rejects adjacent fields.
-                        Some(Item::Field { .. }) => b.len(),
+                        Some(Item::Field { .. }) => (b.len(), None),
                     };
                     let value = &line[pos..end];
-                    self.assign(*var, *name, value, &mut f, &mut sig)
+                    self.assign(*var, *name, value, plain, f, sig)
                         .map_err(|why| Mismatch {
                             reason: format!("{} is not {why}", self.describe_field(*name)),
                         })?;
                     pos = end;
+                    if let Some(len) = after {
+                        pos += len;
+                        i += 1;
+                    }
                 }
             }
             i += 1;
         }
-        Ok(Matched {
-            fields: f,
-            signal: sig,
-            trailing: pos < b.len(),
-        })
+        Ok(pos < b.len())
     }
 
     fn describe_field(&self, name: u16) -> String {
@@ -332,7 +358,7 @@ impl LogFormat {
         let quote = lit[0] == b'"';
         let mut p = from;
         loop {
-            let at = p + memchr(lit[0], &b[p..])?;
+            let at = p + find_byte(lit[0], &b[p..])?;
             let ok = starts(&b[at..], lit) && !(quote && escaped(b, from, at));
             if ok {
                 if list && lit[0] == b' ' {
@@ -357,6 +383,7 @@ impl LogFormat {
         var: Var,
         name: u16,
         v: &'a str,
+        plain: bool,
         f: &mut Fields<'a>,
         sig: &mut SignalInputs<'a>,
     ) -> Result<(), &'static str> {
@@ -424,29 +451,29 @@ impl LogFormat {
                     }
                 }
             }
-            Var::RequestLine => f.request_line = Some(self.decode(v)),
-            Var::Method => set(&mut f.method, self, v),
-            Var::Target => set(&mut f.target, self, v),
-            Var::Path => set(&mut f.path, self, v),
-            Var::Query => set(&mut f.query, self, v),
-            Var::Host => set(&mut f.host, self, v),
-            Var::Scheme => set(&mut f.scheme, self, v),
-            Var::RemoteAddr => set(&mut f.client_ip, self, v),
-            Var::ForwardedFor => set(&mut f.forwarded_for, self, v),
-            Var::UserAgent => set(&mut f.user_agent, self, v),
-            Var::RemoteUser => set(&mut f.remote_user, self, v),
-            Var::Identity => set(&mut f.identity, self, v),
-            Var::RequestId => set(&mut f.request_id, self, v),
+            Var::RequestLine => f.request_line = Some(self.decode(v, plain)),
+            Var::Method => set(&mut f.method, self, v, plain),
+            Var::Target => set(&mut f.target, self, v, plain),
+            Var::Path => set(&mut f.path, self, v, plain),
+            Var::Query => set(&mut f.query, self, v, plain),
+            Var::Host => set(&mut f.host, self, v, plain),
+            Var::Scheme => set(&mut f.scheme, self, v, plain),
+            Var::RemoteAddr => set(&mut f.client_ip, self, v, plain),
+            Var::ForwardedFor => set(&mut f.forwarded_for, self, v, plain),
+            Var::UserAgent => set(&mut f.user_agent, self, v, plain),
+            Var::RemoteUser => set(&mut f.remote_user, self, v, plain),
+            Var::Identity => set(&mut f.identity, self, v, plain),
+            Var::RequestId => set(&mut f.request_id, self, v, plain),
             Var::ReqHeader(h) => {
                 if !missing {
                     f.request_headers
-                        .push((Cow::Borrowed(self.name(h)), self.decode(v)));
+                        .push((Cow::Borrowed(self.name(h)), self.decode(v, plain)));
                 }
             }
             Var::RespHeader(h) => {
                 if !missing {
                     f.response_headers
-                        .push((Cow::Borrowed(self.name(h)), self.decode(v)));
+                        .push((Cow::Borrowed(self.name(h)), self.decode(v, plain)));
                 }
             }
             Var::UpstreamStatus => sig.upstream_status = Some(v),
@@ -461,7 +488,7 @@ impl LogFormat {
             Var::Other(_) => {
                 if !missing {
                     f.extra
-                        .push((Cow::Borrowed(self.name(name)), self.decode(v)));
+                        .push((Cow::Borrowed(self.name(name)), self.decode(v, plain)));
                 }
             }
         }
@@ -469,9 +496,9 @@ impl LogFormat {
     }
 }
 
-fn set<'a>(slot: &mut Option<Text<'a>>, fmt: &'a LogFormat, v: &'a str) {
+fn set<'a>(slot: &mut Option<Text<'a>>, fmt: &'a LogFormat, v: &'a str, plain: bool) {
     if !(v.is_empty() || v == "-") {
-        *slot = Some(fmt.decode(v));
+        *slot = Some(fmt.decode(v, plain));
     }
 }
 
@@ -489,6 +516,35 @@ pub fn parse_status(v: &str) -> Option<u16> {
 #[inline]
 fn starts(b: &[u8], lit: &[u8]) -> bool {
     b.len() >= lit.len() && b.iter().zip(lit).all(|(x, y)| x == y)
+}
+
+/// The first `c` in `hay`, eight bytes at a time for the first 64 (most fields of a line are
+/// an address, a `-`, a status: memchr's dispatch and setup cost more than their scan), then
+/// by memchr.
+#[inline]
+fn find_byte(c: u8, hay: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let pat = LO * c as u64;
+    let head = &hay[..hay.len().min(64)];
+    let mut words = head.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        let x = u64::from_le_bytes(a) ^ pat;
+        // A zero byte of `x` is a `c`; the lowest flag marks the first one exactly.
+        let zero = x.wrapping_sub(LO) & !x & HI;
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    if let Some(i) = words.remainder().iter().position(|&x| x == c) {
+        return Some(at + i);
+    }
+    at += words.remainder().len();
+    memchr(c, &hay[at..]).map(|i| at + i)
 }
 
 /// Is the byte at `at` escaped by an odd run of backslashes (not counting before `from`)?
@@ -1098,6 +1154,20 @@ mod tests {
     use super::*;
 
     const COMBINED: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+    proptest::proptest! {
+        /// The word-at-a-time search finds what memchr finds, at every length and offset.
+        #[test]
+        fn find_byte_is_memchr(hay in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200), c in proptest::prelude::any::<u8>()) {
+            proptest::prop_assert_eq!(find_byte(c, &hay), memchr(c, &hay));
+        }
+        #[test]
+        fn find_byte_finds_spaces_in_text(hay in "[ a-z0-9./\\[\\]\"-]{0,150}") {
+            for c in [b' ', b'"', b']'] {
+                proptest::prop_assert_eq!(find_byte(c, hay.as_bytes()), memchr(c, hay.as_bytes()));
+            }
+        }
+    }
 
     #[test]
     fn compiles_and_matches_combined() {

@@ -151,13 +151,7 @@ impl Parser {
             Kind::Text { format, family } => {
                 let m = format.parse(line).map_err(|m| m.reason)?;
                 let mut f = m.fields;
-                if let Some(status) = f.status.filter(|s| *s >= 400) {
-                    f.signal = match family {
-                        Family::Nginx => nginx::signal(status, &m.signal),
-                        Family::Envoy => envoy::signal_text(&m.signal),
-                        Family::Apache | Family::TraefikClf => None,
-                    };
-                }
+                f.signal = text_signal(*family, f.status, &m.signal);
                 each(f, m.trailing);
                 Ok(())
             }
@@ -193,6 +187,20 @@ impl Parser {
             no_signal: self.no_signal(),
             agents: Some(agents),
         };
+        if let Kind::Text { format, family } = &self.kind {
+            // The common layouts, parsed in place: no callback, and the record is not moved
+            // (it is several hundred bytes) on its way to the view.
+            let mut f = Fields::default();
+            let mut sig = format::SignalInputs::default();
+            format
+                .parse_into(line, &mut f, &mut sig)
+                .map_err(|m| m.reason)?;
+            f.signal = text_signal(*family, f.status, &sig);
+            return match f.map_view(line_no, &cv, view) {
+                Some(item) => Ok(item),
+                None => f.into_request(line_no, &cv).map(map),
+            };
+        }
         let mut out = None;
         self.parse_fields(line, &mut |f, _| {
             if out.is_some() {
@@ -243,6 +251,20 @@ impl Parser {
             Some(e) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+/// A text line's own verdict about who answered, from its signal fields (errors only).
+fn text_signal(
+    family: Family,
+    status: Option<u16>,
+    sig: &format::SignalInputs<'_>,
+) -> Option<crate::model::LayerSignal> {
+    let status = status.filter(|s| *s >= 400)?;
+    match family {
+        Family::Nginx => nginx::signal(status, sig),
+        Family::Envoy => envoy::signal_text(sig),
+        Family::Apache | Family::TraefikClf => None,
     }
 }
 

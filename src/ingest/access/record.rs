@@ -73,19 +73,31 @@ const METHOD_MAX: usize = 32;
 /// Split `GET /x HTTP/1.1` into method and target. A line that is not a request line (an
 /// empty `""`, TLS bytes sent to a plain port) gives neither.
 pub fn split_request_line(line: &str) -> (Option<&str>, Option<&str>) {
-    let line = line.trim();
-    let Some(sp) = memchr::memchr(b' ', line.as_bytes()) else {
+    let line = ascii_trim_fast(line);
+    // Byte loops, not memchr: the method is a few bytes long and ` HTTP/1.1` ends the line,
+    // shorter than memchr's setup.
+    let Some(sp) = line.bytes().position(|b| b == b' ') else {
         return (None, None);
     };
     let (method, rest) = (&line[..sp], &line[sp + 1..]);
     if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
         return (None, None);
     }
-    let target = match memchr::memrchr(b' ', rest.as_bytes()) {
+    let target = match rest.bytes().rposition(|b| b == b' ') {
         Some(i) if rest[i + 1..].starts_with("HTTP/") => &rest[..i],
         _ => rest,
     };
-    (Some(method), Some(target.trim()))
+    (Some(method), Some(ascii_trim_fast(target)))
+}
+
+/// `s.trim()`, skipped when both ends are visible ASCII (nothing to trim, the common case):
+/// `trim` decodes a char at each end to ask about Unicode whitespace.
+#[inline]
+fn ascii_trim_fast(s: &str) -> &str {
+    match (s.as_bytes().first(), s.as_bytes().last()) {
+        (Some(a), Some(z)) if a.is_ascii_graphic() && z.is_ascii_graphic() => s,
+        _ => s.trim(),
+    }
 }
 
 /// The address part of `ip:port`, `[v6]:port` or a bare address.
@@ -193,7 +205,7 @@ impl<'a> Fields<'a> {
             },
             (None, None) => Cow::Borrowed(from_line().unwrap_or("")),
         };
-        if target.contains("://") {
+        if has_scheme_separator(target.as_bytes()) {
             return target.into_owned();
         }
         match self.host.as_deref().filter(|h| present(h)) {
@@ -244,6 +256,15 @@ impl<'a> Fields<'a> {
 
     /// The caller's address: the first X-Forwarded-For address, else the peer, without port.
     fn caller_ip(&self) -> Option<&str> {
+        // The common case, a bare IPv4 peer and no X-Forwarded-For: one pass over its bytes
+        // gives what the general path below would (no list, no port, nothing to trim).
+        if self.forwarded_for.is_none() {
+            if let Some(ip) = self.client_ip.as_deref() {
+                if !ip.is_empty() && ip.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+                    return Some(ip);
+                }
+            }
+        }
         fn first_present(list: &str) -> Option<&str> {
             if memchr::memchr(b',', list.as_bytes()).is_none() {
                 return Some(list.trim()).filter(|a| present(a));
@@ -424,6 +445,20 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// `s` contains `://` (an absolute URL): one byte search for `:` where `str::contains` sets
+/// up a substring searcher per call; targets without a colon, the common case, cost one scan.
+fn has_scheme_separator(s: &[u8]) -> bool {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b':', &s[from..]) {
+        let at = from + i;
+        if s[at + 1..].starts_with(b"//") {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
 /// The URL as a record keeps it: redacted, and cut past [`URL_MAX`].
 fn redacted_url(red: &Redactor, raw_url: String) -> String {
     if raw_url.len() > URL_MAX {
@@ -469,7 +504,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The memchr split is the `split_once` / `rsplit_once` one it replaced.
+        /// The byte-loop split is the `split_once` / `rsplit_once` one it replaced.
         #[test]
         fn request_lines_split_as_with_str_methods(line in "[ A-Za-z/.?=_-]{0,30}( HTTP/1\\.[01])?\\s?") {
             fn by_str(line: &str) -> (Option<&str>, Option<&str>) {
@@ -487,6 +522,14 @@ mod tests {
                 (Some(method), Some(target.trim()))
             }
             proptest::prop_assert_eq!(split_request_line(&line), by_str(&line));
+        }
+    }
+
+    proptest::proptest! {
+        /// The colon search is `contains("://")`.
+        #[test]
+        fn scheme_separator_is_contains(s in "[:/a-z?]{0,20}") {
+            proptest::prop_assert_eq!(has_scheme_separator(s.as_bytes()), s.contains("://"));
         }
     }
 
