@@ -222,24 +222,69 @@ fn lookup<'n, 'a>(o: &'n Obj<'a>, path: &str) -> Option<Cow<'n, Node<'a>>> {
     Some(cur)
 }
 
+/// One path a field may be read from, with the key bits ([`lazy::key_bit`]) of its whole text
+/// and of its first dotted part: an object holding neither key cannot hold the path, which
+/// rules out most aliases of a line without a string operation.
+struct Path {
+    path: Box<str>,
+    bits: u64,
+}
+
+/// Every canonical field's paths in the order [`find`] tries them: its `--map` paths, then its
+/// aliases. Built once per input.
+struct Paths(Vec<(&'static str, Vec<Path>)>);
+
+impl Paths {
+    fn of(map: &[(String, String)]) -> Paths {
+        let path = |p: &str| {
+            let first = p.split_once('.').map_or(p, |(first, _)| first);
+            Path {
+                path: p.into(),
+                bits: lazy::key_bit(p) | lazy::key_bit(first),
+            }
+        };
+        Paths(
+            ALIASES
+                .iter()
+                .map(|(field, aliases)| {
+                    let mapped = map
+                        .iter()
+                        .filter(|(c, _)| c == field)
+                        .map(|(_, p)| p.as_str());
+                    (
+                        *field,
+                        mapped.chain(aliases.iter().copied()).map(path).collect(),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+/// How one input's lines are read: the top-level fields parsed, and where each canonical field
+/// is looked for.
+struct Schema {
+    wanted: Wanted,
+    paths: Paths,
+}
+
 /// The first non-null value among `--map` paths for `field`, then its aliases, with the path
 /// that gave it.
-fn find<'n, 'a, 'm>(
+fn find<'n, 'a, 'p>(
     o: &'n Obj<'a>,
     field: &str,
-    map: &'m [(String, String)],
-) -> Option<(Cow<'n, Node<'a>>, &'m str)> {
-    for (canon, path) in map {
-        if canon == field {
-            if let Some(x) = lookup(o, path).filter(|x| !lazy::is_null(x)) {
-                return Some((x, path.as_str()));
-            }
+    paths: &'p Paths,
+) -> Option<(Cow<'n, Node<'a>>, &'p str)> {
+    let (_, paths) = paths.0.iter().find(|(c, _)| *c == field)?;
+    let keys = o.key_bits();
+    paths.iter().find_map(|p| {
+        if keys & p.bits == 0 {
+            return None;
         }
-    }
-    let (_, paths) = ALIASES.iter().find(|(c, _)| *c == field)?;
-    paths
-        .iter()
-        .find_map(|p| lookup(o, p).filter(|x| !lazy::is_null(x)).map(|x| (x, *p)))
+        lookup(o, &p.path)
+            .filter(|x| !lazy::is_null(x))
+            .map(|x| (x, &*p.path))
+    })
 }
 
 /// A scalar as text (numbers as `serde_json::Value` prints them), cut to `cap` with a note.
@@ -265,7 +310,7 @@ fn text_of<'a>(
 fn found_text<'a>(
     o: &Obj<'a>,
     field: &str,
-    map: &[(String, String)],
+    map: &Paths,
     cap: Cap,
     warns: &mut Vec<String>,
 ) -> Option<Cow<'a, str>> {
@@ -432,11 +477,11 @@ fn normalize(
     o: &Obj<'_>,
     source: &Arc<str>,
     opts: &Options,
+    map: &Paths,
     lite: Option<MayView<'_>>,
 ) -> (Request, Vec<Warning>, bool) {
     let pos = Position::Line(line);
     let red = &opts.redactor;
-    let map = &opts.field_map;
     let mut warns = Vec::new();
     let mut r = Request::at(Location {
         source: source.clone(),
@@ -609,6 +654,9 @@ struct Job {
     /// Line number of the first line in `text` (1-based).
     first_line: usize,
     text: Vec<u8>,
+    /// Lines in `text` when the splitter counted them (0 when it did not): the result vector
+    /// is sized once instead of growing by doubling (a copy and fresh pages per job).
+    lines: usize,
     /// A line longer than [`MAX_LINE`] that followed `text`: its number and length. It was
     /// consumed without being held.
     too_long: Option<(usize, usize)>,
@@ -620,12 +668,14 @@ fn work_lines<T>(
     job: Job,
     source: &Arc<str>,
     opts: &Options,
-    wanted: &Wanted,
+    schema: &Schema,
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
     buffers: &Buffers,
 ) -> Done<T> {
+    let Schema { wanted, paths } = schema;
     let mut done = Done::default();
+    done.items.reserve(job.lines);
     let mut line_no = job.first_line;
     let mut at = 0usize;
     let text = &job.text[..];
@@ -654,7 +704,7 @@ fn work_lines<T>(
             continue;
         }
         let parsed = match lazy::parse(line, wanted) {
-            Ok(lazy::Doc::Object(o)) => Ok(one_line(n, &o, source, opts, map, view)),
+            Ok(lazy::Doc::Object(o)) => Ok(one_line(n, &o, source, opts, paths, map, view)),
             Ok(lazy::Doc::Other) => Err(warn(
                 source,
                 Some(Position::Line(n)),
@@ -692,21 +742,22 @@ fn one_line<T>(
     o: &Obj<'_>,
     source: &Arc<str>,
     opts: &Options,
+    paths: &Paths,
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
 ) -> (T, Vec<Warning>) {
     let Some(view) = view else {
-        let (r, ws, _) = normalize(n, o, source, opts, None);
+        let (r, ws, _) = normalize(n, o, source, opts, paths, None);
         return (map(r), ws);
     };
     let may = |status: u16, url: &str| view.may_view(status, false, url);
-    let (r, ws, lite) = normalize(n, o, source, opts, Some(&may));
+    let (r, ws, lite) = normalize(n, o, source, opts, paths, Some(&may));
     if lite {
         if let Some(item) = view.view(&RecordView::of(&r)) {
             return (item, ws);
         }
         // The caller wants the full record after all (the host's baseline, since the check).
-        let (r, ws, _) = normalize(n, o, source, opts, None);
+        let (r, ws, _) = normalize(n, o, source, opts, paths, None);
         return (map(r), ws);
     }
     (map(r), ws)
@@ -749,6 +800,7 @@ fn split_lines(
                     feed(Job {
                         first_line,
                         text: whole,
+                        lines,
                         too_long: None,
                     });
                 }
@@ -768,6 +820,7 @@ fn split_lines(
                     feed(Job {
                         first_line: line,
                         text: Vec::new(),
+                        lines: 0,
                         too_long: Some((line, seen + i)),
                     });
                     skipping = None;
@@ -798,6 +851,7 @@ fn split_lines(
                 feed(Job {
                     first_line,
                     text: std::mem::replace(&mut chunk, buffers.take()),
+                    lines: whole_lines,
                     too_long: None,
                 });
             }
@@ -815,6 +869,7 @@ fn split_lines(
             feed(Job {
                 first_line,
                 text: std::mem::replace(&mut chunk, next),
+                lines,
                 too_long: None,
             });
             first_line += lines;
@@ -825,12 +880,14 @@ fn split_lines(
         feed(Job {
             first_line: line,
             text: Vec::new(),
+            lines: 0,
             too_long: Some((line, seen)),
         });
     } else if !chunk.is_empty() {
         feed(Job {
             first_line,
             text: chunk,
+            lines: 0,
             too_long: None,
         });
     }
@@ -854,12 +911,15 @@ pub(crate) fn stream<T: Send>(
     view: Option<ViewMap<'_, T>>,
     sink: &mut dyn FnMut(Done<T>),
 ) -> Tail {
-    let wanted = wanted_fields(&opts.field_map);
+    let schema = Schema {
+        wanted: wanted_fields(&opts.field_map),
+        paths: Paths::of(&opts.field_map),
+    };
     let buffers = Buffers::default();
     let error = pipeline::run(
         pipeline::workers(opts.threads),
         |feed| split_lines(&mut *reader, feed, &buffers),
-        &|job| work_lines(job, source, opts, &wanted, map, view, &buffers),
+        &|job| work_lines(job, source, opts, &schema, map, view, &buffers),
         sink,
     );
     Tail {
@@ -926,9 +986,10 @@ mod tests {
         let Ok(lazy::Doc::Object(obj)) = tree else {
             return Ok(false);
         };
-        let (full, full_ws, full_lite) = normalize(3, &obj, &src, o, None);
+        let (full, full_ws, full_lite) =
+            normalize(3, &obj, &src, o, &Paths::of(&o.field_map), None);
         if let Ok(lazy::Doc::Object(raw)) = raw {
-            let (by_raw, raw_ws, _) = normalize(3, &raw, &src, o, None);
+            let (by_raw, raw_ws, _) = normalize(3, &raw, &src, o, &Paths::of(&o.field_map), None);
             if (&by_raw, &raw_ws) != (&full, &full_ws) {
                 return Err(format!(
                     "raw reading {by_raw:?} {raw_ws:?}\nvs tree {full:?} {full_ws:?}"
@@ -936,7 +997,8 @@ mod tests {
             }
         }
         let by_status = |status: u16, _: &str| event::view_suffices(status, false);
-        let (lite, lite_ws, took) = normalize(3, &obj, &src, o, Some(&by_status));
+        let (lite, lite_ws, took) =
+            normalize(3, &obj, &src, o, &Paths::of(&o.field_map), Some(&by_status));
         if full_lite || took != event::view_suffices(full.status, false) {
             return Err(format!("lite flag {took} for status {}", full.status));
         }
