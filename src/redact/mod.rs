@@ -235,24 +235,32 @@ impl Redactor {
 
     /// Redact a header value according to its name.
     pub fn header(&self, name: &str, value: &str) -> String {
-        if value.trim().is_empty() {
-            return value.to_string();
+        self.header_cow(name, value).into_owned()
+    }
+
+    /// [`Redactor::header`], borrowed back when the value is kept as it is (most are): a
+    /// caller that copies the result into its own buffer then allocates nothing for it.
+    pub fn header_cow<'a>(&self, name: &str, value: &'a str) -> Cow<'a, str> {
+        if blank(value) {
+            return Cow::Borrowed(value);
         }
         match cached_header_rule(name) {
-            HeaderRule::Authorization | HeaderRule::Authenticate => self.authorization(value),
-            HeaderRule::Cookie => self.cookie_pairs(value),
-            HeaderRule::SetCookie => self.set_cookie(value),
-            HeaderRule::Secret => self.token(value),
-            HeaderRule::WebSocketProtocol => self.websocket_protocols(value),
-            HeaderRule::Exempt => value.to_string(),
-            HeaderRule::Url | HeaderRule::Text => self.text(value),
+            HeaderRule::Authorization | HeaderRule::Authenticate => {
+                Cow::Owned(self.authorization(value))
+            }
+            HeaderRule::Cookie => Cow::Owned(self.cookie_pairs(value)),
+            HeaderRule::SetCookie => Cow::Owned(self.set_cookie(value)),
+            HeaderRule::Secret => Cow::Owned(self.token(value)),
+            HeaderRule::WebSocketProtocol => Cow::Owned(self.websocket_protocols(value)),
+            HeaderRule::Exempt => Cow::Borrowed(value),
+            HeaderRule::Url | HeaderRule::Text => self.text_cow(value, 0),
         }
     }
 
     /// The credential part of an Authorization value (`Bearer abc` → `Bearer <redacted:…>`),
     /// line by line when several were joined.
     fn authorization(&self, value: &str) -> String {
-        if !value.contains('\n') {
+        if memchr::memchr(b'\n', value.as_bytes()).is_none() {
             return self.authorization_line(value);
         }
         value
@@ -264,6 +272,14 @@ impl Redactor {
 
     /// One line of an Authorization value.
     fn authorization_line(&self, line: &str) -> String {
+        if line.is_ascii() {
+            return self.ascii_authorization_line(line);
+        }
+        self.unicode_authorization_line(line)
+    }
+
+    /// [`Redactor::authorization_line`] of any line (Unicode whitespace splits and trims).
+    fn unicode_authorization_line(&self, line: &str) -> String {
         let v = line.trim();
         if v.is_empty() || is_redacted(v) {
             return line.to_string();
@@ -285,28 +301,64 @@ impl Redactor {
         }
     }
 
+    /// [`Redactor::authorization_line`] of an ASCII line, with byte operations: Unicode
+    /// whitespace is ASCII whitespace there (`\t \n \x0B \x0C \r` and space, what
+    /// `char::is_whitespace` says of ASCII), so the answer is the same.
+    fn ascii_authorization_line(&self, line: &str) -> String {
+        let v = trim_ascii_ws(line);
+        if v.is_empty() || is_redacted(v) {
+            return line.to_string();
+        }
+        let split = v
+            .bytes()
+            .position(is_ascii_ws)
+            .map(|i| (&v[..i], &v[i + 1..]));
+        match split {
+            Some((scheme, cred))
+                if !trim_ascii_ws(cred).is_empty()
+                    && scheme
+                        .bytes()
+                        .all(|c| c.is_ascii_alphanumeric() || c == b'-') =>
+            {
+                let mut out = String::with_capacity(scheme.len() + 20);
+                out.push_str(scheme);
+                out.push(' ');
+                self.push_token(&mut out, trim_ascii_ws(cred));
+                out
+            }
+            _ => self.token(v),
+        }
+    }
+
     /// `Cookie`: every value redacted, names and separators kept.
     fn cookie_pairs(&self, value: &str) -> String {
         let mut out = String::with_capacity(value.len() + 16);
         let mut rest = value;
-        while let Some(i) = rest.find([';', '\n']) {
-            out.push_str(&self.cookie_pair(&rest[..i]));
+        while let Some(i) = memchr::memchr2(b';', b'\n', rest.as_bytes()) {
+            self.push_cookie_pair(&mut out, &rest[..i]);
             out.push_str(&rest[i..i + 1]);
             rest = &rest[i + 1..];
         }
-        out.push_str(&self.cookie_pair(rest));
+        self.push_cookie_pair(&mut out, rest);
         out
     }
 
     /// One `name=value` cookie (surrounding spaces kept); a bare value is redacted whole.
     fn cookie_pair(&self, part: &str) -> String {
+        let mut out = String::with_capacity(part.len() + 19);
+        self.push_cookie_pair(&mut out, part);
+        out
+    }
+
+    /// Append [`Redactor::cookie_pair`] of `part` to `out`.
+    fn push_cookie_pair(&self, out: &mut String, part: &str) {
         let trimmed = part.trim();
         if trimmed.is_empty() {
-            return part.to_string();
+            out.push_str(part);
+            return;
         }
         let lead = &part[..part.len() - part.trim_start().len()];
         let trail = &part[part.trim_end().len()..];
-        let mut out = String::with_capacity(part.len() + 19);
         out.push_str(lead);
         match trimmed.split_once('=') {
             Some((n, v)) if v.trim().is_empty() => {
@@ -317,12 +369,11 @@ impl Redactor {
             Some((n, v)) => {
                 out.push_str(n.trim_end());
                 out.push('=');
-                self.push_token(&mut out, v.trim());
+                self.push_token(out, v.trim());
             }
-            None => self.push_token(&mut out, trimmed),
+            None => self.push_token(out, trimmed),
         }
         out.push_str(trail);
-        out
     }
 
     /// `Set-Cookie`: one cookie per line (exporters join several with `\n`, some with `, `);
@@ -347,7 +398,7 @@ impl Redactor {
             };
             if !COOKIE_ATTRIBUTES.contains(&name.to_ascii_lowercase().as_str()) {
                 // Not an attribute: a value, or another cookie joined with `;`.
-                out.push_str(&self.cookie_pair(attr));
+                self.push_cookie_pair(&mut out, attr);
                 continue;
             }
             let Some(val) = val else {
@@ -616,6 +667,32 @@ fn joined_cookie(val: &str) -> Option<usize> {
     None
 }
 
+/// Is `value` empty or whitespace only (`value.trim().is_empty()`)? Most values start with a
+/// visible ASCII byte, which answers at once.
+fn blank(value: &str) -> bool {
+    match value.as_bytes().first() {
+        Some(b) if b.is_ascii_graphic() => false,
+        _ => value.trim().is_empty(),
+    }
+}
+
+/// What `char::is_whitespace` says of an ASCII byte (`u8::is_ascii_whitespace` leaves out
+/// `\x0B`).
+fn is_ascii_ws(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
+}
+
+/// `s.trim()` of an ASCII `s`.
+fn trim_ascii_ws(s: &str) -> &str {
+    let b = s.as_bytes();
+    let start = b.iter().position(|&c| !is_ascii_ws(c)).unwrap_or(b.len());
+    let end = b
+        .iter()
+        .rposition(|&c| !is_ascii_ws(c))
+        .map_or(start, |i| i + 1);
+    &s[start..end.max(start)]
+}
+
 /// A token rather than a name: long, with letters and digits (protocol names are short words).
 fn looks_random(s: &str) -> bool {
     s.len() >= 32
@@ -708,6 +785,80 @@ mod tests {
                     .join(";")
             });
             assert_eq!(got, expect, "{cookie:?}");
+        }
+    }
+
+    /// The cookie code before it pushed into one string, which it must equal.
+    fn old_cookie_pairs(r: &Redactor, value: &str) -> String {
+        fn pair(r: &Redactor, part: &str) -> String {
+            let trimmed = part.trim();
+            if trimmed.is_empty() {
+                return part.to_string();
+            }
+            let lead = &part[..part.len() - part.trim_start().len()];
+            let trail = &part[part.trim_end().len()..];
+            let body = match trimmed.split_once('=') {
+                Some((n, v)) if v.trim().is_empty() => format!("{n}={v}"),
+                Some((n, v)) => format!("{}={}", n.trim_end(), r.token(v.trim())),
+                None => r.token(trimmed),
+            };
+            format!("{lead}{body}{trail}")
+        }
+        let mut out = String::new();
+        let mut rest = value;
+        while let Some(i) = rest.find([';', '\n']) {
+            out.push_str(&pair(r, &rest[..i]));
+            out.push_str(&rest[i..i + 1]);
+            rest = &rest[i + 1..];
+        }
+        out.push_str(&pair(r, rest));
+        out
+    }
+
+    proptest::proptest! {
+        /// The byte-wise Authorization path answers as the Unicode one on ASCII lines, and
+        /// the cookie path as the code before it.
+        #[test]
+        fn ascii_fast_paths_answer_as_before(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "Bearer", "Basic", "Token", "x-y", "a.b", " ", "  ", "\t", "\x0B", "\x0C", "\r",
+                "\n", "=", ";", "sk-test-0000", "<redacted:0123abcd>", "abc", "\u{a0}", "\u{2003}",
+                "é", "a=1", "sid", "", ",",
+            ]), 0..8),
+        ) {
+            let s: String = parts.concat();
+            let r = r();
+            for line in s.split('\n') {
+                if line.is_ascii() {
+                    proptest::prop_assert_eq!(
+                        r.ascii_authorization_line(line),
+                        r.unicode_authorization_line(line),
+                        "{:?}", line
+                    );
+                }
+            }
+            proptest::prop_assert_eq!(r.header("Cookie", &s), old_cookie_pairs(&r, &s));
+            proptest::prop_assert_eq!(blank(&s), s.trim().is_empty());
+            if s.is_ascii() {
+                proptest::prop_assert_eq!(trim_ascii_ws(&s), s.trim());
+            }
+        }
+
+        /// `header` is `header_cow`, and a borrowed answer is the value itself.
+        #[test]
+        fn header_cow_is_header(
+            name in proptest::sample::select(vec![
+                "Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "Content-Type", "Referer",
+                "Retry-After", "Sec-WebSocket-Protocol", "User-Agent", "X-Session-Token",
+            ]),
+            value in "[ -~\t]{0,40}",
+        ) {
+            let r = r();
+            let cow = r.header_cow(name, &value);
+            if let Cow::Borrowed(b) = &cow {
+                proptest::prop_assert_eq!(*b, value.as_str());
+            }
+            proptest::prop_assert_eq!(cow.into_owned(), r.header(name, &value));
         }
     }
 

@@ -297,11 +297,11 @@ fn every_name(_: &str) -> bool {
 /// Redacted headers of one side, those `keep` wants (the warnings count them all). `raw`
 /// collects the unredacted pairs the credential fingerprint may read (request headers);
 /// `cap` bounds each value's length.
-fn headers_from(
-    list: &LList<RawHeader>,
+fn headers_from<'a>(
+    list: &'a LList<RawHeader>,
     field: &str,
     redactor: &Redactor,
-    mut raw: Option<&mut Vec<(String, String)>>,
+    mut raw: Option<&mut Vec<(&'a str, &'a str)>>,
     cap: Option<usize>,
     keep: NameFilter,
     warns: &mut Vec<String>,
@@ -330,7 +330,7 @@ fn headers_from(
         };
         if let Some(raw) = raw.as_deref_mut() {
             if Redactor::may_carry_credential(name) {
-                raw.push((name.to_string(), value.to_string()));
+                raw.push((name, value));
             }
         }
         if !keep(name) {
@@ -552,12 +552,7 @@ fn normalize(
 
     let pageref = e.pageref.as_str().map(|p| redactor.text(p));
     r.client = client_hints(&r, pageref.as_deref());
-    r.credential = redactor.credential(
-        raw_req_headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str())),
-        raw_url,
-    );
+    r.credential = redactor.credential(raw_req_headers.iter().copied(), raw_url);
 
     if !lite {
         r.shrink_to_fit();

@@ -732,6 +732,10 @@ fn headers<R: Read>(
         }
         match ev {
             Event::StartObject => {
+                if list.items.is_empty() {
+                    // Exporters write a handful to a few dozen: skip the 1-2-4 growth steps.
+                    list.items.reserve(8);
+                }
                 let mut h = RawHeader::default();
                 let mut seen = 0u8;
                 loop {
