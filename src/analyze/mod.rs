@@ -369,9 +369,9 @@ struct Partition {
     findings: Vec<(usize, Placed)>,
     /// The overview (one group builds it for all hosts), and each group's next attempts.
     overview: Option<crate::overview::Builder>,
-    /// The side group: no hosts of its own, it builds the overview and every host's evidence
-    /// (made when there are fewer host groups than threads, so a one-host log replays on two),
-    /// and runs part of the biggest group's detectors beside it.
+    /// The side group: no hosts of its own, it builds every host's evidence (made when there
+    /// are fewer host groups than threads, so a one-host log replays on two), and runs part of
+    /// the biggest group's detectors beside it.
     side: bool,
     next: crate::overview::NextAttempts,
     error: Option<String>,
@@ -483,11 +483,10 @@ fn run_detectors(
         }
         parts.push(side);
     }
-    if let Some(builder) = if split {
-        parts.last_mut()
-    } else {
-        parts.first_mut()
-    } {
+    // The overview is built by the first group. When the biggest group is split over two
+    // lanes, its primary lane (the cadences: cheaper than the side lane's evidence for every
+    // host) makes both overview passes in the first replay, which balances that replay.
+    if let Some(builder) = parts.first_mut() {
         builder.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
     }
     let mut cx = cx_of(c, p, coarse, limit_option);
@@ -536,7 +535,7 @@ fn run_detectors(
         ));
         if let Some(b) = &mut part.overview {
             b.start_timeline();
-            if part.side {
+            if split {
                 let r = replay(c, &p.remap, &mut |ev, _| {
                     overview_second_pass(b, ev, ev.started(), cx_ref)
                 });
@@ -570,8 +569,8 @@ fn run_detectors(
             ..
         } = part;
         let primary = !*side;
-        // The side lane made its overview's second pass in the first replay.
-        let mut overview = overview.as_mut().filter(|_| primary);
+        // A split group made its overview's second pass in the first replay.
+        let mut overview = overview.as_mut().filter(|_| !split);
         let r = replay(c, &p.remap, &mut |ev, seq| {
             let t = ev.started();
             if let Some(b) = overview.as_deref_mut() {

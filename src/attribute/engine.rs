@@ -93,6 +93,33 @@ pub struct Baseline {
     origin_names: Vec<String>,
     /// Share of successful responses that are JSON.
     json_share: f64,
+    /// The documented owner of `host` when no catalogue pattern for it has a path part (then
+    /// the path changes nothing): looked up once, not per rate-limited response.
+    owner: Option<Owner>,
+}
+
+type Owner = Option<(&'static catalogue::Provider, &'static str)>;
+
+/// [`catalogue::owner`] of `host` if it is the same for every path: no pattern whose host
+/// glob matches `host` has a `/path` part.
+fn owner_of_any_path(host: &str) -> Option<Owner> {
+    let needs_path = catalogue::PROVIDERS.iter().any(|p| {
+        p.hosts.iter().any(|pat| {
+            pat.find('/')
+                .is_some_and(|i| super::matcher::glob(&pat.as_bytes()[..i], host.as_bytes()))
+        })
+    });
+    (!needs_path).then(|| catalogue::owner(host, ""))
+}
+
+impl Baseline {
+    /// The documented owner of this host and URL path (the catalogue's answer).
+    fn owner(&self, path: &str) -> Owner {
+        match self.owner {
+            Some(o) => o,
+            None => catalogue::owner(&self.host, path),
+        }
+    }
 }
 
 fn is_layer_header(name: &str, layer_names: &[&'static str]) -> bool {
@@ -173,6 +200,7 @@ impl Baseline {
             rule_share,
             origin_names,
             json_share,
+            owner: owner_of_any_path(host),
         }
     }
 }
@@ -512,7 +540,7 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
     // weaker than the vendor's own headers or body, and damped like the rest when the response
     // looks like an intermediary's (a CDN's page on the API's host is still the CDN).
     let url_path = crate::http::url::split(&req.url).path;
-    let host_owner = catalogue::owner(&base.host, url_path);
+    let host_owner = base.owner(url_path);
     if let Some((p, pattern)) = host_owner {
         generic_api.push(HOST_WEIGHT);
         v.ev_tag(
@@ -907,7 +935,8 @@ pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
     }
     let mut k = Vec::with_capacity(512);
     let url = crate::http::url::split(&req.url);
-    let owner = catalogue::owner(&base.host, url.path)
+    let owner = base
+        .owner(url.path)
         .map(|(p, pattern)| (std::ptr::from_ref(p) as usize, pattern));
     part(&mut k, &req.status.to_le_bytes());
     part(&mut k, crate::http::url::host(&req.url).as_bytes());
@@ -1064,5 +1093,41 @@ fn classify(
             (q, scope)
         }
         None => (Quota::Unknown, scope),
+    }
+}
+
+#[cfg(test)]
+mod owner_tests {
+    use super::*;
+
+    /// The owner looked up once per host is the catalogue's for every path.
+    #[test]
+    fn owner_of_any_path_is_the_owner_of_each_path() {
+        let key = |o: Owner| o.map(|(p, pat)| (p.vendor, pat));
+        let mut hosts: Vec<String> = vec!["api.example.com".into(), "".into()];
+        let mut paths: Vec<String> = vec!["/".into(), "".into(), "/v1/x".into()];
+        for p in catalogue::PROVIDERS {
+            for pat in p.hosts {
+                let (h, path) = match pat.find('/') {
+                    Some(i) => (&pat[..i], &pat[i..]),
+                    None => (*pat, ""),
+                };
+                hosts.push(h.replace('*', "acme"));
+                paths.push(path.to_string());
+                paths.push(path.to_ascii_uppercase());
+                paths.push(format!("{path}/more"));
+            }
+        }
+        let mut fixed = 0;
+        for h in &hosts {
+            let Some(once) = owner_of_any_path(h) else {
+                continue;
+            };
+            fixed += 1;
+            for path in &paths {
+                assert_eq!(key(once), key(catalogue::owner(h, path)), "{h} {path}");
+            }
+        }
+        assert!(fixed > 10, "{fixed}");
     }
 }

@@ -79,6 +79,70 @@ fn contains_ci(hay: &str, needle: &str) -> bool {
     n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
+/// `hay` contains `needle` (bytes; what `str::contains` answers). Bodies are short excerpts
+/// and needles a few words, so a `memchr` for the needle's first byte then a compare beats
+/// building a substring searcher for every condition.
+fn contains(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some((&first, _)) = n.split_first() else {
+        return true;
+    };
+    let Some(last) = h.len().checked_sub(n.len()) else {
+        return false;
+    };
+    memchr::memchr_iter(first, &h[..=last]).any(|i| &h[i..i + n.len()] == n)
+}
+
+/// [`contains_ci`] for a lower-cased haystack (`Subject`'s body forms): every ASCII letter in
+/// it is lower case already, so a window matches the needle ignoring ASCII case exactly when
+/// it equals the needle with its ASCII letters lowered.
+fn contains_ci_in_lowered(hay_lc: &str, needle: &'static str) -> bool {
+    if !needle.bytes().any(|b| b.is_ascii_uppercase()) {
+        return contains(hay_lc, needle);
+    }
+    with_form(needle, Form::Lowered, |n| contains(hay_lc, n))
+}
+
+/// The forms of a rule's (static) needle that matching compares against.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Form {
+    /// ASCII letters lowered.
+    Lowered,
+    /// Whitespace removed (`chars().filter(!is_whitespace)`).
+    Compact,
+    /// Whitespace removed, lower-cased ([`compact_lc`]).
+    CompactLc,
+}
+
+fn form_of(text: &str, form: Form) -> String {
+    match form {
+        Form::Lowered => text.to_ascii_lowercase(),
+        Form::Compact => text.chars().filter(|c| !c.is_whitespace()).collect(),
+        Form::CompactLc => compact_lc(text),
+    }
+}
+
+type FormKey = (usize, usize, Form);
+
+thread_local! {
+    /// Each static needle's forms, made once per thread: building them anew for every
+    /// condition of every rule on every response was most of a rate-limited row's cost.
+    static FORMS: std::cell::RefCell<
+        std::collections::HashMap<FormKey, Box<str>, foldhash::fast::FixedState>,
+    > = std::cell::RefCell::new(std::collections::HashMap::default());
+}
+
+/// `f` of `form` of the static `text` (keyed by its address: a static never moves).
+fn with_form<R>(text: &'static str, form: Form, f: impl FnOnce(&str) -> R) -> R {
+    FORMS.with(|m| {
+        let mut m = m.borrow_mut();
+        let v = m
+            .entry((text.as_ptr() as usize, text.len(), form))
+            .or_insert_with(|| form_of(text, form).into_boxed_str());
+        f(v)
+    })
+}
+
 /// `*` matches any run of characters (dots included); everything else literally, ASCII
 /// case-insensitively. Host patterns use it.
 pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
@@ -137,29 +201,30 @@ impl M {
             // No body (most access-log lines): no text to find, and no needle to compact.
             M::Body(needle) | M::Text(needle) if s.body_lc.is_empty() && !needle.is_empty() => None,
             M::Body(needle) => {
-                let found = s.body_lc.contains(needle)
+                let found = contains(&s.body_lc, needle)
                     || if needle.contains(char::is_whitespace) {
-                        let compact: String =
-                            needle.chars().filter(|c| !c.is_whitespace()).collect();
-                        !compact.is_empty() && s.body_compact.contains(&compact)
+                        with_form(needle, Form::Compact, |compact| {
+                            !compact.is_empty() && contains(&s.body_compact, compact)
+                        })
                     } else {
-                        s.body_compact.contains(needle)
+                        contains(&s.body_compact, needle)
                     };
                 found.then(|| vec![format!("body: \"{needle}\"")])
             }
             M::Text(text) => {
-                let found = contains_ci(&s.body_lc, text)
+                let found = contains_ci_in_lowered(&s.body_lc, text)
                     || if text.contains(char::is_whitespace) {
-                        let compact = compact_lc(text);
-                        !compact.is_empty() && s.body_compact.contains(&compact)
+                        with_form(text, Form::CompactLc, |compact| {
+                            !compact.is_empty() && contains(&s.body_compact, compact)
+                        })
                     } else {
-                        contains_ci(&s.body_compact, text)
+                        contains_ci_in_lowered(&s.body_compact, text)
                     };
                 found.then(|| vec![format!("body: \"{}\"", shown(text))])
             }
             M::BodyIs(text) => {
                 let whole = s.body_compact.trim_end_matches('…');
-                (!whole.is_empty() && whole == compact_lc(text))
+                (!whole.is_empty() && with_form(text, Form::CompactLc, |c| whole == c))
                     .then(|| vec![format!("body is \"{}\"", shown(text))])
             }
             M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
@@ -232,6 +297,39 @@ impl M {
                     .join(" or ")
             ),
             M::Not(m) => format!("not {}", m.describe()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                "a", "B", "z", "Q", " ", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{a0}", "é", "É",
+                "K", "\u{212a}", "{", "\"", ":", "1",
+            ]),
+            0..24,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        /// The fast forms answer what the plain ones answer.
+        #[test]
+        fn fast_forms_equal_the_plain_ones(hay in text(), needle in text()) {
+            let lc = hay.to_lowercase();
+            prop_assert_eq!(contains(&hay, &needle), hay.contains(needle.as_str()));
+            // Static needles only: leak this one (a test).
+            let needle: &'static str = Box::leak(needle.into_boxed_str());
+            prop_assert_eq!(contains_ci_in_lowered(&lc, needle), contains_ci(&lc, needle));
+            let plain: String = needle.chars().filter(|c| !c.is_whitespace()).collect();
+            prop_assert_eq!(with_form(needle, Form::Compact, |c| c.to_string()), plain);
+            prop_assert_eq!(with_form(needle, Form::CompactLc, |c| c.to_string()), compact_lc(needle));
+            prop_assert_eq!(with_form(needle, Form::Lowered, |c| c.to_string()), needle.to_ascii_lowercase());
         }
     }
 }

@@ -133,6 +133,11 @@ pub struct QuotaExhausted {
 }
 
 impl Detector for QuotaExhausted {
+    /// Measured: about 60 instructions a request.
+    fn replay_cost(&self) -> u32 {
+        2
+    }
+
     fn step(&mut self, s: &Step, cx: &Cx) {
         if !s.ev.timed() {
             return;

@@ -158,7 +158,7 @@ fn retry_of(s: &Step) -> Option<Retry> {
 impl Detector for Synchronized {
     /// Cheap steps, but its second look replays its hosts once more (linking them again).
     fn replay_cost(&self) -> u32 {
-        25
+        12
     }
 
     fn step(&mut self, s: &Step, cx: &Cx) {
