@@ -15,7 +15,7 @@
 //! scan and, for a status outside 2xx/3xx, the body excerpt; prints ns of CPU time per line
 //! and per kind.
 //!
-//!     cargo bench --bench redact -- --calls [N] [--only I]
+//!     cargo bench --bench redact -- --calls [N] [--only I] [--cow]
 //!
 //! The per-call cost of each entry point (`url`, `url_owned`, `header`, `text`) on values
 //! taken from the bench inputs (log-200.jsonl, combined-4000000.log, har-3k-100.har): each case
@@ -26,7 +26,8 @@
 //!     valgrind --tool=callgrind --toggle-collect='*measure*' target/release/deps/redact-… \
 //!         --calls 10000 --only I
 //!
-//! counts the instructions of case I alone (divide by N).
+//! counts the instructions of case I alone (divide by N). `--cow` calls `header_cow` and
+//! `url_cow` instead of `header` and `url` (what a caller that copies the result saves).
 
 use std::time::Instant;
 use toomany::redact::Redactor;
@@ -47,7 +48,7 @@ fn main() {
             .position(|a| a == "--only")
             .and_then(|j| args.get(j + 1))
             .and_then(|n| n.parse().ok());
-        calls(n, only);
+        calls(n, only, args.iter().any(|a| a == "--cow"));
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--jsonl") {
@@ -358,7 +359,7 @@ const CASES: &[(Entry, &str)] = &[
 ];
 
 /// Per-call CPU time of each case (or only case `only`), `n` calls each.
-fn calls(n: usize, only: Option<usize>) {
+fn calls(n: usize, only: Option<usize>, cow: bool) {
     let r = Redactor::from_key_material(b"bench key material");
     for (i, (entry, template)) in CASES.iter().enumerate() {
         if only.is_some_and(|o| o != i) {
@@ -375,7 +376,7 @@ fn calls(n: usize, only: Option<usize>) {
         let warm = call(&r, *entry, values[0].clone());
         // Wall time: this thread's CPU clock ticks too coarsely for one case's calls.
         let t = Instant::now();
-        let sink = measure(&r, *entry, &mut values);
+        let sink = measure(&r, *entry, &mut values, cow);
         let ns = t.elapsed().as_secs_f64() * 1e9 / n as f64;
         std::hint::black_box(sink);
         let what = match entry {
@@ -400,12 +401,22 @@ fn call(r: &Redactor, entry: Entry, v: String) -> String {
 /// Every call of one case (callgrind's `--toggle-collect='*measure*'` counts only this). The
 /// inputs are freed outside it, except those `url_owned` takes.
 #[inline(never)]
-fn measure(r: &Redactor, entry: Entry, values: &mut Vec<String>) -> usize {
+fn measure(r: &Redactor, entry: Entry, values: &mut Vec<String>, cow: bool) -> usize {
     let mut sink = 0;
     match entry {
         Entry::UrlOwned => {
             for v in values.drain(..) {
                 sink += r.url_owned(v).len();
+            }
+        }
+        Entry::Url if cow => {
+            for v in values.iter() {
+                sink += r.url_cow(v).len();
+            }
+        }
+        Entry::Header(name) if cow => {
+            for v in values.iter() {
+                sink += r.header_cow(name, v).len();
             }
         }
         _ => {
