@@ -186,6 +186,27 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("retry_after", &["retry_after", "sent_http_retry_after"]),
 ];
 
+/// Canonical fields by their place in [`ALIASES`] (a test holds the two together), so a
+/// lookup indexes the paths instead of comparing names.
+mod field {
+    pub const TIME: usize = 0;
+    pub const METHOD: usize = 1;
+    pub const URL: usize = 2;
+    pub const HOST: usize = 3;
+    pub const PATH: usize = 4;
+    pub const STATUS: usize = 5;
+    pub const DURATION_MS: usize = 6;
+    pub const REQUEST_HEADERS: usize = 7;
+    pub const RESPONSE_HEADERS: usize = 8;
+    pub const RESPONSE_BODY: usize = 9;
+    pub const CLIENT: usize = 10;
+    #[allow(dead_code)] // read by no lookup yet; keeps the places in step with ALIASES
+    pub const REQUEST_ID: usize = 11;
+    pub const CLIENT_IP: usize = 12;
+    pub const USER_AGENT: usize = 13;
+    pub const RETRY_AFTER: usize = 14;
+}
+
 /// Fields that hold the caller's key id, tried in order when no header or query names one.
 const KEY_ID_FIELDS: &[&str] = &["api_key", "api_key_id", "key_id", "credential"];
 
@@ -268,14 +289,14 @@ struct Schema {
     paths: Paths,
 }
 
-/// The first non-null value among `--map` paths for `field`, then its aliases, with the path
+/// The first non-null value among `--map` paths for `field` (a [`field`] index), then its aliases, with the path
 /// that gave it.
 fn find<'n, 'a, 'p>(
     o: &'n Obj<'a>,
-    field: &str,
+    field: usize,
     paths: &'p Paths,
 ) -> Option<(Cow<'n, Node<'a>>, &'p str)> {
-    let (_, paths) = paths.0.iter().find(|(c, _)| *c == field)?;
+    let (_, paths) = paths.0.get(field)?;
     let keys = o.key_bits();
     paths.iter().find_map(|p| {
         if keys & p.bits == 0 {
@@ -309,7 +330,7 @@ fn text_of<'a>(
 
 fn found_text<'a>(
     o: &Obj<'a>,
-    field: &str,
+    field: usize,
     map: &Paths,
     cap: Cap,
     warns: &mut Vec<String>,
@@ -339,18 +360,19 @@ fn headers_of<'a>(
     redactor: &Redactor,
     mut raw: Option<&mut Vec<RawHeader<'a>>>,
     cap: usize,
-    keep: fn(&str) -> bool,
+    keep: NameFilter,
     warns: &mut Vec<String>,
     field: &str,
 ) -> Headers {
     let mut h = Headers::with_capacity(HEADERS_TEXT_HINT, HEADERS_HINT);
     let mut push = |full_name: &Cow<'a, str>, value: &Node<'a>, warns: &mut Vec<String>| {
         let name = caps::bounded(full_name, caps::HEADER_NAME, "a header name", warns);
-        let for_credential = raw.is_some() && Redactor::may_carry_credential(name);
-        let kept = keep(name);
+        let class = name_class(name);
+        let for_credential = raw.is_some() && class & CREDENTIAL != 0;
+        let kept = class & keep != 0;
         let mut one = |val: Cow<'a, str>| {
             if kept {
-                h.push_capped(name, redactor.header(name, &val), cap);
+                h.push_capped(name, redactor.header_cow(name, &val), cap);
             }
             if for_credential {
                 if let Some(raw) = raw.as_deref_mut() {
@@ -453,18 +475,71 @@ fn parse_duration(v: &Node<'_>, field: &str) -> Option<f64> {
 /// Whether the caller takes the view of a record of this status and redacted URL.
 type MayView<'a> = &'a dyn Fn(u16, &str) -> bool;
 
-/// Which header names [`headers_of`] keeps.
-type NameFilter = fn(&str) -> bool;
+/// Which header names [`headers_of`] keeps: the [`name_class`] bits any one of which keeps a
+/// name ([`EVERY_NAME`] keeps all).
+type NameFilter = u8;
 
-/// Every header name (a full record).
-fn every_name(_: &str) -> bool {
-    true
-}
+/// Every header name (a full record): a bit every class has.
+const EVERY_NAME: NameFilter = 1;
+/// [`Redactor::may_carry_credential`].
+const CREDENTIAL: u8 = 2;
+/// [`event::is_view_request_header`].
+const VIEW_REQUEST: NameFilter = 4;
+/// [`view_response_header`].
+const VIEW_RESPONSE: NameFilter = 8;
 
 /// Response header names a view reads: the rate-limit families, and `Retry-After` (whose
 /// presence decides whether the `retry_after` field is read, and warned about).
 fn view_response_header(name: &str) -> bool {
     event::is_limit_header(name) || name.eq_ignore_ascii_case("retry-after")
+}
+
+/// Every question [`headers_of`] asks of a header name, answered by the functions that own them.
+fn classify(name: &str) -> u8 {
+    let mut c = EVERY_NAME;
+    if Redactor::may_carry_credential(name) {
+        c |= CREDENTIAL;
+    }
+    if event::is_view_request_header(name) {
+        c |= VIEW_REQUEST;
+    }
+    if view_response_header(name) {
+        c |= VIEW_RESPONSE;
+    }
+    c
+}
+
+/// Distinct header names whose [`classify`] one thread remembers (then it starts over), and
+/// the longest name remembered.
+const NAME_CLASS_CACHE: usize = 1024;
+const NAME_CLASS_MAX_LEN: usize = 64;
+
+thread_local! {
+    static NAME_CLASSES: std::cell::RefCell<
+        std::collections::HashMap<Box<str>, u8, foldhash::fast::FixedState>,
+    > = Default::default();
+}
+
+/// [`classify`], remembered per distinct name: a log repeats the same few header names on
+/// every line, and the substring checks cost more than a lookup.
+fn name_class(name: &str) -> u8 {
+    if name.len() > NAME_CLASS_MAX_LEN {
+        return classify(name);
+    }
+    NAME_CLASSES
+        .try_with(|c| {
+            let mut c = c.borrow_mut();
+            if let Some(&k) = c.get(name) {
+                return k;
+            }
+            let k = classify(name);
+            if c.len() >= NAME_CLASS_CACHE {
+                c.clear();
+            }
+            c.insert(name.into(), k);
+            k
+        })
+        .unwrap_or_else(|_| classify(name))
 }
 
 /// Normalize one parsed line. With `lite` (the caller can take a [`RecordView`]) saying yes to
@@ -488,7 +563,7 @@ fn normalize(
         position: pos,
     });
 
-    match find(o, "time", map) {
+    match find(o, field::TIME, map) {
         Some((t, f)) => match parse_time(&t) {
             Some(ts) => r.started = Some(ts),
             // Quoted only redacted and cut (Redactor::quote): a time field can hold anything.
@@ -504,15 +579,15 @@ fn normalize(
             warns.push("no time field (time, timestamp, @timestamp, ts; or --map time=PATH)".into())
         }
     }
-    r.method = found_text(o, "method", map, caps::METHOD, &mut warns)
+    r.method = found_text(o, field::METHOD, map, caps::METHOD, &mut warns)
         .map(|m| red.method(&m))
         .unwrap_or_default();
 
-    let raw_url: String = match found_text(o, "url", map, caps::URL, &mut warns) {
+    let raw_url: String = match found_text(o, field::URL, map, caps::URL, &mut warns) {
         Some(u) if u.contains("://") || u.starts_with("//") => u.into_owned(),
         other => {
-            let host = found_text(o, "host", map, caps::IDENTITY, &mut warns);
-            let path = other.or_else(|| found_text(o, "path", map, caps::URL, &mut warns));
+            let host = found_text(o, field::HOST, map, caps::IDENTITY, &mut warns);
+            let path = other.or_else(|| found_text(o, field::PATH, map, caps::URL, &mut warns));
             match (host, path) {
                 (Some(h), Some(p)) => {
                     format!("//{h}{}{p}", if p.starts_with('/') { "" } else { "/" })
@@ -528,7 +603,7 @@ fn normalize(
     };
     r.url = red.url(&raw_url);
 
-    match find(o, "status", map) {
+    match find(o, field::STATUS, map) {
         Some((s, f)) => match lazy::val(&s) {
             Val::Num(n) => {
                 r.status = n
@@ -546,7 +621,7 @@ fn normalize(
             "no status field (status, status_code, response_code, statusCode); read as 0".into(),
         ),
     }
-    if let Some((d, f)) = find(o, "duration_ms", map) {
+    if let Some((d, f)) = find(o, field::DURATION_MS, map) {
         match parse_duration(&d, f) {
             Some(ms) if ms >= 0.0 && ms.is_finite() => r.duration_ms = Some(ms),
             _ => warns.push(format!("{f} is not a duration; ignored")),
@@ -554,12 +629,12 @@ fn normalize(
     }
     let lite = lite.is_some_and(|may| may(r.status, &r.url));
     let (keep_request, keep_response): (NameFilter, NameFilter) = if lite {
-        (event::is_view_request_header, view_response_header)
+        (VIEW_REQUEST, VIEW_RESPONSE)
     } else {
-        (every_name, every_name)
+        (EVERY_NAME, EVERY_NAME)
     };
     let mut raw_req = Vec::new();
-    if let Some((h, f)) = find(o, "request_headers", map) {
+    if let Some((h, f)) = find(o, field::REQUEST_HEADERS, map) {
         let cap = super::har::REQUEST_HEADER_VALUE_MAX;
         r.request_headers = headers_of(
             &h,
@@ -571,7 +646,7 @@ fn normalize(
             f,
         );
     }
-    if let Some((h, f)) = find(o, "response_headers", map) {
+    if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
         let cap = if (200..400).contains(&r.status) {
             super::har::SUCCESS_HEADER_VALUE_MAX
         } else {
@@ -580,15 +655,15 @@ fn normalize(
         r.response_headers = headers_of(&h, red, None, cap, keep_response, &mut warns, f);
     }
     if !r.response_headers.contains("retry-after") {
-        if let Some(ra) = found_text(o, "retry_after", map, caps::LABEL, &mut warns) {
+        if let Some(ra) = found_text(o, field::RETRY_AFTER, map, caps::LABEL, &mut warns) {
             if !ra.is_empty() && ra != "-" {
                 r.response_headers
-                    .push("Retry-After", red.header("retry-after", &ra));
+                    .push("Retry-After", red.header_cow("retry-after", &ra));
             }
         }
     }
     if !(200..400).contains(&r.status) {
-        if let Some((b, _)) = find(o, "response_body", map) {
+        if let Some((b, _)) = find(o, field::RESPONSE_BODY, map) {
             let text: Cow<str> = match lazy::val(&b) {
                 Val::Str(s) => s,
                 _ => Cow::Owned(lazy::compact(&b)),
@@ -613,15 +688,15 @@ fn normalize(
     }
 
     r.client = super::har::client_hints(&r, None);
-    if let Some(c) = found_text(o, "client", map, caps::IDENTITY, &mut warns) {
+    if let Some(c) = found_text(o, field::CLIENT, map, caps::IDENTITY, &mut warns) {
         r.client.client = Some(red.text(&c));
     }
-    if let Some(ip) = found_text(o, "client_ip", map, caps::IDENTITY, &mut warns) {
+    if let Some(ip) = found_text(o, field::CLIENT_IP, map, caps::IDENTITY, &mut warns) {
         r.client.client_ip = Some(red.text(&ip));
     }
     if r.request_headers.get("user-agent").is_none() {
         r.client.user_agent =
-            found_text(o, "user_agent", map, caps::IDENTITY, &mut warns).map(|u| red.text(&u));
+            found_text(o, field::USER_AGENT, map, caps::IDENTITY, &mut warns).map(|u| red.text(&u));
     }
     r.credential = red.credential(
         raw_req.iter().map(|(n, v)| (n.as_ref(), v.as_ref())),
@@ -931,6 +1006,64 @@ pub(crate) fn stream<T: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_places_match_aliases() {
+        let places = [
+            (field::TIME, "time"),
+            (field::METHOD, "method"),
+            (field::URL, "url"),
+            (field::HOST, "host"),
+            (field::PATH, "path"),
+            (field::STATUS, "status"),
+            (field::DURATION_MS, "duration_ms"),
+            (field::REQUEST_HEADERS, "request_headers"),
+            (field::RESPONSE_HEADERS, "response_headers"),
+            (field::RESPONSE_BODY, "response_body"),
+            (field::CLIENT, "client"),
+            (field::REQUEST_ID, "request_id"),
+            (field::CLIENT_IP, "client_ip"),
+            (field::USER_AGENT, "user_agent"),
+            (field::RETRY_AFTER, "retry_after"),
+        ];
+        assert_eq!(places.len(), ALIASES.len());
+        for (i, name) in places {
+            assert_eq!(ALIASES[i].0, name);
+        }
+    }
+
+    #[test]
+    fn remembered_name_classes_are_the_checks_themselves() {
+        let long = "x-".repeat(40) + "api-key";
+        let names = [
+            "Authorization",
+            "authorization",
+            "X-Api-Key",
+            "User-Agent",
+            "Idempotency-Key",
+            "X-RateLimit-Limit",
+            "Retry-After",
+            "Content-Type",
+            "x-csrf-token",
+            "",
+            long.as_str(),
+        ];
+        for _ in 0..2 {
+            for n in names {
+                let c = name_class(n);
+                assert_eq!(c, classify(n), "{n}");
+                assert_ne!(c & EVERY_NAME, 0);
+                assert_eq!(c & CREDENTIAL != 0, Redactor::may_carry_credential(n));
+                assert_eq!(c & VIEW_REQUEST != 0, event::is_view_request_header(n));
+                assert_eq!(c & VIEW_RESPONSE != 0, view_response_header(n));
+            }
+        }
+        // Past the cache's size it starts over and still answers the same.
+        for i in 0..NAME_CLASS_CACHE + 10 {
+            let n = format!("x-h{i}-token");
+            assert_eq!(name_class(&n), classify(&n));
+        }
+    }
     use std::io::Cursor;
 
     fn opts(map: Vec<(String, String)>) -> Options {

@@ -243,6 +243,14 @@ impl<'de> DeserializeSeed<'de> for Line<'_> {
 /// Parse one document (a whole line) into a tree of the fields `wanted` names; a line the tree
 /// cannot hold is read the raw way (see the module doc), whose error, if any, is returned.
 pub fn parse<'a>(text: &'a str, wanted: &Wanted) -> Result<Doc<'a>, serde_json::Error> {
+    if let Some(doc) = scan::object(text, wanted) {
+        return Ok(doc);
+    }
+    parse_serde(text, wanted)
+}
+
+/// [`parse`] through serde_json alone (what [`scan::object`] is held to).
+fn parse_serde<'a>(text: &'a str, wanted: &Wanted) -> Result<Doc<'a>, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let tree = Line(wanted)
         .deserialize(&mut de)
@@ -426,6 +434,325 @@ fn to_value(node: &Node<'_>) -> Option<serde_json::Value> {
         }
         Node::Raw(r) => serde_json::from_str(r.get()).ok()?,
     })
+}
+
+/// The common line read by hand: one pass over the bytes that builds the same tree as
+/// [`parse_serde`] (keys and strings borrowed unless they hold an escape, numbers as
+/// `serde_json::Number`, unwanted top-level fields validated and skipped), without serde's
+/// visitor machinery. It is stricter than serde_json, never looser: whatever it is unsure of (a
+/// top level that is not an object, an escape that is not plainly valid, a number it does not
+/// read as an integer, deep nesting, any syntax error) answers `None`, and the line is read by
+/// serde_json as before, which gives the located error. A property test holds it to serde_json.
+mod scan {
+    use super::{key_bit, Doc, Node, Obj, Wanted, FIELDS_HINT};
+    use serde_json::Number;
+    use std::borrow::Cow;
+
+    /// Nesting the scanner reads (serde_json's own limit is 128): deeper lines go to serde_json.
+    const MAX_DEPTH: usize = 64;
+
+    /// Eight copies of a byte.
+    const fn splat(b: u8) -> u64 {
+        u64::from_le_bytes([b; 8])
+    }
+
+    /// The top-level object of `text` (already trimmed by the caller, but any JSON whitespace is
+    /// accepted), or `None` when serde_json must decide.
+    pub(super) fn object<'a>(text: &'a str, wanted: &Wanted) -> Option<Doc<'a>> {
+        let mut s = Scan {
+            text,
+            b: text.as_bytes(),
+            at: 0,
+        };
+        s.ws();
+        if s.peek()? != b'{' {
+            return None;
+        }
+        let o = s.object(wanted, 1)?;
+        s.ws();
+        (s.at == s.b.len()).then_some(Doc::Object(o))
+    }
+
+    struct Scan<'a> {
+        text: &'a str,
+        b: &'a [u8],
+        at: usize,
+    }
+
+    impl<'a> Scan<'a> {
+        fn peek(&self) -> Option<u8> {
+            self.b.get(self.at).copied()
+        }
+
+        /// Skip JSON whitespace (space, tab, line feed, carriage return).
+        fn ws(&mut self) {
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+                self.at += 1;
+            }
+        }
+
+        /// Consume `c` (after whitespace) or fail.
+        fn expect(&mut self, c: u8) -> Option<()> {
+            self.ws();
+            (self.peek()? == c).then(|| self.at += 1)
+        }
+
+        /// An object at `{`; only the fields `wanted` names are built, the rest are skipped.
+        fn object(&mut self, wanted: &Wanted, depth: usize) -> Option<Obj<'a>> {
+            if depth > MAX_DEPTH {
+                return None;
+            }
+            self.at += 1; // '{'
+            let mut fields = Vec::with_capacity(FIELDS_HINT);
+            let mut keys = 0;
+            self.ws();
+            if self.peek()? == b'}' {
+                self.at += 1;
+                return Some(Obj { fields, keys });
+            }
+            loop {
+                self.ws();
+                if self.peek()? != b'"' {
+                    return None;
+                }
+                let k = self.string()?;
+                self.expect(b':')?;
+                self.ws();
+                if wanted.wants(&k) {
+                    keys |= key_bit(&k);
+                    let v = self.value(depth)?;
+                    fields.push((k, v));
+                } else {
+                    self.skip(depth)?;
+                }
+                self.ws();
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b'}' => {
+                        self.at += 1;
+                        return Some(Obj { fields, keys });
+                    }
+                    _ => return None,
+                }
+            }
+        }
+
+        /// One value (at its first byte), built.
+        fn value(&mut self, depth: usize) -> Option<Node<'a>> {
+            Some(match self.peek()? {
+                b'"' => Node::Str(self.string()?),
+                b'{' => Node::Obj(self.object(&Wanted::all(), depth + 1)?),
+                b'[' => {
+                    if depth + 1 > MAX_DEPTH {
+                        return None;
+                    }
+                    self.at += 1;
+                    let mut items = Vec::new();
+                    self.ws();
+                    if self.peek()? == b']' {
+                        self.at += 1;
+                        return Some(Node::Arr(items));
+                    }
+                    loop {
+                        self.ws();
+                        items.push(self.value(depth + 1)?);
+                        self.ws();
+                        match self.peek()? {
+                            b',' => self.at += 1,
+                            b']' => {
+                                self.at += 1;
+                                return Some(Node::Arr(items));
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                b't' => self.word(b"true", Node::Bool(true))?,
+                b'f' => self.word(b"false", Node::Bool(false))?,
+                b'n' => self.word(b"null", Node::Null)?,
+                _ => Node::Num(self.number()?),
+            })
+        }
+
+        /// One value (at its first byte), validated and not built.
+        fn skip(&mut self, depth: usize) -> Option<()> {
+            match self.peek()? {
+                b'"' => self.skip_string(),
+                open @ (b'{' | b'[') => {
+                    if depth + 1 > MAX_DEPTH {
+                        return None;
+                    }
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    self.at += 1;
+                    self.ws();
+                    if self.peek()? == close {
+                        self.at += 1;
+                        return Some(());
+                    }
+                    loop {
+                        self.ws();
+                        if open == b'{' {
+                            if self.peek()? != b'"' {
+                                return None;
+                            }
+                            self.skip_string()?;
+                            self.expect(b':')?;
+                            self.ws();
+                        }
+                        self.skip(depth + 1)?;
+                        self.ws();
+                        match self.peek()? {
+                            b',' => self.at += 1,
+                            c if c == close => {
+                                self.at += 1;
+                                return Some(());
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                b't' => self.word(b"true", ()),
+                b'f' => self.word(b"false", ()),
+                b'n' => self.word(b"null", ()),
+                _ => self.number_span().map(drop),
+            }
+        }
+
+        fn word<T>(&mut self, w: &[u8], v: T) -> Option<T> {
+            let end = self.at + w.len();
+            (self.b.get(self.at..end)? == w).then(|| {
+                self.at = end;
+                v
+            })
+        }
+
+        /// Bytes up to the next `"`, `\` or control byte from `at` (SWAR, eight at a time).
+        fn plain_run(&mut self) {
+            while let Some(chunk) = self.b.get(self.at..self.at + 8) {
+                let v = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+                let zero = |x: u64| x.wrapping_sub(splat(1)) & !x & splat(0x80);
+                // A byte's high bit says "stop here"; a borrow can only set bits above the
+                // first true stop, so the lowest set bit is exact.
+                let hit = zero(v ^ splat(b'"'))
+                    | zero(v ^ splat(b'\\'))
+                    | (v.wrapping_sub(splat(0x20)) & !v & splat(0x80));
+                if hit != 0 {
+                    self.at += (hit.trailing_zeros() / 8) as usize;
+                    return;
+                }
+                self.at += 8;
+            }
+            while let Some(&c) = self.b.get(self.at) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    return;
+                }
+                self.at += 1;
+            }
+        }
+
+        /// A string at `"`: borrowed when it has no escape, decoded by serde_json when it has.
+        fn string(&mut self) -> Option<Cow<'a, str>> {
+            let start = self.at;
+            self.at += 1;
+            self.plain_run();
+            if self.peek()? == b'"' {
+                self.at += 1;
+                // Quotes are ASCII, so both ends are character boundaries.
+                return self.text.get(start + 1..self.at - 1).map(Cow::Borrowed);
+            }
+            self.at = start;
+            self.skip_string()?;
+            let quoted = self.text.get(start..self.at)?;
+            serde_json::from_str::<String>(quoted).ok().map(Cow::Owned)
+        }
+
+        /// A string at `"`, validated: simple escapes and `\u` of four hex digits that is not a
+        /// surrogate (a surrogate pair is left to serde_json).
+        fn skip_string(&mut self) -> Option<()> {
+            self.at += 1;
+            loop {
+                self.plain_run();
+                match self.peek()? {
+                    b'"' => {
+                        self.at += 1;
+                        return Some(());
+                    }
+                    b'\\' => {
+                        let e = *self.b.get(self.at + 1)?;
+                        self.at += 2;
+                        match e {
+                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                            b'u' => {
+                                let hex = self.text.get(self.at..self.at + 4)?;
+                                let u = u16::from_str_radix(hex, 16).ok()?;
+                                if !hex.bytes().all(|c| c.is_ascii_hexdigit())
+                                    || (0xD800..=0xDFFF).contains(&u)
+                                {
+                                    return None;
+                                }
+                                self.at += 4;
+                            }
+                            _ => return None,
+                        }
+                    }
+                    _ => return None, // a control byte
+                }
+            }
+        }
+
+        /// The text of a number at its first byte, by JSON's grammar, and whether it is a plain
+        /// non-negative integer.
+        fn number_span(&mut self) -> Option<(&'a str, bool)> {
+            let start = self.at;
+            let digits = |s: &mut Self| {
+                let from = s.at;
+                while let Some(b'0'..=b'9') = s.peek() {
+                    s.at += 1;
+                }
+                s.at > from
+            };
+            let negative = self.peek() == Some(b'-');
+            if negative {
+                self.at += 1;
+            }
+            match self.peek()? {
+                b'0' => self.at += 1,
+                b'1'..=b'9' => {
+                    digits(self);
+                }
+                _ => return None,
+            }
+            let mut integer = !negative;
+            if self.peek() == Some(b'.') {
+                self.at += 1;
+                integer = false;
+                if !digits(self) {
+                    return None;
+                }
+            }
+            if let Some(b'e' | b'E') = self.peek() {
+                self.at += 1;
+                integer = false;
+                if let Some(b'+' | b'-') = self.peek() {
+                    self.at += 1;
+                }
+                if !digits(self) {
+                    return None;
+                }
+            }
+            Some((self.text.get(start..self.at)?, integer))
+        }
+
+        /// A number, as serde_json reads it: a short non-negative integer directly, anything
+        /// else through `Number`'s own parser (serde_json's, the same code as in a document).
+        fn number(&mut self) -> Option<Number> {
+            let (t, integer) = self.number_span()?;
+            if integer && t.len() <= 19 {
+                return t.parse::<u64>().ok().map(Number::from);
+            }
+            t.parse::<Number>().ok()
+        }
+    }
 }
 
 /// The raw reading: values kept as `&RawValue`, decoded on demand.
@@ -683,7 +1010,105 @@ mod tests {
         Ok(())
     }
 
+    /// Two trees are the same tree: kinds, text, numbers, key order and key bits.
+    fn same_tree(a: &Node<'_>, b: &Node<'_>) -> Result<(), TestCaseError> {
+        match (a, b) {
+            (Node::Null, Node::Null) => {}
+            (Node::Bool(x), Node::Bool(y)) => prop_assert_eq!(x, y),
+            (Node::Num(x), Node::Num(y)) => {
+                prop_assert_eq!(x, y);
+                prop_assert_eq!(x.to_string(), y.to_string());
+            }
+            (Node::Str(x), Node::Str(y)) => prop_assert_eq!(x, y),
+            (Node::Arr(x), Node::Arr(y)) => {
+                prop_assert_eq!(x.len(), y.len());
+                for (x, y) in x.iter().zip(y) {
+                    same_tree(x, y)?;
+                }
+            }
+            (Node::Obj(x), Node::Obj(y)) => same_obj(x, y)?,
+            (Node::Raw(x), Node::Raw(y)) => prop_assert_eq!(x.get(), y.get()),
+            _ => prop_assert!(false, "kinds differ: {:?} / {:?}", a, b),
+        }
+        Ok(())
+    }
+
+    fn same_obj(x: &Obj<'_>, y: &Obj<'_>) -> Result<(), TestCaseError> {
+        prop_assert_eq!(x.keys, y.keys);
+        prop_assert_eq!(x.fields.len(), y.fields.len());
+        for ((kx, vx), (ky, vy)) in x.fields.iter().zip(&y.fields) {
+            prop_assert_eq!(kx, ky);
+            same_tree(vx, vy)?;
+        }
+        Ok(())
+    }
+
+    /// The scanner reads a line as serde_json does, or leaves it to serde_json.
+    fn scan_agrees(text: &str, wanted: &Wanted) -> Result<bool, TestCaseError> {
+        let Some(fast) = scan::object(text, wanted) else {
+            return Ok(false);
+        };
+        match (fast, parse_serde(text, wanted)) {
+            (Doc::Object(a), Ok(Doc::Object(b))) => same_obj(&a, &b)?,
+            (_, other) => prop_assert!(
+                false,
+                "scanner read {:?}, serde_json: {:?}",
+                text,
+                other.err()
+            ),
+        }
+        Ok(true)
+    }
+
+    #[test]
+    fn scanner_reads_common_lines_and_leaves_the_rest() {
+        let w = Wanted::of(["a", "b.c", "n"]);
+        for line in [
+            r#"{"a":"x","b":{"c":[1,-2,3.5e1,true,null,{}]},"z":{"deep":["\u00e9\"",1e400]},"n":-0}"#,
+            r#" { "a" : "\t\u00e9" , "a" : 18446744073709551615 , "n" : 18446744073709551616 } "#,
+            r#"{"n":12345678901234567890123,"a":0.1,"b":[]}"#,
+            "{}",
+        ] {
+            assert!(scan_agrees(line, &w).unwrap(), "{line}");
+            // Every field kept: only the out-of-range number (in "z") is left to serde_json.
+            let all = scan_agrees(line, &Wanted::all()).unwrap();
+            assert_eq!(all, !line.contains("1e400"), "{line}");
+        }
+        // Left to serde_json: not an object, bad syntax, a surrogate, deep nesting, a number
+        // out of range where it is kept.
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(100), "]".repeat(100));
+        for line in [
+            "[1]",
+            r#"{"a":01}"#,
+            r#"{"a":1,}"#,
+            r#"{"a":"\ud83d\ude00"}"#,
+            r#"{"a":"\x"}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":1e400}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":-}"#,
+            r#"{"a":1.}"#,
+            &deep,
+        ] {
+            assert!(!scan_agrees(line, &Wanted::all()).unwrap(), "{line}");
+            let _ = parse(line, &Wanted::all()); // and the full reader still answers
+        }
+    }
+
     proptest! {
+        /// Any text of JSON-ish bytes: whatever the scanner reads, serde_json reads the same.
+        #[test]
+        fn scanner_never_reads_what_serde_json_would_not(
+            text in "[ {}\\[\\]\\\\\"a:,.0-9eE+\\-tfnrul\\x01é]{0,40}",
+            pre in "[ {}\\[\\]\\\\\"a:,0-9-]{0,12}",
+        ) {
+            for t in [text.clone(), format!("{{\"a\":{text}}}"), format!("{{{pre}{text}")] {
+                scan_agrees(&t, &Wanted::all())?;
+                scan_agrees(&t, &Wanted::of(["a"]))?;
+            }
+        }
+
         /// Any object, duplicate keys included: the tree reads every field, at every depth, as
         /// the raw reading does, and both as `Value` does.
         #[test]
@@ -704,6 +1129,9 @@ mod tests {
                 same(a, b)?;
                 prop_assert_eq!(&to_value(a).unwrap(), want);
             }
+            // The scanner reads every such object, as serde_json does.
+            prop_assert!(scan_agrees(&text, &Wanted::all())?);
+            prop_assert!(scan_agrees(&text, &Wanted::of(["a", "b.c"]))?);
             // Absent keys read as absent, whether or not their key bit is set.
             for k in ["", "a", "b", "c", "ab", "ba", "abc", "é", "\\", "\"", "aé", "cab"] {
                 prop_assert_eq!(t.get(k).is_some(), value.get(k).is_some(), "{:?}", k);
