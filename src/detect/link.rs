@@ -1012,7 +1012,7 @@ mod tests {
                 }
             }
 
-            pub fn finish(mut self) -> Vec<(u64, Vec<(u64, Option<f64>)>)> {
+            pub fn finish(mut self) -> Vec<super::Row> {
                 let keys = std::mem::take(&mut self.keys);
                 for (k, g) in keys {
                     self.record(k, g);
@@ -1024,7 +1024,10 @@ mod tests {
         }
     }
 
-    fn table_rows(t: &CadenceTable) -> Vec<(u64, Vec<(u64, Option<f64>)>)> {
+    /// A key and its stretches (from, cadence).
+    type Row = (u64, Vec<(u64, Option<f64>)>);
+
+    fn table_rows(t: &CadenceTable) -> Vec<Row> {
         let mut v: Vec<_> = t
             .map
             .iter()
