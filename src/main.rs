@@ -10,17 +10,19 @@ use toomany::cli::Cli;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// `mi_option_purge_delay` (mimalloc's `mi_option_t` 15, the same in its v2 and v3): how long
-/// freed memory stays committed before it goes back to the system. Its default (10 ms, ×10 for
-/// arenas) kept 20–60 % more resident memory on big inputs; 0 gives it back at once for a few
-/// percent of system time (docs/decisions.md).
+/// freed memory stays committed before it goes back to the system. The default of the v3 this
+/// links (1000 ms) kept 20–60 % more resident memory on big inputs; 0 gave it back at once but
+/// faulted and zeroed it again (access log: 170k minor faults, 2.0 system CPU-s); 10 ms keeps
+/// the same peaks and halves that (docs/decisions.md).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+const PURGE_DELAY_MS: std::os::raw::c_long = 10;
 
 fn main() {
     // Before any thread starts (mi_option_set is not thread-safe). An explicit
     // MIMALLOC_PURGE_DELAY in the environment still wins.
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: a plain setter of a process-wide integer option, called while single-threaded.
-        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     }
     let cli = Cli::parse();
     let code = match toomany::cmd::run(cli.command) {

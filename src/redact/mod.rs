@@ -23,7 +23,6 @@ use regex::{Captures, Regex};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
@@ -48,17 +47,67 @@ pub struct Redactor {
     key_id: u64,
 }
 
-/// Header names whose rule one thread remembers (then it starts over).
-const HEADER_RULE_CACHE: usize = 4096;
-
-/// The thread-local caches' hasher: a lookup happens per header and per secret, and SipHash
-/// was most of its cost (the keys are not attacker-chosen for collisions that matter: the
-/// caches are bounded and cleared when full, or direct-mapped).
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-
 thread_local! {
     static FINGERPRINTS: RefCell<FingerprintCache> = RefCell::new(FingerprintCache::new());
-    static HEADER_RULES: RefCell<FastMap<Box<str>, HeaderRule>> = RefCell::new(FastMap::default());
+    static HEADER_RULES: RefCell<RuleCache> = RefCell::new(RuleCache::new());
+}
+
+/// Slots of the per-thread header-rule cache (a power of two), and the longest name a slot
+/// holds (longer names are judged every time).
+const RULE_SLOTS: usize = 256;
+const CACHEABLE_NAME: usize = 48;
+
+/// One remembered header rule: the name as written (its length 0 when the slot is empty: an
+/// empty name is never cached) and its rule.
+#[derive(Clone, Copy)]
+struct RuleSlot {
+    len: u8,
+    name: [u8; CACHEABLE_NAME],
+    rule: HeaderRule,
+}
+
+/// [`header_rule`] of the header names one thread saw last, direct-mapped by a hash of the
+/// name, as [`FingerprintCache`] is: header names repeat on every request, and a lookup here
+/// is one hash and one comparison (a `HashMap` with boxed names cost ~126 instructions per
+/// header); a miss overwrites the slot, so no input makes a lookup slower than judging the
+/// name afresh.
+struct RuleCache {
+    /// Allocated on the first header.
+    slots: Vec<RuleSlot>,
+    hasher: foldhash::fast::FixedState,
+}
+
+impl RuleCache {
+    fn new() -> RuleCache {
+        RuleCache {
+            slots: Vec::new(),
+            hasher: foldhash::fast::FixedState::default(),
+        }
+    }
+
+    /// The rule for a name of 1..=[`CACHEABLE_NAME`] bytes.
+    fn get(&mut self, name: &str) -> HeaderRule {
+        let b = name.as_bytes();
+        debug_assert!(!b.is_empty() && b.len() <= CACHEABLE_NAME);
+        if self.slots.is_empty() {
+            let empty = RuleSlot {
+                len: 0,
+                name: [0; CACHEABLE_NAME],
+                rule: HeaderRule::Text,
+            };
+            self.slots = vec![empty; RULE_SLOTS];
+        }
+        let at = self.hasher.hash_one(b) as usize & (RULE_SLOTS - 1);
+        let slot = &mut self.slots[at];
+        if slot.name[..slot.len as usize] == *b {
+            return slot.rule;
+        }
+        let rule = header_rule(name);
+        slot.len = b.len() as u8;
+        slot.name[..b.len()].copy_from_slice(b);
+        slot.rule = rule;
+        rule
+    }
 }
 
 /// Slots of the per-thread fingerprint cache (a power of two), and the longest secret a slot
@@ -148,18 +197,12 @@ fn push_hex(out: &mut String, bytes: &[u8]) {
 /// [`header_rule`] remembered per distinct header name (as written) on this thread: header
 /// names repeat on every request.
 fn cached_header_rule(name: &str) -> HeaderRule {
-    HEADER_RULES.with(|c| {
-        let mut c = c.borrow_mut();
-        if let Some(r) = c.get(name) {
-            return *r;
-        }
-        let r = header_rule(name);
-        if c.len() >= HEADER_RULE_CACHE {
-            c.clear();
-        }
-        c.insert(name.into(), r);
-        r
-    })
+    if name.is_empty() || name.len() > CACHEABLE_NAME {
+        return header_rule(name);
+    }
+    HEADER_RULES
+        .try_with(|c| c.borrow_mut().get(name))
+        .unwrap_or_else(|_| header_rule(name))
 }
 
 impl Redactor {
@@ -549,15 +592,36 @@ impl Redactor {
     /// Whether [`Redactor::credential`] may read a request header of this name (a superset:
     /// authorization headers and every name with `key` or `token` in it, and two vendors'),
     /// so a reader need keep only these raw values for it.
+    ///
+    /// Asked for every header of every request, so it is one pass over the name's bytes (the
+    /// four fixed names are compared only at their lengths); `b | 0x20` folds exactly the ASCII
+    /// letters it is compared with, as `eq_ignore_ascii_case` does.
     pub fn may_carry_credential(name: &str) -> bool {
         let b = name.as_bytes();
-        let has = |w: &[u8]| b.windows(w.len()).any(|x| x.eq_ignore_ascii_case(w));
-        name.eq_ignore_ascii_case("authorization")
-            || name.eq_ignore_ascii_case("proxy-authorization")
-            || name.eq_ignore_ascii_case("x-honeycomb-team")
-            || name.eq_ignore_ascii_case("x-jfrog-art-api")
-            || has(b"key")
-            || has(b"token")
+        let fixed = match b.len() {
+            13 => "authorization",
+            19 => "proxy-authorization",
+            16 => "x-honeycomb-team",
+            15 => "x-jfrog-art-api",
+            _ => "",
+        };
+        if !fixed.is_empty() && name.eq_ignore_ascii_case(fixed) {
+            return true;
+        }
+        let folds = |at: usize, w: &[u8]| {
+            b.get(at..at + w.len())
+                .is_some_and(|x| x.iter().zip(w).all(|(c, w)| c | 0x20 == *w))
+        };
+        let mut i = 0;
+        while i + 3 <= b.len() {
+            match b[i] | 0x20 {
+                b'k' if folds(i + 1, b"ey") => return true,
+                b't' if folds(i + 1, b"oken") => return true,
+                _ => {}
+            }
+            i += 1;
+        }
+        false
     }
 
     /// The credential a request carried, as a fingerprint, in priority order: Authorization,
@@ -1025,6 +1089,95 @@ mod tests {
             assert_eq!(
                 r.credential(tail.iter().copied(), ""),
                 r.credential(kept.iter().copied(), "")
+            );
+        }
+    }
+
+    #[test]
+    fn cached_header_rule_is_header_rule() {
+        // More names than slots (so slots are overwritten), every case, long and empty names.
+        let mut names: Vec<String> = [
+            "",
+            "Authorization",
+            "authorization",
+            "Cookie",
+            "X-Api-Key",
+            "Idempotency-Key",
+            "x-ratelimit-reset-requests",
+            "x-ratelimit-limit-requests",
+            "Sec-WebSocket-Key",
+            "Referer",
+            "Content-Type",
+        ]
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+        names.extend((0..600).map(|i| format!("x-custom-{i}-token")));
+        names.push("x-".repeat(CACHEABLE_NAME / 2) + "token");
+        names.push("a".repeat(CACHEABLE_NAME));
+        for round in 0..3 {
+            for n in names.iter().rev().skip(round) {
+                assert_eq!(cached_header_rule(n), header_rule(n), "{n}");
+            }
+        }
+    }
+
+    /// The definition [`Redactor::may_carry_credential`] implements in one pass.
+    fn may_carry_credential_by_definition(name: &str) -> bool {
+        let b = name.as_bytes();
+        let has = |w: &[u8]| b.windows(w.len()).any(|x| x.eq_ignore_ascii_case(w));
+        name.eq_ignore_ascii_case("authorization")
+            || name.eq_ignore_ascii_case("proxy-authorization")
+            || name.eq_ignore_ascii_case("x-honeycomb-team")
+            || name.eq_ignore_ascii_case("x-jfrog-art-api")
+            || has(b"key")
+            || has(b"token")
+    }
+
+    #[test]
+    fn may_carry_credential_names() {
+        for (n, want) in [
+            ("Authorization", true),
+            ("PROXY-AUTHORIZATION", true),
+            ("X-Honeycomb-Team", true),
+            ("x-jfrog-art-api", true),
+            ("X-Api-Key", true),
+            ("KEY", true),
+            ("key", true),
+            ("ke", false),
+            ("x-ToKeN", true),
+            ("tokens", true),
+            ("toke", false),
+            ("Content-Type", false),
+            ("", false),
+            ("authorizatio", false),
+            ("x-honeycomb-teams", false),
+            ("k\u{e9}y", false),
+            ("\u{212a}ey", false),
+        ] {
+            assert_eq!(Redactor::may_carry_credential(n), want, "{n}");
+            assert_eq!(may_carry_credential_by_definition(n), want, "{n}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn may_carry_credential_is_its_definition(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "k", "K", "e", "E", "y", "Y", "t", "T", "o", "O", "n", "N", "-", "x", "a",
+                "authorization", "Proxy-", "x-honeycomb-team", "X-JFrog-Art-Api", "\u{e9}",
+                "\u{212a}", "\u{4b}", "\u{6b}", "\u{cb}", "\u{eb}", "[", "{",
+            ]), 0..8),
+            raw in "\\PC{0,24}",
+        ) {
+            let joined = parts.concat();
+            proptest::prop_assert_eq!(
+                Redactor::may_carry_credential(&joined),
+                may_carry_credential_by_definition(&joined)
+            );
+            proptest::prop_assert_eq!(
+                Redactor::may_carry_credential(&raw),
+                may_carry_credential_by_definition(&raw)
             );
         }
     }

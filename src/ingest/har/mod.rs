@@ -336,7 +336,7 @@ fn headers_from<'a>(
         if !keep(name) {
             continue;
         }
-        let redacted = redactor.header(name, value);
+        let redacted = redactor.header_cow(name, value);
         match cap {
             Some(max) => h.push_capped(name, redacted, max),
             None => h.push(name, redacted),
