@@ -258,7 +258,7 @@ pub fn pack_loc(input: u16, position: usize) -> u64 {
 }
 
 /// The hasher every key hash uses: fixed, so a key hashes the same on every thread and run.
-pub fn hasher() -> impl Hasher {
+pub fn hasher() -> foldhash::fast::FoldHasher<'static> {
     foldhash::fast::FixedState::with_seed(0x746f_6f6d_616e_7921).build_hasher()
 }
 
@@ -466,14 +466,32 @@ impl Default for LocalId {
 /// repeats its host and clients on millions of lines, and a lock per key per line was
 /// contended. Bounded: past [`SentHere::MAX`] keys it starts over (only a shortcut; the locked
 /// sets stay the truth).
-#[derive(Default)]
 struct SentHere {
     owner: u64,
+    /// The last key offered at each slot (by its low bits; 0 = none, no key hashes to 0):
+    /// answers the repeated keys of every line with one compare, before the set.
+    recent: Box<[u64]>,
     keys: std::collections::HashSet<u64, foldhash::fast::FixedState>,
+}
+
+impl Default for SentHere {
+    fn default() -> Self {
+        SentHere {
+            owner: 0,
+            recent: vec![0; SentHere::RECENT].into_boxed_slice(),
+            keys: Default::default(),
+        }
+    }
 }
 
 impl SentHere {
     const MAX: usize = 1 << 16;
+    /// Slots of `recent` (a power of two).
+    const RECENT: usize = 1 << 10;
+
+    fn slot(h: u64) -> usize {
+        h as usize & (SentHere::RECENT - 1)
+    }
 }
 
 /// Host bounds one thread read, each with the [`Shared::bound_version`] it was read at, for the
@@ -482,6 +500,9 @@ impl SentHere {
 #[derive(Default)]
 struct BoundsHere {
     owner: u64,
+    /// The last answer for a few hosts (slot by the hash's low bits): a log names one or a
+    /// few hosts, asked for on every record, so the map is seldom reached.
+    recent: [Option<(u64, u64, Option<SampleKey>)>; 8],
     hosts: std::collections::HashMap<u64, (u64, Option<SampleKey>), foldhash::fast::FixedState>,
 }
 
@@ -501,9 +522,15 @@ impl Shared {
             let mut here = here.borrow_mut();
             if here.owner != self.local.0 {
                 here.keys.clear();
+                here.recent.fill(0);
                 here.owner = self.local.0;
             }
+            let slot = SentHere::slot(h);
+            if here.recent[slot] == h && h != 0 {
+                return false; // offered here just before: it is in `sent`
+            }
             if here.keys.contains(&h) {
+                here.recent[slot] = h;
                 return false; // this thread offered it before: it is in `sent`
             }
             let shard = &self.sent[(h >> 60) as usize & 15];
@@ -515,6 +542,7 @@ impl Shared {
                 here.keys.clear();
             }
             here.keys.insert(h);
+            here.recent[slot] = h;
             first
         })
     }
@@ -551,10 +579,18 @@ impl Shared {
             let mut here = here.borrow_mut();
             if here.owner != self.local.0 {
                 here.hosts.clear();
+                here.recent = Default::default();
                 here.owner = self.local.0;
+            }
+            let slot = host as usize & (here.recent.len() - 1);
+            if let Some((h, v, b)) = here.recent[slot] {
+                if h == host && v == version {
+                    return b;
+                }
             }
             if let Some(&(v, b)) = here.hosts.get(&host) {
                 if v == version {
+                    here.recent[slot] = Some((host, v, b));
                     return b;
                 }
             }
@@ -566,6 +602,7 @@ impl Shared {
                 here.hosts.clear();
             }
             here.hosts.insert(host, (version, b));
+            here.recent[slot] = Some((host, version, b));
             b
         })
     }
@@ -584,19 +621,25 @@ pub fn is_failure(status: u16) -> bool {
 /// A path with resource ids replaced by `{id}` (segments holding a digit, except `v1`-style
 /// versions), so one endpoint's operations are counted together.
 pub fn path_template(path: &str) -> String {
-    path.split('/')
-        .map(|seg| {
-            let version = seg.len() <= 3
-                && seg.starts_with('v')
-                && seg[1..].bytes().all(|b| b.is_ascii_digit());
-            if !version && seg.bytes().any(|b| b.is_ascii_digit()) {
-                "{id}"
-            } else {
-                seg
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("/")
+    let mut out = String::with_capacity(path.len());
+    push_path_template(path, &mut out);
+    out
+}
+
+/// [`path_template`] of `path`, appended to `out`.
+fn push_path_template(path: &str, out: &mut String) {
+    for (i, seg) in path.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        let version =
+            seg.len() <= 3 && seg.starts_with('v') && seg[1..].bytes().all(|b| b.is_ascii_digit());
+        out.push_str(if !version && seg.bytes().any(|b| b.is_ascii_digit()) {
+            "{id}"
+        } else {
+            seg
+        });
+    }
 }
 
 /// A cross-origin browser request (it sent `Origin`) whose response did not list Retry-After in
@@ -838,10 +881,35 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
 /// whatever the record's time (its host's baseline is not full yet). `map_view` may still
 /// decline a success earlier than the host's latest sample (an input out of time order).
 pub fn may_map_view(status: u16, layer_signal: bool, url: &str, shared: &Shared) -> bool {
-    view_suffices(status, layer_signal)
-        && shared
-            .bound(hash_of(KeyKind::Host as u8, &*host_of(url)))
-            .is_some()
+    may_map_view_hinted(status, layer_signal, url, shared).is_some()
+}
+
+/// What [`may_map_view_hinted`] learned of a record, for [`map_view_hinted`] on the same record:
+/// its host's hash and that host's bound, so the URL's host is found, hashed and looked up once.
+/// `ViewHint::default()` knows nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ViewHint {
+    /// 0: unknown.
+    host: u64,
+    bound: Option<SampleKey>,
+}
+
+/// [`may_map_view`], with what it learned: `None` where it says `false`.
+pub fn may_map_view_hinted(
+    status: u16,
+    layer_signal: bool,
+    url: &str,
+    shared: &Shared,
+) -> Option<ViewHint> {
+    if !view_suffices(status, layer_signal) {
+        return None;
+    }
+    let host = hash_of(KeyKind::Host as u8, &*host_of(url));
+    let bound = shared.bound(host)?;
+    Some(ViewHint {
+        host,
+        bound: Some(bound),
+    })
 }
 
 /// The record's start as the event holds it: microseconds, the nanoseconds under them, and
@@ -881,13 +949,32 @@ fn view_sample_key(v: &RecordView<'_>, input: u16, ranks: &[u16]) -> SampleKey {
 /// or its host still wants baseline samples). Then the parser builds the `Request` and calls
 /// [`map`]. Nothing is recorded in `shared` when it returns `None`, so the retry is exact.
 pub fn map_view(v: &RecordView<'_>, input: u16, shared: &Shared) -> Option<Mapped> {
+    map_view_hinted(v, input, shared, ViewHint::default())
+}
+
+/// [`map_view`], given the hint [`may_map_view_hinted`] returned for this record's status and
+/// URL (or `ViewHint::default()`). The hint's bound was read a moment earlier than `map_view`
+/// would read it; a bound only falls, so an earlier read is a higher (or no) bound, which only
+/// sends a record that is not needed (see [`Shared`]).
+pub fn map_view_hinted(
+    v: &RecordView<'_>,
+    input: u16,
+    shared: &Shared,
+    hint: ViewHint,
+) -> Option<Mapped> {
     if !view_suffices(v.status, v.layer_signal) || v.signals != Signals::default() {
         return None;
     }
-    let host = hash_of(KeyKind::Host as u8, &*host_of(v.url));
+    let (host, bound) = if hint.host != 0 {
+        (hint.host, hint.bound)
+    } else {
+        let host = hash_of(KeyKind::Host as u8, &*host_of(v.url));
+        (host, shared.bound(host))
+    };
     // A view is a success (`view_suffices`): it declines while the success may still be one
     // of the host's baseline samples.
-    if shared.wants_sample(host, view_sample_key(v, input, shared.ranks())) {
+    let key = view_sample_key(v, input, shared.ranks());
+    if bound.is_none_or(|b| key < b) {
         return None;
     }
     let (m, kept) = event_of(v, host, input, shared, false);
@@ -898,6 +985,36 @@ pub fn map_view(v: &RecordView<'_>, input: u16, shared: &Shared) -> Option<Mappe
 thread_local! {
     /// The operation URL of the event being mapped (reused: no String per event).
     static OP_URL: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    /// [`op_prefix`]'s recent answers: (client hash, the hasher after the client key), slot by
+    /// the hash's low bits.
+    static OP_PREFIX: std::cell::RefCell<Vec<Option<(u64, foldhash::fast::FoldHasher<'static>)>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Slots of `OP_PREFIX` (a power of two).
+const OP_PREFIX_SLOTS: usize = 1 << 10;
+
+/// The operation hasher after the client key (`hasher()` fed `key`), whose hash `client` is:
+/// the key is hashed once per record, for its id, and a client's prefix state is reused. The
+/// client hash already names the client everywhere (the sink interns it as the client's id),
+/// so reusing the state by it merges nothing the ids do not.
+fn op_prefix(client: u64, key: &ClientKeyRef<'_>) -> foldhash::fast::FoldHasher<'static> {
+    OP_PREFIX.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_empty() {
+            c.resize(OP_PREFIX_SLOTS, None);
+        }
+        let slot = client as usize & (OP_PREFIX_SLOTS - 1);
+        if let Some((h, state)) = &c[slot] {
+            if *h == client {
+                return state.clone();
+            }
+        }
+        let mut hh = hasher();
+        key.hash(&mut hh);
+        c[slot] = Some((client, hh.clone()));
+        hh
+    })
 }
 
 /// The event, hashes and first-seen names of a view; the reason to keep the full record, if
@@ -962,12 +1079,19 @@ fn event_of(
     };
     let write = is_write(&method_upper);
     let endpoint = if write {
-        let e = format!("{} {}", method_upper, path_template(url.path));
-        let h = hash_of(KeyKind::Endpoint as u8, &e);
-        if shared.first(h) {
-            names.endpoint = Some(e);
-        }
-        h
+        // `METHOD /path/{id}`, built in the thread's buffer: a String only for its first event.
+        OP_URL.with(|b| {
+            let mut e = b.borrow_mut();
+            e.clear();
+            e.push_str(&method_upper);
+            e.push(' ');
+            push_path_template(url.path, &mut e);
+            let h = hash_of(KeyKind::Endpoint as u8, e.as_str());
+            if shared.first(h) {
+                names.endpoint = Some(e.as_str().to_string());
+            }
+            h
+        })
     } else {
         0
     };
@@ -981,8 +1105,7 @@ fn event_of(
         (c, _) => c,
     };
     let op = {
-        let mut hh = hasher();
-        client_key.hash(&mut hh);
+        let mut hh = op_prefix(client, &client_key);
         op_cred.hash(&mut hh);
         (*method_upper).hash(&mut hh);
         // The URL was split above; one buffer per thread holds its operation form.
@@ -1281,16 +1404,26 @@ mod tests {
             r.credential = cred.map(str::to_string);
             r.request_body_fingerprint = body.map(str::to_string);
 
-            let (full_shared, view_shared) = (Shared::default(), Shared::default());
+            let (full_shared, view_shared, hint_shared) =
+                (Shared::default(), Shared::default(), Shared::default());
             let host_hash = hash_of(KeyKind::Host as u8, &r.host());
             let bounds = [None, Some((false, (i64::MIN, 0, 0, 0))), Some((true, (i64::MAX, u16::MAX, u16::MAX, u64::MAX)))];
             if let Some(b) = bounds[bound as usize] {
                 full_shared.baseline_bound(host_hash, b);
                 view_shared.baseline_bound(host_hash, b);
+                hint_shared.baseline_bound(host_hash, b);
             }
             let baseline_done = bound == 1;
             let may = may_map_view(status, false, &r.url, &view_shared);
+            let hint = may_map_view_hinted(status, false, &r.url, &hint_shared);
+            prop_assert_eq!(hint.is_some(), may);
+            let hinted = hint.and_then(|h| map_view_hinted(&RecordView::of(&r), 3, &hint_shared, h));
             let view = map_view(&RecordView::of(&r), 3, &view_shared);
+            // The hinted path is the plain one.
+            prop_assert_eq!(hinted.is_some(), may && view.is_some());
+            if let (Some(h), Some(v)) = (&hinted, &view) {
+                prop_assert!(same_mapped(h, v));
+            }
             let full = map(r.clone(), 3, &full_shared);
             let takes_view = view_suffices(status, false) && baseline_done;
             prop_assert_eq!(view.is_some(), takes_view);

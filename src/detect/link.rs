@@ -17,6 +17,7 @@
 use super::{median, sort_f64};
 use crate::analyze::event::{is_failure, Event};
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
 
 type Map<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
@@ -87,12 +88,9 @@ pub fn cadence(gaps: &mut [f64]) -> Option<f64> {
     (regular as f64 >= 0.7 * gaps.len() as f64).then_some(m)
 }
 
-struct KeyGaps {
-    first_seq: u64,
-    touched: u64,
-    last_start: f64,
-    last_failed: bool,
-    failed_once: bool,
+/// The gaps of one key that came back at least once (most keys are seen once: they hold none).
+#[derive(Default)]
+struct GapList {
     gaps: Vec<f64>,
     /// Gaps that follow failures (the first [`FAILURE_GAPS_CAP`]).
     failure_gaps: Vec<f64>,
@@ -101,24 +99,7 @@ struct KeyGaps {
     skipped: u32,
 }
 
-impl KeyGaps {
-    /// One more timed request of this key (time order).
-    fn see(&mut self, t: f64, status: u16, seq: u64) {
-        if !self.last_start.is_nan() {
-            let g = t - self.last_start;
-            if !self.last_failed {
-                self.push_gap(g);
-            } else if self.failure_gaps.len() < FAILURE_GAPS_CAP {
-                self.failure_gaps.push(g);
-            }
-        }
-        let failed = is_failure(status);
-        self.last_start = t;
-        self.last_failed = failed;
-        self.failed_once |= failed;
-        self.touched = seq;
-    }
-
+impl GapList {
     fn push_gap(&mut self, g: f64) {
         if self.skipped + 1 < self.stride {
             self.skipped += 1;
@@ -127,10 +108,127 @@ impl KeyGaps {
         self.skipped = 0;
         self.gaps.push(g);
         if self.gaps.len() >= GAPS_CAP {
-            let kept: Vec<f64> = self.gaps.iter().copied().step_by(2).collect();
-            self.gaps = kept;
+            // Keep every other gap (the even positions), in place.
+            let mut i = 0usize;
+            self.gaps.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
             self.stride = self.stride.saturating_mul(2);
         }
+    }
+}
+
+/// The gap lists of the keys held, by index: a key gets one at its second request, and a key
+/// forgotten frees its own for the next (no allocation per key once the slab is warm).
+#[derive(Default)]
+struct GapSlab {
+    lists: Vec<GapList>,
+    free: Vec<u32>,
+}
+
+/// A list's capacity kept for reuse when its key is forgotten (larger ones are freed).
+const REUSE_CAP: usize = 32;
+
+impl GapSlab {
+    fn take(&mut self) -> u32 {
+        if let Some(i) = self.free.pop() {
+            return i;
+        }
+        self.lists.push(GapList {
+            stride: 1,
+            ..GapList::default()
+        });
+        (self.lists.len() - 1) as u32
+    }
+
+    fn release(&mut self, i: u32) {
+        let Some(l) = self.lists.get_mut(i as usize) else {
+            return;
+        };
+        for v in [&mut l.gaps, &mut l.failure_gaps] {
+            if v.capacity() > REUSE_CAP {
+                *v = Vec::new();
+            } else {
+                v.clear();
+            }
+        }
+        l.stride = 1;
+        l.skipped = 0;
+        self.free.push(i);
+    }
+}
+
+/// No gap list yet (the key was seen once).
+const NO_GAPS: u32 = u32::MAX;
+
+/// One key held by the first replay: a few words, its gaps apart in the [`GapSlab`].
+struct KeyGaps {
+    first_seq: u64,
+    touched: u64,
+    last_start: f64,
+    /// Index of its [`GapList`], or [`NO_GAPS`].
+    list: u32,
+    last_failed: bool,
+    failed_once: bool,
+}
+
+impl KeyGaps {
+    fn new(seq: u64) -> KeyGaps {
+        KeyGaps {
+            first_seq: seq,
+            touched: seq,
+            last_start: f64::NAN,
+            list: NO_GAPS,
+            last_failed: true,
+            failed_once: false,
+        }
+    }
+
+    /// One more timed request of this key (time order).
+    fn see(&mut self, t: f64, status: u16, seq: u64, slab: &mut GapSlab) {
+        if !self.last_start.is_nan() {
+            let g = t - self.last_start;
+            if self.list == NO_GAPS {
+                self.list = slab.take();
+            }
+            if let Some(l) = slab.lists.get_mut(self.list as usize) {
+                if !self.last_failed {
+                    l.push_gap(g);
+                } else if l.failure_gaps.len() < FAILURE_GAPS_CAP {
+                    l.failure_gaps.push(g);
+                }
+            }
+        }
+        let failed = is_failure(status);
+        self.last_start = t;
+        self.last_failed = failed;
+        self.failed_once |= failed;
+        self.touched = seq;
+    }
+}
+
+/// A key's stretches, in order of `from`: nearly always one, held inline.
+#[derive(Debug)]
+enum Stretches {
+    One((u64, Option<f64>)),
+    Many(Vec<(u64, Option<f64>)>),
+}
+
+impl Stretches {
+    fn as_slice(&self) -> &[(u64, Option<f64>)] {
+        match self {
+            Stretches::One(s) => std::slice::from_ref(s),
+            Stretches::Many(v) => v,
+        }
+    }
+
+    /// Add stretches, keeping the order of `from` (a stable sort, as one list would).
+    fn extend(&mut self, more: &[(u64, Option<f64>)]) {
+        let mut v = self.as_slice().to_vec();
+        v.extend_from_slice(more);
+        v.sort_by_key(|(from, _)| *from);
+        *self = Stretches::Many(v);
     }
 }
 
@@ -138,18 +236,35 @@ impl KeyGaps {
 /// (a key forgotten and seen again starts a new stretch at that request).
 #[derive(Debug, Default)]
 pub struct CadenceTable {
-    map: Map<u64, Vec<(u64, Option<f64>)>>,
+    map: Map<u64, Stretches>,
 }
 
 impl CadenceTable {
+    fn push(&mut self, key: u64, s: (u64, Option<f64>)) {
+        match self.map.entry(key) {
+            Entry::Vacant(v) => {
+                v.insert(Stretches::One(s));
+            }
+            Entry::Occupied(mut o) => o.get_mut().extend(&[s]),
+        }
+    }
+
     /// The tables of several groups of keys together.
     pub fn merged(parts: impl Iterator<Item = CadenceTable>) -> CadenceTable {
         let mut t = CadenceTable::default();
         for p in parts {
-            for (k, mut v) in p.map {
-                let e = t.map.entry(k).or_default();
-                e.append(&mut v);
-                e.sort_by_key(|(from, _)| *from);
+            if t.map.is_empty() {
+                // Each list is in order already: the first table is taken whole.
+                t = p;
+                continue;
+            }
+            for (k, v) in p.map {
+                match t.map.entry(k) {
+                    Entry::Vacant(e) => {
+                        e.insert(v);
+                    }
+                    Entry::Occupied(mut e) => e.get_mut().extend(v.as_slice()),
+                }
             }
         }
         t
@@ -159,7 +274,7 @@ impl CadenceTable {
     pub fn cadences(&self) -> Vec<f64> {
         self.map
             .values()
-            .flat_map(|v| v.iter().filter_map(|(_, c)| *c))
+            .flat_map(|v| v.as_slice().iter().filter_map(|(_, c)| *c))
             .filter(|c| *c != INDEPENDENT_READS)
             .collect()
     }
@@ -172,7 +287,7 @@ impl CadenceTable {
     /// The stretch of key `op`'s life that merged position `seq` falls in (keys that failed
     /// at least once only).
     pub fn stretch(&self, op: u64, seq: u64) -> Option<Stretch> {
-        let v = self.map.get(&op)?;
+        let v = self.map.get(&op)?.as_slice();
         let i = v.partition_point(|(from, _)| *from <= seq);
         v.get(i.checked_sub(1)?)
             .map(|&(from, cadence)| Stretch { from, cadence })
@@ -180,7 +295,7 @@ impl CadenceTable {
 
     /// Stretches held (one per key that failed, per stretch of its life).
     pub fn len(&self) -> usize {
-        self.map.values().map(Vec::len).sum()
+        self.map.values().map(|v| v.as_slice().len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -201,6 +316,7 @@ pub struct Stretch {
 /// First replay: each key's cadence.
 pub struct Cadences {
     keys: Map<u64, KeyGaps>,
+    slab: GapSlab,
     table: CadenceTable,
     cap: usize,
     /// Requests since the last look for idle keys.
@@ -213,6 +329,24 @@ impl Default for Cadences {
     }
 }
 
+/// A key's stretch is over: its cadence into the table (keys that failed only), its gap list
+/// freed.
+fn record(table: &mut CadenceTable, slab: &mut GapSlab, key: u64, g: &KeyGaps) {
+    let list = slab.lists.get_mut(g.list as usize);
+    if g.failed_once {
+        let (gaps, failure_gaps): (&mut [f64], &mut [f64]) = match list {
+            Some(l) => (&mut l.gaps, &mut l.failure_gaps),
+            None => (&mut [], &mut []),
+        };
+        let c = cadence(gaps)
+            .or_else(|| independent_reads(gaps, failure_gaps).then_some(INDEPENDENT_READS));
+        table.push(key, (g.first_seq, c));
+    }
+    if g.list != NO_GAPS {
+        slab.release(g.list);
+    }
+}
+
 impl Cadences {
     pub fn new() -> Cadences {
         Cadences::with_cap(KEY_CAP)
@@ -221,6 +355,7 @@ impl Cadences {
     pub fn with_cap(cap: usize) -> Cadences {
         Cadences {
             keys: Map::default(),
+            slab: GapSlab::default(),
             table: CadenceTable::default(),
             cap: cap.max(1),
             since_sweep: 0,
@@ -240,73 +375,62 @@ impl Cadences {
             self.since_sweep = 0;
             self.forget_idle(t);
         }
-        // A key idle for longer than IDLE_S starts a new stretch (whether or not a sweep
-        // forgot it already: the result must not depend on when sweeps run). One lookup for
-        // a key seen lately (most requests), two for a new one.
-        if let Some(k) = self.keys.get_mut(&ev.op) {
-            if t - k.last_start > IDLE_S {
-                if let Some(g) = self.keys.remove(&ev.op) {
-                    self.record(ev.op, g);
-                }
-            } else {
-                k.see(t, ev.status, seq);
-                return;
-            }
-        }
-        if self.keys.len() >= self.cap {
+        // Past the cap a new key first makes room (the extra lookup only then).
+        if self.keys.len() >= self.cap && !self.keys.contains_key(&ev.op) {
             self.forget_oldest();
         }
-        self.keys
-            .entry(ev.op)
-            .or_insert_with(|| KeyGaps {
-                first_seq: seq,
-                touched: seq,
-                last_start: f64::NAN,
-                last_failed: true,
-                failed_once: false,
-                gaps: Vec::new(),
-                failure_gaps: Vec::new(),
-                stride: 1,
-                skipped: 0,
-            })
-            .see(t, ev.status, seq);
+        // One lookup whether the key is new or not.
+        let k = match self.keys.entry(ev.op) {
+            Entry::Occupied(o) => {
+                let k = o.into_mut();
+                // A key idle for longer than IDLE_S starts a new stretch (whether or not a
+                // sweep forgot it already: the result must not depend on when sweeps run).
+                if t - k.last_start > IDLE_S {
+                    let old = std::mem::replace(k, KeyGaps::new(seq));
+                    record(&mut self.table, &mut self.slab, ev.op, &old);
+                }
+                k
+            }
+            Entry::Vacant(v) => v.insert(KeyGaps::new(seq)),
+        };
+        k.see(t, ev.status, seq, &mut self.slab);
     }
 
-    /// Forget the keys idle for longer than [`IDLE_S`] at time `t`.
+    /// Forget the keys idle for longer than [`IDLE_S`] at time `t` (one pass over the keys;
+    /// each key's stretches are its own, so the order they are recorded in changes nothing).
     fn forget_idle(&mut self, t: f64) {
-        let mut idle: Vec<(u64, u64)> = self
-            .keys
-            .iter()
-            .filter(|(_, g)| t - g.last_start > IDLE_S)
-            .map(|(k, g)| (g.first_seq, *k))
-            .collect();
-        idle.sort_unstable();
-        for (_, key) in idle {
-            if let Some(g) = self.keys.remove(&key) {
-                self.record(key, g);
+        let (table, slab) = (&mut self.table, &mut self.slab);
+        self.keys.retain(|&key, g| {
+            let idle = t - g.last_start > IDLE_S;
+            if idle {
+                record(table, slab, key, g);
             }
-        }
+            !idle
+        });
     }
 
+    /// Forget the least recently seen half of the keys: those up to the median age (a
+    /// selection, not a sort), in one pass.
     fn forget_oldest(&mut self) {
+        let n = self.cap.div_ceil(2);
         let mut by_age: Vec<(u64, u64)> = self.keys.iter().map(|(k, g)| (g.touched, *k)).collect();
-        by_age.sort_unstable();
-        for (_, key) in by_age.into_iter().take(self.cap.div_ceil(2)) {
-            if let Some(g) = self.keys.remove(&key) {
-                self.record(key, g);
+        let Some(last) = n.checked_sub(1) else {
+            return;
+        };
+        let threshold = if last < by_age.len() {
+            *by_age.select_nth_unstable(last).1
+        } else {
+            (u64::MAX, u64::MAX)
+        };
+        drop(by_age);
+        let (table, slab) = (&mut self.table, &mut self.slab);
+        self.keys.retain(|&key, g| {
+            let old = (g.touched, key) <= threshold;
+            if old {
+                record(table, slab, key, g);
             }
-        }
-    }
-
-    fn record(&mut self, key: u64, mut g: KeyGaps) {
-        if g.failed_once {
-            let c = cadence(&mut g.gaps).or_else(|| {
-                independent_reads(&mut g.gaps, &mut g.failure_gaps).then_some(INDEPENDENT_READS)
-            });
-            let v = self.table.map.entry(key).or_default();
-            v.push((g.first_seq, c));
-            v.sort_by_key(|(from, _)| *from);
-        }
+            !old
+        });
     }
 
     /// The table. Each key held is recorded once, into its own list of stretches (kept in
@@ -315,7 +439,7 @@ impl Cadences {
     pub fn finish(mut self) -> CadenceTable {
         let keys = std::mem::take(&mut self.keys);
         for (k, g) in keys {
-            self.record(k, g);
+            record(&mut self.table, &mut self.slab, k, &g);
         }
         self.table
     }
@@ -754,5 +878,236 @@ mod tests {
         assert!(closed.iter().all(|l| l.attempts.len() == 1));
         linker.finish(&mut closed);
         assert_eq!(closed.len(), 20);
+    }
+
+    /// The first replay as it was before the gap slab (a map of whole key states, sorted
+    /// forgetting): the reference the property test compares with.
+    mod reference {
+        use super::super::*;
+
+        struct OldGaps {
+            first_seq: u64,
+            touched: u64,
+            last_start: f64,
+            last_failed: bool,
+            failed_once: bool,
+            gaps: Vec<f64>,
+            failure_gaps: Vec<f64>,
+            stride: u32,
+            skipped: u32,
+        }
+
+        impl OldGaps {
+            fn see(&mut self, t: f64, status: u16, seq: u64) {
+                if !self.last_start.is_nan() {
+                    let g = t - self.last_start;
+                    if !self.last_failed {
+                        self.push_gap(g);
+                    } else if self.failure_gaps.len() < FAILURE_GAPS_CAP {
+                        self.failure_gaps.push(g);
+                    }
+                }
+                let failed = is_failure(status);
+                self.last_start = t;
+                self.last_failed = failed;
+                self.failed_once |= failed;
+                self.touched = seq;
+            }
+
+            fn push_gap(&mut self, g: f64) {
+                if self.skipped + 1 < self.stride {
+                    self.skipped += 1;
+                    return;
+                }
+                self.skipped = 0;
+                self.gaps.push(g);
+                if self.gaps.len() >= GAPS_CAP {
+                    let kept: Vec<f64> = self.gaps.iter().copied().step_by(2).collect();
+                    self.gaps = kept;
+                    self.stride = self.stride.saturating_mul(2);
+                }
+            }
+        }
+
+        pub struct OldCadences {
+            keys: Map<u64, OldGaps>,
+            pub table: Map<u64, Vec<(u64, Option<f64>)>>,
+            cap: usize,
+            since_sweep: u64,
+        }
+
+        impl OldCadences {
+            pub fn with_cap(cap: usize) -> OldCadences {
+                OldCadences {
+                    keys: Map::default(),
+                    table: Map::default(),
+                    cap: cap.max(1),
+                    since_sweep: 0,
+                }
+            }
+
+            pub fn observe(&mut self, ev: &Event, seq: u64) {
+                let Some(t) = ev.start_s() else { return };
+                self.since_sweep += 1;
+                if self.since_sweep >= SWEEP_EVERY.max(self.keys.len() as u64) {
+                    self.since_sweep = 0;
+                    let mut idle: Vec<(u64, u64)> = self
+                        .keys
+                        .iter()
+                        .filter(|(_, g)| t - g.last_start > IDLE_S)
+                        .map(|(k, g)| (g.first_seq, *k))
+                        .collect();
+                    idle.sort_unstable();
+                    for (_, key) in idle {
+                        if let Some(g) = self.keys.remove(&key) {
+                            self.record(key, g);
+                        }
+                    }
+                }
+                if let Some(k) = self.keys.get_mut(&ev.op) {
+                    if t - k.last_start > IDLE_S {
+                        if let Some(g) = self.keys.remove(&ev.op) {
+                            self.record(ev.op, g);
+                        }
+                    } else {
+                        k.see(t, ev.status, seq);
+                        return;
+                    }
+                }
+                if self.keys.len() >= self.cap {
+                    let mut by_age: Vec<(u64, u64)> =
+                        self.keys.iter().map(|(k, g)| (g.touched, *k)).collect();
+                    by_age.sort_unstable();
+                    for (_, key) in by_age.into_iter().take(self.cap.div_ceil(2)) {
+                        if let Some(g) = self.keys.remove(&key) {
+                            self.record(key, g);
+                        }
+                    }
+                }
+                self.keys
+                    .entry(ev.op)
+                    .or_insert_with(|| OldGaps {
+                        first_seq: seq,
+                        touched: seq,
+                        last_start: f64::NAN,
+                        last_failed: true,
+                        failed_once: false,
+                        gaps: Vec::new(),
+                        failure_gaps: Vec::new(),
+                        stride: 1,
+                        skipped: 0,
+                    })
+                    .see(t, ev.status, seq);
+            }
+
+            fn record(&mut self, key: u64, mut g: OldGaps) {
+                if g.failed_once {
+                    let c = cadence(&mut g.gaps).or_else(|| {
+                        independent_reads(&mut g.gaps, &mut g.failure_gaps)
+                            .then_some(INDEPENDENT_READS)
+                    });
+                    let v = self.table.entry(key).or_default();
+                    v.push((g.first_seq, c));
+                    v.sort_by_key(|(from, _)| *from);
+                }
+            }
+
+            pub fn finish(mut self) -> Vec<super::Row> {
+                let keys = std::mem::take(&mut self.keys);
+                for (k, g) in keys {
+                    self.record(k, g);
+                }
+                let mut v: Vec<_> = self.table.into_iter().collect();
+                v.sort_by_key(|(k, _)| *k);
+                v
+            }
+        }
+    }
+
+    /// A key and its stretches (from, cadence).
+    type Row = (u64, Vec<(u64, Option<f64>)>);
+
+    fn table_rows(t: &CadenceTable) -> Vec<Row> {
+        let mut v: Vec<_> = t
+            .map
+            .iter()
+            .map(|(k, s)| (*k, s.as_slice().to_vec()))
+            .collect();
+        v.sort_by_key(|(k, _)| *k);
+        v
+    }
+
+    /// Events of a few keys, in time order: gaps from regular to random, now and then an idle
+    /// spell past [`IDLE_S`], statuses mostly successes.
+    fn stream(steps: &[(u8, u8, u16, u8)]) -> Vec<Event> {
+        let mut t: i64 = 1_764_590_400_000_000;
+        steps
+            .iter()
+            .map(|&(op, status, gap, idle)| {
+                t += i64::from(gap) * 10_000;
+                if idle == 0 {
+                    t += (IDLE_S as i64 + 1) * 1_000_000;
+                }
+                let status = match status % 8 {
+                    0 => 429,
+                    1 => 503,
+                    _ => 200,
+                };
+                Event::for_test(t, 20.0, u64::from(op % 16), status)
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// The slab, the single lookup and the selection (instead of a sort) when forgetting
+        /// give the old table exactly, at any cap, sweeps included.
+        #[test]
+        fn cadences_equal_the_reference(
+            steps in proptest::collection::vec(
+                (0u8..16, proptest::prelude::any::<u8>(), 0u16..1000, proptest::prelude::any::<u8>()),
+                0..6000,
+            ),
+            cap in 1usize..20,
+        ) {
+            let evs = stream(&steps);
+            let mut new = Cadences::with_cap(cap);
+            let mut old = reference::OldCadences::with_cap(cap);
+            for (seq, e) in evs.iter().enumerate() {
+                new.observe(e, seq as u64);
+                old.observe(e, seq as u64);
+            }
+            let want = old.finish();
+            let got = table_rows(&new.finish());
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn one_regular_key_past_the_gap_cap_equals_the_reference() {
+        // A key polled every 5 s for 2,000 requests (the gap list halves three times), one
+        // failure in the middle; a second key beside it with a random pace.
+        let steps: Vec<(u8, u8, u16, u8)> = (0..4000u32)
+            .map(|i| {
+                let op = (i % 2) as u8;
+                let status = if i == 2001 { 0 } else { 2 };
+                let gap = if op == 0 {
+                    250
+                } else {
+                    ((i * 37) % 500) as u16
+                };
+                (op, status, gap, 1)
+            })
+            .collect();
+        let evs = stream(&steps);
+        let mut new = Cadences::new();
+        let mut old = reference::OldCadences::with_cap(KEY_CAP);
+        for (seq, e) in evs.iter().enumerate() {
+            new.observe(e, seq as u64);
+            old.observe(e, seq as u64);
+        }
+        let want = old.finish();
+        assert!(!want.is_empty());
+        assert_eq!(table_rows(&new.finish()), want);
     }
 }

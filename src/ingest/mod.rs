@@ -246,7 +246,20 @@ pub trait Views<T>: Sync {
     /// The caller's item straight from a record's borrowed view, or `None` when the caller
     /// wants the full record after all (then the reader builds it and calls `map`).
     fn view(&self, v: &RecordView<'_>) -> Option<T>;
+    /// [`Views::may_view`], handing back what it learned for [`Views::view_hinted`] (`None`
+    /// where `may_view` says `false`).
+    fn may_view_hinted(&self, status: u16, layer_signal: bool, url: &str) -> Option<ViewHint> {
+        self.may_view(status, layer_signal, url)
+            .then(ViewHint::default)
+    }
+    /// [`Views::view`], given the hint `may_view_hinted` returned for this record's status,
+    /// layer signal and URL.
+    fn view_hinted(&self, v: &RecordView<'_>, _hint: ViewHint) -> Option<T> {
+        self.view(v)
+    }
 }
+
+pub use crate::analyze::event::ViewHint;
 
 /// The views a reader is given (`None`: build every record).
 pub type ViewMap<'f, T> = &'f dyn Views<T>;
@@ -264,6 +277,16 @@ impl Views<crate::analyze::event::Mapped> for EventViews<'_> {
     fn view(&self, v: &RecordView<'_>) -> Option<crate::analyze::event::Mapped> {
         crate::analyze::event::map_view(v, self.input, self.shared)
     }
+    fn may_view_hinted(&self, status: u16, layer_signal: bool, url: &str) -> Option<ViewHint> {
+        crate::analyze::event::may_map_view_hinted(status, layer_signal, url, self.shared)
+    }
+    fn view_hinted(
+        &self,
+        v: &RecordView<'_>,
+        hint: ViewHint,
+    ) -> Option<crate::analyze::event::Mapped> {
+        crate::analyze::event::map_view_hinted(v, self.input, self.shared, hint)
+    }
 }
 
 /// The caller's views, noting (as `map` does) whether any record had a status or a time.
@@ -278,8 +301,14 @@ impl<T> Views<T> for Watched<'_, T> {
         self.inner.may_view(status, layer_signal, url)
     }
     fn view(&self, v: &RecordView<'_>) -> Option<T> {
+        self.view_hinted(v, ViewHint::default())
+    }
+    fn may_view_hinted(&self, status: u16, layer_signal: bool, url: &str) -> Option<ViewHint> {
+        self.inner.may_view_hinted(status, layer_signal, url)
+    }
+    fn view_hinted(&self, v: &RecordView<'_>, hint: ViewHint) -> Option<T> {
         use std::sync::atomic::Ordering::Relaxed;
-        let t = self.inner.view(v)?;
+        let t = self.inner.view_hinted(v, hint)?;
         if v.status != 0 && !self.any_status.load(Relaxed) {
             self.any_status.store(true, Relaxed);
         }

@@ -329,28 +329,29 @@ impl<'a> Fields<'a> {
                 None => owned = Some(red.text(u)),
             }
         }
-        if !views.may_view(status, false, &url) {
-            return None;
-        }
-        views.view(&RecordView {
-            position: Position::Line(line),
-            started: self.started(duration_ms),
-            duration_ms,
-            status,
-            method: method.as_deref().unwrap_or(""),
-            url: &url,
-            client: None,
-            user_agent: shared.as_deref().or(owned.as_deref()),
-            client_ip: self.caller_ip(),
-            pageref: None,
-            origin: None,
-            credential: credential.as_deref(),
-            idempotency_key: None,
-            body_fingerprint: None,
-            header_limit: None,
-            layer_signal: false,
-            signals: Signals::default(),
-        })
+        let hint = views.may_view_hinted(status, false, &url)?;
+        views.view_hinted(
+            &RecordView {
+                position: Position::Line(line),
+                started: self.started(duration_ms),
+                duration_ms,
+                status,
+                method: method.as_deref().unwrap_or(""),
+                url: &url,
+                client: None,
+                user_agent: shared.as_deref().or(owned.as_deref()),
+                client_ip: self.caller_ip(),
+                pageref: None,
+                origin: None,
+                credential: credential.as_deref(),
+                idempotency_key: None,
+                body_fingerprint: None,
+                header_limit: None,
+                layer_signal: false,
+                signals: Signals::default(),
+            },
+            hint,
+        )
     }
 
     /// Normalize and redact into a [`Request`]. `Err` = the line has no status (unusable).
