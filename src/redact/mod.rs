@@ -57,20 +57,21 @@ thread_local! {
 const RULE_SLOTS: usize = 256;
 const CACHEABLE_NAME: usize = 48;
 
-/// One remembered header rule: the name as written (its length 0 when the slot is empty: an
-/// empty name is never cached) and its rule.
+/// One remembered header name: the name as written (its length 0 when the slot is empty: an
+/// empty name is never cached), its rule and [`Redactor::may_carry_credential`] of it.
 #[derive(Clone, Copy)]
 struct RuleSlot {
     len: u8,
     name: [u8; CACHEABLE_NAME],
     rule: HeaderRule,
+    credential: bool,
 }
 
-/// [`header_rule`] of the header names one thread saw last, direct-mapped by a hash of the
-/// name, as [`FingerprintCache`] is: header names repeat on every request, and a lookup here
-/// is one hash and one comparison (a `HashMap` with boxed names cost ~126 instructions per
-/// header); a miss overwrites the slot, so no input makes a lookup slower than judging the
-/// name afresh.
+/// [`header_rule`] and [`Redactor::may_carry_credential`] of the header names one thread saw
+/// last, direct-mapped by a hash of the name, as [`FingerprintCache`] is: header names repeat
+/// on every request, and a lookup here is one hash and one comparison (a `HashMap` with boxed
+/// names cost ~126 instructions per header, the credential scan ~170 per name); a miss
+/// overwrites the slot, so no input makes a lookup much slower than judging the name afresh.
 struct RuleCache {
     /// Allocated on the first header.
     slots: Vec<RuleSlot>,
@@ -85,8 +86,8 @@ impl RuleCache {
         }
     }
 
-    /// The rule for a name of 1..=[`CACHEABLE_NAME`] bytes.
-    fn get(&mut self, name: &str) -> HeaderRule {
+    /// The slot for a name of 1..=[`CACHEABLE_NAME`] bytes, filled if it held another name.
+    fn get(&mut self, name: &str) -> &RuleSlot {
         let b = name.as_bytes();
         debug_assert!(!b.is_empty() && b.len() <= CACHEABLE_NAME);
         if self.slots.is_empty() {
@@ -94,19 +95,19 @@ impl RuleCache {
                 len: 0,
                 name: [0; CACHEABLE_NAME],
                 rule: HeaderRule::Text,
+                credential: false,
             };
             self.slots = vec![empty; RULE_SLOTS];
         }
         let at = self.hasher.hash_one(b) as usize & (RULE_SLOTS - 1);
         let slot = &mut self.slots[at];
-        if slot.name[..slot.len as usize] == *b {
-            return slot.rule;
+        if slot.name[..slot.len as usize] != *b {
+            slot.len = b.len() as u8;
+            slot.name[..b.len()].copy_from_slice(b);
+            slot.rule = header_rule(name);
+            slot.credential = may_carry_credential_scan(name);
         }
-        let rule = header_rule(name);
-        slot.len = b.len() as u8;
-        slot.name[..b.len()].copy_from_slice(b);
-        slot.rule = rule;
-        rule
+        slot
     }
 }
 
@@ -201,8 +202,49 @@ fn cached_header_rule(name: &str) -> HeaderRule {
         return header_rule(name);
     }
     HEADER_RULES
-        .try_with(|c| c.borrow_mut().get(name))
+        .try_with(|c| c.borrow_mut().get(name).rule)
         .unwrap_or_else(|_| header_rule(name))
+}
+
+/// [`Redactor::may_carry_credential`], remembered per name as [`cached_header_rule`] is.
+fn cached_may_carry_credential(name: &str) -> bool {
+    if name.is_empty() || name.len() > CACHEABLE_NAME {
+        return may_carry_credential_scan(name);
+    }
+    HEADER_RULES
+        .try_with(|c| c.borrow_mut().get(name).credential)
+        .unwrap_or_else(|_| may_carry_credential_scan(name))
+}
+
+/// [`Redactor::may_carry_credential`] judged afresh, in one pass over the name's bytes (the
+/// four fixed names are compared only at their lengths); `b | 0x20` folds exactly the ASCII
+/// letters it is compared with, as `eq_ignore_ascii_case` does.
+fn may_carry_credential_scan(name: &str) -> bool {
+    let b = name.as_bytes();
+    let fixed = match b.len() {
+        13 => "authorization",
+        19 => "proxy-authorization",
+        16 => "x-honeycomb-team",
+        15 => "x-jfrog-art-api",
+        _ => "",
+    };
+    if !fixed.is_empty() && name.eq_ignore_ascii_case(fixed) {
+        return true;
+    }
+    let folds = |at: usize, w: &[u8]| {
+        b.get(at..at + w.len())
+            .is_some_and(|x| x.iter().zip(w).all(|(c, w)| c | 0x20 == *w))
+    };
+    let mut i = 0;
+    while i + 3 <= b.len() {
+        match b[i] | 0x20 {
+            b'k' if folds(i + 1, b"ey") => return true,
+            b't' if folds(i + 1, b"oken") => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 impl Redactor {
@@ -593,35 +635,9 @@ impl Redactor {
     /// authorization headers and every name with `key` or `token` in it, and two vendors'),
     /// so a reader need keep only these raw values for it.
     ///
-    /// Asked for every header of every request, so it is one pass over the name's bytes (the
-    /// four fixed names are compared only at their lengths); `b | 0x20` folds exactly the ASCII
-    /// letters it is compared with, as `eq_ignore_ascii_case` does.
+    /// Asked for every header of every request: remembered per distinct name on each thread.
     pub fn may_carry_credential(name: &str) -> bool {
-        let b = name.as_bytes();
-        let fixed = match b.len() {
-            13 => "authorization",
-            19 => "proxy-authorization",
-            16 => "x-honeycomb-team",
-            15 => "x-jfrog-art-api",
-            _ => "",
-        };
-        if !fixed.is_empty() && name.eq_ignore_ascii_case(fixed) {
-            return true;
-        }
-        let folds = |at: usize, w: &[u8]| {
-            b.get(at..at + w.len())
-                .is_some_and(|x| x.iter().zip(w).all(|(c, w)| c | 0x20 == *w))
-        };
-        let mut i = 0;
-        while i + 3 <= b.len() {
-            match b[i] | 0x20 {
-                b'k' if folds(i + 1, b"ey") => return true,
-                b't' if folds(i + 1, b"oken") => return true,
-                _ => {}
-            }
-            i += 1;
-        }
-        false
+        cached_may_carry_credential(name)
     }
 
     /// The credential a request carried, as a fingerprint, in priority order: Authorization,
@@ -1118,6 +1134,11 @@ mod tests {
         for round in 0..3 {
             for n in names.iter().rev().skip(round) {
                 assert_eq!(cached_header_rule(n), header_rule(n), "{n}");
+                assert_eq!(
+                    Redactor::may_carry_credential(n),
+                    may_carry_credential_by_definition(n),
+                    "{n}"
+                );
             }
         }
     }
@@ -1156,6 +1177,7 @@ mod tests {
             ("\u{212a}ey", false),
         ] {
             assert_eq!(Redactor::may_carry_credential(n), want, "{n}");
+            assert_eq!(may_carry_credential_scan(n), want, "{n}");
             assert_eq!(may_carry_credential_by_definition(n), want, "{n}");
         }
     }
@@ -1173,6 +1195,10 @@ mod tests {
             let joined = parts.concat();
             proptest::prop_assert_eq!(
                 Redactor::may_carry_credential(&joined),
+                may_carry_credential_by_definition(&joined)
+            );
+            proptest::prop_assert_eq!(
+                may_carry_credential_scan(&joined),
                 may_carry_credential_by_definition(&joined)
             );
             proptest::prop_assert_eq!(
