@@ -504,12 +504,8 @@ fn run_detectors(
 
     // 1. Cadences and the recommendation's evidence (and the overview's first pass).
     parts.par_iter_mut().for_each(|part| {
+        let mut starts = event::Starts::default();
         let r = replay(c, &p.remap, &mut |ev, seq| {
-            // Converted once per event (a calendar computation), read twice.
-            let started = ev.started();
-            if let (Some(b), Some(t)) = (&mut part.overview, started) {
-                b.first_pass(t, ev.limited());
-            }
             let evidence_here = if part.side {
                 true
             } else if part.has(ev.host) {
@@ -521,6 +517,14 @@ fn run_detectors(
             } else {
                 false
             };
+            if !evidence_here && part.overview.is_none() {
+                return;
+            }
+            // Converted once per event, only on a lane that reads it.
+            let started = starts.of(ev);
+            if let (Some(b), Some(t)) = (&mut part.overview, started) {
+                b.first_pass(t, ev.limited());
+            }
             if !evidence_here {
                 return;
             }
@@ -570,8 +574,9 @@ fn run_detectors(
         } = part;
         let primary = !*side;
         let mut overview = overview.as_mut();
+        let mut starts = event::Starts::default();
         let r = replay(c, &p.remap, &mut |ev, seq| {
-            let t = ev.started();
+            let t = starts.of(ev);
             if let Some(b) = overview.as_deref_mut() {
                 overview_second_pass(b, ev, t, cx_ref);
             }
