@@ -609,6 +609,7 @@ fn run_detectors(
                 for (d, _) in detectors.iter_mut().flatten() {
                     d.closed(&l, cx_ref);
                 }
+                linker.recycle(l);
             }
         });
         if let Err(e) = r {

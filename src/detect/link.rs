@@ -506,6 +506,8 @@ pub struct Linker {
     cap: usize,
     /// Repeats after a failure that were read as the next poll of a regular cadence.
     pub polls_after_failure: usize,
+    /// Emptied attempt lists handed back ([`Linker::recycle`]), reused for new operations.
+    spare: Vec<Vec<Attempt>>,
 }
 
 use crate::stats::TotalF64 as OrdF64;
@@ -525,7 +527,23 @@ impl Linker {
             next_id: 0,
             cap: cap.max(1),
             polls_after_failure: 0,
+            spare: Vec::new(),
         }
+    }
+
+    /// Hand back a closed operation's attempt list for reuse (no allocation per operation).
+    pub fn recycle(&mut self, l: Logical) {
+        let mut v = l.attempts;
+        if self.spare.len() < 64 {
+            v.clear();
+            self.spare.push(v);
+        }
+    }
+
+    fn attempts(&mut self, first: Attempt) -> Vec<Attempt> {
+        let mut v = self.spare.pop().unwrap_or_default();
+        v.push(first);
+        v
     }
 
     fn close(&mut self, id: u64, closed: &mut Vec<Logical>) {
@@ -611,7 +629,7 @@ impl Linker {
                 id,
                 order: (first_seq, seq),
                 client: ev.client,
-                attempts: vec![Attempt { ev: *ev, seq }],
+                attempts: self.attempts(Attempt { ev: *ev, seq }),
             });
             return Some(Linked {
                 logical: id,
@@ -689,13 +707,14 @@ impl Linker {
             None => {
                 let id = self.next_id;
                 self.next_id += 1;
+                let attempts = self.attempts(attempt);
                 self.logical.insert(
                     id,
                     Logical {
                         id,
                         order: (first_seq, seq),
                         client: ev.client,
-                        attempts: vec![attempt],
+                        attempts,
                     },
                 );
                 Linked {
@@ -1109,5 +1128,41 @@ mod tests {
         let want = old.finish();
         assert!(!want.is_empty());
         assert_eq!(table_rows(&new.finish()), want);
+    }
+
+    /// Recycled attempt lists change nothing: the same operations, attempts and order.
+    #[test]
+    fn recycled_attempt_lists_link_the_same() {
+        let run = |recycle: bool| {
+            let mut linker = Linker::new(false);
+            let mut closed = Vec::new();
+            type Seen = (u64, (u64, u64), u32, Vec<u64>);
+            let mut seen: Vec<Seen> = Vec::new();
+            rotating_keys(2, 200, &mut |e, seq| {
+                linker.step(e, seq, None, 0.0, &mut closed);
+                for l in closed.drain(..) {
+                    seen.push((
+                        l.id,
+                        l.order,
+                        l.client,
+                        l.attempts.iter().map(|a| a.seq).collect(),
+                    ));
+                    if recycle {
+                        linker.recycle(l);
+                    }
+                }
+            });
+            linker.finish(&mut closed);
+            for l in closed.drain(..) {
+                seen.push((
+                    l.id,
+                    l.order,
+                    l.client,
+                    l.attempts.iter().map(|a| a.seq).collect(),
+                ));
+            }
+            seen
+        };
+        assert_eq!(run(true), run(false));
     }
 }
