@@ -110,6 +110,48 @@ pub struct Event {
     _pad: u16,
 }
 
+/// [`Event::started`] for events in time order: the calendar date of the last day seen is
+/// kept (most events share it), the rest is chrono's own construction, so the result is the same.
+#[derive(Debug, Default)]
+pub struct Starts {
+    /// The day (since the Unix epoch) of `date`, and its date (`None`: out of chrono's range).
+    day: Option<(i64, Option<chrono::NaiveDate>)>,
+}
+
+impl Starts {
+    pub fn of(&mut self, ev: &Event) -> Option<DateTime<Utc>> {
+        if !ev.timed() {
+            return None;
+        }
+        // As `DateTime::from_timestamp_micros`, then `from_timestamp`.
+        let secs = ev.t_us.div_euclid(1_000_000);
+        let nsecs = ev.t_us.rem_euclid(1_000_000) as u32 * 1000;
+        let day = secs.div_euclid(86_400);
+        let date = match self.day {
+            Some((d, date)) if d == day => date,
+            _ => {
+                let days = day + 719_163;
+                let date = if days < i32::MIN as i64 || days > i32::MAX as i64 {
+                    None
+                } else {
+                    chrono::NaiveDate::from_num_days_from_ce_opt(days as i32)
+                };
+                self.day = Some((day, date));
+                date
+            }
+        }?;
+        let time = chrono::NaiveTime::from_num_seconds_from_midnight_opt(
+            secs.rem_euclid(86_400) as u32,
+            nsecs,
+        )?;
+        let t = date.and_time(time).and_utc();
+        Some(match ev.t_ns {
+            0 => t,
+            ns => t + chrono::Duration::nanoseconds(ns as i64),
+        })
+    }
+}
+
 /// Encoded size of an [`Event`].
 pub const EVENT_BYTES: usize = 64;
 
@@ -157,6 +199,16 @@ impl Event {
             0 => t,
             ns => t + chrono::Duration::nanoseconds(ns as i64),
         })
+    }
+
+    /// An event at `t_us` (tests).
+    #[cfg(test)]
+    pub fn at(t_us: i64, t_ns: u16) -> Event {
+        Event {
+            t_us,
+            t_ns,
+            ..Event::decode(&[0u8; EVENT_BYTES])
+        }
     }
 
     pub fn input(&self) -> u16 {
@@ -1357,6 +1409,33 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// `Starts::of` is `Event::started`, in or out of time order, across days and chrono's
+        /// range.
+        #[test]
+        fn starts_are_started(
+            ts in proptest::collection::vec(
+                (prop_oneof![
+                    Just(Event::UNTIMED),
+                    Just(i64::MAX),
+                    Just(i64::MIN + 1),
+                    -100_000_000_000_000i64..100_000_000_000_000,
+                    1_714_521_600_000_000i64..1_714_521_600_000_000 + 3 * 86_400_000_000,
+                ], prop_oneof![Just(0u16), 0u16..1000]),
+                1..40,
+            ),
+            sorted in any::<bool>(),
+        ) {
+            let mut ts = ts;
+            if sorted {
+                ts.sort();
+            }
+            let mut starts = Starts::default();
+            for (t_us, t_ns) in ts {
+                let ev = Event::at(t_us, t_ns);
+                prop_assert_eq!(starts.of(&ev), ev.started());
+            }
+        }
+
         /// `map` and `map_view` give the same event, hashes and names for a record the view
         /// path takes, and `map_view` declines every other record without touching `shared`.
         #[test]

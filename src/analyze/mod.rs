@@ -386,7 +386,7 @@ impl Partition {
 /// Share the detectors between two lanes replaying the same hosts: each detector sees the
 /// same steps whichever lane runs it, so the split changes nothing but the wall time. Largest
 /// replay cost first, each to the lane with less so far (ties: the first lane).
-fn split_detectors(all: Vec<(Box<dyn Detector>, usize)>) -> [Slots; 2] {
+fn split_detectors(all: Vec<(Box<dyn Detector>, usize)>, side_load: u32) -> [Slots; 2] {
     let mut order: Vec<(u32, usize)> = all
         .iter()
         .enumerate()
@@ -394,7 +394,7 @@ fn split_detectors(all: Vec<(Box<dyn Detector>, usize)>) -> [Slots; 2] {
         .collect();
     order.sort_by_key(|&(cost, i)| (std::cmp::Reverse(cost), i));
     let mut lane_of = vec![0usize; all.len()];
-    let mut load = [0u32; 2];
+    let mut load = [0u32, side_load];
     for (cost, i) in order {
         let lane = usize::from(load[1] < load[0]);
         load[lane] += cost;
@@ -408,6 +408,10 @@ fn split_detectors(all: Vec<(Box<dyn Detector>, usize)>) -> [Slots; 2] {
     }
     lanes
 }
+
+/// The side lane's head start in [`split_detectors`]: the overview's second pass, in the
+/// detectors' replay cost units (measured: about 150 instructions a request, in the replay).
+const OVERVIEW_COST: u32 = 5;
 
 /// Replay every timed event of `c` in merged time order (client ids final), with each one's
 /// place in that order.
@@ -476,6 +480,7 @@ fn run_detectors(
                     .into_iter()
                     .flatten()
                     .collect(),
+                OVERVIEW_COST,
             );
             first.detectors = a;
             side.detectors = b;
@@ -483,25 +488,24 @@ fn run_detectors(
         }
         parts.push(side);
     }
-    // The overview is built by the first group. When the biggest group is split over two
-    // lanes, its primary lane (the cadences: cheaper than the side lane's evidence for every
-    // host) makes both overview passes in the first replay, which balances that replay.
-    if let Some(builder) = parts.first_mut() {
+    // The overview is built by the first group or, when the biggest group is split over two
+    // lanes, by the side lane (its evidence is cheaper than the primary's cadences; it makes
+    // the second pass in its detectors' replay, and split_detectors gives it fewer of those).
+    let builder = if split {
+        parts.last_mut()
+    } else {
+        parts.first_mut()
+    };
+    if let Some(builder) = builder {
         builder.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
     }
     let mut cx = cx_of(c, p, coarse, limit_option);
     let cx_ref = &cx;
 
-    // 1. Cadences and the recommendation's evidence (and, on the side lane, the overview's
-    // second pass: it needs only the first, and the side lane would otherwise wait for the
-    // cadences here).
+    // 1. Cadences and the recommendation's evidence (and the overview's first pass).
     parts.par_iter_mut().for_each(|part| {
+        let mut starts = event::Starts::default();
         let r = replay(c, &p.remap, &mut |ev, seq| {
-            // Converted once per event (a calendar computation), read twice.
-            let started = ev.started();
-            if let (Some(b), Some(t)) = (&mut part.overview, started) {
-                b.first_pass(t, ev.limited());
-            }
             let evidence_here = if part.side {
                 true
             } else if part.has(ev.host) {
@@ -513,6 +517,14 @@ fn run_detectors(
             } else {
                 false
             };
+            if !evidence_here && part.overview.is_none() {
+                return;
+            }
+            // Converted once per event, only on a lane that reads it.
+            let started = starts.of(ev);
+            if let (Some(b), Some(t)) = (&mut part.overview, started) {
+                b.first_pass(t, ev.limited());
+            }
             if !evidence_here {
                 return;
             }
@@ -535,14 +547,6 @@ fn run_detectors(
         ));
         if let Some(b) = &mut part.overview {
             b.start_timeline();
-            if split {
-                let r = replay(c, &p.remap, &mut |ev, _| {
-                    overview_second_pass(b, ev, ev.started(), cx_ref)
-                });
-                if let Err(e) = r {
-                    part.error.get_or_insert(e.to_string());
-                }
-            }
         }
     });
     if split {
@@ -569,10 +573,10 @@ fn run_detectors(
             ..
         } = part;
         let primary = !*side;
-        // A split group made its overview's second pass in the first replay.
-        let mut overview = overview.as_mut().filter(|_| !split);
+        let mut overview = overview.as_mut();
+        let mut starts = event::Starts::default();
         let r = replay(c, &p.remap, &mut |ev, seq| {
-            let t = ev.started();
+            let t = starts.of(ev);
             if let Some(b) = overview.as_deref_mut() {
                 overview_second_pass(b, ev, t, cx_ref);
             }
