@@ -564,7 +564,7 @@ impl LogFormat {
 
 /// Where literal `lit` first starts in `b` at or after `from` (the walk's `field_end` on a
 /// line without a backslash, where no quote is escaped and no field is a list).
-#[inline]
+#[inline(always)]
 fn find_lit(b: &[u8], from: usize, lit: &[u8]) -> Option<usize> {
     let mut p = from;
     loop {
@@ -655,7 +655,8 @@ pub fn parse_status(v: &str) -> Option<u16> {
     if b.is_empty() || b.len() > 3 || !b.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    v.parse().ok()
+    // At most three digits: no overflow, and what `str::parse` gives (tested below).
+    Some(b.iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0')))
 }
 
 /// `b.starts_with(lit)` for the short literals of a format (`" "`, `" [`): a byte loop, where
@@ -1321,6 +1322,25 @@ mod tests {
             }
         }
         Ok(())
+    }
+
+    #[test]
+    fn status_is_what_str_parse_gives() {
+        for v in [
+            "", "0", "7", "00", "042", "200", "429", "999", "1000", "-", "2a", " 20", "+20",
+        ] {
+            let want = if v.is_empty() || v.len() > 3 || !v.bytes().all(|b| b.is_ascii_digit()) {
+                None
+            } else {
+                v.parse::<u16>().ok()
+            };
+            assert_eq!(parse_status(v), want, "{v:?}");
+        }
+        for n in 0..1000u16 {
+            for s in [format!("{n}"), format!("{n:03}")] {
+                assert_eq!(parse_status(&s), Some(n));
+            }
+        }
     }
 
     #[test]
