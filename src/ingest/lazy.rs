@@ -13,13 +13,11 @@
 //! ([`Node::Raw`]). Both readings give every field the same value, and an invalid line the same
 //! error message (a test holds the two to each other).
 
-use foldhash::fast::FixedState;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Number;
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
 
 /// The visitor methods of everything that is not an object: both readings of a document
@@ -97,8 +95,11 @@ pub enum Doc<'a> {
 
 /// The top-level field names a reader may look up (the first part of a dotted path, and the
 /// whole path, which may be written flat). `None` keeps every field.
+///
+/// The names are filed by their [`key_bit`], so a lookup is that bit and a comparison or two
+/// with the few names that share it (a key is looked up for every top-level field of a line).
 #[derive(Debug, Clone, Default)]
-pub struct Wanted(Option<HashSet<Box<str>, FixedState>>);
+pub struct Wanted(Option<Box<[Vec<Box<str>>; 64]>>);
 
 impl Wanted {
     /// Every field is kept.
@@ -108,18 +109,38 @@ impl Wanted {
 
     /// The fields these paths can reach.
     pub fn of<'p>(paths: impl IntoIterator<Item = &'p str>) -> Wanted {
-        let mut set: HashSet<Box<str>, FixedState> = HashSet::default();
+        let mut table: Box<[Vec<Box<str>>; 64]> = Box::new(std::array::from_fn(|_| Vec::new()));
+        let mut add = |name: &str| {
+            let slot = &mut table[key_bit(name).trailing_zeros() as usize];
+            if !slot.iter().any(|n| &**n == name) {
+                slot.push(name.into());
+            }
+        };
         for p in paths {
-            set.insert(p.into());
+            add(p);
             if let Some((first, _)) = p.split_once('.') {
-                set.insert(first.into());
+                add(first);
             }
         }
-        Wanted(Some(set))
+        Wanted(Some(table))
     }
 
+    /// `key`'s [`key_bit`] when the reader may look `key` up, else `None`.
+    fn wanted_bit(&self, key: &str) -> Option<u64> {
+        let bit = key_bit(key);
+        match &self.0 {
+            None => Some(bit),
+            Some(table) => table[bit.trailing_zeros() as usize]
+                .iter()
+                .any(|n| n.len() == key.len() && **n == *key)
+                .then_some(bit),
+        }
+    }
+
+    /// Whether the reader may look `key` up.
+    #[cfg(test)]
     fn wants(&self, key: &str) -> bool {
-        self.0.as_ref().is_none_or(|s| s.contains(key))
+        self.wanted_bit(key).is_some()
     }
 }
 
@@ -209,8 +230,8 @@ fn fields<'de, A: MapAccess<'de>>(mut m: A, wanted: &Wanted) -> Result<Obj<'de>,
     let mut fields = Vec::with_capacity(FIELDS_HINT);
     let mut keys = 0;
     while let Some(k) = m.next_key::<Text<'de>>()? {
-        if wanted.wants(&k.0) {
-            keys |= key_bit(&k.0);
+        if let Some(bit) = wanted.wanted_bit(&k.0) {
+            keys |= bit;
             fields.push((k.0, m.next_value::<Node<'de>>()?));
         } else {
             m.next_value::<IgnoredAny>()?;
@@ -444,7 +465,7 @@ fn to_value(node: &Node<'_>) -> Option<serde_json::Value> {
 /// read as an integer, deep nesting, any syntax error) answers `None`, and the line is read by
 /// serde_json as before, which gives the located error. A property test holds it to serde_json.
 mod scan {
-    use super::{key_bit, Doc, Node, Obj, Wanted, FIELDS_HINT};
+    use super::{Doc, Node, Obj, Wanted, FIELDS_HINT};
     use serde_json::Number;
     use std::borrow::Cow;
 
@@ -518,8 +539,8 @@ mod scan {
                 let k = self.string()?;
                 self.expect(b':')?;
                 self.ws();
-                if wanted.wants(&k) {
-                    keys |= key_bit(&k);
+                if let Some(bit) = wanted.wanted_bit(&k) {
+                    keys |= bit;
                     let v = self.value(depth)?;
                     fields.push((k, v));
                 } else {
@@ -1097,6 +1118,31 @@ mod tests {
     }
 
     proptest! {
+        /// The bit-filed name table answers as the set of names (and their first dotted
+        /// parts) it was built from.
+        #[test]
+        fn wanted_matches_a_set(
+            paths in proptest::collection::vec("[a-c.]{0,4}", 0..12),
+            keys in proptest::collection::vec("[a-c.]{0,4}", 0..12),
+        ) {
+            let mut set = std::collections::HashSet::new();
+            for p in &paths {
+                set.insert(p.as_str());
+                if let Some((first, _)) = p.split_once('.') {
+                    set.insert(first);
+                }
+            }
+            let w = Wanted::of(paths.iter().map(String::as_str));
+            for k in paths.iter().chain(&keys) {
+                prop_assert_eq!(w.wants(k), set.contains(k.as_str()), "key {:?}", k);
+                prop_assert_eq!(w.wanted_bit(k).is_some(), set.contains(k.as_str()));
+                if let Some(bit) = w.wanted_bit(k) {
+                    prop_assert_eq!(bit, key_bit(k));
+                }
+                prop_assert!(Wanted::all().wants(k));
+            }
+        }
+
         /// Any text of JSON-ish bytes: whatever the scanner reads, serde_json reads the same.
         #[test]
         fn scanner_never_reads_what_serde_json_would_not(

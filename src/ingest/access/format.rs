@@ -132,6 +132,50 @@ pub struct LogFormat {
     items: Vec<Item>,
     /// Variable names as written, and header names for `ReqHeader`/`RespHeader`.
     names: Vec<Box<str>>,
+    /// A layout with a hand-written matcher for its plain lines (see [`Shape`]).
+    shape: Shape,
+}
+
+/// Layouts matched by straight-line code instead of the walk over `items`. The walk stays the
+/// reference: the straight-line matcher takes only lines without a backslash, writes nothing
+/// unless the whole line matches, and hands every other line to the walk (whose error
+/// messages it does not repeat).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Walk,
+    /// nginx `combined`: `$remote_addr - $remote_user [$time_local] "$request" $status
+    /// $body_bytes_sent "$http_referer" "$http_user_agent"`.
+    Combined,
+}
+
+/// The fields and the literal after each of `combined`, as compiled.
+const COMBINED_SHAPE: [(Var, &str); 8] = [
+    (Var::RemoteAddr, " - "),
+    (Var::RemoteUser, " ["),
+    (Var::TimeLocalEnd, "] \""),
+    (Var::RequestLine, "\" "),
+    (Var::Status, " "),
+    (Var::Ignore, " \""),
+    (Var::Ignore, "\" \""),
+    (Var::UserAgent, "\""),
+];
+
+fn shape_of(items: &[Item]) -> Shape {
+    let combined = items.len() == 2 * COMBINED_SHAPE.len()
+        && items
+            .chunks_exact(2)
+            .zip(COMBINED_SHAPE)
+            .all(|(pair, (want, lit))| {
+                matches!(
+                    pair,
+                    [Item::Field { var, list: false, .. }, Item::Lit(l)] if *var == want && &**l == lit
+                )
+            });
+    if combined {
+        Shape::Combined
+    } else {
+        Shape::Walk
+    }
 }
 
 /// The signal inputs of one line (borrowed), read by the family's rule.
@@ -248,9 +292,31 @@ impl LogFormat {
         sig: &mut SignalInputs<'a>,
     ) -> Result<bool, Mismatch> {
         let b = line.as_bytes();
-        let mut pos = 0usize;
         // One scan of the line for the escape character instead of one per decoded value.
-        let plain = self.escape == Escape::None || memchr(b'\\', b).is_none();
+        let plain = if self.escape == Escape::None && self.shape == Shape::Walk {
+            true
+        } else {
+            let clean = memchr(b'\\', b).is_none();
+            if clean && self.shape == Shape::Combined {
+                if let Some(trailing) = parse_combined(line, f) {
+                    return Ok(trailing);
+                }
+            }
+            clean || self.escape == Escape::None
+        };
+        self.walk_into(line, plain, f, sig)
+    }
+
+    /// [`LogFormat::parse_into`] by the walk over the items, the reference for every layout.
+    fn walk_into<'a>(
+        &'a self,
+        line: &'a str,
+        plain: bool,
+        f: &mut Fields<'a>,
+        sig: &mut SignalInputs<'a>,
+    ) -> Result<bool, Mismatch> {
+        let b = line.as_bytes();
+        let mut pos = 0usize;
         let n = self.items.len();
         let mut i = 0;
         while i < n {
@@ -496,6 +562,87 @@ impl LogFormat {
     }
 }
 
+/// Where literal `lit` first starts in `b` at or after `from` (the walk's `field_end` on a
+/// line without a backslash, where no quote is escaped and no field is a list).
+#[inline(always)]
+fn find_lit(b: &[u8], from: usize, lit: &[u8]) -> Option<usize> {
+    let mut p = from;
+    loop {
+        let at = p + find_byte(lit[0], &b[p..])?;
+        if starts(&b[at..], lit) {
+            return Some(at);
+        }
+        p = at + 1;
+    }
+}
+
+/// A value that is logged as absent.
+#[inline]
+fn missing(v: &[u8]) -> bool {
+    v.is_empty() || v == b"-"
+}
+
+/// nginx `combined` on a line without a backslash, as the walk over its items reads it (see
+/// [`Shape`]): the same field ends and values, all borrowed. `None` = the walk answers (a
+/// literal not found, a time or status that does not parse); then nothing has been written.
+fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
+    let b = line.as_bytes();
+    let addr_end = find_lit(b, 0, b" - ")?;
+    let user = addr_end + 3;
+    let user_end = find_lit(b, user, b" [")?;
+    let time = user_end + 2;
+    let time_end = find_lit(b, time, b"] \"")?;
+    let req = time_end + 3;
+    let req_end = find_lit(b, req, b"\" ")?;
+    let status = req_end + 2;
+    let status_end = status + find_byte(b' ', &b[status..])?;
+    let bytes = status_end + 1;
+    let bytes_end = find_lit(b, bytes, b" \"")?;
+    let referer = bytes_end + 2;
+    let referer_end = find_lit(b, referer, b"\" \"")?;
+    let agent = referer_end + 3;
+    // The closing quote ends the line, else the first quote after the agent's start.
+    let agent_end = if b.len() > agent && b[b.len() - 1] == b'"' {
+        b.len() - 1
+    } else {
+        agent + find_byte(b'"', &b[agent..])?
+    };
+    let t = &b[time..time_end];
+    let t = if missing(t) {
+        None
+    } else {
+        Some(Stamp::End(time::clf(t)?))
+    };
+    let st = &line[status..status_end];
+    let st = if missing(st.as_bytes()) {
+        None
+    } else {
+        Some(parse_status(st)?)
+    };
+    // Every end above is at an ASCII byte or the line's end: all char boundaries.
+    let text = |from: usize, to: usize| {
+        let v = &line[from..to];
+        (!missing(v.as_bytes())).then_some(Cow::Borrowed(v))
+    };
+    if let Some(v) = text(0, addr_end) {
+        f.client_ip = Some(v);
+    }
+    if let Some(v) = text(user, user_end) {
+        f.remote_user = Some(v);
+    }
+    if t.is_some() {
+        f.time = t;
+    }
+    f.request_line = Some(Cow::Borrowed(&line[req..req_end]));
+    if st.is_some() {
+        f.status = st;
+    }
+    if let Some(v) = text(agent, agent_end) {
+        f.user_agent = Some(v);
+    }
+    Some(agent_end + 1 < b.len())
+}
+
 fn set<'a>(slot: &mut Option<Text<'a>>, fmt: &'a LogFormat, v: &'a str, plain: bool) {
     if !(v.is_empty() || v == "-") {
         *slot = Some(fmt.decode(v, plain));
@@ -508,7 +655,8 @@ pub fn parse_status(v: &str) -> Option<u16> {
     if b.is_empty() || b.len() > 3 || !b.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    v.parse().ok()
+    // At most three digits: no overflow, and what `str::parse` gives (tested below).
+    Some(b.iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0')))
 }
 
 /// `b.starts_with(lit)` for the short literals of a format (`" "`, `" [`): a byte loop, where
@@ -614,6 +762,7 @@ impl Builder {
             syntax,
             escape,
             label,
+            shape: shape_of(&self.items),
             items: self.items,
             names: self.names,
         })
@@ -1154,6 +1303,163 @@ mod tests {
     use super::*;
 
     const COMBINED: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+
+    /// `parse_into` (straight-line `combined` first) against the walk over the items alone:
+    /// the same answer, fields and signal inputs.
+    fn same_as_walk(fmt: &LogFormat, line: &str) -> Result<(), String> {
+        let (mut f1, mut s1) = (Fields::default(), SignalInputs::default());
+        let r1 = fmt.parse_into(line, &mut f1, &mut s1);
+        let plain = fmt.escape == Escape::None || memchr(b'\\', line.as_bytes()).is_none();
+        let (mut f2, mut s2) = (Fields::default(), SignalInputs::default());
+        let r2 = fmt.walk_into(line, plain, &mut f2, &mut s2);
+        if r1 != r2 {
+            return Err(format!("{line:?}: {r1:?} vs {r2:?}"));
+        }
+        if r1.is_ok() {
+            let (a, b) = (format!("{f1:?} {s1:?}"), format!("{f2:?} {s2:?}"));
+            if a != b {
+                return Err(format!("{line:?}:\n{a}\n{b}"));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn status_is_what_str_parse_gives() {
+        for v in [
+            "", "0", "7", "00", "042", "200", "429", "999", "1000", "-", "2a", " 20", "+20",
+        ] {
+            let want = if v.is_empty() || v.len() > 3 || !v.bytes().all(|b| b.is_ascii_digit()) {
+                None
+            } else {
+                v.parse::<u16>().ok()
+            };
+            assert_eq!(parse_status(v), want, "{v:?}");
+        }
+        for n in 0..1000u16 {
+            for s in [format!("{n}"), format!("{n:03}")] {
+                assert_eq!(parse_status(&s), Some(n));
+            }
+        }
+    }
+
+    #[test]
+    fn only_combined_takes_the_straight_line_matcher() {
+        use super::super::nginx;
+        assert_eq!(nginx::combined().shape, Shape::Combined);
+        assert_eq!(
+            compile_nginx(COMBINED, Escape::Json, "t").unwrap().shape,
+            Shape::Combined
+        );
+        for f in [
+            nginx::main(),
+            nginx::upstreaminfo(),
+            nginx::traefik_clf(),
+            nginx::apache_common(),
+            nginx::apache_combined(),
+        ] {
+            assert_eq!(f.shape, Shape::Walk, "{}", f.label);
+        }
+        let other = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_x_api""#;
+        assert_eq!(
+            compile_nginx(other, Escape::Backslash, "t").unwrap().shape,
+            Shape::Walk
+        );
+    }
+
+    #[test]
+    fn straight_line_combined_matches_the_walk_on_samples() {
+        let lines = [
+            r#"85.181.35.98 - - [07/Dec/2016:11:05:07 +0100] "GET /ocelot HTTP/1.1" 200 571 "-" "Mozilla/5.0 (Macintosh)""#,
+            r#"10.0.3.37 - bob [01/May/2024:00:00:00 +0000] "GET /v1/x?y=1 HTTP/1.1" 429 0 "https://a.example/" "curl/8.0" trailing"#,
+            r#"- - - [-] "" - - "-" "-""#,
+            r#"1.2.3.4 - - [01/May/2024:00:00:00 +0000] "GET /a" b" HTTP/1.1" 200 1 "-" "ua "quoted" x""#,
+            r#"1.2.3.4 - - [01/May/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "ua"#,
+            r#"1.2.3.4 - - [01/May/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "#,
+            r#"1.2.3.4 - - [01/May/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" ""#,
+            r#"1.2.3.4 - - [not a time] "GET / HTTP/1.1" 200 1 "-" "ua""#,
+            r#"1.2.3.4 - - [01/May/2024:00:00:00 +0000] "GET / HTTP/1.1" 2000 1 "-" "ua""#,
+            r#"1.2.3.4 - - [01/May/2024:00:00:00 +0000] "GET /\x22 HTTP/1.1" 200 1 "-" "u\"a""#,
+            r#"1.2.3.4 - - [01/May/2024:00:00:00 +0000] "GET / HTTP/1.1" 200"#,
+            r#"1.2.3.4 -  - [01/May/2024:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "é""#,
+            "",
+            "-",
+        ];
+        for fmt in [
+            compile_nginx(COMBINED, Escape::Backslash, "t").unwrap(),
+            compile_nginx(COMBINED, Escape::Json, "t").unwrap(),
+            compile_nginx(COMBINED, Escape::None, "t").unwrap(),
+        ] {
+            for line in lines {
+                same_as_walk(&fmt, line).unwrap();
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Straight-line `combined` == the walk, on lines built from the layout's own pieces.
+        #[test]
+        fn straight_line_combined_is_the_walk(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(" - ".to_string()),
+                    proptest::strategy::Just(" [".to_string()),
+                    proptest::strategy::Just("] \"".to_string()),
+                    proptest::strategy::Just("\" ".to_string()),
+                    proptest::strategy::Just(" \"".to_string()),
+                    proptest::strategy::Just("\" \"".to_string()),
+                    proptest::strategy::Just("01/May/2024:00:00:07 +0000".to_string()),
+                    proptest::strategy::Just("GET /v1/x?y=1 HTTP/1.1".to_string()),
+                    proptest::strategy::Just("-".to_string()),
+                    "[0-9]{1,4}",
+                    r#"[ a-z0-9./\\\[\]"-]{0,12}"#,
+                ],
+                0..20,
+            ),
+            tail in proptest::option::of(r#"[ a-z"\\]{0,4}"#),
+        ) {
+            let mut line = parts.concat();
+            if let Some(t) = tail {
+                line.push_str(&t);
+            }
+            for esc in [Escape::Backslash, Escape::Json, Escape::None] {
+                let fmt = compile_nginx(COMBINED, esc, "t").unwrap();
+                if let Err(e) = same_as_walk(&fmt, &line) {
+                    return Err(proptest::test_runner::TestCaseError::fail(e));
+                }
+            }
+        }
+
+        /// Whole `combined` lines with random values, most of which match.
+        #[test]
+        fn straight_line_combined_is_the_walk_on_lines(
+            addr in "[0-9.a-f:-]{0,15}",
+            user in "[a-z -]{0,6}",
+            time in proptest::prop_oneof![
+                proptest::strategy::Just("01/May/2024:00:00:07 +0000".to_string()),
+                proptest::strategy::Just("-".to_string()),
+                "[0-9/A-Za-z: +\\]]{0,28}",
+            ],
+            req in r#"[A-Z]{0,4} [ /a-z?=&"\\]{0,20} HTTP/1\.[01]"#,
+            status in "[0-9-]{0,4}",
+            bytes in "[0-9 -]{0,5}",
+            referer in "[ a-z:/.\"-]{0,12}",
+            agent in r#"[ a-zA-Z/.();"\\]{0,20}"#,
+            end in proptest::prop_oneof![
+                proptest::strategy::Just("\"".to_string()),
+                proptest::strategy::Just(String::new()),
+                "\"[ a-z\"]{0,4}",
+            ],
+        ) {
+            let line = format!("{addr} - {user} [{time}] \"{req}\" {status} {bytes} \"{referer}\" \"{agent}{end}");
+            for esc in [Escape::Backslash, Escape::Json, Escape::None] {
+                let fmt = compile_nginx(COMBINED, esc, "t").unwrap();
+                if let Err(e) = same_as_walk(&fmt, &line) {
+                    return Err(proptest::test_runner::TestCaseError::fail(e));
+                }
+            }
+        }
+    }
 
     proptest::proptest! {
         /// The word-at-a-time search finds what memchr finds, at every length and offset.
