@@ -1138,29 +1138,25 @@ mod tests {
             let mut closed = Vec::new();
             type Seen = (u64, (u64, u64), u32, Vec<u64>);
             let mut seen: Vec<Seen> = Vec::new();
+            let row = |l: &Logical| -> Seen {
+                (
+                    l.id,
+                    l.order,
+                    l.client,
+                    l.attempts.iter().map(|a| a.seq).collect(),
+                )
+            };
             rotating_keys(2, 200, &mut |e, seq| {
                 linker.step(e, seq, None, 0.0, &mut closed);
                 for l in closed.drain(..) {
-                    seen.push((
-                        l.id,
-                        l.order,
-                        l.client,
-                        l.attempts.iter().map(|a| a.seq).collect(),
-                    ));
+                    seen.push(row(&l));
                     if recycle {
                         linker.recycle(l);
                     }
                 }
             });
             linker.finish(&mut closed);
-            for l in closed.drain(..) {
-                seen.push((
-                    l.id,
-                    l.order,
-                    l.client,
-                    l.attempts.iter().map(|a| a.seq).collect(),
-                ));
-            }
+            seen.extend(closed.drain(..).map(|l| row(&l)));
             seen
         };
         assert_eq!(run(true), run(false));
