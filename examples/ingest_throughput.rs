@@ -24,7 +24,7 @@ fn main() {
         path,
         &opts,
         &|r| (r.status == 429) as u8,
-        &mut |batch: Vec<u8>| limited += batch.iter().map(|&b| b as u64).sum::<u64>(),
+        &mut |batch: &mut Vec<u8>| limited += batch.iter().map(|&b| b as u64).sum::<u64>(),
     );
     let secs = started.elapsed().as_secs_f64();
     if let Some(e) = &summary.error {

@@ -45,7 +45,7 @@ fn baseline_of(
             .map(|(line, &t)| success(&names[i], line + 1, t))
             .collect();
         for batch in recs.chunks(ahead.max(1)) {
-            let mapped: Vec<Mapped> = batch
+            let mut mapped: Vec<Mapped> = batch
                 .iter()
                 .map(|r| {
                     let v = event::RecordView::of(r);
@@ -58,7 +58,7 @@ fn baseline_of(
                     event::map(r.clone(), i as u16, &shared)
                 })
                 .collect();
-            c.take(i, mapped);
+            c.take(i, &mut mapped);
         }
         c.finish_input(i).unwrap();
     }

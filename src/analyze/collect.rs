@@ -254,9 +254,10 @@ impl Collector {
         self.endpoints.name(ev.endpoint, names.endpoint);
     }
 
-    /// One batch of mapped requests of input `input`, in input order.
-    pub fn take(&mut self, input: usize, batch: Vec<Mapped>) {
-        for m in batch {
+    /// One batch of mapped requests of input `input`, in input order, taken out of `batch`
+    /// (its room goes back to the ingest workers).
+    pub fn take(&mut self, input: usize, batch: &mut Vec<Mapped>) {
+        for m in batch.drain(..) {
             self.one(input, m);
         }
     }

@@ -174,7 +174,7 @@ fn collect_records(requests: &[Request], given: Option<&[(usize, Attribution)]>)
                 }
             }
         }
-        c.take(i, vec![m]);
+        c.take(i, &mut vec![m]);
     }
     for i in 0..names.len() {
         let _ = c.finish_input(i);

@@ -739,8 +739,10 @@ struct Job {
 
 /// Parse and normalize one worker's lines: each becomes `view`'s item when it can (a record
 /// that only becomes an event), else `map`'s.
+#[allow(clippy::too_many_arguments)]
 fn work_lines<T>(
     job: Job,
+    items: Vec<T>,
     source: &Arc<str>,
     opts: &Options,
     schema: &Schema,
@@ -749,7 +751,10 @@ fn work_lines<T>(
     buffers: &Buffers,
 ) -> Done<T> {
     let Schema { wanted, paths } = schema;
-    let mut done = Done::default();
+    let mut done = Done {
+        items,
+        ..Done::default()
+    };
     done.items.reserve(job.lines);
     let mut line_no = job.first_line;
     let mut at = 0usize;
@@ -984,7 +989,7 @@ pub(crate) fn stream<T: Send>(
     opts: &Options,
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
-    sink: &mut dyn FnMut(Done<T>),
+    sink: &mut dyn FnMut(&mut Done<T>),
 ) -> Tail {
     let schema = Schema {
         wanted: wanted_fields(&opts.field_map),
@@ -994,7 +999,7 @@ pub(crate) fn stream<T: Send>(
     let error = pipeline::run(
         pipeline::workers(opts.threads),
         |feed| split_lines(&mut *reader, feed, &buffers),
-        &|job| work_lines(job, source, opts, &schema, map, view, &buffers),
+        &|job, items| work_lines(job, items, source, opts, &schema, map, view, &buffers),
         sink,
     );
     Tail {

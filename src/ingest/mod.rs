@@ -201,21 +201,21 @@ fn empty_input_error(format: Format, records: usize, skipped: usize) -> Option<S
 
 /// Counts what passes from a format reader to the caller's sink.
 struct Tally<'s, T> {
-    sink: &'s mut dyn FnMut(Vec<T>),
+    sink: &'s mut dyn FnMut(&mut Vec<T>),
     records: usize,
     skipped: usize,
     warnings: Warnings,
 }
 
 impl<T> Tally<'_, T> {
-    fn take(&mut self, done: pipeline::Done<T>) {
-        for w in done.warnings {
+    fn take(&mut self, done: &mut pipeline::Done<T>) {
+        for w in done.warnings.drain(..) {
             self.warnings.push(w);
         }
         self.skipped += done.skipped;
         self.records += done.items.len();
         if !done.items.is_empty() {
-            (self.sink)(done.items);
+            (self.sink)(&mut done.items);
         }
     }
 }
@@ -225,14 +225,15 @@ impl<T> Tally<'_, T> {
 /// Records are normalized and redacted on worker threads; `map` runs there too (turn a
 /// [`Request`] into whatever the caller keeps), and `sink` receives the mapped records in
 /// batches on the calling thread, in input order (entry order for a HAR, line order for
-/// JSON lines). Memory stays bounded by a few jobs in flight, whatever the input's size.
+/// JSON lines); it takes them out of the batch (`drain`, `append`), whose room goes back to
+/// the workers. Memory stays bounded by a few jobs in flight, whatever the input's size.
 /// Problems are in the returned summary: counted warnings with their locations, and `error`
 /// when reading stopped early (everything before it was streamed).
 pub fn stream_input<T: Send>(
     path: &str,
     opts: &Options,
     map: &(dyn Fn(Request) -> T + Sync),
-    sink: &mut dyn FnMut(Vec<T>),
+    sink: &mut dyn FnMut(&mut Vec<T>),
 ) -> InputSummary {
     stream_input_with(path, opts, map, None, sink)
 }
@@ -326,7 +327,7 @@ pub fn stream_input_with<T: Send>(
     opts: &Options,
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
-    sink: &mut dyn FnMut(Vec<T>),
+    sink: &mut dyn FnMut(&mut Vec<T>),
 ) -> InputSummary {
     let source: Arc<str> = Arc::from(path);
     let failed = |format: Option<Format>, msg: String| InputSummary {
@@ -396,7 +397,7 @@ pub fn stream_input_with<T: Send>(
     });
     let view: Option<ViewMap<'_, T>> = watched_view.as_ref().map(|w| w as &dyn Views<T>);
     let tail = {
-        let mut take = |d: pipeline::Done<T>| tally.take(d);
+        let mut take = |d: &mut pipeline::Done<T>| tally.take(d);
         match format {
             Format::Har => har::stream(
                 opened.into_plain_reader(),
@@ -438,7 +439,7 @@ pub fn stream_input_with<T: Send>(
 /// Read one input (a path, or `-` for stdin) into a `Vec`, for callers that want every record.
 pub fn read_input(path: &str, opts: &Options) -> Ingested {
     let mut requests = Vec::new();
-    let summary = stream_input(path, opts, &|r| r, &mut |batch| requests.extend(batch));
+    let summary = stream_input(path, opts, &|r| r, &mut |batch| requests.append(batch));
     Ingested { summary, requests }
 }
 
@@ -451,11 +452,11 @@ pub fn read_inputs(paths: &[String], opts: &Options) -> Vec<Ingested> {
 /// format modules, for tests and callers that hold an open reader).
 pub(crate) fn collect(
     format: Format,
-    stream: impl FnOnce(&mut dyn FnMut(pipeline::Done<Request>)) -> Tail,
+    stream: impl FnOnce(&mut dyn FnMut(&mut pipeline::Done<Request>)) -> Tail,
 ) -> ReadOutcome {
     let mut requests = Vec::new();
     let mut tally = Tally {
-        sink: &mut |batch: Vec<Request>| requests.extend(batch),
+        sink: &mut |batch: &mut Vec<Request>| requests.append(batch),
         records: 0,
         skipped: 0,
         warnings: Warnings::default(),
@@ -520,7 +521,7 @@ mod tests {
                 },
                 &mut |batch| {
                     batches += 1;
-                    got.extend(batch)
+                    got.append(batch)
                 },
             );
             assert!(summary.error.is_none(), "{:?}", summary.error);

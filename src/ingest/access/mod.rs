@@ -511,6 +511,7 @@ enum Job {
 
 fn work<T>(
     job: Job,
+    mut items: Vec<T>,
     source: &Arc<str>,
     opts: &Options,
     map: &(dyn Fn(Request) -> T + Sync),
@@ -520,7 +521,7 @@ fn work<T>(
     let (parser, text, first_line) = match job {
         Job::Note(w, skips) => {
             return Done {
-                items: Vec::new(),
+                items,
                 warnings: vec![w],
                 skipped: skips,
             }
@@ -531,8 +532,9 @@ fn work<T>(
             first_line,
         } => (parser, text, first_line),
     };
+    items.reserve(text.len() / 160 + 1);
     let mut done = Done {
-        items: Vec::with_capacity(text.len() / 160 + 1),
+        items,
         ..Done::default()
     };
     let mut reqs = Vec::with_capacity(1);
@@ -746,7 +748,7 @@ pub(crate) fn stream<T: Send>(
     format: Format,
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
-    sink: &mut dyn FnMut(Done<T>),
+    sink: &mut dyn FnMut(&mut Done<T>),
 ) -> Tail {
     let prefix = match reader.fill_buf() {
         Ok(b) => b.to_vec(),
@@ -777,7 +779,7 @@ pub(crate) fn stream<T: Send>(
     };
     if let Kind::Text { format: f, .. } = &parser.kind {
         if !f.has_time() {
-            sink(Done {
+            sink(&mut Done {
                 warnings: vec![warn(
                     source,
                     None,
@@ -793,7 +795,7 @@ pub(crate) fn stream<T: Send>(
     let error = pipeline::run(
         pipeline::workers(opts.threads),
         |feed| produce(&mut *reader, parser, source, &pool, feed),
-        &|job| work(job, source, opts, map, view, &pool),
+        &|job, items| work(job, items, source, opts, map, view, &pool),
         sink,
     );
     Tail { creator, error }

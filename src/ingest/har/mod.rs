@@ -111,7 +111,7 @@ pub(crate) fn stream<T: Send>(
     jsonp: bool,
     map: &(dyn Fn(Request) -> T + Sync),
     view: Option<ViewMap<'_, T>>,
-    sink: &mut dyn FnMut(Done<T>),
+    sink: &mut dyn FnMut(&mut Done<T>),
 ) -> Tail {
     if jsonp {
         if let Err(e) = skip_jsonp_prefix(&mut reader) {
@@ -120,7 +120,7 @@ pub(crate) fn stream<T: Send>(
                 error: Some(format!("cannot read: {e}")),
             };
         }
-        sink(Done {
+        sink(&mut Done {
             warnings: vec![warn(
                 source,
                 None,
@@ -141,8 +141,11 @@ pub(crate) fn stream<T: Send>(
     // Errors met by workers in entries taken whole, by job: (entry index, error).
     let stops: Mutex<BTreeMap<u64, (usize, ScanError)>> = Mutex::new(BTreeMap::new());
     let may_view = |status: u16, url: &str| view.is_some_and(|v| v.may_view(status, false, url));
-    let work = |mut job: walk::Job| {
-        let mut done = Done::default();
+    let work = |mut job: walk::Job, items: Vec<T>| {
+        let mut done = Done {
+            items,
+            ..Done::default()
+        };
         for note in job.file_notes {
             done.warnings.push(warn(source, None, note));
         }
@@ -219,7 +222,7 @@ pub(crate) fn stream<T: Send>(
         workers,
         |feed| walk::walk(reader, &handoff, feed),
         &work,
-        &mut |d: Done<T>| {
+        &mut |d: &mut Done<T>| {
             // After a worker's error, nothing the walk read later counts.
             if stopped.is_some() {
                 return;
@@ -257,7 +260,7 @@ pub(crate) fn stream<T: Send>(
     });
     if let Some(v) = &walked.version {
         if !matches!(v.trim(), "1.1" | "1.2" | "1.3") {
-            sink(Done {
+            sink(&mut Done {
                 warnings: vec![warn(
                     source,
                     None,
@@ -825,8 +828,8 @@ mod tests {
                     &|r| format!("{:?}", RecordView::of(&r)),
                     with_view.then_some(&view as ViewMap<'_, String>),
                     &mut |d| {
-                        items.extend(d.items);
-                        warnings.extend(d.warnings.into_iter().map(|w| w.message));
+                        items.append(&mut d.items);
+                        warnings.extend(d.warnings.drain(..).map(|w| w.message));
                     },
                 );
                 (items, warnings, tail.error)
@@ -861,8 +864,8 @@ mod tests {
             &|r| format!("{r:?}"),
             None,
             &mut |d| {
-                items.extend(d.items);
-                warnings.extend(d.warnings.into_iter().map(|w| format!("{w:?}")));
+                items.append(&mut d.items);
+                warnings.extend(d.warnings.drain(..).map(|w| format!("{w:?}")));
             },
         );
         (items, warnings, tail)
