@@ -152,6 +152,8 @@ impl Starts {
     }
 }
 
+pub mod pack;
+
 /// Encoded size of an [`Event`].
 pub const EVENT_BYTES: usize = 64;
 

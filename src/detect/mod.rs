@@ -3,7 +3,7 @@
 //! # How the detectors run
 //!
 //! Every detector reads the requests **once, in time order, with bounded state**: the
-//! analysis replays the compact events ([`crate::analyze::event::Event`], 64 bytes each) of all
+//! analysis replays the compact events ([`crate::analyze::event::Event`], 64 bytes, held packed) of all
 //! inputs merged by time, and hands each timed request to every detector as a [`Step`]: the
 //! event, its place in the merged order, and where it stands among its logical operation's
 //! attempts ([`link::Linked`]: first attempt or retry, and the attempt before it). When a
