@@ -148,6 +148,12 @@ impl Headers {
         self.lens.is_empty()
     }
 
+    /// Empty, keeping the room (a reader that fills one map line after line).
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.lens.clear();
+    }
+
     /// Release spare capacity once a record is complete.
     pub fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();

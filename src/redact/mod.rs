@@ -585,6 +585,11 @@ impl Redactor {
         self.text_cow(text, 0).into_owned()
     }
 
+    /// [`Redactor::text`], borrowed back when nothing in it is secret (most log fields).
+    pub fn text_borrowing<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.text_cow(text, 0)
+    }
+
     /// Redact then cut to at most `max` bytes at a char boundary. A token cut in half at the end
     /// is dropped, so a truncated secret cannot leak its prefix.
     pub fn excerpt(&self, text: &str, max: usize) -> String {

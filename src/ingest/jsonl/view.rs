@@ -1,0 +1,143 @@
+//! A line's [`RecordView`] built straight from its parsed fields, without its [`Request`].
+//!
+//! Most lines of a log are successes that only become an event (see
+//! [`crate::analyze::event::map_view`]). Building, then dropping, a full record for each cost
+//! more than reading the line (the record's strings and header maps, a shared `Arc` clone per
+//! line, the view taken from it). Here the same field readers as [`super::normalize`] fill a
+//! view whose strings borrow from the line or from a [`Scratch`] reused line after line. A
+//! line that would warn is left to the full record, so warnings come from one place; a test
+//! holds the view to `RecordView::of` the full record of every line it takes.
+//!
+//! [`Request`]: crate::model::Request
+
+use super::{
+    body_fingerprint, caps, field, fill_headers, find, found_text, key_id_credential, raw_url_of,
+    read_duration, read_status, read_time, response_header_cap, Paths, RawHeader, VIEW_REQUEST,
+    VIEW_RESPONSE,
+};
+use crate::analyze::event::{self, RecordView, Signals, ViewHint};
+use crate::ingest::lazy::Obj;
+use crate::ingest::Options;
+use crate::model::{Headers, Position};
+use std::borrow::Cow;
+
+/// What a worker reuses from one line's view to the next: the header maps a view reads and
+/// the warnings of the line being read (which send it to the full record).
+#[derive(Default)]
+pub(super) struct Scratch {
+    request: Headers,
+    response: Headers,
+    warns: Vec<String>,
+}
+
+/// Build the view of line `n` and hand it to `take`, with the hint `decide` gave for its status
+/// and redacted URL. `None`, before `take` is called, when the line needs its full record:
+/// `decide` says so (`None`), its status is no success, or reading it warned.
+pub(super) fn with_view<R>(
+    n: usize,
+    o: &Obj<'_>,
+    opts: &Options,
+    map: &Paths,
+    s: &mut Scratch,
+    decide: impl FnOnce(u16, &str) -> Option<ViewHint>,
+    take: impl FnOnce(&RecordView<'_>, ViewHint) -> R,
+) -> Option<R> {
+    let red = &opts.redactor;
+    let Scratch {
+        request,
+        response,
+        warns,
+    } = s;
+    warns.clear();
+    let started = read_time(o, map, red, warns);
+    let method = found_text(o, field::METHOD, map, caps::METHOD, warns).map(|m| red.method(&m));
+    let raw_url = raw_url_of(o, map, warns);
+    let url = red.url_cow(&raw_url);
+    let status = read_status(o, map, warns);
+    let duration_ms = read_duration(o, map, warns);
+    if !warns.is_empty() || !(200..400).contains(&status) {
+        return None;
+    }
+    let hint = decide(status, &url)?;
+
+    request.clear();
+    response.clear();
+    let mut raw_req: Vec<RawHeader<'_>> = Vec::new();
+    if let Some((h, f)) = find(o, field::REQUEST_HEADERS, map) {
+        let cap = crate::ingest::har::REQUEST_HEADER_VALUE_MAX;
+        fill_headers(
+            request,
+            &h,
+            red,
+            Some(&mut raw_req),
+            cap,
+            VIEW_REQUEST,
+            warns,
+            f,
+        );
+    }
+    if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
+        let cap = response_header_cap(status);
+        fill_headers(response, &h, red, None, cap, VIEW_RESPONSE, warns, f);
+    }
+    // A Retry-After field is read only for its warnings: no view reads a success's Retry-After.
+    if !response.contains("retry-after") {
+        found_text(o, field::RETRY_AFTER, map, caps::LABEL, warns);
+    }
+    let body_fingerprint = body_fingerprint(o, red);
+    let client = found_text(o, field::CLIENT, map, caps::IDENTITY, warns);
+    let client = client.as_deref().map(|c| red.text_borrowing(c));
+    let client_ip = found_text(o, field::CLIENT_IP, map, caps::IDENTITY, warns);
+    let client_ip = client_ip.as_deref().map(|ip| red.text_borrowing(ip));
+    let ua_header = request.get("user-agent");
+    let ua_field = match ua_header {
+        None => found_text(o, field::USER_AGENT, map, caps::IDENTITY, warns),
+        Some(_) => None,
+    };
+    let ua_field = ua_field.as_deref().map(|u| red.text_borrowing(u));
+    let credential = red
+        .credential(
+            raw_req.iter().map(|(n, v)| (n.as_ref(), v.as_ref())),
+            &raw_url,
+        )
+        .or_else(|| key_id_credential(o, red, warns));
+    if !warns.is_empty() {
+        return None;
+    }
+    // The client hints `har::client_hints` derives from the redacted request headers.
+    let forwarded_for = request
+        .get("x-forwarded-for")
+        .and_then(|v| v.split(',').next())
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let origin: Option<Cow<'_, str>> = request
+        .get("origin")
+        .filter(|o| !o.is_empty() && *o != "null")
+        .map(Cow::Borrowed)
+        .or_else(|| {
+            request
+                .get("referer")
+                .and_then(crate::http::url::origin)
+                .map(Cow::Owned)
+        });
+    let view = RecordView {
+        position: Position::Line(n),
+        started,
+        duration_ms,
+        status,
+        method: method.as_deref().unwrap_or(""),
+        url: &url,
+        client: client.as_deref(),
+        user_agent: ua_header.filter(|u| !u.is_empty()).or(ua_field.as_deref()),
+        client_ip: client_ip.as_deref().or(forwarded_for),
+        pageref: None,
+        origin: origin.as_deref(),
+        credential: credential.as_deref(),
+        idempotency_key: crate::detect::logical::idempotency_key(request).map(|(_, v)| v),
+        body_fingerprint: body_fingerprint.as_deref(),
+        header_limit: event::stated_limit(response, started),
+        layer_signal: false,
+        signals: Signals::default(),
+    };
+    Some(take(&view, hint))
+}
