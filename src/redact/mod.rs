@@ -329,7 +329,16 @@ impl Redactor {
         if blank(value) {
             return Cow::Borrowed(value);
         }
-        match cached_header_rule(name) {
+        self.header_cow_by_rule(cached_header_rule(name), value)
+    }
+
+    /// [`Redactor::header_cow`] for a reader that already knows the name's [`header_rule`]
+    /// (it remembers its own per name, so the name is looked up once, not twice).
+    pub fn header_cow_by_rule<'a>(&self, rule: HeaderRule, value: &'a str) -> Cow<'a, str> {
+        if blank(value) {
+            return Cow::Borrowed(value);
+        }
+        match rule {
             HeaderRule::Authorization | HeaderRule::Authenticate => {
                 Cow::Owned(self.authorization(value))
             }

@@ -9,7 +9,7 @@ use super::{warn, Options, ReadOutcome, Tail, ViewMap};
 use crate::analyze::event::{self, RecordView};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
 use crate::model::{Headers, Location, Position, Request, Warning};
-use crate::redact::Redactor;
+use crate::redact::{HeaderRule, Redactor};
 use std::borrow::Cow;
 use std::io::BufRead;
 use std::sync::Arc;
@@ -370,12 +370,12 @@ fn fill_headers<'a>(
 ) {
     let mut push = |full_name: &Cow<'a, str>, value: &Node<'a>, warns: &mut Vec<String>| {
         let name = caps::bounded(full_name, caps::HEADER_NAME, "a header name", warns);
-        let class = name_class(name);
+        let NameInfo { class, rule } = name_info(name);
         let for_credential = raw.is_some() && class & CREDENTIAL != 0;
         let kept = class & keep != 0;
         let mut one = |val: Cow<'a, str>| {
             if kept {
-                h.push_capped(name, redactor.header_cow(name, &val), cap);
+                h.push_capped(name, redactor.header_cow_by_rule(rule, &val), cap);
             }
             if for_credential {
                 if let Some(raw) = raw.as_deref_mut() {
@@ -474,7 +474,7 @@ fn parse_duration(v: &Node<'_>, field: &str) -> Option<f64> {
     }
 }
 
-/// Which header names [`headers_of`] keeps: the [`name_class`] bits any one of which keeps a
+/// Which header names [`fill_headers`] keeps: the [`classify`] bits any one of which keeps a
 /// name ([`EVERY_NAME`] keeps all).
 type NameFilter = u8;
 
@@ -493,7 +493,7 @@ fn view_response_header(name: &str) -> bool {
     event::is_limit_header(name) || name.eq_ignore_ascii_case("retry-after")
 }
 
-/// Every question [`headers_of`] asks of a header name, answered by the functions that own them.
+/// Every question [`fill_headers`] asks of a header name, answered by the functions that own them.
 fn classify(name: &str) -> u8 {
     let mut c = EVERY_NAME;
     if Redactor::may_carry_credential(name) {
@@ -508,37 +508,68 @@ fn classify(name: &str) -> u8 {
     c
 }
 
-/// Distinct header names whose [`classify`] one thread remembers (then it starts over), and
-/// the longest name remembered.
-const NAME_CLASS_CACHE: usize = 1024;
-const NAME_CLASS_MAX_LEN: usize = 64;
+/// Slots of the per-thread name table (a power of two), and the longest name it holds.
+const NAME_SLOTS: usize = 256;
+const NAME_CLASS_MAX_LEN: usize = 48;
 
-thread_local! {
-    static NAME_CLASSES: std::cell::RefCell<
-        std::collections::HashMap<Box<str>, u8, foldhash::fast::FixedState>,
-    > = Default::default();
+/// What [`fill_headers`] needs to know of one header name: its [`classify`] bits and its
+/// redaction rule.
+#[derive(Clone, Copy)]
+struct NameInfo {
+    class: u8,
+    rule: HeaderRule,
 }
 
-/// [`classify`], remembered per distinct name: a log repeats the same few header names on
-/// every line, and the substring checks cost more than a lookup.
-fn name_class(name: &str) -> u8 {
-    if name.len() > NAME_CLASS_MAX_LEN {
-        return classify(name);
+fn name_info_of(name: &str) -> NameInfo {
+    NameInfo {
+        class: classify(name),
+        rule: crate::redact::header_rule(name),
     }
-    NAME_CLASSES
-        .try_with(|c| {
-            let mut c = c.borrow_mut();
-            if let Some(&k) = c.get(name) {
-                return k;
+}
+
+/// One remembered name (its bytes, to tell it from another name in the same slot).
+#[derive(Clone, Copy)]
+struct NameSlot {
+    len: u8,
+    name: [u8; NAME_CLASS_MAX_LEN],
+    info: NameInfo,
+}
+
+thread_local! {
+    static NAME_INFO: std::cell::RefCell<Vec<NameSlot>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`name_info_of`], remembered per distinct name in a direct-mapped table (a miss overwrites
+/// the slot): a log repeats the same few header names on every line, and the substring checks
+/// cost more than a hash and one comparison.
+fn name_info(name: &str) -> NameInfo {
+    let b = name.as_bytes();
+    if b.is_empty() || b.len() > NAME_CLASS_MAX_LEN {
+        return name_info_of(name);
+    }
+    NAME_INFO
+        .try_with(|t| {
+            let mut t = t.borrow_mut();
+            if t.is_empty() {
+                let empty = NameSlot {
+                    len: 0,
+                    name: [0; NAME_CLASS_MAX_LEN],
+                    info: name_info_of(""),
+                };
+                t.resize(NAME_SLOTS, empty);
             }
-            let k = classify(name);
-            if c.len() >= NAME_CLASS_CACHE {
-                c.clear();
+            let at = std::hash::BuildHasher::hash_one(&foldhash::fast::FixedState::default(), b)
+                as usize
+                & (NAME_SLOTS - 1);
+            let slot = &mut t[at];
+            if slot.name[..slot.len as usize] != *b {
+                slot.len = b.len() as u8;
+                slot.name[..b.len()].copy_from_slice(b);
+                slot.info = name_info_of(name);
             }
-            c.insert(name.into(), k);
-            k
+            slot.info
         })
-        .unwrap_or_else(|_| classify(name))
+        .unwrap_or_else(|_| name_info_of(name))
 }
 
 /// The record's start, from the first time field; a missing or unreadable one is a warning.
@@ -1105,24 +1136,29 @@ mod tests {
             "Retry-After",
             "Content-Type",
             "x-csrf-token",
+            "Cookie",
+            "Referer",
             "",
             long.as_str(),
         ];
+        let check = |n: &str| {
+            let NameInfo { class: c, rule } = name_info(n);
+            assert_eq!(c, classify(n), "{n}");
+            assert_eq!(rule, crate::redact::header_rule(n), "{n}");
+            assert_ne!(c & EVERY_NAME, 0);
+            assert_eq!(c & CREDENTIAL != 0, Redactor::may_carry_credential(n));
+            assert_eq!(c & VIEW_REQUEST != 0, event::is_view_request_header(n));
+            assert_eq!(c & VIEW_RESPONSE != 0, view_response_header(n));
+        };
         for _ in 0..2 {
-            for n in names {
-                let c = name_class(n);
-                assert_eq!(c, classify(n), "{n}");
-                assert_ne!(c & EVERY_NAME, 0);
-                assert_eq!(c & CREDENTIAL != 0, Redactor::may_carry_credential(n));
-                assert_eq!(c & VIEW_REQUEST != 0, event::is_view_request_header(n));
-                assert_eq!(c & VIEW_RESPONSE != 0, view_response_header(n));
-            }
+            names.iter().for_each(|n| check(n));
         }
-        // Past the cache's size it starts over and still answers the same.
-        for i in 0..NAME_CLASS_CACHE + 10 {
-            let n = format!("x-h{i}-token");
-            assert_eq!(name_class(&n), classify(&n));
+        // More names than slots, so slots are overwritten: still the same answers, then and
+        // for the names seen first.
+        for i in 0..NAME_SLOTS * 3 {
+            check(&format!("x-h{i}-token"));
         }
+        names.iter().for_each(|n| check(n));
     }
     use std::io::Cursor;
 
