@@ -823,9 +823,20 @@ pub fn is_view_request_header(name: &str) -> bool {
 /// Response header names [`stated_limit`] reads (every rate-limit family's name holds
 /// "limit"): a parser taking the view path needs to redact and keep only these.
 pub fn is_limit_header(name: &str) -> bool {
-    name.as_bytes()
-        .windows(5)
-        .any(|w| w.eq_ignore_ascii_case(b"limit"))
+    limit_and_reset(name).0
+}
+
+/// Whether a header name holds "limit" and whether it holds "reset" (any case), in one pass
+/// over its bytes: [`stated_limit`] asks both of every response header. `b | 0x20` folds
+/// exactly the ASCII letters it is compared with, as `eq_ignore_ascii_case` does.
+fn limit_and_reset(name: &str) -> (bool, bool) {
+    let (mut limit, mut reset) = (false, false);
+    for w in name.as_bytes().windows(5) {
+        let f: [u8; 5] = std::array::from_fn(|i| w[i] | 0x20);
+        limit |= &f == b"limit";
+        reset |= &f == b"reset";
+    }
+    (limit, reset)
 }
 
 /// Distinct rate-limit header sets whose stated limit one thread remembers (then it starts over).
@@ -859,11 +870,12 @@ pub fn stated_limit(
     let remembered: Result<Option<Option<(u64, u64)>>, ()> = STATED_LIMITS.with(|c| {
         let (cache, key) = &mut *c.borrow_mut();
         key.clear();
-        for (n, v) in h.iter().filter(|(n, _)| is_limit_header(n)) {
-            if n.as_bytes()
-                .windows(5)
-                .any(|w| w.eq_ignore_ascii_case(b"reset"))
-            {
+        for (n, v) in h.iter() {
+            let (limit, reset) = limit_and_reset(n);
+            if !limit {
+                continue;
+            }
+            if reset {
                 return Err(());
             }
             key.push_str(n);
@@ -1558,5 +1570,34 @@ mod tests {
         assert_eq!(d.method(), Method::Post);
         assert!(d.limited());
         assert_eq!(d.t_ns, 999);
+    }
+
+    #[test]
+    fn limit_and_reset_is_both_substring_checks() {
+        let by_definition = |n: &str, word: &[u8]| {
+            n.as_bytes()
+                .windows(5)
+                .any(|w| w.eq_ignore_ascii_case(word))
+        };
+        for n in [
+            "X-RateLimit-Limit",
+            "x-ratelimit-reset",
+            "RATELIMIT-RESET",
+            "ratelimit-policy",
+            "Retry-After",
+            "limit",
+            "limi",
+            "",
+            "x-l\u{ef}mit",
+            "x-LIMIT-r\u{c9}set",
+            "[imit{eset",
+            "LIMIt-ReSeT",
+        ] {
+            assert_eq!(
+                limit_and_reset(n),
+                (by_definition(n, b"limit"), by_definition(n, b"reset")),
+                "{n}"
+            );
+        }
     }
 }
