@@ -196,7 +196,7 @@ struct Prepared {
     /// Hosts busiest rate-limited first (the summary's order).
     host_order: Vec<String>,
     /// Position in the report's rate-limited list, by row id.
-    listed: Vec<Option<usize>>,
+    listed: Vec<Option<u32>>,
 }
 
 fn prepare(
@@ -204,7 +204,8 @@ fn prepare(
     attribute: &Attribute,
     limit_option: Option<crate::units::Rate>,
 ) -> Prepared {
-    c.rows.sort();
+    c.rows
+        .sort(|ev| event::sample_key(ev.t_us, ev.t_ns, ev.loc, &c.ranks));
     let hosts: Vec<String> = (0..c.hosts.len() as u32)
         .map(|h| c.host_name(h).to_string())
         .collect();
@@ -325,7 +326,7 @@ fn prepare(
     }
     let mut listed = vec![None; c.rows.rows.len()];
     for (pos, &row) in c.rows.order.iter().enumerate() {
-        listed[row as usize] = Some(pos);
+        listed[row as usize] = Some(pos as u32);
     }
     let host_order = summary(c, &hosts)
         .hosts
@@ -586,7 +587,8 @@ fn run_detectors(
             if let (true, Some(t)) = (primary, t) {
                 let listed = (ev.limited() && ev.detail != event::NONE)
                     .then(|| p.listed.get(ev.detail as usize).copied().flatten())
-                    .flatten();
+                    .flatten()
+                    .map(|pos| pos as usize);
                 next.observe(t, ev.op, listed);
             }
             let linker = linkers
@@ -781,7 +783,7 @@ fn overview_second_pass(
     let Some(t) = started else { return };
     let layer = ev
         .limited()
-        .then(|| cx.facts(ev).map(|f| f.layer))
+        .then(|| cx.facts(ev).map(|f| f.layer()))
         .flatten();
     b.second_pass(t, ev.host, cx.host(ev.host), layer, ev.duration_ms());
 }
@@ -840,11 +842,11 @@ fn finish(
             .or_insert_with(|| HostEvidence::new(Some(p.hosts[row.ev.host as usize].clone())));
         e.limited.observe(evidence::Limited {
             time: row.ev.started(),
-            quota: f.quota,
+            quota: f.quota(),
             limits: f.limits(),
             retry_after: &row.retry_after,
             caller: row.ev.op,
-            layer: f.layer,
+            layer: f.layer(),
             vendor: f.vendor(),
             same_site: row.cors.as_deref().is_some_and(|c| c.same_site()),
         });
