@@ -22,12 +22,20 @@ pub mod spill;
 
 use pool::Pool;
 
-/// One kept response. Held until the report is built, one per 429: only what the replays
-/// read (its place in the merged order is computed from `ev` when sorting, the record is in
-/// [`Rows::records`] until attribution).
+/// One kept response. Held until the report is built, one per 429, so only what is read of it
+/// once the event itself has gone to the replays: its start and location (its place in the
+/// merged order, computed when sorting), host, client and operation. The record is in
+/// [`Rows::records`] until attribution.
 #[derive(Debug)]
 pub struct Row {
-    pub ev: Event,
+    /// [`Event::t_us`], [`Event::t_ns`], [`Event::loc`] of the response.
+    t_us: i64,
+    t_ns: u16,
+    loc: u64,
+    pub host: u32,
+    pub client: u32,
+    /// [`Event::op`].
+    pub op: u64,
     pub kind: Kept,
     /// Shared with the report's row.
     pub retry_after: Arc<RetryAfter>,
@@ -73,6 +81,13 @@ impl std::hash::Hash for Facts {
     }
 }
 
+impl Row {
+    /// [`Event::started`] of the response.
+    pub fn started(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        super::event::started_at(self.t_us, self.t_ns)
+    }
+}
+
 impl Facts {
     pub fn quota(&self) -> Quota {
         self.attribution.quota
@@ -115,10 +130,13 @@ impl Rows {
     pub fn push(&mut self, ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
         let id = self.rows.len() as u32;
         let retry_after = self.share(retry_after::from_headers(&r.response_headers, r.started));
-        let mut ev = *ev;
-        ev.detail = id;
         self.rows.push(Row {
-            ev,
+            t_us: ev.t_us,
+            t_ns: ev.t_ns,
+            loc: ev.loc,
+            host: ev.host,
+            client: ev.client,
+            op: ev.op,
             kind,
             retry_after,
             cors: attribute::cors::of(&r).map(Box::new),
@@ -164,13 +182,16 @@ impl Rows {
     /// Order the rate-limited rows by `key` (the merged order, untimed last). Every row is in:
     /// the spare room of the grown vectors is given back (a quarter of it on average, for the
     /// rest of the run).
-    pub fn sort(&mut self, key: impl Fn(&Event) -> SampleKey) {
+    pub fn sort(&mut self, key: impl Fn(i64, u16, u64) -> SampleKey) {
         self.rows.shrink_to_fit();
         self.records.shrink_to_fit();
         let mut order: Vec<u32> = (0..self.rows.len() as u32)
             .filter(|&i| self.rows[i as usize].kind == Kept::Limited)
             .collect();
-        order.sort_by_cached_key(|&i| key(&self.rows[i as usize].ev));
+        order.sort_by_cached_key(|&i| {
+            let r = &self.rows[i as usize];
+            key(r.t_us, r.t_ns, r.loc)
+        });
         self.order = order;
     }
 
@@ -200,7 +221,7 @@ impl Rows {
             .into_iter()
             .map(|(outer, inner)| {
                 let row = &self.rows[ids[inner] as usize];
-                (ids[outer], (Box::new(refs[inner].clone()), row.ev.host))
+                (ids[outer], (Box::new(refs[inner].clone()), row.host))
             })
             .collect()
     }
@@ -231,7 +252,7 @@ impl Rows {
             let records = &records;
             let record = |i: u32| {
                 let row = &rows[i as usize];
-                records.get(&i).map(|r| (&**r, row.ev.host))
+                records.get(&i).map(|r| (&**r, row.host))
             };
             // 1. Keys, on the workers.
             let keys: Vec<(u32, Option<Vec<u8>>)> = chunk
