@@ -94,9 +94,10 @@ pub struct RateLimited {
     #[serde(flatten)]
     pub position: Position,
     pub time: Option<DateTime<Utc>>,
-    pub method: String,
+    /// Shared between rows that repeat it, as `url`.
+    pub method: Arc<str>,
     /// Redacted URL.
-    pub url: String,
+    pub url: Arc<str>,
     pub status: u16,
     /// Shared with the analysis's kept row.
     pub retry_after: Arc<RetryAfter>,

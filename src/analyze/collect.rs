@@ -352,7 +352,7 @@ impl Collector {
                 if (200..400).contains(&ev.status) {
                     self.sample(key, &ev, keys.host, r.clone());
                 }
-                ev.detail = self.rows.push(key, &ev, kind, r);
+                ev.detail = self.rows.push(&ev, kind, r);
             }
             Some((Kept::Baseline, r)) => self.sample(key, &ev, keys.host, r),
             None => {}

@@ -110,6 +110,19 @@ pub struct Event {
     _pad: u16,
 }
 
+/// The start of an event at `t_us` (µs; [`Event::UNTIMED`]: none) and `t_ns` (0..1000 ns):
+/// [`Event::started`], and that of a kept row, which holds these two fields only.
+pub fn started_at(t_us: i64, t_ns: u16) -> Option<DateTime<Utc>> {
+    if t_us == Event::UNTIMED {
+        return None;
+    }
+    let t = DateTime::from_timestamp_micros(t_us)?;
+    Some(match t_ns {
+        0 => t,
+        ns => t + chrono::Duration::nanoseconds(ns as i64),
+    })
+}
+
 /// [`Event::started`] for events in time order: the calendar date of the last day seen is
 /// kept (most events share it), the rest is chrono's own construction, so the result is the same.
 #[derive(Debug, Default)]
@@ -193,14 +206,7 @@ impl Event {
     }
 
     pub fn started(&self) -> Option<DateTime<Utc>> {
-        if !self.timed() {
-            return None;
-        }
-        let t = DateTime::from_timestamp_micros(self.t_us)?;
-        Some(match self.t_ns {
-            0 => t,
-            ns => t + chrono::Duration::nanoseconds(ns as i64),
-        })
+        started_at(self.t_us, self.t_ns)
     }
 
     /// An event at `t_us` (tests).

@@ -8,8 +8,7 @@
 //! record). Records with an access log's own layer signal stay in memory: they are the ones
 //! [`Rows::joined_layers`] reads all at once, and are rare.
 
-use super::event::{Event, Kept};
-use super::order::Key;
+use super::event::{Event, Kept, SampleKey};
 use crate::attribute::{self, Attribution, Quota};
 use crate::http::ratelimit::Limits;
 use crate::http::retry_after::{self, RetryAfter};
@@ -18,22 +17,31 @@ use crate::report::RateLimited;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub mod pool;
 pub mod spill;
 
-/// One kept response.
+use pool::Pool;
+
+/// One kept response. Held until the report is built, one per 429, so only what is read of it
+/// once the event itself has gone to the replays: its start and location (its place in the
+/// merged order, computed when sorting), host, client and operation. The record is in
+/// [`Rows::records`] until attribution.
 #[derive(Debug)]
 pub struct Row {
-    /// Place in the merged order (untimed rows last).
-    pub key: (bool, Key),
-    pub ev: Event,
+    /// [`Event::t_us`], [`Event::t_ns`], [`Event::loc`] of the response.
+    t_us: i64,
+    t_ns: u16,
+    loc: u64,
+    pub host: u32,
+    pub client: u32,
+    /// [`Event::op`].
+    pub op: u64,
     pub kind: Kept,
     /// Shared with the report's row.
     pub retry_after: Arc<RetryAfter>,
-    /// The record, until attribution has read it (rate-limited rows only).
-    pub record: spill::Stored,
-    /// What attribution said (rate-limited rows, after [`Rows::attribute`]); boxed: most kept
-    /// rows of a long log are failures without it.
-    pub facts: Option<Box<Facts>>,
+    /// What attribution said (rate-limited rows, after [`Rows::attribute`]); shared by the rows
+    /// whose facts are the same (most of an incident's).
+    pub facts: Option<Arc<Facts>>,
     /// What a browser page could read of this response, when it was a cross-origin request.
     pub cors: Option<Box<attribute::cors::Cors>>,
 }
@@ -41,10 +49,7 @@ pub struct Row {
 /// What the analyses read from a rate-limited response's attribution and content.
 #[derive(Debug, Clone)]
 pub struct Facts {
-    pub quota: Quota,
-    /// The layer that sent it.
-    pub layer: attribute::Layer,
-    /// The verdict (the report's row holds the same), for its limits and vendor.
+    /// The verdict (the report's row holds the same), for its quota, layer, limits and vendor.
     pub attribution: Arc<Attribution>,
     /// The body says the limit is on concurrent requests.
     pub says_concurrency: bool,
@@ -53,7 +58,46 @@ pub struct Facts {
     pub quota_resume: Option<chrono::DateTime<chrono::Utc>>,
 }
 
+/// Facts are the same when they hold the same shared verdict (the pointer: equal verdicts are
+/// shared already, [`SharedAttributions`]) and the same readings of the response; so [`Pool`]
+/// can share them without comparing or hashing verdicts.
+impl PartialEq for Facts {
+    fn eq(&self, o: &Self) -> bool {
+        Arc::ptr_eq(&self.attribution, &o.attribution)
+            && self.says_concurrency == o.says_concurrency
+            && self.quota_signals == o.quota_signals
+            && self.quota_resume == o.quota_resume
+    }
+}
+
+impl Eq for Facts {}
+
+impl std::hash::Hash for Facts {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        Arc::as_ptr(&self.attribution).hash(h);
+        self.says_concurrency.hash(h);
+        self.quota_signals.hash(h);
+        self.quota_resume.hash(h);
+    }
+}
+
+impl Row {
+    /// [`Event::started`] of the response.
+    pub fn started(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        super::event::started_at(self.t_us, self.t_ns)
+    }
+}
+
 impl Facts {
+    pub fn quota(&self) -> Quota {
+        self.attribution.quota
+    }
+
+    /// The layer that sent it.
+    pub fn layer(&self) -> attribute::Layer {
+        self.attribution.layer
+    }
+
     pub fn limits(&self) -> Option<&Limits> {
         self.attribution.limits.as_ref()
     }
@@ -68,6 +112,9 @@ pub struct Rows {
     pub rows: Vec<Row>,
     /// Row ids of the rate-limited rows in the merged order (after [`Rows::sort`]).
     pub order: Vec<u32>,
+    /// Each row's record until attribution has read it (rate-limited rows only), by row id;
+    /// apart from the rows, which outlive it.
+    records: Vec<spill::Stored>,
     /// The records waiting for attribution.
     spill: spill::Spill,
     /// The latest distinct Retry-Afters, shared by the rows that state the same: a long
@@ -80,23 +127,25 @@ const RETRY_AFTERS_SHARED: usize = 16;
 
 impl Rows {
     /// Keep a response; returns its row id for the event.
-    pub fn push(&mut self, key: (bool, Key), ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
+    pub fn push(&mut self, ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
         let id = self.rows.len() as u32;
         let retry_after = self.share(retry_after::from_headers(&r.response_headers, r.started));
-        let mut ev = *ev;
-        ev.detail = id;
         self.rows.push(Row {
-            key,
-            ev,
+            t_us: ev.t_us,
+            t_ns: ev.t_ns,
+            loc: ev.loc,
+            host: ev.host,
+            client: ev.client,
+            op: ev.op,
             kind,
             retry_after,
             cors: attribute::cors::of(&r).map(Box::new),
-            record: if kind == Kept::Limited {
-                self.spill.store(r)
-            } else {
-                spill::Stored::None
-            },
             facts: None,
+        });
+        self.records.push(if kind == Kept::Limited {
+            self.spill.store(r)
+        } else {
+            spill::Stored::None
         });
         id
     }
@@ -130,14 +179,19 @@ impl Rows {
         self.rows.get(id as usize)
     }
 
-    /// Order the rate-limited rows by time (untimed last). Every row is in: the spare room of
-    /// the grown vector is given back (a quarter of it on average, for the rest of the run).
-    pub fn sort(&mut self) {
+    /// Order the rate-limited rows by `key` (the merged order, untimed last). Every row is in:
+    /// the spare room of the grown vectors is given back (a quarter of it on average, for the
+    /// rest of the run).
+    pub fn sort(&mut self, key: impl Fn(i64, u16, u64) -> SampleKey) {
         self.rows.shrink_to_fit();
+        self.records.shrink_to_fit();
         let mut order: Vec<u32> = (0..self.rows.len() as u32)
             .filter(|&i| self.rows[i as usize].kind == Kept::Limited)
             .collect();
-        order.sort_by_key(|&i| self.rows[i as usize].key);
+        order.sort_by_cached_key(|&i| {
+            let r = &self.rows[i as usize];
+            key(r.t_us, r.t_ns, r.loc)
+        });
         self.order = order;
     }
 
@@ -157,17 +211,17 @@ impl Rows {
             .order
             .iter()
             .copied()
-            .filter(|&i| self.rows[i as usize].record.in_memory().is_some())
+            .filter(|&i| self.records[i as usize].in_memory().is_some())
             .collect();
         let refs: Vec<&Request> = ids
             .iter()
-            .filter_map(|&i| self.rows[i as usize].record.in_memory())
+            .filter_map(|&i| self.records[i as usize].in_memory())
             .collect();
         attribute::inner_layer_pairs(&refs)
             .into_iter()
             .map(|(outer, inner)| {
                 let row = &self.rows[ids[inner] as usize];
-                (ids[outer], (Box::new(refs[inner].clone()), row.ev.host))
+                (ids[outer], (Box::new(refs[inner].clone()), row.host))
             })
             .collect()
     }
@@ -183,11 +237,13 @@ impl Rows {
         let mut out = Vec::with_capacity(order.len());
         let mut shared = SharedAttributions::default();
         let mut cache: HashMap<Vec<u8>, Arc<Attribution>> = HashMap::default();
+        let mut facts_pool: Pool<Facts> = Pool::new(SHARED_CAP);
+        let mut strings: Pool<str> = Pool::new(SHARED_STRINGS);
         for chunk in order.chunks(ATTRIBUTE_CHUNK) {
             // The chunk's records, from memory or the temporary file, by row id.
             let mut records: HashMap<u32, Box<Request>> = HashMap::with_capacity(chunk.len());
             for &i in chunk {
-                let stored = std::mem::take(&mut self.rows[i as usize].record);
+                let stored = std::mem::take(&mut self.records[i as usize]);
                 if let Some(r) = self.spill.load(stored) {
                     records.insert(i, r);
                 }
@@ -196,7 +252,7 @@ impl Rows {
             let records = &records;
             let record = |i: u32| {
                 let row = &rows[i as usize];
-                records.get(&i).map(|r| (&**r, row.ev.host))
+                records.get(&i).map(|r| (&**r, row.host))
             };
             // 1. Keys, on the workers.
             let keys: Vec<(u32, Option<Vec<u8>>)> = chunk
@@ -250,8 +306,9 @@ impl Rows {
                     }
                 }
             }
-            // 4. Each row's facts and listing, on the workers.
-            let done: Vec<(u32, Facts, RateLimited)> = keys
+            // 4. Each row's facts, on the workers; then its listing, with the URL and method
+            // shared.
+            let done: Vec<(u32, Facts, Arc<Attribution>)> = keys
                 .par_iter()
                 .zip(slot.par_iter())
                 .filter_map(|((i, _), s)| {
@@ -260,30 +317,28 @@ impl Rows {
                         Slot::Known(a) => a.clone(),
                         Slot::Todo(t) => fresh[*t].clone(),
                     };
-                    let row = &rows[*i as usize];
-                    Some((
-                        *i,
-                        facts(r, &a, &row.retry_after),
-                        RateLimited {
-                            request_index: *i as usize,
-                            source: r.location.source.clone(),
-                            position: r.location.position,
-                            time: r.started,
-                            method: r.method.clone(),
-                            url: r.url.clone(),
-                            status: r.status,
-                            retry_after: row.retry_after.clone(),
-                            attribution: a,
-                        },
-                    ))
+                    Some((*i, facts(r, &a, &rows[*i as usize].retry_after), a))
                 })
                 .collect();
-            for (i, facts, listed) in done {
-                self.rows[i as usize].facts = Some(Box::new(facts));
-                out.push(listed);
+            for (i, facts, attribution) in done {
+                let Some(r) = records.get(&i) else { continue };
+                let row = &mut self.rows[i as usize];
+                row.facts = Some(facts_pool.share_owned(facts));
+                out.push(RateLimited {
+                    request_index: i as usize,
+                    source: r.location.source.clone(),
+                    position: r.location.position,
+                    time: r.started,
+                    method: strings.share(r.method.as_str()),
+                    url: strings.share(r.url.as_str()),
+                    status: r.status,
+                    retry_after: row.retry_after.clone(),
+                    attribution,
+                });
             }
         }
         self.spill.close();
+        self.records = Vec::new();
         out
     }
 }
@@ -316,8 +371,13 @@ const CACHED_KEYS: usize = 4096;
 /// Rate-limited rows attributed at once (their records are released after each chunk).
 const ATTRIBUTE_CHUNK: usize = 2048;
 
-/// Distinct attributions shared at most; past this, new ones are kept unshared.
+/// Distinct attributions (and distinct facts) shared at most; past this, new ones are kept
+/// unshared.
 const SHARED_CAP: usize = 4096;
+
+/// Distinct URLs and methods of the report's rows shared at most (≈ 100 bytes each with the
+/// pool's entry); past this, new ones are kept unshared.
+const SHARED_STRINGS: usize = 8192;
 
 /// One copy of each distinct attribution: an incident's thousands of 429s from one layer carry
 /// a handful of distinct verdicts, and the report lists every row (an attribution with its
@@ -366,8 +426,6 @@ impl SharedAttributions {
 fn facts(r: &Request, a: &Arc<Attribution>, ra: &RetryAfter) -> Facts {
     let (quota_signals, quota_resume) = crate::detect::quota_exhausted::signals(r, a, ra);
     Facts {
-        quota: a.quota,
-        layer: a.layer,
         attribution: a.clone(),
         says_concurrency: r
             .body_excerpt

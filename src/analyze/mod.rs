@@ -196,7 +196,7 @@ struct Prepared {
     /// Hosts busiest rate-limited first (the summary's order).
     host_order: Vec<String>,
     /// Position in the report's rate-limited list, by row id.
-    listed: Vec<Option<usize>>,
+    listed: Vec<Option<u32>>,
 }
 
 fn prepare(
@@ -204,14 +204,14 @@ fn prepare(
     attribute: &Attribute,
     limit_option: Option<crate::units::Rate>,
 ) -> Prepared {
-    c.rows.sort();
+    c.rows
+        .sort(|t_us, t_ns, loc| event::sample_key(t_us, t_ns, loc, &c.ranks));
     let hosts: Vec<String> = (0..c.hosts.len() as u32)
         .map(|h| c.host_name(h).to_string())
         .collect();
     // Baselines of the hosts that sent rate-limited responses.
     let mut baselines: HashMap<u32, Arc<Baseline>> = HashMap::new();
-    let limited_hosts: std::collections::BTreeSet<u32> =
-        c.rows.limited().map(|r| r.ev.host).collect();
+    let limited_hosts: std::collections::BTreeSet<u32> = c.rows.limited().map(|r| r.host).collect();
     for h in limited_hosts {
         let samples = c.baseline_samples(h);
         let refs: Vec<&Request> = samples.iter().map(|b| &**b).collect();
@@ -262,7 +262,7 @@ fn prepare(
     let mut from_attr: Vec<Option<BTreeMap<(u64, u64), usize>>> = vec![None; hosts.len()];
     for row in c.rows.limited() {
         if let Some(l) = row.facts.as_ref().and_then(|f| f.limits()) {
-            let m = from_attr[row.ev.host as usize].get_or_insert_with(BTreeMap::new);
+            let m = from_attr[row.host as usize].get_or_insert_with(BTreeMap::new);
             if let Some(p) = limit::pair(l) {
                 *m.entry(p).or_insert(0) += 1;
             }
@@ -325,7 +325,7 @@ fn prepare(
     }
     let mut listed = vec![None; c.rows.rows.len()];
     for (pos, &row) in c.rows.order.iter().enumerate() {
-        listed[row as usize] = Some(pos);
+        listed[row as usize] = Some(pos as u32);
     }
     let host_order = summary(c, &hosts)
         .hosts
@@ -586,7 +586,8 @@ fn run_detectors(
             if let (true, Some(t)) = (primary, t) {
                 let listed = (ev.limited() && ev.detail != event::NONE)
                     .then(|| p.listed.get(ev.detail as usize).copied().flatten())
-                    .flatten();
+                    .flatten()
+                    .map(|pos| pos as usize);
                 next.observe(t, ev.op, listed);
             }
             let linker = linkers
@@ -755,7 +756,7 @@ fn run_detectors(
         .filter(|row| row.facts.is_some())
         .map(|row| {
             p.remap
-                .get(row.ev.client as usize)
+                .get(row.client as usize)
                 .and_then(|&f| p.labels.get(f as usize))
                 .cloned()
                 .unwrap_or_default()
@@ -781,7 +782,7 @@ fn overview_second_pass(
     let Some(t) = started else { return };
     let layer = ev
         .limited()
-        .then(|| cx.facts(ev).map(|f| f.layer))
+        .then(|| cx.facts(ev).map(|f| f.layer()))
         .flatten();
     b.second_pass(t, ev.host, cx.host(ev.host), layer, ev.duration_ms());
 }
@@ -836,15 +837,15 @@ fn finish(
     for row in c.rows.limited() {
         let Some(f) = &row.facts else { continue };
         let e = evidence
-            .entry(row.ev.host)
-            .or_insert_with(|| HostEvidence::new(Some(p.hosts[row.ev.host as usize].clone())));
+            .entry(row.host)
+            .or_insert_with(|| HostEvidence::new(Some(p.hosts[row.host as usize].clone())));
         e.limited.observe(evidence::Limited {
-            time: row.ev.started(),
-            quota: f.quota,
+            time: row.started(),
+            quota: f.quota(),
             limits: f.limits(),
             retry_after: &row.retry_after,
-            caller: row.ev.op,
-            layer: f.layer,
+            caller: row.op,
+            layer: f.layer(),
             vendor: f.vendor(),
             same_site: row.cors.as_deref().is_some_and(|c| c.same_site()),
         });

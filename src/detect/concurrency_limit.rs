@@ -159,7 +159,7 @@ impl Detector for Concurrency {
         let said = s.ev.limited()
             && cx
                 .facts(s.ev)
-                .is_some_and(|f| f.quota == Quota::Concurrency || f.says_concurrency);
+                .is_some_and(|f| f.quota() == Quota::Concurrency || f.says_concurrency);
         h.group.push((*s.ev, t, e, said));
     }
 

@@ -305,8 +305,8 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                 let a = &r.attribution;
                 vec![
                     verdict::time_of(r.time, with_date),
-                    r.method.clone(),
-                    r.url.clone(),
+                    r.method.to_string(),
+                    r.url.to_string(),
                     r.status.to_string(),
                     a.layer.as_str().to_string(),
                     a.vendor.clone().unwrap_or_else(|| "—".into()),
