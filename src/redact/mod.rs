@@ -10,6 +10,8 @@ mod decode;
 pub mod json;
 mod keyed;
 mod names;
+
+use crate::http::name_memo::{self, NameMemo};
 pub mod parse;
 pub mod stream;
 mod text;
@@ -49,66 +51,9 @@ pub struct Redactor {
 
 thread_local! {
     static FINGERPRINTS: RefCell<FingerprintCache> = RefCell::new(FingerprintCache::new());
-    static HEADER_RULES: RefCell<RuleCache> = RefCell::new(RuleCache::new());
-}
-
-/// Slots of the per-thread header-rule cache (a power of two), and the longest name a slot
-/// holds (longer names are judged every time).
-const RULE_SLOTS: usize = 256;
-const CACHEABLE_NAME: usize = 48;
-
-/// One remembered header name: the name as written (its length 0 when the slot is empty: an
-/// empty name is never cached), its rule and [`Redactor::may_carry_credential`] of it.
-#[derive(Clone, Copy)]
-struct RuleSlot {
-    len: u8,
-    name: [u8; CACHEABLE_NAME],
-    rule: HeaderRule,
-    credential: bool,
-}
-
-/// [`header_rule`] and [`Redactor::may_carry_credential`] of the header names one thread saw
-/// last, direct-mapped by a hash of the name, as [`FingerprintCache`] is: header names repeat
-/// on every request, and a lookup here is one hash and one comparison (a `HashMap` with boxed
-/// names cost ~126 instructions per header, the credential scan ~170 per name); a miss
-/// overwrites the slot, so no input makes a lookup much slower than judging the name afresh.
-struct RuleCache {
-    /// Allocated on the first header.
-    slots: Vec<RuleSlot>,
-    hasher: foldhash::fast::FixedState,
-}
-
-impl RuleCache {
-    fn new() -> RuleCache {
-        RuleCache {
-            slots: Vec::new(),
-            hasher: foldhash::fast::FixedState::default(),
-        }
-    }
-
-    /// The slot for a name of 1..=[`CACHEABLE_NAME`] bytes, filled if it held another name.
-    fn get(&mut self, name: &str) -> &RuleSlot {
-        let b = name.as_bytes();
-        debug_assert!(!b.is_empty() && b.len() <= CACHEABLE_NAME);
-        if self.slots.is_empty() {
-            let empty = RuleSlot {
-                len: 0,
-                name: [0; CACHEABLE_NAME],
-                rule: HeaderRule::Text,
-                credential: false,
-            };
-            self.slots = vec![empty; RULE_SLOTS];
-        }
-        let at = self.hasher.hash_one(b) as usize & (RULE_SLOTS - 1);
-        let slot = &mut self.slots[at];
-        if slot.name[..slot.len as usize] != *b {
-            slot.len = b.len() as u8;
-            slot.name[..b.len()].copy_from_slice(b);
-            slot.rule = header_rule(name);
-            slot.credential = may_carry_credential_scan(name);
-        }
-        slot
-    }
+    /// [`header_rule`] and [`Redactor::may_carry_credential`] of the header names this thread
+    /// saw last (the credential scan costs ~170 instructions a name).
+    static HEADER_RULES: RefCell<NameMemo<(HeaderRule, bool)>> = const { RefCell::new(NameMemo::new()) };
 }
 
 /// Slots of the per-thread fingerprint cache (a power of two), and the longest secret a slot
@@ -198,22 +143,27 @@ fn push_hex(out: &mut String, bytes: &[u8]) {
 /// [`header_rule`] remembered per distinct header name (as written) on this thread: header
 /// names repeat on every request.
 fn cached_header_rule(name: &str) -> HeaderRule {
-    if name.is_empty() || name.len() > CACHEABLE_NAME {
+    if name.is_empty() || name.len() > name_memo::MAX_NAME {
         return header_rule(name);
     }
     HEADER_RULES
-        .try_with(|c| c.borrow_mut().get(name).rule)
+        .try_with(|c| c.borrow_mut().get(name, rule_and_credential).0)
         .unwrap_or_else(|_| header_rule(name))
 }
 
 /// [`Redactor::may_carry_credential`], remembered per name as [`cached_header_rule`] is.
 fn cached_may_carry_credential(name: &str) -> bool {
-    if name.is_empty() || name.len() > CACHEABLE_NAME {
+    if name.is_empty() || name.len() > name_memo::MAX_NAME {
         return may_carry_credential_scan(name);
     }
     HEADER_RULES
-        .try_with(|c| c.borrow_mut().get(name).credential)
+        .try_with(|c| c.borrow_mut().get(name, rule_and_credential).1)
         .unwrap_or_else(|_| may_carry_credential_scan(name))
+}
+
+/// What [`HEADER_RULES`] remembers of a name.
+fn rule_and_credential(name: &str) -> (HeaderRule, bool) {
+    (header_rule(name), may_carry_credential_scan(name))
 }
 
 /// [`Redactor::may_carry_credential`] judged afresh, in one pass over the name's bytes (the
@@ -1143,8 +1093,8 @@ mod tests {
         .map(|n| n.to_string())
         .collect();
         names.extend((0..600).map(|i| format!("x-custom-{i}-token")));
-        names.push("x-".repeat(CACHEABLE_NAME / 2) + "token");
-        names.push("a".repeat(CACHEABLE_NAME));
+        names.push("x-".repeat(name_memo::MAX_NAME / 2) + "token");
+        names.push("a".repeat(name_memo::MAX_NAME));
         for round in 0..3 {
             for n in names.iter().rev().skip(round) {
                 assert_eq!(cached_header_rule(n), header_rule(n), "{n}");

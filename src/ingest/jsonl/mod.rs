@@ -8,6 +8,7 @@ use super::pipeline::{self, Done};
 use super::{warn, Options, ReadOutcome, Tail, ViewMap};
 use crate::analyze::event::{self, RecordView};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
+use crate::http::name_memo::NameMemo;
 use crate::model::{Headers, Location, Position, Request, Warning};
 use crate::redact::{HeaderRule, Redactor};
 use std::borrow::Cow;
@@ -508,10 +509,6 @@ fn classify(name: &str) -> u8 {
     c
 }
 
-/// Slots of the per-thread name table (a power of two), and the longest name it holds.
-const NAME_SLOTS: usize = 256;
-const NAME_CLASS_MAX_LEN: usize = 48;
-
 /// What [`fill_headers`] needs to know of one header name: its [`classify`] bits and its
 /// redaction rule.
 #[derive(Clone, Copy)]
@@ -527,48 +524,16 @@ fn name_info_of(name: &str) -> NameInfo {
     }
 }
 
-/// One remembered name (its bytes, to tell it from another name in the same slot).
-#[derive(Clone, Copy)]
-struct NameSlot {
-    len: u8,
-    name: [u8; NAME_CLASS_MAX_LEN],
-    info: NameInfo,
-}
-
 thread_local! {
-    static NAME_INFO: std::cell::RefCell<Vec<NameSlot>> = const { std::cell::RefCell::new(Vec::new()) };
+    static NAME_INFO: std::cell::RefCell<NameMemo<NameInfo>> =
+        const { std::cell::RefCell::new(NameMemo::new()) };
 }
 
-/// [`name_info_of`], remembered per distinct name in a direct-mapped table (a miss overwrites
-/// the slot): a log repeats the same few header names on every line, and the substring checks
-/// cost more than a hash and one comparison.
+/// [`name_info_of`], remembered per name: a log repeats the same few header names on every
+/// line, and the substring checks cost more than a lookup.
 fn name_info(name: &str) -> NameInfo {
-    let b = name.as_bytes();
-    if b.is_empty() || b.len() > NAME_CLASS_MAX_LEN {
-        return name_info_of(name);
-    }
     NAME_INFO
-        .try_with(|t| {
-            let mut t = t.borrow_mut();
-            if t.is_empty() {
-                let empty = NameSlot {
-                    len: 0,
-                    name: [0; NAME_CLASS_MAX_LEN],
-                    info: name_info_of(""),
-                };
-                t.resize(NAME_SLOTS, empty);
-            }
-            let at = std::hash::BuildHasher::hash_one(&foldhash::fast::FixedState::default(), b)
-                as usize
-                & (NAME_SLOTS - 1);
-            let slot = &mut t[at];
-            if slot.name[..slot.len as usize] != *b {
-                slot.len = b.len() as u8;
-                slot.name[..b.len()].copy_from_slice(b);
-                slot.info = name_info_of(name);
-            }
-            slot.info
-        })
+        .try_with(|t| t.borrow_mut().get(name, name_info_of))
         .unwrap_or_else(|_| name_info_of(name))
 }
 
@@ -1155,7 +1120,7 @@ mod tests {
         }
         // More names than slots, so slots are overwritten: still the same answers, then and
         // for the names seen first.
-        for i in 0..NAME_SLOTS * 3 {
+        for i in 0..1000 {
             check(&format!("x-h{i}-token"));
         }
         names.iter().for_each(|n| check(n));
