@@ -583,11 +583,21 @@ impl Redactor {
     /// `GET`); anything else is redacted and kept as the redactor left it (upper-casing first
     /// would hide a secret's shape from the redactor and mangle a redaction token).
     pub fn method(&self, raw: &str) -> String {
+        self.method_cow(raw).into_owned()
+    }
+
+    /// [`Redactor::method`], borrowing `raw` (trimmed) when it is already an upper-case method:
+    /// a log line's `"GET"` needs no string of its own.
+    pub fn method_cow<'a>(&self, raw: &'a str) -> Cow<'a, str> {
         let m = raw.trim();
         if m.len() <= 24 && m.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-') {
-            return m.to_ascii_uppercase();
+            return if m.bytes().any(|b| b.is_ascii_lowercase()) {
+                Cow::Owned(m.to_ascii_uppercase())
+            } else {
+                Cow::Borrowed(m)
+            };
         }
-        self.text(m)
+        Cow::Owned(self.text(m))
     }
 
     /// An input value quoted in a warning or error: redacted, cut to 40 bytes, in quotes.
@@ -1017,6 +1027,8 @@ mod tests {
         let m = r.method("ghp_SECRETSECRETSECRETSECRET1234");
         assert!(m.starts_with("<redacted:"), "{m}");
         assert_eq!(r.method(&m), m, "idempotent");
+        assert!(matches!(r.method_cow(" POST "), Cow::Borrowed("POST")));
+        assert!(matches!(r.method_cow("post"), Cow::Owned(ref p) if p == "POST"));
         let q = r.quote(&format!(
             "Bearer SECRET9SECRET {}",
             "x".repeat(20_000_000 / 1000)

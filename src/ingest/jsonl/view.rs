@@ -28,6 +28,8 @@ pub(super) struct Scratch {
     request: Headers,
     response: Headers,
     warns: Vec<String>,
+    /// The raw credential headers' buffer, empty between lines.
+    raw: Vec<RawHeader<'static>>,
 }
 
 /// Build the view of line `n` and hand it to `take`, with the hint `decide` gave for its status
@@ -47,10 +49,14 @@ pub(super) fn with_view<R>(
         request,
         response,
         warns,
+        raw,
     } = s;
     warns.clear();
     let started = read_time(o, map, red, warns);
-    let method = found_text(o, field::METHOD, map, caps::METHOD, warns).map(|m| red.method(&m));
+    let method = found_text(o, field::METHOD, map, caps::METHOD, warns).map(|m| match m {
+        Cow::Borrowed(m) => red.method_cow(m),
+        Cow::Owned(m) => Cow::Owned(red.method(&m)),
+    });
     let raw_url = raw_url_of(o, map, warns);
     let url = red.url_cow(&raw_url);
     let status = read_status(o, map, warns);
@@ -62,7 +68,7 @@ pub(super) fn with_view<R>(
 
     request.clear();
     response.clear();
-    let mut raw_req: Vec<RawHeader<'_>> = Vec::new();
+    let mut raw_req: Vec<RawHeader<'_>> = reuse(std::mem::take(raw));
     if let Some((h, f)) = find(o, field::REQUEST_HEADERS, map) {
         let cap = crate::ingest::har::REQUEST_HEADER_VALUE_MAX;
         fill_headers(
@@ -101,6 +107,7 @@ pub(super) fn with_view<R>(
             &raw_url,
         )
         .or_else(|| key_id_credential(o, red, warns));
+    *raw = reuse(raw_req);
     if !warns.is_empty() {
         return None;
     }
@@ -120,6 +127,8 @@ pub(super) fn with_view<R>(
                 .and_then(crate::http::url::origin)
                 .map(Cow::Owned)
         });
+    let idempotency_key = crate::detect::logical::idempotency_key(request).map(|(_, v)| v);
+    let header_limit = event::stated_limit(response, started);
     let view = RecordView {
         position: Position::Line(n),
         started,
@@ -133,11 +142,19 @@ pub(super) fn with_view<R>(
         pageref: None,
         origin: origin.as_deref(),
         credential: credential.as_deref(),
-        idempotency_key: crate::detect::logical::idempotency_key(request).map(|(_, v)| v),
+        idempotency_key,
         body_fingerprint: body_fingerprint.as_deref(),
-        header_limit: event::stated_limit(response, started),
+        header_limit,
         layer_signal: false,
         signals: Signals::default(),
     };
     Some(take(&view, hint))
+}
+
+/// An emptied vector of another lifetime, in the same allocation: the raw credential headers
+/// borrow from one line, and a new vector per line was an allocation per line. (Collecting an
+/// emptied vector into one of the same layout reuses its buffer.)
+fn reuse<'b>(mut v: Vec<RawHeader<'_>>) -> Vec<RawHeader<'b>> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("emptied")).collect()
 }
