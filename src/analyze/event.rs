@@ -836,18 +836,40 @@ pub fn is_limit_header(name: &str) -> bool {
 /// over its bytes: [`stated_limit`] asks both of every response header. `b | 0x20` folds
 /// exactly the ASCII letters it is compared with, as `eq_ignore_ascii_case` does.
 ///
-/// Only a window that starts with an `l` or an `r` is compared: folding and comparing every
-/// window of every name was most of what a remembered stated limit cost.
+/// Only a window that starts with an `l` or an `r` is compared, and those starts are found
+/// eight bytes at a time; [`stated_limit`] also remembers the answer per name. Folding and
+/// comparing every window of every name was most of what a remembered stated limit cost.
 fn limit_and_reset(name: &str) -> (bool, bool) {
+    const fn splat(b: u8) -> u64 {
+        u64::from_le_bytes([b; 8])
+    }
+    // High bit of each zero byte (and perhaps of bytes above one: a candidate is checked).
+    let zero = |x: u64| x.wrapping_sub(splat(1)) & !x & splat(0x80);
     let b = name.as_bytes();
     let (mut limit, mut reset) = (false, false);
     let folded = |at: usize, word: &[u8; 5]| (1..5).all(|i| b[at + i] | 0x20 == word[i]);
-    for at in 0..b.len().saturating_sub(4) {
-        match b[at] | 0x20 {
-            b'l' => limit = limit || folded(at, b"limit"),
-            b'r' => reset = reset || folded(at, b"reset"),
-            _ => {}
+    let starts = b.len().saturating_sub(4);
+    let mut check = |at: usize| match b[at] | 0x20 {
+        b'l' => limit = limit || folded(at, b"limit"),
+        b'r' => reset = reset || folded(at, b"reset"),
+        _ => {}
+    };
+    let mut base = 0;
+    while base + 8 <= b.len() {
+        let word: [u8; 8] = b[base..base + 8].try_into().unwrap_or_default();
+        let v = u64::from_le_bytes(word) | splat(0x20);
+        let mut hits = zero(v ^ splat(b'l')) | zero(v ^ splat(b'r'));
+        while hits != 0 {
+            let at = base + (hits.trailing_zeros() / 8) as usize;
+            hits &= hits - 1;
+            if at < starts {
+                check(at);
+            }
         }
+        base += 8;
+    }
+    for at in base..starts {
+        check(at);
     }
     (limit, reset)
 }
@@ -859,6 +881,7 @@ const STATED_LIMIT_CACHE: usize = 4096;
 type StatedLimits = (
     std::collections::HashMap<Box<str>, Option<(u64, u64)>, foldhash::fast::FixedState>,
     String,
+    crate::http::name_memo::NameMemo<(bool, bool)>,
 );
 
 thread_local! {
@@ -881,10 +904,10 @@ pub fn stated_limit(
     }
     // Ok(Some(limit)): known; Ok(None): parse and remember under the key; Err: parse only.
     let remembered: Result<Option<Option<(u64, u64)>>, ()> = STATED_LIMITS.with(|c| {
-        let (cache, key) = &mut *c.borrow_mut();
+        let (cache, key, names) = &mut *c.borrow_mut();
         key.clear();
         for (n, v) in h.iter() {
-            let (limit, reset) = limit_and_reset(n);
+            let (limit, reset) = names.get(n, limit_and_reset);
             if !limit {
                 continue;
             }
@@ -906,7 +929,7 @@ pub fn stated_limit(
         Ok(None) => {
             let l = parse_stated_limit(h, started);
             STATED_LIMITS.with(|c| {
-                let (cache, key) = &mut *c.borrow_mut();
+                let (cache, key, _) = &mut *c.borrow_mut();
                 if cache.len() >= STATED_LIMIT_CACHE {
                     cache.clear();
                 }
@@ -1644,12 +1667,25 @@ mod tests {
             "rese",
             "xlimi",
             "x-limit",
+            "x-ratelimit-remaining-requests-limit",
+            "aaaaaaalimit",
+            "aaaaaaaareset",
+            "llllllllllllllllimit",
         ] {
             assert_eq!(
                 limit_and_reset(n),
                 (by_definition(n, b"limit"), by_definition(n, b"reset")),
                 "{n}"
             );
+        }
+    }
+
+    proptest! {
+        /// The eight-at-a-time search finds every start the byte-by-byte definition does.
+        #[test]
+        fn limit_and_reset_is_the_definition(n in "([lLrR]|limit|LiMiT|reset|ReSeT|[a-z]|[-\\[{\x01\u{80}é]){0,24}") {
+            let by_definition = |word: &[u8]| n.as_bytes().windows(5).any(|w| w.eq_ignore_ascii_case(word));
+            prop_assert_eq!(limit_and_reset(&n), (by_definition(b"limit"), by_definition(b"reset")));
         }
     }
 }
