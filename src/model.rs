@@ -111,6 +111,17 @@ impl Headers {
         self.push(name, format!("{}…", &v[..cut]));
     }
 
+    /// The value of field `i` (in push order).
+    pub fn value_at(&self, i: usize) -> Option<&str> {
+        self.iter().nth(i).map(|(_, v)| v)
+    }
+
+    /// The value of the field pushed last.
+    pub fn last_value(&self) -> Option<&str> {
+        let &(_, v) = self.lens.last()?;
+        Some(&self.text[self.text.len() - v as usize..])
+    }
+
     /// The first value of `name` (case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.iter()

@@ -368,15 +368,19 @@ fn fill_headers<'a>(
     keep: NameFilter,
     warns: &mut Vec<String>,
     field: &str,
-) {
+) -> Firsts {
+    let mut firsts = Firsts::default();
     let mut push = |full_name: &Cow<'a, str>, value: &Node<'a>, warns: &mut Vec<String>| {
         let name = caps::bounded(full_name, caps::HEADER_NAME, "a header name", warns);
-        let NameInfo { class, rule } = name_info(name);
+        let NameInfo { class, rule, kind } = name_info(name);
         let for_credential = raw.is_some() && class & CREDENTIAL != 0;
         let kept = class & keep != 0;
         let mut one = |val: Cow<'a, str>| {
             if kept {
                 h.push_capped(name, redactor.header_cow_by_rule(rule, &val), cap);
+                if kind != Kind::Other {
+                    firsts.note(kind, h);
+                }
             }
             if for_credential {
                 if let Some(raw) = raw.as_deref_mut() {
@@ -445,6 +449,69 @@ fn fill_headers<'a>(
         _ => warns.push(format!(
             "{field} is neither an object nor a list of {{name, value}}; ignored"
         )),
+    }
+    firsts
+}
+
+/// The headers a [`RecordView`] reads by name. [`fill_headers`] notes where the first of each
+/// kind went, so the view does not search the map for each (five searches a line, each
+/// comparing every stored name).
+///
+/// [`RecordView`]: crate::analyze::event::RecordView
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Kind {
+    Other,
+    UserAgent,
+    ForwardedFor,
+    Origin,
+    Referer,
+    RetryAfter,
+    /// [`crate::detect::logical::is_idempotency_header`]; the first with a value not blank
+    /// is noted, as [`crate::detect::logical::idempotency_key`] reads.
+    Idempotency,
+}
+
+/// The kind of header a name is (the names `Headers::get` would be asked for, any case).
+fn kind_of(name: &str) -> Kind {
+    const NAMED: [(&str, Kind); 5] = [
+        ("user-agent", Kind::UserAgent),
+        ("x-forwarded-for", Kind::ForwardedFor),
+        ("origin", Kind::Origin),
+        ("referer", Kind::Referer),
+        ("retry-after", Kind::RetryAfter),
+    ];
+    match NAMED.iter().find(|(n, _)| name.eq_ignore_ascii_case(n)) {
+        Some(&(_, k)) => k,
+        None if crate::detect::logical::is_idempotency_header(name) => Kind::Idempotency,
+        None => Kind::Other,
+    }
+}
+
+/// Where in a filled header map the first header of each [`Kind`] is.
+#[derive(Default, Clone, Copy, Debug)]
+pub(super) struct Firsts([Option<u32>; 7]);
+
+impl Firsts {
+    /// The field just pushed to `h` is of `kind`.
+    fn note(&mut self, kind: Kind, h: &Headers) {
+        let slot = &mut self.0[kind as usize];
+        if slot.is_some() || h.is_empty() {
+            return;
+        }
+        if kind == Kind::Idempotency && h.last_value().is_none_or(|v| v.trim().is_empty()) {
+            return;
+        }
+        *slot = u32::try_from(h.len() - 1).ok();
+    }
+
+    /// The value of the first header of `kind` in `h` (the map these were noted for), as
+    /// `h.get(name)` answers (for [`Kind::Idempotency`], `idempotency_key(h)`'s value).
+    pub(super) fn value<'h>(&self, kind: Kind, h: &'h Headers) -> Option<&'h str> {
+        self.0[kind as usize].and_then(|i| h.value_at(i as usize))
+    }
+
+    pub(super) fn has(&self, kind: Kind) -> bool {
+        self.0[kind as usize].is_some()
     }
 }
 
@@ -515,12 +582,14 @@ fn classify(name: &str) -> u8 {
 struct NameInfo {
     class: u8,
     rule: HeaderRule,
+    kind: Kind,
 }
 
 fn name_info_of(name: &str) -> NameInfo {
     NameInfo {
         class: classify(name),
         rule: crate::redact::header_rule(name),
+        kind: kind_of(name),
     }
 }
 
@@ -1107,9 +1176,14 @@ mod tests {
             long.as_str(),
         ];
         let check = |n: &str| {
-            let NameInfo { class: c, rule } = name_info(n);
+            let NameInfo {
+                class: c,
+                rule,
+                kind,
+            } = name_info(n);
             assert_eq!(c, classify(n), "{n}");
             assert_eq!(rule, crate::redact::header_rule(n), "{n}");
+            assert_eq!(kind, kind_of(n), "{n}");
             assert_ne!(c & EVERY_NAME, 0);
             assert_eq!(c & CREDENTIAL != 0, Redactor::may_carry_credential(n));
             assert_eq!(c & VIEW_REQUEST != 0, event::is_view_request_header(n));
@@ -1275,6 +1349,47 @@ mod tests {
                 Ok(took) => assert!(took, "no view taken of {line}"),
                 Err(e) => panic!("{line}\n{e}"),
             }
+        }
+    }
+
+    /// The noted firsts answer what the map's own searches answer, through repeats, case,
+    /// blank idempotency keys, arrays of values and both list forms.
+    #[test]
+    fn noted_firsts_are_the_searches() {
+        let red = Redactor::from_key_material(b"firsts");
+        let maps = [
+            r#"{"user-agent":"a","User-Agent":"b","X-Forwarded-For":"1.2.3.4","origin":"o","Referer":"r"}"#,
+            r#"{"Idempotency-Key":" ","X-Idempotency-Key":"k2","PayPal-Request-Id":"k3"}"#,
+            r#"{"Idempotency-Key":["", "k1"],"RETRY-AFTER":"3","retry-after":"4"}"#,
+            r#"[{"name":"Origin","value":""},{"name":"origin","value":"o2"},["Referer","r1"]]"#,
+            r#"{"Content-Type":"x","Authorization":"Bearer abcdefghijklmnop"}"#,
+            r#"{}"#,
+        ];
+        let names = [
+            (Kind::UserAgent, "user-agent"),
+            (Kind::ForwardedFor, "x-forwarded-for"),
+            (Kind::Origin, "origin"),
+            (Kind::Referer, "referer"),
+            (Kind::RetryAfter, "retry-after"),
+        ];
+        for m in maps {
+            let doc = format!(r#"{{"h":{m}}}"#);
+            let Ok(lazy::Doc::Object(o)) = lazy::parse(&doc, &lazy::Wanted::all()) else {
+                panic!("{doc}")
+            };
+            let node = o.get("h").expect("h");
+            let mut h = Headers::new();
+            let mut warns = Vec::new();
+            let firsts = fill_headers(&mut h, node, &red, None, 1000, EVERY_NAME, &mut warns, "h");
+            for (kind, name) in names {
+                assert_eq!(firsts.value(kind, &h), h.get(name), "{m} {name}");
+                assert_eq!(firsts.has(kind), h.contains(name), "{m} {name}");
+            }
+            assert_eq!(
+                firsts.value(Kind::Idempotency, &h),
+                crate::detect::logical::idempotency_key(&h).map(|(_, v)| v),
+                "{m}"
+            );
         }
     }
 

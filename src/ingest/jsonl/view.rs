@@ -12,8 +12,8 @@
 
 use super::{
     body_fingerprint, caps, field, fill_headers, find, found_text, key_id_credential, raw_url_of,
-    read_duration, read_status, read_time, response_header_cap, Paths, RawHeader, VIEW_REQUEST,
-    VIEW_RESPONSE,
+    read_duration, read_status, read_time, response_header_cap, Firsts, Kind, Paths, RawHeader,
+    VIEW_REQUEST, VIEW_RESPONSE,
 };
 use crate::analyze::event::{self, RecordView, Signals, ViewHint};
 use crate::ingest::lazy::Obj;
@@ -69,9 +69,10 @@ pub(super) fn with_view<R>(
     request.clear();
     response.clear();
     let mut raw_req: Vec<RawHeader<'_>> = reuse(std::mem::take(raw));
+    let (mut asked, mut answered) = (Firsts::default(), Firsts::default());
     if let Some((h, f)) = find(o, field::REQUEST_HEADERS, map) {
         let cap = crate::ingest::har::REQUEST_HEADER_VALUE_MAX;
-        fill_headers(
+        asked = fill_headers(
             request,
             &h,
             red,
@@ -84,10 +85,10 @@ pub(super) fn with_view<R>(
     }
     if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
         let cap = response_header_cap(status);
-        fill_headers(response, &h, red, None, cap, VIEW_RESPONSE, warns, f);
+        answered = fill_headers(response, &h, red, None, cap, VIEW_RESPONSE, warns, f);
     }
     // A Retry-After field is read only for its warnings: no view reads a success's Retry-After.
-    if !response.contains("retry-after") {
+    if !answered.has(Kind::RetryAfter) {
         found_text(o, field::RETRY_AFTER, map, caps::LABEL, warns);
     }
     let body_fingerprint = body_fingerprint(o, red);
@@ -95,7 +96,7 @@ pub(super) fn with_view<R>(
     let client = client.as_deref().map(|c| red.text_borrowing(c));
     let client_ip = found_text(o, field::CLIENT_IP, map, caps::IDENTITY, warns);
     let client_ip = client_ip.as_deref().map(|ip| red.text_borrowing(ip));
-    let ua_header = request.get("user-agent");
+    let ua_header = asked.value(Kind::UserAgent, request);
     let ua_field = match ua_header {
         None => found_text(o, field::USER_AGENT, map, caps::IDENTITY, warns),
         Some(_) => None,
@@ -112,22 +113,22 @@ pub(super) fn with_view<R>(
         return None;
     }
     // The client hints `har::client_hints` derives from the redacted request headers.
-    let forwarded_for = request
-        .get("x-forwarded-for")
+    let forwarded_for = asked
+        .value(Kind::ForwardedFor, request)
         .and_then(|v| v.split(',').next())
         .map(str::trim)
         .filter(|s| !s.is_empty());
-    let origin: Option<Cow<'_, str>> = request
-        .get("origin")
+    let origin: Option<Cow<'_, str>> = asked
+        .value(Kind::Origin, request)
         .filter(|o| !o.is_empty() && *o != "null")
         .map(Cow::Borrowed)
         .or_else(|| {
-            request
-                .get("referer")
+            asked
+                .value(Kind::Referer, request)
                 .and_then(crate::http::url::origin)
                 .map(Cow::Owned)
         });
-    let idempotency_key = crate::detect::logical::idempotency_key(request).map(|(_, v)| v);
+    let idempotency_key = asked.value(Kind::Idempotency, request);
     let header_limit = event::stated_limit(response, started);
     let view = RecordView {
         position: Position::Line(n),
