@@ -241,13 +241,12 @@ impl Rows {
         let mut strings: Pool<str> = Pool::new(SHARED_STRINGS);
         for chunk in order.chunks(ATTRIBUTE_CHUNK) {
             // The chunk's records, from memory or the temporary file, by row id.
-            let mut records: HashMap<u32, Box<Request>> = HashMap::with_capacity(chunk.len());
-            for &i in chunk {
-                let stored = std::mem::take(&mut self.records[i as usize]);
-                if let Some(r) = self.spill.load(stored) {
-                    records.insert(i, r);
-                }
-            }
+            let stored: Vec<(u32, spill::Stored)> = chunk
+                .iter()
+                .map(|&i| (i, std::mem::take(&mut self.records[i as usize])))
+                .collect();
+            let records: HashMap<u32, Box<Request>> =
+                self.spill.load_many(stored).into_iter().collect();
             let rows = &self.rows;
             let records = &records;
             let record = |i: u32| {

@@ -57,6 +57,13 @@ pub struct Spill {
 /// Longest record written (a body excerpt and headers are bounded far below this).
 const RECORD_MAX: usize = u32::MAX as usize;
 
+/// [`Spill::load_many`] reads records in one run across gaps up to this (records of other
+/// chunks, read and ignored, cost less than a seek and a read of their own).
+const RUN_GAP: u64 = 16 * 1024;
+
+/// The longest run read at once (the buffer it needs stays this small).
+const RUN_BYTES: u64 = 4 * 1024 * 1024;
+
 impl Spill {
     /// Keep `r` until attribution: on disk, or in memory when it has an access log's layer
     /// signal (see the parent module) or the file is unusable.
@@ -108,12 +115,92 @@ impl Spill {
 
     /// The record `stored` stands for (`None`: none kept, or it could not be read back; that
     /// is counted in [`Spill::lost`] and said in [`Spill::error`]).
+    #[cfg(test)]
     pub fn load(&mut self, stored: Stored) -> Option<Box<Request>> {
-        let (at, len) = match stored {
-            Stored::None => return None,
-            Stored::Memory(r) => return Some(r),
-            Stored::Disk { at, len } => (at, len as usize),
-        };
+        self.load_many(vec![(0, stored)]).pop().map(|(_, r)| r)
+    }
+
+    /// The records `stored` stand for, by the row id given with each, for a chunk of
+    /// attribution: the file's records are read in offset order, neighbours in one read (a
+    /// chunk in time order is mostly one stretch of the file: one read, not a seek and a read per
+    /// record), then decoded on the thread pool. A record that is not there (none kept, or not
+    /// read back) is left out and counted as [`Spill::load`] counts it.
+    pub fn load_many(&mut self, stored: Vec<(u32, Stored)>) -> Vec<(u32, Box<Request>)> {
+        use rayon::prelude::*;
+        let mut out = Vec::with_capacity(stored.len());
+        let mut disk: Vec<(u32, u64, usize)> = Vec::new();
+        for (i, s) in stored {
+            match s {
+                Stored::None => {}
+                Stored::Memory(r) => out.push((i, r)),
+                Stored::Disk { at, len } => disk.push((i, at, len as usize)),
+            }
+        }
+        if disk.is_empty() {
+            return out;
+        }
+        self.open_reader();
+        disk.sort_unstable_by_key(|&(_, at, _)| at);
+        let mut k = 0;
+        while k < disk.len() {
+            // One run: records whose gaps are small, up to RUN_BYTES.
+            let start = disk[k].1;
+            let mut end = start + disk[k].2 as u64;
+            let mut j = k + 1;
+            while j < disk.len() {
+                let (_, at, len) = disk[j];
+                if at > end + RUN_GAP || at + len as u64 - start > RUN_BYTES {
+                    break;
+                }
+                end = end.max(at + len as u64);
+                j += 1;
+            }
+            let run = &disk[k..j];
+            k = j;
+            let read = |f: &mut File, buf: &mut Vec<u8>| -> std::io::Result<()> {
+                buf.resize((end - start) as usize, 0);
+                f.seek(SeekFrom::Start(start))?;
+                f.read_exact(buf)
+            };
+            let got = match self.reader.as_mut() {
+                Some(f) => read(f, &mut self.buf).map_err(|e| e.to_string()),
+                None => Err(String::new()),
+            };
+            if let Err(e) = got {
+                if !e.is_empty() {
+                    self.error
+                        .get_or_insert_with(|| format!("cannot read a temporary file: {e}"));
+                }
+                self.lost += run.len();
+                self.error
+                    .get_or_insert_with(|| "a temporary file was not read back whole".to_string());
+                continue;
+            }
+            let (buf, sources) = (&self.buf, &self.sources);
+            let decoded: Vec<(u32, Option<Request>)> = run
+                .par_iter()
+                .map(|&(i, at, len)| {
+                    let from = (at - start) as usize;
+                    (i, decode(&buf[from..from + len], sources))
+                })
+                .collect();
+            for (i, r) in decoded {
+                match r {
+                    Some(r) => out.push((i, Box::new(r))),
+                    None => {
+                        self.lost += 1;
+                        self.error.get_or_insert_with(|| {
+                            "a temporary file was not read back whole".to_string()
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Writing is over: what was written is flushed and the file kept for reading.
+    fn open_reader(&mut self) {
         if let Some(w) = self.writer.take() {
             match w.into_inner() {
                 Ok(f) => self.reader = Some(f),
@@ -122,28 +209,6 @@ impl Spill {
                 }
             }
         }
-        let read = |f: &mut File, buf: &mut Vec<u8>| -> std::io::Result<()> {
-            buf.resize(len, 0);
-            f.seek(SeekFrom::Start(at))?;
-            f.read_exact(buf)
-        };
-        let got = match self.reader.as_mut() {
-            Some(f) => match read(f, &mut self.buf) {
-                Ok(()) => decode(&self.buf, &self.sources),
-                Err(e) => {
-                    self.error
-                        .get_or_insert_with(|| format!("cannot read a temporary file: {e}"));
-                    None
-                }
-            },
-            None => None,
-        };
-        if got.is_none() {
-            self.lost += 1;
-            self.error
-                .get_or_insert_with(|| "a temporary file was not read back whole".to_string());
-        }
-        got.map(Box::new)
     }
 
     /// Attribution is over: the file is closed (and so removed).
@@ -403,16 +468,25 @@ mod tests {
             .iter()
             .map(|r| spill.store(Box::new(r.clone())))
             .collect();
-        // Read back out of order, as attribution's time order may.
-        let mut out: Vec<(usize, Option<Box<Request>>)> = stored
-            .into_iter()
-            .enumerate()
-            .rev()
-            .map(|(i, s)| (i, spill.load(s)))
+        // Read back out of order, as attribution's time order may: the odd ones backwards one
+        // by one, then the even ones as one chunk (runs across the gaps the odd ones left).
+        let n = stored.len();
+        let mut stored: Vec<Option<Stored>> = stored.into_iter().map(Some).collect();
+        let mut out: Vec<Option<Box<Request>>> = (0..n).map(|_| None).collect();
+        for i in (0..n).rev().filter(|i| i % 2 == 1) {
+            out[i] = spill.load(stored[i].take().unwrap_or_default());
+        }
+        let evens: Vec<(u32, Stored)> = (0..n)
+            .filter(|i| i % 2 == 0)
+            .map(|i| (i as u32, stored[i].take().unwrap_or_default()))
             .collect();
-        out.sort_by_key(|(i, _)| *i);
+        for (i, r) in spill.load_many(evens) {
+            assert!(out[i as usize].is_none(), "row {i} twice");
+            out[i as usize] = Some(r);
+        }
         assert!(spill.error.is_none(), "{:?}", spill.error);
-        out.into_iter().map(|(_, r)| r).collect()
+        assert_eq!(spill.lost, 0);
+        out
     }
 
     #[test]
