@@ -69,6 +69,10 @@ pub struct Obj<'a> {
     /// [`key_bit`] of every key: [`Obj::get`] answers "absent" without a scan for most keys it
     /// is asked for (the JSON-lines reader tries up to nine aliases per field, most absent).
     keys: u64,
+    /// The [`Template`] this object's keys matched, one for one and in order (0: none). Two
+    /// objects with the same id have the same keys in the same places, so a reader may
+    /// remember per id where it found a field (see `jsonl::find`).
+    shape: u32,
 }
 
 /// One of 64 bits for a key, from its length and its first and last bytes: two different keys
@@ -237,7 +241,11 @@ fn fields<'de, A: MapAccess<'de>>(mut m: A, wanted: &Wanted) -> Result<Obj<'de>,
             m.next_value::<IgnoredAny>()?;
         }
     }
-    Ok(Obj { fields, keys })
+    Ok(Obj {
+        fields,
+        keys,
+        shape: 0,
+    })
 }
 
 /// A whole line: its top-level fields as `wanted` says.
@@ -264,10 +272,68 @@ impl<'de> DeserializeSeed<'de> for Line<'_> {
 /// Parse one document (a whole line) into a tree of the fields `wanted` names; a line the tree
 /// cannot hold is read the raw way (see the module doc), whose error, if any, is returned.
 pub fn parse<'a>(text: &'a str, wanted: &Wanted) -> Result<Doc<'a>, serde_json::Error> {
-    if let Some(doc) = scan::object(text, wanted) {
+    if let Some(doc) = scan::object(text, wanted, None) {
         return Ok(doc);
     }
     parse_serde(text, wanted)
+}
+
+/// The keys of one object level as an earlier line wrote them, so the scanner can check a key
+/// with one comparison of its bytes instead of reading it and looking it up in [`Wanted`].
+///
+/// A log's lines nearly always repeat one layout. Each key is kept as the exact bytes from its
+/// opening quote to the colon (escape-free keys only), with the bit [`Wanted`] gave it and
+/// the template of its value when that value was an object (a header map). An object whose
+/// keys all match, one for one, carries the template's id ([`Obj::shape`]): ids are unique in
+/// the process, so a reader may remember per id where it found things.
+#[derive(Debug)]
+pub struct Template {
+    id: u32,
+    slots: Vec<Slot>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    /// `"key":` as the line had it (any whitespace before the colon included).
+    lit: Box<[u8]>,
+    key_len: usize,
+    /// `Some(key_bit)` when the key is kept (always, below the top level).
+    bit: Option<u64>,
+    nested: Option<Box<Template>>,
+}
+
+/// Lines a [`Template`] may miss in a row before a line is scanned again to learn a new one.
+const RELEARN_AFTER: u32 = 4;
+
+/// What a reader keeps between lines for [`parse_with`]: the template and how often it missed.
+#[derive(Debug, Default)]
+pub struct Layout {
+    template: Option<Template>,
+    misses: u32,
+}
+
+/// [`parse`], with the keys checked against the layout of earlier lines: the same tree, with
+/// [`Obj::shape`] set on the objects that matched. A line whose top level did not match
+/// teaches a new template once the old one has missed [`RELEARN_AFTER`] lines in a row.
+pub fn parse_with<'a>(
+    text: &'a str,
+    wanted: &Wanted,
+    layout: &mut Layout,
+) -> Result<Doc<'a>, serde_json::Error> {
+    let Some(doc) = scan::object(text, wanted, layout.template.as_ref()) else {
+        return parse_serde(text, wanted);
+    };
+    let matched = matches!(&doc, Doc::Object(o) if o.shape != 0);
+    if matched {
+        layout.misses = 0;
+    } else {
+        layout.misses += 1;
+        if layout.template.is_none() || layout.misses >= RELEARN_AFTER {
+            layout.template = scan::learn(text, wanted);
+            layout.misses = 0;
+        }
+    }
+    Ok(doc)
 }
 
 /// [`parse`] through serde_json alone (what [`scan::object`] is held to).
@@ -296,6 +362,7 @@ impl<'a> Obj<'a> {
         Obj {
             fields: fields.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect(),
             keys,
+            shape: 0,
         }
     }
 
@@ -311,6 +378,16 @@ impl<'a> Obj<'a> {
     /// [`key_bit`] of every key: a key whose bit is clear is not in the object.
     pub fn key_bits(&self) -> u64 {
         self.keys
+    }
+
+    /// The [`Template`] id this object matched (0: none; see [`parse_with`]).
+    pub fn shape(&self) -> u32 {
+        self.shape
+    }
+
+    /// The fields in document order, repeats included (what [`Obj::get`] searches).
+    pub fn fields(&self) -> &[(Cow<'a, str>, Node<'a>)] {
+        &self.fields
     }
 
     /// The value of `key` (the last one when the key repeats, as `Value` reads it).
@@ -465,7 +542,7 @@ fn to_value(node: &Node<'_>) -> Option<serde_json::Value> {
 /// read as an integer, deep nesting, any syntax error) answers `None`, and the line is read by
 /// serde_json as before, which gives the located error. A property test holds it to serde_json.
 mod scan {
-    use super::{Doc, Node, Obj, Wanted, FIELDS_HINT};
+    use super::{key_bit, Doc, Node, Obj, Slot, Template, Wanted, FIELDS_HINT};
     use serde_json::Number;
     use std::borrow::Cow;
 
@@ -479,7 +556,11 @@ mod scan {
 
     /// The top-level object of `text` (already trimmed by the caller, but any JSON whitespace is
     /// accepted), or `None` when serde_json must decide.
-    pub(super) fn object<'a>(text: &'a str, wanted: &Wanted) -> Option<Doc<'a>> {
+    pub(super) fn object<'a>(
+        text: &'a str,
+        wanted: &Wanted,
+        template: Option<&Template>,
+    ) -> Option<Doc<'a>> {
         let mut s = Scan {
             text,
             b: text.as_bytes(),
@@ -489,9 +570,57 @@ mod scan {
         if s.peek()? != b'{' {
             return None;
         }
-        let o = s.object(wanted, 1)?;
+        let o = s.object(wanted, 1, template)?;
         s.ws();
         (s.at == s.b.len()).then_some(Doc::Object(o))
+    }
+
+    /// The [`Template`] of the line `text` (its top level and the objects directly in it),
+    /// or `None` when the scanner would not read the line or a key holds an escape.
+    pub(super) fn learn(text: &str, wanted: &Wanted) -> Option<Template> {
+        let mut s = Scan {
+            text,
+            b: text.as_bytes(),
+            at: 0,
+        };
+        s.ws();
+        if s.peek()? != b'{' {
+            return None;
+        }
+        let t = s.learn_object(Some(wanted), 1)?;
+        s.ws();
+        (s.at == s.b.len()).then_some(t)
+    }
+
+    /// `b.starts_with(lit)` eight bytes at a time: a key is a few dozen bytes, and the call
+    /// into the C library's memcmp cost more than the comparison.
+    #[inline(always)]
+    fn starts_with(b: &[u8], lit: &[u8]) -> bool {
+        let Some(b) = b.get(..lit.len()) else {
+            return false;
+        };
+        let n = lit.len();
+        if n < 8 {
+            return b.iter().zip(lit).all(|(x, y)| x == y);
+        }
+        let word =
+            |x: &[u8], at: usize| u64::from_le_bytes(x[at..at + 8].try_into().unwrap_or_default());
+        let mut at = 0;
+        while at + 8 < n {
+            if word(b, at) != word(lit, at) {
+                return false;
+            }
+            at += 8;
+        }
+        // The last eight bytes (overlapping the ones before when `n` is no multiple of 8).
+        word(b, n - 8) == word(lit, n - 8)
+    }
+
+    /// A fresh template id (never 0, never repeated in the process).
+    fn next_id() -> u32 {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed).max(1)
     }
 
     struct Scan<'a> {
@@ -519,35 +648,74 @@ mod scan {
         }
 
         /// An object at `{`; only the fields `wanted` names are built, the rest are skipped.
-        fn object(&mut self, wanted: &Wanted, depth: usize) -> Option<Obj<'a>> {
+        /// Keys are first checked against `template` (see [`Template`]); the first that does
+        /// not match is read as usual, and so is every key after it.
+        fn object(
+            &mut self,
+            wanted: &Wanted,
+            depth: usize,
+            template: Option<&Template>,
+        ) -> Option<Obj<'a>> {
             if depth > MAX_DEPTH {
                 return None;
             }
             self.at += 1; // '{'
             let mut fields = Vec::with_capacity(FIELDS_HINT);
             let mut keys = 0;
+            // Template slots still in step with this object's keys.
+            let mut slots = template.map(|t| t.slots.iter());
             self.ws();
             if self.peek()? == b'}' {
                 self.at += 1;
-                return Some(Obj { fields, keys });
+                let shape = template.filter(|t| t.slots.is_empty()).map_or(0, |t| t.id);
+                return Some(Obj {
+                    fields,
+                    keys,
+                    shape,
+                });
             }
             loop {
                 self.ws();
                 if self.peek()? != b'"' {
                     return None;
                 }
-                let k = self.string()?;
-                self.expect(b':')?;
+                let rest = &self.b[self.at..];
+                let slot = slots
+                    .as_mut()
+                    .and_then(|it| it.next())
+                    .filter(|slot| starts_with(rest, &slot.lit));
+                let (k, bit, nested) = match slot {
+                    Some(slot) => {
+                        // The same bytes as the learned key: the same escape-free string.
+                        let k = self.text.get(self.at + 1..self.at + 1 + slot.key_len)?;
+                        self.at += slot.lit.len();
+                        (Cow::Borrowed(k), slot.bit, slot.nested.as_deref())
+                    }
+                    None => {
+                        slots = None;
+                        let k = self.string()?;
+                        self.expect(b':')?;
+                        let bit = wanted.wanted_bit(&k);
+                        (k, bit, None)
+                    }
+                };
                 self.ws();
-                if let Some(bit) = wanted.wanted_bit(&k) {
+                if let Some(bit) = bit {
                     keys |= bit;
                     // A string is built in the vector's slot, not moved there (see `value`).
-                    if self.peek()? == b'"' {
-                        let v = self.string()?;
-                        fields.push((k, Node::Str(v)));
-                    } else {
-                        let v = self.other_value(depth)?;
-                        fields.push((k, v));
+                    match self.peek()? {
+                        b'"' => {
+                            let v = self.string()?;
+                            fields.push((k, Node::Str(v)));
+                        }
+                        b'{' if nested.is_some() => {
+                            let o = self.object(&Wanted::all(), depth + 1, nested)?;
+                            fields.push((k, Node::Obj(o)));
+                        }
+                        _ => {
+                            let v = self.other_value(depth)?;
+                            fields.push((k, v));
+                        }
                     }
                 } else {
                     self.skip(depth)?;
@@ -557,7 +725,74 @@ mod scan {
                     b',' => self.at += 1,
                     b'}' => {
                         self.at += 1;
-                        return Some(Obj { fields, keys });
+                        // Every slot used, in order, and no key left over.
+                        let shape = match (template, slots) {
+                            (Some(t), Some(rest)) if rest.as_slice().is_empty() => t.id,
+                            _ => 0,
+                        };
+                        return Some(Obj {
+                            fields,
+                            keys,
+                            shape,
+                        });
+                    }
+                    _ => return None,
+                }
+            }
+        }
+
+        /// [`Scan::object`] of an object at `{`, learning its keys (and, at the top level,
+        /// those of the objects in it) instead of building it; `wanted` at the top level,
+        /// `None` below (every key kept).
+        fn learn_object(&mut self, wanted: Option<&Wanted>, depth: usize) -> Option<Template> {
+            self.at += 1; // '{'
+            let mut slots = Vec::new();
+            self.ws();
+            if self.peek()? == b'}' {
+                self.at += 1;
+                return Some(Template {
+                    id: next_id(),
+                    slots,
+                });
+            }
+            loop {
+                self.ws();
+                if self.peek()? != b'"' {
+                    return None;
+                }
+                let start = self.at;
+                let Cow::Borrowed(k) = self.string()? else {
+                    return None; // an escaped key: no template
+                };
+                self.expect(b':')?;
+                let lit: Box<[u8]> = self.b.get(start..self.at)?.into();
+                let bit = match wanted {
+                    Some(w) => w.wanted_bit(k),
+                    None => Some(key_bit(k)),
+                };
+                let key_len = k.len();
+                self.ws();
+                let nested = if depth == 1 && bit.is_some() && self.peek()? == b'{' {
+                    Some(Box::new(self.learn_object(None, depth + 1)?))
+                } else {
+                    self.skip(depth)?;
+                    None
+                };
+                slots.push(Slot {
+                    lit,
+                    key_len,
+                    bit,
+                    nested,
+                });
+                self.ws();
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b'}' => {
+                        self.at += 1;
+                        return Some(Template {
+                            id: next_id(),
+                            slots,
+                        });
                     }
                     _ => return None,
                 }
@@ -580,7 +815,7 @@ mod scan {
         fn other_value(&mut self, depth: usize) -> Option<Node<'a>> {
             Some(match self.peek()? {
                 b'"' => Node::Str(self.string()?),
-                b'{' => Node::Obj(self.object(&Wanted::all(), depth + 1)?),
+                b'{' => Node::Obj(self.object(&Wanted::all(), depth + 1, None)?),
                 b'[' => {
                     if depth + 1 > MAX_DEPTH {
                         return None;
@@ -1092,7 +1327,7 @@ mod tests {
 
     /// The scanner reads a line as serde_json does, or leaves it to serde_json.
     fn scan_agrees(text: &str, wanted: &Wanted) -> Result<bool, TestCaseError> {
-        let Some(fast) = scan::object(text, wanted) else {
+        let Some(fast) = scan::object(text, wanted, None) else {
             return Ok(false);
         };
         match (fast, parse_serde(text, wanted)) {
@@ -1143,7 +1378,75 @@ mod tests {
         }
     }
 
+    /// One generated line: keys from a small set (so lines share layouts, repeats included),
+    /// values of every kind, nested objects, optional whitespace and escaped keys.
+    fn line_of(fields: &[(u8, u8, bool)]) -> String {
+        const KEYS: [&str; 6] = ["a", "b", "h", "k\\u0041", "a ", "zz"];
+        const VALUES: [&str; 9] = [
+            "1",
+            "\"s\"",
+            "null",
+            "{\"x\":1,\"y\":\"v\"}",
+            "{\"y\":\"v\",\"x\":1}",
+            "{}",
+            "[1,{\"x\":2}]",
+            "\"e\\\"\"",
+            "-0.5e3",
+        ];
+        let body: Vec<String> = fields
+            .iter()
+            .map(|&(k, v, space)| {
+                let sp = if space { " " } else { "" };
+                format!(
+                    "\"{}\"{sp}:{sp}{}",
+                    KEYS[k as usize % KEYS.len()],
+                    VALUES[v as usize % VALUES.len()]
+                )
+            })
+            .collect();
+        format!("{{{}}}", body.join(","))
+    }
+
     proptest! {
+        /// Lines read one after another through a [`Layout`] give the trees they give alone,
+        /// and two objects with the same layout id have the same keys in the same order.
+        #[test]
+        fn lines_read_by_layout_are_the_lines_alone(
+            lines in proptest::collection::vec(
+                proptest::collection::vec((0u8..6, 0u8..9, any::<bool>()), 0..5), 1..12),
+            picks in proptest::collection::vec(0usize..12, 1..24),
+        ) {
+            let w = Wanted::of(["a", "b", "h", "kA", "h.x"]);
+            let mut layout = Layout::default();
+            let mut seen: std::collections::HashMap<u32, Vec<String>> = Default::default();
+            let texts: Vec<String> = lines.iter().map(|l| line_of(l)).collect();
+            for &i in &picks {
+                let text = &texts[i % texts.len()];
+                let alone = parse(text, &w);
+                let shaped = parse_with(text, &w, &mut layout);
+                match (shaped, alone) {
+                    (Ok(Doc::Object(a)), Ok(Doc::Object(b))) => {
+                        same_obj(&a, &b)?;
+                        let mut objs = vec![&a];
+                        objs.extend(a.fields.iter().filter_map(|(_, v)| match v {
+                            Node::Obj(o) => Some(o),
+                            _ => None,
+                        }));
+                        for o in objs {
+                            let keys: Vec<String> = o.fields.iter().map(|(k, _)| k.to_string()).collect();
+                            if o.shape != 0 {
+                                let first = seen.entry(o.shape).or_insert_with(|| keys.clone());
+                                prop_assert_eq!(&*first, &keys);
+                            }
+                        }
+                    }
+                    (Ok(Doc::Other), Ok(Doc::Other)) => {}
+                    (Err(x), Err(y)) => prop_assert_eq!(x.to_string(), y.to_string()),
+                    (x, y) => prop_assert!(false, "{:?}: {:?} vs {:?}", text, x.is_ok(), y.is_ok()),
+                }
+            }
+        }
+
         /// The bit-filed name table answers as the set of names (and their first dotted
         /// parts) it was built from.
         #[test]

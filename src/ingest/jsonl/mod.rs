@@ -292,9 +292,48 @@ struct Schema {
     paths: Paths,
 }
 
+/// The paths of every canonical field, and where they are in the layout of the line being
+/// read when it has one ([`lazy::Template`]).
+struct Lookup<'m> {
+    paths: &'m Paths,
+    /// [`Places`] of the line's layout (`None`: the line has none, or the caller keeps none).
+    places: Option<&'m Places>,
+}
+
+impl<'m> Lookup<'m> {
+    /// Every path tried in turn, line after line.
+    fn plain(paths: &'m Paths) -> Lookup<'m> {
+        Lookup {
+            paths,
+            places: None,
+        }
+    }
+}
+
 /// The first non-null value among `--map` paths for `field` (a [`field`] index), then its aliases, with the path
 /// that gave it.
+///
+/// Inlined: its answer returned through memory was stored in pieces and read back whole (a
+/// store-forwarding stall that made it ~4 % of a run).
+#[inline(always)]
 fn find<'n, 'a, 'p>(
+    o: &'n Obj<'a>,
+    field: usize,
+    map: &Lookup<'p>,
+) -> Option<(Cow<'n, Node<'a>>, &'p str)> {
+    if let Some(places) = map.places.filter(|p| p.shape == o.shape() && p.shape != 0) {
+        match places.find(o, field, map.paths) {
+            Placed::Found(node, path) => return Some((Cow::Borrowed(node), path)),
+            Placed::Absent => return None,
+            Placed::Walked => {}
+        }
+    }
+    find_anywhere(o, field, map.paths)
+}
+
+/// [`find`] without a layout: every path tried in turn.
+#[inline(never)]
+fn find_anywhere<'n, 'a, 'p>(
     o: &'n Obj<'a>,
     field: usize,
     paths: &'p Paths,
@@ -309,6 +348,100 @@ fn find<'n, 'a, 'p>(
             .filter(|x| !lazy::is_null(x))
             .map(|x| (x, &*p.path))
     })
+}
+
+/// Where a path of a field can be in an object of one layout ([`lazy::Template`]).
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    /// The top-level field at this index holds the whole path (the last of that key).
+    Top { at: u32, path: u16 },
+    /// The path goes through an object that is there: [`find_anywhere`] walks it.
+    Walk,
+}
+
+/// What [`Places::find`] knows: the field's value, that it has none, or that a path through a
+/// nested object must be walked.
+enum Placed<'n, 'a, 'p> {
+    Found(&'n Node<'a>, &'p str),
+    Absent,
+    Walked,
+}
+
+/// [`find`]'s candidates per field for the lines of one layout: the paths that can be there
+/// at all, in [`find`]'s order, with the index of those that are top-level keys. Lines of one
+/// layout have the same keys in the same places, so only the values (null or not, and what is
+/// inside a nested object) are left to look at line by line.
+#[derive(Default, Debug)]
+struct Places {
+    /// The layout (0: none yet).
+    shape: u32,
+    fields: Vec<Box<[Place]>>,
+}
+
+impl Places {
+    /// Make these the places of `o`'s layout, unless they are already.
+    fn learn(&mut self, o: &Obj<'_>, paths: &Paths) {
+        if self.shape == o.shape() || o.shape() == 0 {
+            return;
+        }
+        self.shape = o.shape();
+        self.fields = paths.0.iter().map(|(_, p)| Self::of(o, p)).collect();
+    }
+
+    #[inline(always)]
+    fn find<'n, 'a, 'p>(
+        &self,
+        o: &'n Obj<'a>,
+        field: usize,
+        paths: &'p Paths,
+    ) -> Placed<'n, 'a, 'p> {
+        let (Some(places), Some((_, field_paths))) = (self.fields.get(field), paths.0.get(field))
+        else {
+            return Placed::Walked;
+        };
+        for place in places.iter() {
+            match *place {
+                Place::Top { at, path } => {
+                    let (Some((_, node)), Some(p)) =
+                        (o.fields().get(at as usize), field_paths.get(path as usize))
+                    else {
+                        return Placed::Walked;
+                    };
+                    if !lazy::is_null(node) {
+                        return Placed::Found(node, &p.path);
+                    }
+                }
+                // From here on, as find_anywhere tries them.
+                Place::Walk => return Placed::Walked,
+            }
+        }
+        Placed::Absent
+    }
+
+    /// The candidates of one field in `o`'s layout, as [`find`] would try them.
+    fn of(o: &Obj<'_>, paths: &[Path]) -> Box<[Place]> {
+        let keys = o.key_bits();
+        let fields = o.fields();
+        let mut out = Vec::new();
+        for (i, p) in paths.iter().enumerate() {
+            if keys & p.bits == 0 {
+                continue;
+            }
+            if let Some(at) = fields.iter().rposition(|(k, _)| **k == *p.path) {
+                out.push(Place::Top {
+                    at: at as u32,
+                    path: i as u16,
+                });
+            } else if p
+                .path
+                .split_once('.')
+                .is_some_and(|(first, _)| o.get(first).is_some())
+            {
+                out.push(Place::Walk);
+            }
+        }
+        out.into_boxed_slice()
+    }
 }
 
 /// A scalar as text (numbers as `serde_json::Value` prints them), cut to `cap` with a note.
@@ -334,7 +467,7 @@ fn text_of<'a>(
 fn found_text<'a>(
     o: &Obj<'a>,
     field: usize,
-    map: &Paths,
+    map: &Lookup<'_>,
     cap: Cap,
     warns: &mut Vec<String>,
 ) -> Option<Cow<'a, str>> {
@@ -370,9 +503,12 @@ fn fill_headers<'a>(
     field: &str,
 ) -> Firsts {
     let mut firsts = Firsts::default();
-    let mut push = |full_name: &Cow<'a, str>, value: &Node<'a>, warns: &mut Vec<String>| {
-        let name = caps::bounded(full_name, caps::HEADER_NAME, "a header name", warns);
-        let NameInfo { class, rule, kind } = name_info(name);
+    let mut push_named = |full_name: &Cow<'a, str>,
+                          name: &str,
+                          info: NameInfo,
+                          value: &Node<'a>,
+                          warns: &mut Vec<String>| {
+        let NameInfo { class, rule, kind } = info;
         let for_credential = raw.is_some() && class & CREDENTIAL != 0;
         let kept = class & keep != 0;
         let mut one = |val: Cow<'a, str>| {
@@ -408,10 +544,39 @@ fn fill_headers<'a>(
             }
         }
     };
+    /// A header whose name is not planned: bounded and classified here.
+    macro_rules! push {
+        ($full_name:expr, $value:expr, $warns:expr) => {{
+            let full_name = $full_name;
+            let name = caps::bounded(full_name, caps::HEADER_NAME, "a header name", $warns);
+            push_named(full_name, name, name_info(name), $value, $warns);
+        }};
+    }
     match lazy::val(v) {
         Val::Object => {
             if let Some(o) = Obj::of(v) {
-                o.for_each_entry(|k, val| push(k, val, warns));
+                let planned = o.shape() != 0
+                    && HEADER_PLANS
+                        .try_with(|p| {
+                            let mut plans = p.borrow_mut();
+                            let Some(plan) = plans.of(&o) else {
+                                return false;
+                            };
+                            let fields = o.fields();
+                            for e in plan {
+                                let (Some((name, _)), Some((_, value))) =
+                                    (fields.get(e.name as usize), fields.get(e.value as usize))
+                                else {
+                                    continue;
+                                };
+                                push_named(name, name, e.info, value, warns);
+                            }
+                            true
+                        })
+                        .unwrap_or(false);
+                if !planned {
+                    o.for_each_entry(|k, val| push!(k, val, warns));
+                }
             }
         }
         Val::Array => {
@@ -421,7 +586,7 @@ fn fill_headers<'a>(
                         let name = o.get("name").map(lazy::val);
                         match (name, o.get("value")) {
                             (Some(Val::Str(n)), Some(val)) => {
-                                push(&n, val, warns);
+                                push!(&n, val, warns);
                                 true
                             }
                             _ => false,
@@ -430,7 +595,7 @@ fn fill_headers<'a>(
                     Val::Array => match &lazy::items(it)[..] {
                         [n, val] => match lazy::val(n) {
                             Val::Str(n) => {
-                                push(&n, val, warns);
+                                push!(&n, val, warns);
                                 true
                             }
                             _ => false,
@@ -451,6 +616,67 @@ fn fill_headers<'a>(
         )),
     }
     firsts
+}
+
+/// One header of a header map's layout: where its name is (its first place), where its
+/// value is (its last), and what [`name_info`] says of the name.
+struct Planned {
+    name: u32,
+    value: u32,
+    info: NameInfo,
+}
+
+/// [`Obj::for_each_entry`] and [`name_info`] worked out once per header-map layout
+/// ([`lazy::Template`]): maps of one layout have the same names in the same places, so
+/// only the values are read line by line. A layout with a name longer than the header-name
+/// cap has no plan (its warning is written by the general path).
+#[derive(Default)]
+struct HeaderPlans(Vec<(u32, Box<[Planned]>)>);
+
+/// Layouts remembered per thread: a log's request and response maps, and a spare.
+const HEADER_PLANS_KEPT: usize = 4;
+
+thread_local! {
+    static HEADER_PLANS: std::cell::RefCell<HeaderPlans> =
+        std::cell::RefCell::new(HeaderPlans::default());
+}
+
+impl HeaderPlans {
+    /// The plan of `o`'s layout (`o.shape() != 0`), made on first sight.
+    fn of(&mut self, o: &Obj<'_>) -> Option<&[Planned]> {
+        let shape = o.shape();
+        let at = match self.0.iter().position(|(s, _)| *s == shape) {
+            Some(at) => at,
+            None => {
+                let plan = Self::plan(o)?;
+                if self.0.len() >= HEADER_PLANS_KEPT {
+                    self.0.remove(0);
+                }
+                self.0.push((shape, plan));
+                self.0.len() - 1
+            }
+        };
+        Some(&self.0[at].1)
+    }
+
+    fn plan(o: &Obj<'_>) -> Option<Box<[Planned]>> {
+        let fields = o.fields();
+        let mut out = Vec::with_capacity(fields.len());
+        let mut bad = false;
+        let index = |k: &str| fields.iter().position(|(o, _)| o == k).unwrap_or(0) as u32;
+        let last = |k: &str| fields.iter().rposition(|(o, _)| o == k).unwrap_or(0) as u32;
+        o.for_each_entry(|k, _| {
+            if k.len() > caps::HEADER_NAME.max {
+                bad = true;
+            }
+            out.push(Planned {
+                name: index(k),
+                value: last(k),
+                info: name_info(k),
+            });
+        });
+        (!bad).then(|| out.into_boxed_slice())
+    }
 }
 
 /// The headers a [`RecordView`] reads by name. [`fill_headers`] notes where the first of each
@@ -609,7 +835,7 @@ fn name_info(name: &str) -> NameInfo {
 /// The record's start, from the first time field; a missing or unreadable one is a warning.
 fn read_time(
     o: &Obj<'_>,
-    map: &Paths,
+    map: &Lookup<'_>,
     red: &Redactor,
     warns: &mut Vec<String>,
 ) -> Option<chrono::DateTime<chrono::Utc>> {
@@ -637,7 +863,7 @@ fn read_time(
 }
 
 /// The unredacted URL: a full one, else `//host/path` from separate fields, else the path.
-fn raw_url_of<'a>(o: &Obj<'a>, map: &Paths, warns: &mut Vec<String>) -> Cow<'a, str> {
+fn raw_url_of<'a>(o: &Obj<'a>, map: &Lookup<'_>, warns: &mut Vec<String>) -> Cow<'a, str> {
     match found_text(o, field::URL, map, caps::URL, warns) {
         Some(u) if u.contains("://") || u.starts_with("//") => u,
         other => {
@@ -660,7 +886,7 @@ fn raw_url_of<'a>(o: &Obj<'a>, map: &Paths, warns: &mut Vec<String>) -> Cow<'a, 
 }
 
 /// The status code (0 with a warning when there is none or it is not one).
-fn read_status(o: &Obj<'_>, map: &Paths, warns: &mut Vec<String>) -> u16 {
+fn read_status(o: &Obj<'_>, map: &Lookup<'_>, warns: &mut Vec<String>) -> u16 {
     match find(o, field::STATUS, map) {
         Some((s, f)) => match lazy::val(&s) {
             Val::Num(n) => n
@@ -690,7 +916,7 @@ fn read_status(o: &Obj<'_>, map: &Paths, warns: &mut Vec<String>) -> u16 {
 }
 
 /// The duration in milliseconds, when a field holds one.
-fn read_duration(o: &Obj<'_>, map: &Paths, warns: &mut Vec<String>) -> Option<f64> {
+fn read_duration(o: &Obj<'_>, map: &Lookup<'_>, warns: &mut Vec<String>) -> Option<f64> {
     let (d, f) = find(o, field::DURATION_MS, map)?;
     match parse_duration(&d, f) {
         Some(ms) if ms >= 0.0 && ms.is_finite() => Some(ms),
@@ -745,6 +971,7 @@ fn normalize(
     opts: &Options,
     map: &Paths,
 ) -> (Request, Vec<Warning>) {
+    let map = &Lookup::plain(map);
     let pos = Position::Line(line);
     let red = &opts.redactor;
     let mut warns = Vec::new();
@@ -870,6 +1097,7 @@ fn work_lines<T>(
     };
     done.items.reserve(job.lines);
     let mut scratch = view::Scratch::default();
+    let mut layout = lazy::Layout::default();
     let mut line_no = job.first_line;
     let mut at = 0usize;
     let text = &job.text[..];
@@ -897,7 +1125,7 @@ fn work_lines<T>(
         if line.is_empty() {
             continue;
         }
-        let parsed = match lazy::parse(line, wanted) {
+        let parsed = match lazy::parse_with(line, wanted, &mut layout) {
             Ok(lazy::Doc::Object(o)) => Ok(one_line(
                 n,
                 &o,
@@ -1265,6 +1493,28 @@ mod tests {
                 ));
             }
         }
+        // The same line read through the layout it teaches (`find` by remembered places,
+        // header maps by plan), after a line of another layout, and read again.
+        let mut layout = lazy::Layout::default();
+        let wanted = wanted_fields(&o.field_map);
+        let _ = lazy::parse_with(r#"{"other":1}"#, &wanted, &mut layout);
+        let _ = lazy::parse_with(line, &wanted, &mut layout);
+        let mut scratch = view::Scratch::default();
+        if let Ok(lazy::Doc::Object(shaped)) = lazy::parse_with(line, &wanted, &mut layout) {
+            for _ in 0..2 {
+                let decide = |status: u16, _: &str| {
+                    event::view_suffices(status, false).then(event::ViewHint::default)
+                };
+                let compare = |v: &RecordView<'_>, _| {
+                    let want = RecordView::of(&full);
+                    (v != &want).then(|| format!("by layout: {v:?}\nvs\n{want:?}"))
+                };
+                let took = view::with_view(3, &shaped, o, &paths, &mut scratch, decide, compare);
+                if let Some(Some(e)) = took {
+                    return Err(e);
+                }
+            }
+        }
         let mut scratch = view::Scratch::default();
         for _ in 0..2 {
             // Twice: a scratch left by one line must not show in the next.
@@ -1354,6 +1604,68 @@ mod tests {
 
     /// The noted firsts answer what the map's own searches answer, through repeats, case,
     /// blank idempotency keys, arrays of values and both list forms.
+    /// Lines read through the layout of the line before them: a field that is null in one
+    /// line and set in the next, a number where a string was, a duplicated key, an alias and
+    /// its fallback, header maps of the same names with other values.
+    #[test]
+    fn lines_read_by_an_earlier_lines_layout_read_as_alone() {
+        let o = opts(vec![]);
+        let paths = Paths::of(&o.field_map);
+        let wanted = wanted_fields(&o.field_map);
+        let runs: &[&[&str]] = &[
+            &[
+                r#"{"time":"2024-05-01T12:00:00Z","ts":null,"method":"GET","url":"https://a.example/x","status":200,"request_headers":{"User-Agent":"ua/1","Idempotency-Key":"k1"},"response_headers":{"X-RateLimit-Limit":"10"}}"#,
+                r#"{"time":null,"ts":1714564800123,"method":"GET","url":"https://a.example/y","status":"200","request_headers":{"User-Agent":"","Idempotency-Key":" "},"response_headers":{"X-RateLimit-Limit":null}}"#,
+                r#"{"time":"bad","ts":1714564800123,"method":"POST","url":"https://a.example/y","status":201,"request_headers":{"User-Agent":["a","b"],"Idempotency-Key":"k2"},"response_headers":{"X-RateLimit-Limit":7}}"#,
+                r#"{"time":12,"ts":null,"method":null,"url":null,"status":200,"request_headers":null,"response_headers":{"X-RateLimit-Limit":"1"}}"#,
+            ],
+            &[
+                r#"{"status":200,"url":"https://b.example/","status":204,"client":"svc","client":null,"headers":{"Retry-After":"1","retry-after":"2"}}"#,
+                r#"{"status":429,"url":"https://b.example/","status":200,"client":null,"client":"svc2","headers":{"Retry-After":"3","retry-after":"4"}}"#,
+            ],
+            &[
+                r#"{"timestamp":1714564800,"uri":"/v1/a","status_code":200,"request":{"method":"PUT"},"user_agent":"field"}"#,
+                r#"{"timestamp":1714564801,"uri":"/v1/b","status_code":200,"request":{"verb":"PUT"},"user_agent":"field2"}"#,
+                r#"{"timestamp":1714564802,"uri":"/v1/c","status_code":200,"request":null,"user_agent":null}"#,
+            ],
+        ];
+        let src: Arc<str> = Arc::from("t.jsonl");
+        for run in runs {
+            let mut layout = lazy::Layout::default();
+            let mut scratch = view::Scratch::default();
+            let mut shapes = Vec::new();
+            for line in run.iter().chain(run.iter()) {
+                let Ok(lazy::Doc::Object(shaped)) = lazy::parse_with(line, &wanted, &mut layout)
+                else {
+                    panic!("{line}")
+                };
+                shapes.push(shaped.shape());
+                let Ok(lazy::Doc::Object(alone)) = lazy::parse(line, &wanted) else {
+                    panic!("{line}")
+                };
+                let (full, full_ws) = normalize(3, &alone, &src, &o, &paths);
+                assert_eq!(
+                    normalize(3, &shaped, &src, &o, &paths),
+                    (full.clone(), full_ws.clone()),
+                    "{line}"
+                );
+                let decide = |status: u16, _: &str| {
+                    event::view_suffices(status, false).then(Default::default)
+                };
+                let took = view::with_view(3, &shaped, &o, &paths, &mut scratch, decide, |v, _| {
+                    assert_eq!(v, &RecordView::of(&full), "{line}");
+                });
+                let expected = event::view_suffices(full.status, false) && full_ws.is_empty();
+                assert_eq!(took.is_some(), expected, "{line}: {full_ws:?}");
+            }
+            // Every line after the first was read by the first one's layout.
+            assert!(
+                shapes[0] == 0 && shapes[1..].iter().all(|&s| s == shapes[1] && s != 0),
+                "{shapes:?}"
+            );
+        }
+    }
+
     #[test]
     fn noted_firsts_are_the_searches() {
         let red = Redactor::from_key_material(b"firsts");

@@ -12,8 +12,8 @@
 
 use super::{
     body_fingerprint, caps, field, fill_headers, find, found_text, key_id_credential, raw_url_of,
-    read_duration, read_status, read_time, response_header_cap, Firsts, Kind, Paths, RawHeader,
-    VIEW_REQUEST, VIEW_RESPONSE,
+    read_duration, read_status, read_time, response_header_cap, Firsts, Kind, Lookup, Paths,
+    Places, RawHeader, VIEW_REQUEST, VIEW_RESPONSE,
 };
 use crate::analyze::event::{self, RecordView, Signals, ViewHint};
 use crate::ingest::lazy::Obj;
@@ -30,6 +30,8 @@ pub(super) struct Scratch {
     warns: Vec<String>,
     /// The raw credential headers' buffer, empty between lines.
     raw: Vec<RawHeader<'static>>,
+    /// Where the fields are in the lines of the last layout seen.
+    places: Places,
 }
 
 /// Build the view of line `n` and hand it to `take`, with the hint `decide` gave for its status
@@ -50,7 +52,13 @@ pub(super) fn with_view<R>(
         response,
         warns,
         raw,
+        places,
     } = s;
+    places.learn(o, map);
+    let map = &Lookup {
+        paths: map,
+        places: Some(places),
+    };
     warns.clear();
     let started = read_time(o, map, red, warns);
     let method = found_text(o, field::METHOD, map, caps::METHOD, warns).map(|m| match m {
