@@ -272,7 +272,7 @@ impl<'de> DeserializeSeed<'de> for Line<'_> {
 /// Parse one document (a whole line) into a tree of the fields `wanted` names; a line the tree
 /// cannot hold is read the raw way (see the module doc), whose error, if any, is returned.
 pub fn parse<'a>(text: &'a str, wanted: &Wanted) -> Result<Doc<'a>, serde_json::Error> {
-    if let Some(doc) = scan::object(text, wanted, None) {
+    if let Some(doc) = scan::object(text, wanted, None, None) {
         return Ok(doc);
     }
     parse_serde(text, wanted)
@@ -305,11 +305,49 @@ struct Slot {
 /// Lines a [`Template`] may miss in a row before a line is scanned again to learn a new one.
 const RELEARN_AFTER: u32 = 4;
 
-/// What a reader keeps between lines for [`parse_with`]: the template and how often it missed.
+/// What a reader keeps between lines for [`parse_with`]: the template, how often it missed,
+/// and the emptied field lists of earlier lines ([`Layout::recycle`]).
 #[derive(Debug, Default)]
 pub struct Layout {
     template: Option<Template>,
     misses: u32,
+    spare: Vec<Fields<'static>>,
+}
+
+/// An object's field list.
+type Fields<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
+
+/// Field lists a [`Layout`] keeps for the next lines (a line's top level and its header maps),
+/// and the most fields a kept list may have room for.
+const SPARE_LISTS: usize = 8;
+const SPARE_ROOM: usize = 64;
+
+/// An emptied field list of another lifetime, in the same allocation (collecting an emptied
+/// vector into one of the same layout reuses its buffer).
+fn emptied<'b>(mut v: Fields<'_>) -> Fields<'b> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!("emptied")).collect()
+}
+
+impl Layout {
+    /// Keep the field lists of a line that has been read, for the next lines: three lists a
+    /// line (its top level and two header maps) were three allocations and frees a line.
+    pub fn recycle(&mut self, doc: Doc<'_>) {
+        let Doc::Object(o) = doc else { return };
+        let mut top = o.fields;
+        for (_, v) in top.drain(..) {
+            if let Node::Obj(inner) = v {
+                self.keep(inner.fields);
+            }
+        }
+        self.keep(top);
+    }
+
+    fn keep(&mut self, fields: Fields<'_>) {
+        if self.spare.len() < SPARE_LISTS && (1..=SPARE_ROOM).contains(&fields.capacity()) {
+            self.spare.push(emptied(fields));
+        }
+    }
 }
 
 /// [`parse`], with the keys checked against the layout of earlier lines: the same tree, with
@@ -320,7 +358,12 @@ pub fn parse_with<'a>(
     wanted: &Wanted,
     layout: &mut Layout,
 ) -> Result<Doc<'a>, serde_json::Error> {
-    let Some(doc) = scan::object(text, wanted, layout.template.as_ref()) else {
+    let Some(doc) = scan::object(
+        text,
+        wanted,
+        layout.template.as_ref(),
+        Some(&mut layout.spare),
+    ) else {
         return parse_serde(text, wanted);
     };
     let matched = matches!(&doc, Doc::Object(o) if o.shape != 0);
@@ -542,7 +585,7 @@ fn to_value(node: &Node<'_>) -> Option<serde_json::Value> {
 /// read as an integer, deep nesting, any syntax error) answers `None`, and the line is read by
 /// serde_json as before, which gives the located error. A property test holds it to serde_json.
 mod scan {
-    use super::{key_bit, Doc, Node, Obj, Slot, Template, Wanted, FIELDS_HINT};
+    use super::{emptied, key_bit, Doc, Fields, Node, Obj, Slot, Template, Wanted, FIELDS_HINT};
     use serde_json::Number;
     use std::borrow::Cow;
 
@@ -560,11 +603,13 @@ mod scan {
         text: &'a str,
         wanted: &Wanted,
         template: Option<&Template>,
+        spare: Option<&mut Vec<Fields<'static>>>,
     ) -> Option<Doc<'a>> {
         let mut s = Scan {
             text,
             b: text.as_bytes(),
             at: 0,
+            spare,
         };
         s.ws();
         if s.peek()? != b'{' {
@@ -582,6 +627,7 @@ mod scan {
             text,
             b: text.as_bytes(),
             at: 0,
+            spare: None,
         };
         s.ws();
         if s.peek()? != b'{' {
@@ -590,6 +636,32 @@ mod scan {
         let t = s.learn_object(Some(wanted), 1)?;
         s.ws();
         (s.at == s.b.len()).then_some(t)
+    }
+
+    /// `fields.push((key, value))`, written into the slot in place. `push` kept the pair alive
+    /// across its (never taken) grow call, so the pair was built on the stack with 8-byte
+    /// stores and copied with 16-byte loads: a store-forwarding stall that took a third of
+    /// [`Scan::object`]'s time in perf annotate. Room is made first, so the write needs no check.
+    /// The value is made by `value` after the room: made before, it lived across the grow
+    /// call and went through the stack all the same.
+    #[inline(always)]
+    fn push_field<'a>(
+        fields: &mut Fields<'a>,
+        key: Cow<'a, str>,
+        value: impl FnOnce() -> Node<'a>,
+    ) {
+        fields.reserve(1);
+        let value = value();
+        let len = fields.len();
+        // SAFETY: `reserve(1)` leaves room for one more element at index `len`; both halves
+        // of the pair are written before the length covers them, and nothing can panic in
+        // between (plain writes), so the vector never holds an uninitialised element.
+        unsafe {
+            let slot = fields.as_mut_ptr().add(len);
+            std::ptr::addr_of_mut!((*slot).0).write(key);
+            std::ptr::addr_of_mut!((*slot).1).write(value);
+            fields.set_len(len + 1);
+        }
     }
 
     /// `b.starts_with(lit)` eight bytes at a time: a key is a few dozen bytes, and the call
@@ -623,13 +695,15 @@ mod scan {
         NEXT.fetch_add(1, Ordering::Relaxed).max(1)
     }
 
-    struct Scan<'a> {
+    struct Scan<'a, 's> {
         text: &'a str,
         b: &'a [u8],
         at: usize,
+        /// Emptied field lists to build objects in (see [`super::Layout::recycle`]).
+        spare: Option<&'s mut Vec<Fields<'static>>>,
     }
 
-    impl<'a> Scan<'a> {
+    impl<'a> Scan<'a, '_> {
         fn peek(&self) -> Option<u8> {
             self.b.get(self.at).copied()
         }
@@ -660,7 +734,10 @@ mod scan {
                 return None;
             }
             self.at += 1; // '{'
-            let mut fields = Vec::with_capacity(FIELDS_HINT);
+            let mut fields = match self.spare.as_mut().and_then(|s| s.pop()) {
+                Some(v) => emptied(v),
+                None => Vec::with_capacity(FIELDS_HINT),
+            };
             let mut keys = 0;
             // Template slots still in step with this object's keys.
             let mut slots = template.map(|t| t.slots.iter());
@@ -705,16 +782,25 @@ mod scan {
                     // A string is built in the vector's slot, not moved there (see `value`).
                     match self.peek()? {
                         b'"' => {
-                            let v = self.string()?;
-                            fields.push((k, Node::Str(v)));
+                            // The borrowed text goes straight into the slot: a `Cow` built
+                            // and moved on the stack was read back before its stores landed.
+                            match self.plain_str() {
+                                Ok(text) => {
+                                    push_field(&mut fields, k, || Node::Str(Cow::Borrowed(text)))
+                                }
+                                Err(start) => {
+                                    let v = self.escaped_string(start)?;
+                                    push_field(&mut fields, k, || Node::Str(v));
+                                }
+                            }
                         }
                         b'{' if nested.is_some() => {
                             let o = self.object(&Wanted::all(), depth + 1, nested)?;
-                            fields.push((k, Node::Obj(o)));
+                            push_field(&mut fields, k, || Node::Obj(o));
                         }
                         _ => {
                             let v = self.other_value(depth)?;
-                            fields.push((k, v));
+                            push_field(&mut fields, k, || v);
                         }
                     }
                 } else {
@@ -937,6 +1023,24 @@ mod scan {
                 return self.text.get(start + 1..self.at - 1).map(Cow::Borrowed);
             }
             self.escaped_string(start)
+        }
+
+        /// A string at `"` with no escape, borrowed (the scanner past its closing quote); else
+        /// where it starts, for [`Scan::escaped_string`] (also for a string that never ends,
+        /// which that refuses).
+        #[inline(always)]
+        fn plain_str(&mut self) -> Result<&'a str, usize> {
+            let start = self.at;
+            self.at += 1;
+            self.plain_run();
+            if self.peek() == Some(b'"') {
+                self.at += 1;
+                // Quotes are ASCII, so both ends are character boundaries.
+                if let Some(text) = self.text.get(start + 1..self.at - 1) {
+                    return Ok(text);
+                }
+            }
+            Err(start)
         }
 
         /// [`Scan::string`] of a string with an escape (or a control byte) in it.
@@ -1327,7 +1431,7 @@ mod tests {
 
     /// The scanner reads a line as serde_json does, or leaves it to serde_json.
     fn scan_agrees(text: &str, wanted: &Wanted) -> Result<bool, TestCaseError> {
-        let Some(fast) = scan::object(text, wanted, None) else {
+        let Some(fast) = scan::object(text, wanted, None, None) else {
             return Ok(false);
         };
         match (fast, parse_serde(text, wanted)) {
@@ -1405,6 +1509,23 @@ mod tests {
             })
             .collect();
         format!("{{{}}}", body.join(","))
+    }
+
+    #[test]
+    fn recycled_field_lists_keep_their_room() {
+        let v: Fields<'static> = Vec::with_capacity(12);
+        let ptr = v.as_ptr() as usize;
+        let w: Fields<'_> = emptied(v);
+        assert_eq!((w.capacity(), w.as_ptr() as usize), (12, ptr));
+        let mut layout = Layout::default();
+        let text = r#"{"a":1,"h":{"x":"1"},"b":{"y":2}}"#;
+        let doc = parse_with(text, &Wanted::all(), &mut layout).unwrap();
+        layout.recycle(doc);
+        assert_eq!(layout.spare.len(), 3);
+        let again = parse_with(text, &Wanted::all(), &mut layout).unwrap();
+        assert_eq!(layout.spare.len(), 0, "the next line is built in them");
+        layout.recycle(again);
+        assert_eq!(layout.spare.len(), 3);
     }
 
     proptest! {

@@ -1126,16 +1126,11 @@ fn work_lines<T>(
             continue;
         }
         let parsed = match lazy::parse_with(line, wanted, &mut layout) {
-            Ok(lazy::Doc::Object(o)) => Ok(one_line(
-                n,
-                &o,
-                source,
-                opts,
-                paths,
-                map,
-                view,
-                &mut scratch,
-            )),
+            Ok(lazy::Doc::Object(o)) => {
+                let read = one_line(n, &o, source, opts, paths, map, view, &mut scratch);
+                layout.recycle(lazy::Doc::Object(o));
+                Ok(read)
+            }
             Ok(lazy::Doc::Other) => Err(warn(
                 source,
                 Some(Position::Line(n)),
