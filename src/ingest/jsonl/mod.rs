@@ -451,6 +451,12 @@ fn text_of<'a>(
     field: &str,
     warns: &mut Vec<String>,
 ) -> Option<Cow<'a, str>> {
+    // A borrowed string, the common case, without decoding the node's kind.
+    if let Node::Str(Cow::Borrowed(s)) = raw {
+        if s.len() <= cap.max {
+            return Some(Cow::Borrowed(s));
+        }
+    }
     let s: Cow<'a, str> = match lazy::val(raw) {
         Val::Str(s) => s,
         Val::Num(n) => Cow::Owned(n.to_string()),
@@ -529,15 +535,17 @@ fn fill_headers<'a>(
                 }
             }
         };
-        match lazy::val(value) {
-            Val::Array => {
+        // A string is no array: its kind is not decoded (`lazy::val` copies the string).
+        let array = !matches!(value, Node::Str(_)) && matches!(lazy::val(value), Val::Array);
+        match array {
+            true => {
                 for it in lazy::items(value).iter() {
                     if let Some(t) = text_of(it, caps::HEADER_VALUE, name, warns) {
                         one(t);
                     }
                 }
             }
-            _ => {
+            false => {
                 if let Some(t) = text_of(value, caps::HEADER_VALUE, name, warns) {
                     one(t);
                 }
