@@ -305,13 +305,14 @@ struct Slot {
 /// Lines a [`Template`] may miss in a row before a line is scanned again to learn a new one.
 const RELEARN_AFTER: u32 = 4;
 
-/// What a reader keeps between lines for [`parse_with`]: the template, how often it missed,
-/// and the emptied field lists of earlier lines ([`Layout::recycle`]).
+/// What a reader keeps between the lines of one text for [`parse_with`]: the template, how
+/// often it missed, and the emptied field lists of earlier lines ([`Layout::recycle`]), which
+/// borrow from the same text as the lines (`'a`), so they are reused as they are.
 #[derive(Debug, Default)]
-pub struct Layout {
+pub struct Layout<'a> {
     template: Option<Template>,
     misses: u32,
-    spare: Vec<Fields<'static>>,
+    spare: Vec<Fields<'a>>,
 }
 
 /// An object's field list.
@@ -322,17 +323,10 @@ type Fields<'a> = Vec<(Cow<'a, str>, Node<'a>)>;
 const SPARE_LISTS: usize = 8;
 const SPARE_ROOM: usize = 64;
 
-/// An emptied field list of another lifetime, in the same allocation (collecting an emptied
-/// vector into one of the same layout reuses its buffer).
-fn emptied<'b>(mut v: Fields<'_>) -> Fields<'b> {
-    v.clear();
-    v.into_iter().map(|_| unreachable!("emptied")).collect()
-}
-
-impl Layout {
+impl<'a> Layout<'a> {
     /// Keep the field lists of a line that has been read, for the next lines: three lists a
     /// line (its top level and two header maps) were three allocations and frees a line.
-    pub fn recycle(&mut self, doc: Doc<'_>) {
+    pub fn recycle(&mut self, doc: Doc<'a>) {
         let Doc::Object(o) = doc else { return };
         let mut top = o.fields;
         for (_, v) in top.drain(..) {
@@ -343,9 +337,10 @@ impl Layout {
         self.keep(top);
     }
 
-    fn keep(&mut self, fields: Fields<'_>) {
+    fn keep(&mut self, mut fields: Fields<'a>) {
         if self.spare.len() < SPARE_LISTS && (1..=SPARE_ROOM).contains(&fields.capacity()) {
-            self.spare.push(emptied(fields));
+            fields.clear();
+            self.spare.push(fields);
         }
     }
 }
@@ -356,7 +351,7 @@ impl Layout {
 pub fn parse_with<'a>(
     text: &'a str,
     wanted: &Wanted,
-    layout: &mut Layout,
+    layout: &mut Layout<'a>,
 ) -> Result<Doc<'a>, serde_json::Error> {
     let Some(doc) = scan::object(
         text,
@@ -585,7 +580,7 @@ fn to_value(node: &Node<'_>) -> Option<serde_json::Value> {
 /// read as an integer, deep nesting, any syntax error) answers `None`, and the line is read by
 /// serde_json as before, which gives the located error. A property test holds it to serde_json.
 mod scan {
-    use super::{emptied, key_bit, Doc, Fields, Node, Obj, Slot, Template, Wanted, FIELDS_HINT};
+    use super::{key_bit, Doc, Fields, Node, Obj, Slot, Template, Wanted, FIELDS_HINT};
     use serde_json::Number;
     use std::borrow::Cow;
 
@@ -603,7 +598,7 @@ mod scan {
         text: &'a str,
         wanted: &Wanted,
         template: Option<&Template>,
-        spare: Option<&mut Vec<Fields<'static>>>,
+        spare: Option<&mut Vec<Fields<'a>>>,
     ) -> Option<Doc<'a>> {
         let mut s = Scan {
             text,
@@ -700,7 +695,7 @@ mod scan {
         b: &'a [u8],
         at: usize,
         /// Emptied field lists to build objects in (see [`super::Layout::recycle`]).
-        spare: Option<&'s mut Vec<Fields<'static>>>,
+        spare: Option<&'s mut Vec<Fields<'a>>>,
     }
 
     impl<'a> Scan<'a, '_> {
@@ -734,10 +729,11 @@ mod scan {
                 return None;
             }
             self.at += 1; // '{'
-            let mut fields = match self.spare.as_mut().and_then(|s| s.pop()) {
-                Some(v) => emptied(v),
-                None => Vec::with_capacity(FIELDS_HINT),
-            };
+            let mut fields = self
+                .spare
+                .as_mut()
+                .and_then(|s| s.pop())
+                .unwrap_or_else(|| Vec::with_capacity(FIELDS_HINT));
             let mut keys = 0;
             // Template slots still in step with this object's keys.
             let mut slots = template.map(|t| t.slots.iter());
@@ -1513,10 +1509,6 @@ mod tests {
 
     #[test]
     fn recycled_field_lists_keep_their_room() {
-        let v: Fields<'static> = Vec::with_capacity(12);
-        let ptr = v.as_ptr() as usize;
-        let w: Fields<'_> = emptied(v);
-        assert_eq!((w.capacity(), w.as_ptr() as usize), (12, ptr));
         let mut layout = Layout::default();
         let text = r#"{"a":1,"h":{"x":"1"},"b":{"y":2}}"#;
         let doc = parse_with(text, &Wanted::all(), &mut layout).unwrap();

@@ -1105,10 +1105,10 @@ fn work_lines<T>(
     };
     done.items.reserve(job.lines);
     let mut scratch = view::Scratch::default();
-    let mut layout = lazy::Layout::default();
     let mut line_no = job.first_line;
     let mut at = 0usize;
     let text = &job.text[..];
+    let mut layout = lazy::Layout::default();
     while at < text.len() {
         let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i);
         let raw = &text[at..end];
