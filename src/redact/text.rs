@@ -413,56 +413,78 @@ fn short_pieces_outside(rest: &[u8], offset: usize, secret: &[(usize, usize)]) -
 /// thread remembers (direct-mapped by a hash: a newer text overwrites an older one in its slot).
 const KEPT_TEXT_MAX: usize = 64;
 const KEPT_TEXT_SLOTS: usize = 256;
+/// The same for response bodies ([`Redactor::body_cow`]), in a table of their own so that
+/// bodies never push short header values out: every 429 of an API tends to carry the same
+/// body, whose scan costs ~15k instructions (a tenth of what its whole record costs).
+const KEPT_BODY_MAX: usize = 1024;
+const KEPT_BODY_SLOTS: usize = 32;
 
-/// Short texts the scan found nothing to redact in (`application/json`, a User-Agent, a client
-/// name): header values repeat on every request. Only texts that come back unchanged are
-/// remembered — what every report prints verbatim anyway — so this holds no secret.
-struct KeptTexts {
+/// Texts the scan found nothing to redact in (`application/json`, a User-Agent, a client
+/// name, a rate-limit body): header values and error bodies repeat on every request. Only
+/// texts that come back unchanged are remembered — what every report prints verbatim anyway —
+/// so this holds no secret.
+struct KeptTexts<const MAX: usize, const SLOTS: usize> {
     /// `(key id, length, bytes)` per slot; allocated on first use.
-    slots: Vec<(u64, u8, [u8; KEPT_TEXT_MAX])>,
+    slots: Vec<(u64, u16, [u8; MAX])>,
     hasher: foldhash::fast::FixedState,
 }
 
-thread_local! {
-    static KEPT_TEXTS: std::cell::RefCell<KeptTexts> = std::cell::RefCell::new(KeptTexts {
-        slots: Vec::new(),
-        hasher: foldhash::fast::FixedState::default(),
-    });
+impl<const MAX: usize, const SLOTS: usize> KeptTexts<MAX, SLOTS> {
+    const fn new() -> Self {
+        KeptTexts {
+            slots: Vec::new(),
+            hasher: foldhash::fast::FixedState::with_seed(0),
+        }
+    }
+
+    fn slot(&self, text: &str) -> usize {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one(text.as_bytes()) as usize & (SLOTS - 1)
+    }
+
+    /// Did this key's scan find nothing to redact in `text` before?
+    fn before(&self, key_id: u64, text: &str) -> bool {
+        if self.slots.is_empty() {
+            return false;
+        }
+        let (id, len, bytes) = &self.slots[self.slot(text)];
+        *id == key_id && bytes[..*len as usize] == *text.as_bytes()
+    }
+
+    /// Remember that this key's scan found nothing to redact in `text` (at most `MAX` bytes).
+    fn keep(&mut self, key_id: u64, text: &str) {
+        if text.len() > MAX {
+            return;
+        }
+        if self.slots.is_empty() {
+            self.slots = vec![(0, 0, [0; MAX]); SLOTS];
+        }
+        let at = self.slot(text);
+        let slot = &mut self.slots[at];
+        slot.0 = key_id;
+        slot.1 = text.len() as u16;
+        slot.2[..text.len()].copy_from_slice(text.as_bytes());
+    }
 }
 
-fn kept_slot(k: &KeptTexts, text: &str) -> usize {
-    use std::hash::BuildHasher;
-    k.hasher.hash_one(text.as_bytes()) as usize & (KEPT_TEXT_SLOTS - 1)
+thread_local! {
+    static KEPT_TEXTS: std::cell::RefCell<KeptTexts<KEPT_TEXT_MAX, KEPT_TEXT_SLOTS>> =
+        const { std::cell::RefCell::new(KeptTexts::new()) };
+    static KEPT_BODIES: std::cell::RefCell<KeptTexts<KEPT_BODY_MAX, KEPT_BODY_SLOTS>> =
+        const { std::cell::RefCell::new(KeptTexts::new()) };
 }
 
 /// Did this key's scan find nothing to redact in `text` before, on this thread?
 fn kept_before(key_id: u64, text: &str) -> bool {
     KEPT_TEXTS
-        .try_with(|k| {
-            let k = k.borrow();
-            if k.slots.is_empty() {
-                return false;
-            }
-            let (id, len, bytes) = &k.slots[kept_slot(&k, text)];
-            *id == key_id && bytes[..*len as usize] == *text.as_bytes()
-        })
+        .try_with(|k| k.borrow().before(key_id, text))
         .unwrap_or(false)
 }
 
 /// Remember that this key's scan found nothing to redact in `text` (at most
 /// [`KEPT_TEXT_MAX`] bytes).
 fn keep(key_id: u64, text: &str) {
-    let _ = KEPT_TEXTS.try_with(|k| {
-        let mut k = k.borrow_mut();
-        if k.slots.is_empty() {
-            k.slots = vec![(0, 0, [0; KEPT_TEXT_MAX]); KEPT_TEXT_SLOTS];
-        }
-        let at = kept_slot(&k, text);
-        let slot = &mut k.slots[at];
-        slot.0 = key_id;
-        slot.1 = text.len() as u8;
-        slot.2[..text.len()].copy_from_slice(text.as_bytes());
-    });
+    let _ = KEPT_TEXTS.try_with(|k| k.borrow_mut().keep(key_id, text));
 }
 
 /// Can any trigger occur in `text`? Every trigger but `@` and `%` holds an ASCII letter (a test
@@ -507,6 +529,25 @@ impl Redactor {
         let out = self.text_scan(text, depth);
         if remember && matches!(out, Cow::Borrowed(_)) {
             keep(self.key_id, text);
+        }
+        out
+    }
+
+    /// [`Redactor::text_cow`] for a response body: one longer than the header values
+    /// `text_cow` remembers is remembered in a table of its own when it comes back unchanged.
+    pub(super) fn body_cow<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if text.len() <= KEPT_TEXT_MAX || text.len() > KEPT_BODY_MAX || !may_trigger(text) {
+            return self.text_cow(text, 0);
+        }
+        let seen = KEPT_BODIES
+            .try_with(|k| k.borrow().before(self.key_id, text))
+            .unwrap_or(false);
+        if seen {
+            return Cow::Borrowed(text);
+        }
+        let out = self.text_scan(text, 0);
+        if matches!(out, Cow::Borrowed(_)) {
+            let _ = KEPT_BODIES.try_with(|k| k.borrow_mut().keep(self.key_id, text));
         }
         out
     }
