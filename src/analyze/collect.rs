@@ -287,7 +287,7 @@ impl Collector {
         if limited {
             hc.rate_limited += 1;
         }
-        if let Some(pair) = header_limit {
+        if let Some(pair) = header_limit.get() {
             *hc.header_limits.entry(pair).or_insert(0) += 1;
         }
         let cc = &mut self.client_counts[ev.client as usize];
@@ -346,16 +346,17 @@ impl Collector {
             self.untimed += 1;
         }
 
-        match kept {
-            Some((kind @ (Kept::Limited | Kept::Failure), r)) => {
-                // A rate-limited 202 (a WAF challenge) is also a success for the baseline.
-                if (200..400).contains(&ev.status) {
-                    self.sample(key, &ev, keys.host, r.clone());
+        if let Some(r) = kept {
+            match Kept::of(&ev) {
+                kind @ (Kept::Limited | Kept::Failure) => {
+                    // A rate-limited 202 (a WAF challenge) is also a success for the baseline.
+                    if (200..400).contains(&ev.status) {
+                        self.sample(key, &ev, keys.host, r.clone());
+                    }
+                    ev.detail = self.rows.push(&ev, kind, r);
                 }
-                ev.detail = self.rows.push(&ev, kind, r);
+                Kept::Baseline => self.sample(key, &ev, keys.host, r),
             }
-            Some((Kept::Baseline, r)) => self.sample(key, &ev, keys.host, r),
-            None => {}
         }
         if ev.timed() {
             if let Some(o) = self.orderers.get_mut(input) {

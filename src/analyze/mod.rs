@@ -35,7 +35,7 @@ use crate::model::{Position, Request};
 use crate::recommend::evidence::{self, HostEvidence};
 use crate::report::{HostCount, InputSummary, RateLimited, Report, Summary, SCHEMA_VERSION};
 use collect::Collector;
-use event::{Event, Kept, Shared};
+use event::{Event, Shared};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -163,14 +163,16 @@ fn collect_records(requests: &[Request], given: Option<&[(usize, Attribution)]>)
         if given.is_some() {
             // The old contract of `detect::run`: the given ones and every 429 are limited.
             let limited = marked.contains(&k) || r.status == 429;
+            // The record's reason to travel is read off the event (`Kept::of`).
             if limited {
                 m.ev.flags |= event::flag::LIMITED;
-                m.kept = Some((Kept::Limited, Box::new(r.clone())));
+                m.kept = Some(Box::new(r.clone()));
             } else {
+                let was_limited = m.ev.limited();
                 m.ev.flags &= !event::flag::LIMITED;
-                if let Some((Kept::Limited, _)) = &m.kept {
-                    m.kept =
-                        event::is_failure(r.status).then(|| (Kept::Failure, Box::new(r.clone())));
+                if was_limited {
+                    // Kept as rate-limited: now kept only as a failure.
+                    m.kept = event::is_failure(r.status).then(|| Box::new(r.clone()));
                 }
             }
         }

@@ -555,7 +555,7 @@ impl Redactor {
         // Redact a window a little larger than what we keep, so a secret straddling the cut is
         // still recognized whole.
         let window = floor_char_boundary(text, max.saturating_mul(4).max(max + 4096));
-        let red = self.text(&text[..window]);
+        let red = self.body_cow(&text[..window]).into_owned();
         if red.len() <= max && window == text.len() {
             return red;
         }

@@ -147,7 +147,21 @@ thread_local! {
 /// bare `code` is an error code there (`"code": "rate_limit_exceeded"`, `<Code>SlowDown</Code>`),
 /// while OAuth authorization codes travel in URLs and forms.
 pub fn is_secret_json_field(name: &str) -> bool {
+    // Bodies repeat a handful of keys (`error`, `code`, `message`) and the word split allocates
+    // per word: verdicts are remembered per name, as `is_secret_field`'s are.
+    JSON_FIELD_MEMO
+        .try_with(|m| m.borrow_mut().get(name, json_field_verdict))
+        .unwrap_or_else(|_| json_field_verdict(name))
+}
+
+/// [`is_secret_json_field`] judged afresh.
+fn json_field_verdict(name: &str) -> bool {
     secret_words(&decode_name(name), Context::Json)
+}
+
+thread_local! {
+    static JSON_FIELD_MEMO: std::cell::RefCell<crate::http::name_memo::NameMemo<bool>> =
+        const { std::cell::RefCell::new(crate::http::name_memo::NameMemo::new()) };
 }
 
 /// Where a name was found; only `code` is read differently.
@@ -461,6 +475,8 @@ mod tests {
             for n in names {
                 let direct = secret_words(&decode_name(n), Context::Url);
                 assert_eq!(is_secret_field(n), direct, "{n} (round {round})");
+                let json = secret_words(&decode_name(n), Context::Json);
+                assert_eq!(is_secret_json_field(n), json, "{n} (round {round})");
             }
         }
     }

@@ -32,12 +32,14 @@ const POOLED_BUFFERS: usize = 32;
 /// Chunk buffers the workers hand back when they are done with a job, for the reader to fill
 /// again: without them every MiB of input is a fresh allocation whose pages the kernel must
 /// fault in and zero (5 % of `-j 1` CPU on a 200 MB log, see docs/performance.md). A buffer
-/// that grew far past a chunk (a long line) is dropped, so the pool stays bounded.
+/// that grew far past a chunk (a long line) is dropped, so the pool stays bounded. A returned
+/// buffer keeps its length: its bytes (stale input, as a cleared buffer's memory holds anyway)
+/// are already initialized, so [`split_lines`] reads into them without zeroing them first.
 #[derive(Default)]
 struct Buffers(std::sync::Mutex<Vec<Vec<u8>>>);
 
 impl Buffers {
-    /// An empty buffer with room for a chunk.
+    /// A buffer with room for a chunk; its contents are stale bytes to be read over.
     fn take(&self) -> Vec<u8> {
         self.0
             .lock()
@@ -46,11 +48,10 @@ impl Buffers {
             .unwrap_or_else(|| Vec::with_capacity(CHUNK_CAPACITY))
     }
 
-    fn give(&self, mut buf: Vec<u8>) {
+    fn give(&self, buf: Vec<u8>) {
         if buf.capacity() < CHUNK_CAPACITY || buf.capacity() > 4 * CHUNK_CAPACITY {
             return;
         }
-        buf.clear();
         if let Ok(mut free) = self.0.lock() {
             if free.len() < POOLED_BUFFERS {
                 free.push(buf);
@@ -1208,44 +1209,37 @@ fn too_long(source: &Arc<str>, line: usize, len: usize) -> Warning {
 /// Split the input into jobs of whole lines (about [`CHUNK_BYTES`] each) with memchr; a line
 /// longer than [`MAX_LINE`] is consumed and counted, never held. Returns the read error, if
 /// reading stopped on one.
+///
+/// Bytes are read straight into the chunk buffer (`read` with a slice as large as the
+/// `BufReader`'s buffer bypasses it), not copied there from the reader's buffer: that copy was
+/// every input byte once more (~2 % of the CPU of a large log). Only a line being skipped is
+/// read through `fill_buf`, as it is never held.
 fn split_lines(
     reader: &mut dyn BufRead,
     feed: &mut dyn FnMut(Job),
     buffers: &Buffers,
 ) -> Option<String> {
+    // `chunk[..filled]` is the text; past it, up to `chunk.len()`, stale bytes already
+    // initialized (see `Buffers`), read over without zeroing them again.
     let mut chunk: Vec<u8> = buffers.take();
+    let mut filled = 0usize;
     // Line number of the first line in `chunk`.
     let mut first_line = 1usize;
     // Where the unterminated last line of `chunk` starts (everything before ends in '\n').
     let mut tail = 0usize;
     // Inside an over-long line being skipped: its number and the bytes seen so far.
     let mut skipping: Option<(usize, usize)> = None;
-    loop {
-        let avail = match reader.fill_buf() {
-            Ok(a) => a,
-            Err(e) => {
-                let whole = chunk[..tail].to_vec();
-                let lines = memchr::memchr_iter(b'\n', &whole).count();
-                let before = first_line - 1 + lines;
-                if !whole.is_empty() {
-                    feed(Job {
-                        first_line,
-                        text: whole,
-                        lines,
-                        too_long: None,
-                    });
-                }
-                return Some(format!("read error after line {before}: {e}"));
-            }
-        };
-        if avail.is_empty() {
-            break;
-        }
-        // A step at a time, so a reader that hands out everything at once (a Cursor) is still
-        // split without holding more than a chunk and one line.
-        let avail = &avail[..avail.len().min(READ_STEP)];
-        let n = avail.len();
+    let error = loop {
         if let Some((line, seen)) = skipping {
+            let avail = match reader.fill_buf() {
+                Ok(a) => a,
+                Err(e) => break Some(e),
+            };
+            if avail.is_empty() {
+                break None;
+            }
+            let avail = &avail[..avail.len().min(READ_STEP)];
+            let n = avail.len();
             match memchr::memchr(b'\n', avail) {
                 Some(i) => {
                     feed(Job {
@@ -1265,20 +1259,30 @@ fn split_lines(
             }
             continue;
         }
-        let old_len = chunk.len();
-        chunk.extend_from_slice(avail);
-        reader.consume(n);
-        if let Some(i) = memchr::memrchr(b'\n', &chunk[old_len..]) {
+        // A step at a time, so a reader that hands out everything at once (a Cursor) is still
+        // split without holding more than a chunk and one line.
+        if chunk.len() < filled + READ_STEP {
+            chunk.resize(filled + READ_STEP, 0);
+        }
+        let n = match reader.read(&mut chunk[filled..filled + READ_STEP]) {
+            Ok(0) => break None,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => break Some(e),
+        };
+        let old_len = filled;
+        filled += n;
+        if let Some(i) = memchr::memrchr(b'\n', &chunk[old_len..filled]) {
             tail = old_len + i + 1;
         }
-        if chunk.len() - tail > MAX_LINE {
+        if filled - tail > MAX_LINE {
             // The unterminated line is too long: send what precedes it, then skip it.
             let long_start = tail;
             let whole_lines = memchr::memchr_iter(b'\n', &chunk[..long_start]).count();
             let long_line = first_line + whole_lines;
-            let seen = chunk.len() - long_start;
-            chunk.truncate(long_start);
-            if !chunk.is_empty() {
+            let seen = filled - long_start;
+            if long_start > 0 {
+                chunk.truncate(long_start);
                 feed(Job {
                     first_line,
                     text: std::mem::replace(&mut chunk, buffers.take()),
@@ -1286,7 +1290,7 @@ fn split_lines(
                     too_long: None,
                 });
             }
-            chunk.clear();
+            filled = 0;
             tail = 0;
             skipping = Some((long_line, seen));
             first_line = long_line;
@@ -1294,7 +1298,11 @@ fn split_lines(
         }
         if tail >= CHUNK_BYTES {
             let mut next = buffers.take();
-            next.extend_from_slice(&chunk[tail..]);
+            let rest = filled - tail;
+            if next.len() < rest {
+                next.resize(rest, 0);
+            }
+            next[..rest].copy_from_slice(&chunk[tail..filled]);
             chunk.truncate(tail);
             let lines = memchr::memchr_iter(b'\n', &chunk).count();
             feed(Job {
@@ -1304,8 +1312,24 @@ fn split_lines(
                 too_long: None,
             });
             first_line += lines;
+            filled = rest;
             tail = 0;
         }
+    };
+    if let Some(e) = error {
+        // The whole lines read before the error are parsed; the unterminated one is dropped.
+        chunk.truncate(tail);
+        let lines = memchr::memchr_iter(b'\n', &chunk).count();
+        let before = first_line - 1 + lines;
+        if !chunk.is_empty() {
+            feed(Job {
+                first_line,
+                text: chunk,
+                lines,
+                too_long: None,
+            });
+        }
+        return Some(format!("read error after line {before}: {e}"));
     }
     if let Some((line, seen)) = skipping {
         feed(Job {
@@ -1314,7 +1338,8 @@ fn split_lines(
             lines: 0,
             too_long: Some((line, seen)),
         });
-    } else if !chunk.is_empty() {
+    } else if filled > 0 {
+        chunk.truncate(filled);
         feed(Job {
             first_line,
             text: chunk,
@@ -1893,6 +1918,85 @@ mod tests {
             let warned: Vec<_> = out.warnings.kept.iter().map(|w| w.position).collect();
             assert!(warned.contains(&Some(Position::Line(7_001))), "{warned:?}");
             assert!(warned.contains(&Some(Position::Line(9_000))), "{warned:?}");
+        }
+    }
+
+    /// A reader handing out at most `step` bytes a call, that fails once `fail_at` is reached.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        step: usize,
+        fail_at: Option<usize>,
+    }
+
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let end = self.fail_at.unwrap_or(self.data.len()).min(self.data.len());
+            if self.at >= end && self.fail_at.is_some() {
+                return Err(std::io::Error::other("boom"));
+            }
+            let n = self.step.min(buf.len()).min(end - self.at);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn chunks_read_in_place_are_the_input_with_reused_buffers_and_read_errors() {
+        // Lines of varied lengths over several chunks; buffers go back to the pool as a worker
+        // would give them, so later chunks are read over stale bytes.
+        let mut data = Vec::new();
+        for n in 0..40_000usize {
+            data.extend_from_slice(
+                format!("{{\"n\":{n},\"p\":\"{}\"}}\n", "q".repeat(n % 131)).as_bytes(),
+            );
+        }
+        for (step, cap, fail_at) in [
+            (usize::MAX, 256 * 1024, None),
+            (1000, 8 * 1024, None),
+            (70_000, 300 * 1024, None),
+            (usize::MAX, 256 * 1024, Some(3_000_001)),
+            (4096, 64 * 1024, Some(2_500_000)),
+        ] {
+            let inner = Trickle {
+                data: data.clone(),
+                at: 0,
+                step,
+                fail_at,
+            };
+            let mut reader = std::io::BufReader::with_capacity(cap, inner);
+            let buffers = Buffers::default();
+            let mut got = Vec::new();
+            let mut next_line = 1;
+            let err = split_lines(
+                &mut reader,
+                &mut |job: Job| {
+                    assert_eq!(job.first_line, next_line);
+                    assert!(job.too_long.is_none());
+                    next_line += memchr::memchr_iter(b'\n', &job.text).count();
+                    got.extend_from_slice(&job.text);
+                    buffers.give(job.text);
+                },
+                &buffers,
+            );
+            let case = format!("step {step}, capacity {cap}, failing at {fail_at:?}");
+            match fail_at {
+                None => {
+                    assert!(err.is_none(), "{case}");
+                    assert!(got == data, "{case}");
+                }
+                Some(at) => {
+                    let whole = memchr::memrchr(b'\n', &data[..at]).map_or(0, |i| i + 1);
+                    assert!(got == data[..whole], "{case}");
+                    let lines = memchr::memchr_iter(b'\n', &data[..whole]).count();
+                    assert_eq!(
+                        err.as_deref(),
+                        Some(&*format!("read error after line {lines}: boom")),
+                        "{case}"
+                    );
+                }
+            }
         }
     }
 }
