@@ -60,6 +60,12 @@ pub(super) fn with_view<R>(
         places: Some(places),
     };
     warns.clear();
+    // The status first: a line that is no success (a 429) goes to its full record, which
+    // reads everything again, so nothing else is read for it here.
+    let status = read_status(o, map, warns);
+    if !(200..400).contains(&status) {
+        return None;
+    }
     let started = read_time(o, map, red, warns);
     let method = found_text(o, field::METHOD, map, caps::METHOD, warns).map(|m| match m {
         Cow::Borrowed(m) => red.method_cow(m),
@@ -67,9 +73,8 @@ pub(super) fn with_view<R>(
     });
     let raw_url = raw_url_of(o, map, warns);
     let url = red.url_cow(&raw_url);
-    let status = read_status(o, map, warns);
     let duration_ms = read_duration(o, map, warns);
-    if !warns.is_empty() || !(200..400).contains(&status) {
+    if !warns.is_empty() {
         return None;
     }
     let hint = decide(status, &url)?;
