@@ -213,9 +213,21 @@ impl Collector {
     /// Input number `i` starts (inputs are read one after another).
     pub fn start_input(&mut self, i: usize) {
         while self.orderers.len() <= i {
-            self.orderers
-                .push(Orderer::with_capacity(self.ranks.clone(), self.reorder));
+            let mut o = Orderer::with_capacity(self.ranks.clone(), self.reorder);
+            // One input: its log is likely the whole merged order, so the operations'
+            // cadences are read as it is written (a replay less; see `Orderer::take_cadences`).
+            if self.names.len() == 1 {
+                o.cadences = Some(BTreeMap::new());
+            }
+            self.orderers.push(o);
         }
+    }
+
+    /// The cadences read while the only input's log was written, when that log is the whole
+    /// merged order (else the replays read them).
+    pub fn take_cadences(&mut self) -> Option<BTreeMap<u32, crate::detect::link::Cadences>> {
+        let only = self.orderers.len() == 1;
+        self.orderers.first_mut()?.take_cadences(only)
     }
 
     /// The input being read is done.

@@ -417,11 +417,14 @@ fn replay(c: &Collector, remap: &[u32], f: &mut dyn FnMut(&Event, u64)) -> std::
 }
 
 /// The replays: cadences and evidence, then the detectors (and their second look).
+/// `early`: the cadences per host read while the first stage wrote the only log (see
+/// [`Collector::take_cadences`]); then the first replay reads none.
 fn run_detectors(
     c: &Collector,
     p: &Prepared,
     coarse: bool,
     limit_option: Option<crate::units::Rate>,
+    early: Option<BTreeMap<u32, Cadences>>,
 ) -> Replayed {
     let n_hosts = p.hosts.len();
     let threads = rayon::current_num_threads().max(1);
@@ -485,47 +488,65 @@ fn run_detectors(
     if let Some(builder) = builder {
         builder.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
     }
+    let precomputed = early.is_some();
+    if let Some(mut early) = early {
+        for part in parts.iter_mut().filter(|part| !part.side) {
+            for (h, _) in part.mine.iter().enumerate().filter(|(_, &m)| m) {
+                if let Some(cd) = early.remove(&(h as u32)) {
+                    part.cadences.insert(h as u32, cd);
+                }
+            }
+        }
+    }
     let mut cx = cx_of(c, p, coarse, limit_option);
     let cx_ref = &cx;
 
     // Each lane runs its phases back to back, without waiting for the others: no lane reads
     // another's results (the side lane does not link, so it needs no cadences).
     parts.par_iter_mut().for_each(|part| {
-        // 1. Cadences and the recommendation's evidence (and the overview's first pass).
+        // 1. Cadences and the recommendation's evidence (and the overview's first pass): no
+        // replay at all for a split group's primary lane whose cadences were read early.
+        let first_pass = !precomputed || part.side || !split || part.overview.is_some();
         let mut starts = event::Starts::default();
-        let r = replay(c, &p.remap, &mut |ev, seq| {
-            let evidence_here = if part.side {
-                true
-            } else if part.has(ev.host) {
-                part.cadences
+        let r = if !first_pass {
+            Ok(())
+        } else {
+            replay(c, &p.remap, &mut |ev, seq| {
+                let evidence_here = if part.side {
+                    true
+                } else if part.has(ev.host) {
+                    if !precomputed {
+                        part.cadences
+                            .entry(ev.host)
+                            .or_insert_with(Cadences::new)
+                            .observe(ev, seq);
+                    }
+                    !split
+                } else {
+                    false
+                };
+                if !evidence_here && part.overview.is_none() {
+                    return;
+                }
+                // Converted once per event, only on a lane that reads it.
+                let started = starts.of(ev);
+                if let (Some(b), Some(t)) = (&mut part.overview, started) {
+                    b.first_pass(t, ev.limited());
+                }
+                if !evidence_here {
+                    return;
+                }
+                part.evidence
                     .entry(ev.host)
-                    .or_insert_with(Cadences::new)
-                    .observe(ev, seq);
-                !split
-            } else {
-                false
-            };
-            if !evidence_here && part.overview.is_none() {
-                return;
-            }
-            // Converted once per event, only on a lane that reads it.
-            let started = starts.of(ev);
-            if let (Some(b), Some(t)) = (&mut part.overview, started) {
-                b.first_pass(t, ev.limited());
-            }
-            if !evidence_here {
-                return;
-            }
-            part.evidence
-                .entry(ev.host)
-                .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
-                .observe(evidence::Seen {
-                    started,
-                    status: ev.status,
-                    duration_ms: ev.duration_ms(),
-                    limited: ev.limited(),
-                });
-        });
+                    .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
+                    .observe(evidence::Seen {
+                        started,
+                        status: ev.status,
+                        duration_ms: ev.duration_ms(),
+                        limited: ev.limited(),
+                    });
+            })
+        };
         if let Err(e) = r {
             part.error = Some(e.to_string());
         }
@@ -827,12 +848,13 @@ fn finish(
         });
     }
     let coarse = c.coarse_time();
+    let early = c.take_cadences();
     let Replayed {
         findings,
         mut evidence,
         overview,
         ..
-    } = run_detectors(&c, &p, coarse, opts.limit);
+    } = run_detectors(&c, &p, coarse, opts.limit, early);
 
     // What the recommendation reads: the timed requests (replayed), the untimed ones, and the
     // rate-limited responses in time order.
@@ -946,7 +968,8 @@ pub fn detect_records(
     let given = given_map(requests, limited);
     let p = prepare(&mut c, &Attribute::Given(given), limit_option);
     let coarse = c.coarse_time();
-    let findings = run_detectors(&c, &p, coarse, limit_option).findings;
+    let early = c.take_cadences();
+    let findings = run_detectors(&c, &p, coarse, limit_option, early).findings;
     Detected {
         findings,
         clients: p.clients,

@@ -14,8 +14,9 @@
 
 use super::event::pack::{Packing, MAX_PACKED};
 use super::event::Event;
+use crate::detect::link::Cadences;
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::io::{BufWriter, Write};
 
 /// Events the reorder buffer holds before it must let the earliest go.
@@ -269,6 +270,12 @@ pub struct Orderer {
     pub runs: Vec<EventLog>,
     /// Events that arrived later than the buffer could wait.
     pub late_count: u64,
+    /// Each operation's cadence per host, observed as events reach the log (set for the only
+    /// input): when the log ends up the whole merged order (no late runs), the replays need
+    /// no first pass for them (see `analyze::run_detectors`).
+    pub cadences: Option<BTreeMap<u32, Cadences>>,
+    /// Events written to the log: the next one's place in its order.
+    emitted: u64,
 }
 
 impl Orderer {
@@ -288,6 +295,8 @@ impl Orderer {
             late: Vec::new(),
             runs: Vec::new(),
             late_count: 0,
+            cadences: None,
+            emitted: 0,
         }
     }
 
@@ -350,6 +359,19 @@ impl Orderer {
     fn emit(&mut self, out: Held) {
         self.last = Some(out.0.order_key(&self.ranks));
         self.log.push(&out.0);
+        if let Some(c) = &mut self.cadences {
+            c.entry(out.0.host)
+                .or_insert_with(Cadences::new)
+                .observe(&out.0, self.emitted);
+        }
+        self.emitted += 1;
+    }
+
+    /// The cadences observed as the log was written, when the log is the whole merged order
+    /// of the analysis (`only`: this is its only input) and nothing came late.
+    pub fn take_cadences(&mut self, only: bool) -> Option<BTreeMap<u32, Cadences>> {
+        let c = self.cadences.take()?;
+        (only && self.runs.is_empty() && self.late.is_empty()).then_some(c)
     }
 
     /// Hold an event: at the end of the in-order queue when it is later than all there.

@@ -112,3 +112,28 @@ fn split_detectors_places_each_once() {
     assert!(a.iter().flatten().all(|(d, _)| d.reads_links()));
     assert!(b.iter().any(Option::is_some));
 }
+
+/// The cadences read while the only input's log is written (no first replay for them) give
+/// the findings and overview the first replay's cadences give.
+#[test]
+fn cadences_read_early_equal_the_first_replays() {
+    let mut s = Scenario::new();
+    crate::detect::testkit::polling(&mut s, 0.0, 5.0, 200, 4, Some(9));
+    let mut reqs = s.build();
+    reqs.extend(varied());
+    reqs.sort_by_key(|r| r.started);
+    let run = |early: bool| {
+        let mut c = collect_records(&reqs, None);
+        let p = prepare(&mut c, &Attribute::Engine, None);
+        let cadences = c.take_cadences();
+        assert!(cadences.is_some(), "one input in time order");
+        let r = run_detectors(&c, &p, c.coarse_time(), None, cadences.filter(|_| early));
+        (
+            serde_json::to_string(&r.findings).unwrap(),
+            format!("{:?}", r.overview),
+        )
+    };
+    let (early, replayed) = (run(true), run(false));
+    assert_ne!(early.0, "[]", "findings to compare");
+    assert_eq!(early, replayed);
+}
