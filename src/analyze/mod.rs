@@ -417,14 +417,14 @@ fn replay(c: &Collector, remap: &[u32], f: &mut dyn FnMut(&Event, u64)) -> std::
 }
 
 /// The replays: cadences and evidence, then the detectors (and their second look).
-/// `early`: the cadences per host read while the first stage wrote the only log (see
-/// [`Collector::take_cadences`]); then the first replay reads none.
+/// `early`: the first pass (cadences, the overview's) made while the first stage wrote the
+/// only log (see [`Collector::take_early`]); then no lane replays for it.
 fn run_detectors(
     c: &Collector,
     p: &Prepared,
     coarse: bool,
     limit_option: Option<crate::units::Rate>,
-    early: Option<BTreeMap<u32, Cadences>>,
+    early: Option<order::Early>,
 ) -> Replayed {
     let n_hosts = p.hosts.len();
     let threads = rayon::current_num_threads().max(1);
@@ -492,10 +492,14 @@ fn run_detectors(
     if let Some(mut early) = early {
         for part in parts.iter_mut().filter(|part| !part.side) {
             for (h, _) in part.mine.iter().enumerate().filter(|(_, &m)| m) {
-                if let Some(cd) = early.remove(&(h as u32)) {
+                if let Some(cd) = early.cadences.remove(&(h as u32)) {
                     part.cadences.insert(h as u32, cd);
                 }
             }
+        }
+        if let Some(b) = parts.iter_mut().find_map(|part| part.overview.as_mut()) {
+            early.overview.set_host_order(p.host_order.clone());
+            *b = early.overview;
         }
     }
     let mut cx = cx_of(c, p, coarse, limit_option);
@@ -504,51 +508,26 @@ fn run_detectors(
     // Each lane runs its phases back to back, without waiting for the others: no lane reads
     // another's results (the side lane does not link, so it needs no cadences).
     parts.par_iter_mut().for_each(|part| {
-        // 1. Cadences and the recommendation's evidence (and the overview's first pass): no
-        // replay at all for a split group's primary lane whose cadences were read early.
-        let first_pass = !precomputed || part.side || !split || part.overview.is_some();
-        let mut starts = event::Starts::default();
-        let r = if !first_pass {
-            Ok(())
-        } else {
-            replay(c, &p.remap, &mut |ev, seq| {
-                let evidence_here = if part.side {
-                    true
-                } else if part.has(ev.host) {
-                    if !precomputed {
-                        part.cadences
-                            .entry(ev.host)
-                            .or_insert_with(Cadences::new)
-                            .observe(ev, seq);
+        // 1. Cadences (and the overview's first pass), unless made as the only log was
+        // written.
+        if !precomputed {
+            let mut starts = event::Starts::default();
+            let r = replay(c, &p.remap, &mut |ev, seq| {
+                if part.has(ev.host) {
+                    part.cadences
+                        .entry(ev.host)
+                        .or_insert_with(Cadences::new)
+                        .observe(ev, seq);
+                }
+                if let Some(b) = &mut part.overview {
+                    if let Some(t) = starts.of(ev) {
+                        b.first_pass(t, ev.limited());
                     }
-                    !split
-                } else {
-                    false
-                };
-                if !evidence_here && part.overview.is_none() {
-                    return;
                 }
-                // Converted once per event, only on a lane that reads it.
-                let started = starts.of(ev);
-                if let (Some(b), Some(t)) = (&mut part.overview, started) {
-                    b.first_pass(t, ev.limited());
-                }
-                if !evidence_here {
-                    return;
-                }
-                part.evidence
-                    .entry(ev.host)
-                    .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
-                    .observe(evidence::Seen {
-                        started,
-                        status: ev.status,
-                        duration_ms: ev.duration_ms(),
-                        limited: ev.limited(),
-                    });
-            })
-        };
-        if let Err(e) = r {
-            part.error = Some(e.to_string());
+            });
+            if let Err(e) = r {
+                part.error = Some(e.to_string());
+            }
         }
         let cad = std::mem::take(&mut part.cadences);
         part.table = CadenceTable::merged(cad.into_values().map(Cadences::finish));
@@ -566,6 +545,7 @@ fn run_detectors(
             overview,
             next,
             next_here,
+            evidence,
             error,
             side,
             ..
@@ -582,14 +562,29 @@ fn run_detectors(
         let mut starts = event::Starts::default();
         let r = replay(c, &p.remap, &mut |ev, seq| {
             let here = detect.get(ev.host as usize).copied().unwrap_or(false);
-            // The start as a date only where it is read: the overview, the next attempts.
-            let t = if overview.is_some() || (here && *next_here) {
+            // The recommendation's evidence: the side lane's for every host, else each
+            // group's for its own (none of the groups when one is split).
+            let evidence_here = !primary || (!split && here);
+            // The start as a date only where it is read: the overview, the evidence, the next
+            // attempts.
+            let t = if overview.is_some() || evidence_here || (here && *next_here) {
                 starts.of(ev)
             } else {
                 None
             };
             if let Some(b) = overview.as_deref_mut() {
                 overview_second_pass(b, ev, t, cx_ref);
+            }
+            if evidence_here {
+                evidence
+                    .entry(ev.host)
+                    .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
+                    .observe(evidence::Seen {
+                        started: t,
+                        status: ev.status,
+                        duration_ms: ev.duration_ms(),
+                        limited: ev.limited(),
+                    });
             }
             if !here {
                 return;
@@ -848,7 +843,7 @@ fn finish(
         });
     }
     let coarse = c.coarse_time();
-    let early = c.take_cadences();
+    let early = c.take_early();
     let Replayed {
         findings,
         mut evidence,
@@ -968,7 +963,7 @@ pub fn detect_records(
     let given = given_map(requests, limited);
     let p = prepare(&mut c, &Attribute::Given(given), limit_option);
     let coarse = c.coarse_time();
-    let early = c.take_cadences();
+    let early = c.take_early();
     let findings = run_detectors(&c, &p, coarse, limit_option, early).findings;
     Detected {
         findings,

@@ -113,10 +113,10 @@ fn split_detectors_places_each_once() {
     assert!(b.iter().any(Option::is_some));
 }
 
-/// The cadences read while the only input's log is written (no first replay for them) give
-/// the findings and overview the first replay's cadences give.
+/// The first pass made while the only input's log is written (cadences, the overview's first
+/// pass) gives the findings and overview the first replay gives.
 #[test]
-fn cadences_read_early_equal_the_first_replays() {
+fn first_pass_made_early_equals_the_first_replay() {
     let mut s = Scenario::new();
     crate::detect::testkit::polling(&mut s, 0.0, 5.0, 200, 4, Some(9));
     let mut reqs = s.build();
@@ -125,9 +125,9 @@ fn cadences_read_early_equal_the_first_replays() {
     let run = |early: bool| {
         let mut c = collect_records(&reqs, None);
         let p = prepare(&mut c, &Attribute::Engine, None);
-        let cadences = c.take_cadences();
-        assert!(cadences.is_some(), "one input in time order");
-        let r = run_detectors(&c, &p, c.coarse_time(), None, cadences.filter(|_| early));
+        let first = c.take_early();
+        assert!(first.is_some(), "one input in time order");
+        let r = run_detectors(&c, &p, c.coarse_time(), None, first.filter(|_| early));
         (
             serde_json::to_string(&r.findings).unwrap(),
             format!("{:?}", r.overview),
