@@ -7,9 +7,13 @@
 //! 2. [`collect`]: on the calling thread, in input order: ids, order-free counters, the kept
 //!    records, and the events put in time order ([`order`]) into logs;
 //! 3. attribution of the rate-limited responses against each host's baseline ([`limited`]);
-//! 4. replays of the time-ordered events, per group of hosts on the thread pool: each
-//!    operation's cadence and the recommendation's evidence, then the detectors
-//!    ([`crate::detect`]), with a second look for those that need it;
+//! 4. replays of the time-ordered events, per group of hosts on the thread pool, each lane
+//!    on its own: a first pass (each operation's cadence, the overview's first pass; made
+//!    while the log was written instead when one input's log is the whole merged order, see
+//!    [`order::Early`]), then the detectors ([`crate::detect`]) with the recommendation's
+//!    evidence and the overview's second pass, and a second look for detectors that need it.
+//!    With fewer host groups than threads, a side lane takes the evidence, the overview and
+//!    the biggest group's detectors that read no links, without linking;
 //! 5. the Report: summary, rate-limited responses and their groups, findings, clients,
 //!    recommendation.
 //!

@@ -228,10 +228,7 @@ pub struct Early {
 impl Early {
     /// The next event of the log, at place `seq` in it.
     fn observe(&mut self, ev: &Event, seq: u64) {
-        self.cadences
-            .entry(ev.host)
-            .or_insert_with(Cadences::new)
-            .observe(ev, seq);
+        self.cadences.entry(ev.host).or_default().observe(ev, seq);
         if let Some(t) = self.starts.of(ev) {
             self.overview.first_pass(t, ev.limited());
         }
