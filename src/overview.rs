@@ -222,6 +222,11 @@ impl Builder {
         }
     }
 
+    /// `host_order` for a builder whose first pass was made without it (it reads none).
+    pub fn set_host_order(&mut self, host_order: Vec<String>) {
+        self.host_order = host_order;
+    }
+
     /// First pass: one timed request (time order).
     pub fn first_pass(&mut self, t: DateTime<Utc>, limited: bool) {
         let t_ms = ms(t);

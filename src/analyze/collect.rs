@@ -213,9 +213,21 @@ impl Collector {
     /// Input number `i` starts (inputs are read one after another).
     pub fn start_input(&mut self, i: usize) {
         while self.orderers.len() <= i {
-            self.orderers
-                .push(Orderer::with_capacity(self.ranks.clone(), self.reorder));
+            let mut o = Orderer::with_capacity(self.ranks.clone(), self.reorder);
+            // One input: its log is likely the whole merged order, so the replays' first
+            // pass is made as it is written (a replay less; see `Orderer::take_early`).
+            if self.names.len() == 1 {
+                o.early = Some(super::order::Early::default());
+            }
+            self.orderers.push(o);
         }
+    }
+
+    /// The first pass made while the only input's log was written, when that log is the whole
+    /// merged order (else the replays make it).
+    pub fn take_early(&mut self) -> Option<super::order::Early> {
+        let only = self.orderers.len() == 1;
+        self.orderers.first_mut()?.take_early(only)
     }
 
     /// The input being read is done.

@@ -7,9 +7,13 @@
 //! 2. [`collect`]: on the calling thread, in input order: ids, order-free counters, the kept
 //!    records, and the events put in time order ([`order`]) into logs;
 //! 3. attribution of the rate-limited responses against each host's baseline ([`limited`]);
-//! 4. replays of the time-ordered events, per group of hosts on the thread pool: each
-//!    operation's cadence and the recommendation's evidence, then the detectors
-//!    ([`crate::detect`]), with a second look for those that need it;
+//! 4. replays of the time-ordered events, per group of hosts on the thread pool, each lane
+//!    on its own: a first pass (each operation's cadence, the overview's first pass; made
+//!    while the log was written instead when one input's log is the whole merged order, see
+//!    [`order::Early`]), then the detectors ([`crate::detect`]) with the recommendation's
+//!    evidence and the overview's second pass, and a second look for detectors that need it.
+//!    With fewer host groups than threads, a side lane takes the evidence, the overview and
+//!    the biggest group's detectors that read no links, without linking;
 //! 5. the Report: summary, rate-limited responses and their groups, findings, clients,
 //!    recommendation.
 //!
@@ -361,7 +365,7 @@ struct Partition {
     /// the biggest group's, when it runs some of that group's detectors).
     detect: Vec<bool>,
     cadences: BTreeMap<u32, Cadences>,
-    table: Arc<CadenceTable>,
+    table: CadenceTable,
     evidence: BTreeMap<u32, HostEvidence>,
     linkers: BTreeMap<u32, Linker>,
     /// Slot i holds detector i of [`crate::detect::detectors`] (with its finish order) when
@@ -372,10 +376,13 @@ struct Partition {
     /// The overview (one group builds it for all hosts), and each group's next attempts.
     overview: Option<crate::overview::Builder>,
     /// The side group: no hosts of its own, it builds every host's evidence (made when there
-    /// are fewer host groups than threads, so a one-host log replays on two), and runs part of
-    /// the biggest group's detectors beside it.
+    /// are fewer host groups than threads, so a one-host log replays on two), and runs the
+    /// biggest group's detectors that read no links beside it, without linking.
     side: bool,
     next: crate::overview::NextAttempts,
+    /// This lane finds the next attempts of its `detect` hosts' rate-limited responses (for
+    /// a group shared with the side lane, the side lane does).
+    next_here: bool,
     error: Option<String>,
 }
 
@@ -385,35 +392,19 @@ impl Partition {
     }
 }
 
-/// Share the detectors between two lanes replaying the same hosts: each detector sees the
-/// same steps whichever lane runs it, so the split changes nothing but the wall time. Largest
-/// replay cost first, each to the lane with less so far (ties: the first lane).
-fn split_detectors(all: Vec<(Box<dyn Detector>, usize)>, side_load: u32) -> [Slots; 2] {
-    let mut order: Vec<(u32, usize)> = all
-        .iter()
-        .enumerate()
-        .map(|(i, (d, _))| (d.replay_cost(), i))
-        .collect();
-    order.sort_by_key(|&(cost, i)| (std::cmp::Reverse(cost), i));
-    let mut lane_of = vec![0usize; all.len()];
-    let mut load = [0u32, side_load];
-    for (cost, i) in order {
-        let lane = usize::from(load[1] < load[0]);
-        load[lane] += cost;
-        lane_of[i] = lane;
-    }
+/// Share the detectors of one group between its lane and the side lane: those that read no
+/// links ([`Detector::reads_links`]) go to the side lane, which then replays without linking;
+/// each detector sees the same steps whichever lane runs it, so the split changes nothing but
+/// the time. (Splitting by cost instead had the side lane link every request again.)
+fn split_detectors(all: Vec<(Box<dyn Detector>, usize)>) -> [Slots; 2] {
     let mut lanes: [Slots; 2] = [Vec::new(), Vec::new()];
-    for (i, d) in all.into_iter().enumerate() {
-        let lane = lane_of[i];
+    for d in all {
+        let lane = usize::from(!d.0.reads_links());
         lanes[lane].push(Some(d));
         lanes[1 - lane].push(None);
     }
     lanes
 }
-
-/// The side lane's head start in [`split_detectors`]: the overview's second pass, in the
-/// detectors' replay cost units (measured: about 150 instructions a request, in the replay).
-const OVERVIEW_COST: u32 = 5;
 
 /// Replay every timed event of `c` in merged time order (client ids final), with each one's
 /// place in that order.
@@ -432,11 +423,14 @@ fn replay(c: &Collector, remap: &[u32], f: &mut dyn FnMut(&Event, u64)) -> std::
 }
 
 /// The replays: cadences and evidence, then the detectors (and their second look).
+/// `early`: the first pass (cadences, the overview's) made while the first stage wrote the
+/// only log (see [`Collector::take_early`]); then no lane replays for it.
 fn run_detectors(
     c: &Collector,
     p: &Prepared,
     coarse: bool,
     limit_option: Option<crate::units::Rate>,
+    early: Option<order::Early>,
 ) -> Replayed {
     let n_hosts = p.hosts.len();
     let threads = rayon::current_num_threads().max(1);
@@ -455,7 +449,7 @@ fn run_detectors(
         detect: mine.clone(),
         mine,
         cadences: BTreeMap::new(),
-        table: Arc::new(CadenceTable::default()),
+        table: CadenceTable::default(),
         evidence: BTreeMap::new(),
         linkers: BTreeMap::new(),
         detectors: if side {
@@ -467,6 +461,7 @@ fn run_detectors(
         findings: Vec::new(),
         overview: None,
         next: crate::overview::NextAttempts::new(),
+        next_here: true,
         side,
         error: None,
     };
@@ -474,25 +469,23 @@ fn run_detectors(
     let split = groups < threads;
     if split {
         let mut side = group(vec![false; n_hosts], true);
-        // The side lane also runs part of the biggest group's detectors (that group's
-        // linking is done twice, once per lane).
+        // The side lane also runs the biggest group's detectors that read no links.
         if let Some(first) = parts.first_mut() {
             let [a, b] = split_detectors(
                 std::mem::take(&mut first.detectors)
                     .into_iter()
                     .flatten()
                     .collect(),
-                OVERVIEW_COST,
             );
             first.detectors = a;
             side.detectors = b;
             side.detect = first.mine.clone();
+            first.next_here = false;
         }
         parts.push(side);
     }
     // The overview is built by the first group or, when the biggest group is split over two
-    // lanes, by the side lane (its evidence is cheaper than the primary's cadences; it makes
-    // the second pass in its detectors' replay, and split_detectors gives it fewer of those).
+    // lanes, by the side lane (the primary links and runs most detectors).
     let builder = if split {
         parts.last_mut()
     } else {
@@ -501,67 +494,54 @@ fn run_detectors(
     if let Some(builder) = builder {
         builder.overview = Some(crate::overview::Builder::new(p.host_order.clone()));
     }
+    let precomputed = early.is_some();
+    if let Some(mut early) = early {
+        for part in parts.iter_mut().filter(|part| !part.side) {
+            for (h, _) in part.mine.iter().enumerate().filter(|(_, &m)| m) {
+                if let Some(cd) = early.cadences.remove(&(h as u32)) {
+                    part.cadences.insert(h as u32, cd);
+                }
+            }
+        }
+        if let Some(b) = parts.iter_mut().find_map(|part| part.overview.as_mut()) {
+            early.overview.set_host_order(p.host_order.clone());
+            *b = early.overview;
+        }
+    }
     let mut cx = cx_of(c, p, coarse, limit_option);
     let cx_ref = &cx;
 
-    // 1. Cadences and the recommendation's evidence (and the overview's first pass).
+    // Each lane runs its phases back to back, without waiting for the others: no lane reads
+    // another's results (the side lane does not link, so it needs no cadences).
     parts.par_iter_mut().for_each(|part| {
-        let mut starts = event::Starts::default();
-        let r = replay(c, &p.remap, &mut |ev, seq| {
-            let evidence_here = if part.side {
-                true
-            } else if part.has(ev.host) {
-                part.cadences
-                    .entry(ev.host)
-                    .or_insert_with(Cadences::new)
-                    .observe(ev, seq);
-                !split
-            } else {
-                false
-            };
-            if !evidence_here && part.overview.is_none() {
-                return;
+        // 1. Cadences (and the overview's first pass), unless made as the only log was
+        // written.
+        if !precomputed {
+            let mut starts = event::Starts::default();
+            let r = replay(c, &p.remap, &mut |ev, seq| {
+                if part.has(ev.host) {
+                    part.cadences
+                        .entry(ev.host)
+                        .or_insert_with(Cadences::new)
+                        .observe(ev, seq);
+                }
+                if let Some(b) = &mut part.overview {
+                    if let Some(t) = starts.of(ev) {
+                        b.first_pass(t, ev.limited());
+                    }
+                }
+            });
+            if let Err(e) = r {
+                part.error = Some(e.to_string());
             }
-            // Converted once per event, only on a lane that reads it.
-            let started = starts.of(ev);
-            if let (Some(b), Some(t)) = (&mut part.overview, started) {
-                b.first_pass(t, ev.limited());
-            }
-            if !evidence_here {
-                return;
-            }
-            part.evidence
-                .entry(ev.host)
-                .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
-                .observe(evidence::Seen {
-                    started,
-                    status: ev.status,
-                    duration_ms: ev.duration_ms(),
-                    limited: ev.limited(),
-                });
-        });
-        if let Err(e) = r {
-            part.error = Some(e.to_string());
         }
         let cad = std::mem::take(&mut part.cadences);
-        part.table = Arc::new(CadenceTable::merged(
-            cad.into_values().map(Cadences::finish),
-        ));
+        part.table = CadenceTable::merged(cad.into_values().map(Cadences::finish));
         if let Some(b) = &mut part.overview {
             b.start_timeline();
         }
-    });
-    if split {
-        // The side lane links the biggest group's requests with that group's cadences.
-        let first = parts.first().map(|f| f.table.clone());
-        if let (Some(t), Some(side)) = (first, parts.last_mut()) {
-            side.table = t;
-        }
-    }
 
-    // 2. The detectors, then (3) a second look for those that need one: each lane goes on to
-    // its second look without waiting for the others.
-    parts.par_iter_mut().for_each(|part| {
+        // 2. The detectors, then (3) a second look for those that need one.
         let mut closed: Vec<Logical> = Vec::new();
         let Partition {
             detect,
@@ -570,27 +550,70 @@ fn run_detectors(
             detectors,
             overview,
             next,
+            next_here,
+            evidence,
             error,
             side,
             ..
         } = part;
         let primary = !*side;
+        // The side lane's detectors read no links (`Detector::reads_links`): they get each
+        // request the linker would link (every timed one) with a placeholder.
+        let unlinked = Linked {
+            logical: 0,
+            attempt: 0,
+            prev: None,
+        };
         let mut overview = overview.as_mut();
         let mut starts = event::Starts::default();
         let r = replay(c, &p.remap, &mut |ev, seq| {
-            let t = starts.of(ev);
+            let here = detect.get(ev.host as usize).copied().unwrap_or(false);
+            // The recommendation's evidence: the side lane's for every host, else each
+            // group's for its own (none of the groups when one is split).
+            let evidence_here = !primary || (!split && here);
+            // The start as a date only where it is read: the overview, the evidence, the next
+            // attempts.
+            let t = if overview.is_some() || evidence_here || (here && *next_here) {
+                starts.of(ev)
+            } else {
+                None
+            };
             if let Some(b) = overview.as_deref_mut() {
                 overview_second_pass(b, ev, t, cx_ref);
             }
-            if !detect.get(ev.host as usize).copied().unwrap_or(false) {
+            if evidence_here {
+                evidence
+                    .entry(ev.host)
+                    .or_insert_with(|| HostEvidence::new(Some(p.hosts[ev.host as usize].clone())))
+                    .observe(evidence::Seen {
+                        started: t,
+                        status: ev.status,
+                        duration_ms: ev.duration_ms(),
+                        limited: ev.limited(),
+                    });
+            }
+            if !here {
                 return;
             }
-            if let (true, Some(t)) = (primary, t) {
+            if let (true, Some(t)) = (*next_here, t) {
                 let listed = (ev.limited() && ev.detail != event::NONE)
                     .then(|| p.listed.get(ev.detail as usize).copied().flatten())
                     .flatten()
                     .map(|pos| pos as usize);
                 next.observe(t, ev.op, listed);
+            }
+            if !primary {
+                if ev.timed() {
+                    let s = Step {
+                        ev,
+                        seq,
+                        link: &unlinked,
+                    };
+                    for (d, _) in detectors.iter_mut().flatten() {
+                        d.step(&s, cx_ref);
+                    }
+                }
+                return;
             }
             let linker = linkers
                 .entry(ev.host)
@@ -626,19 +649,21 @@ fn run_detectors(
                 d.closed(&l, cx_ref);
             }
         }
-        // Each group's polls counted once (the side lane links the same requests again).
-        if primary {
-            part.polls = linkers.values().map(|l| l.polls_after_failure).sum();
-        }
+        part.polls = linkers.values().map(|l| l.polls_after_failure).sum();
         linkers.clear();
 
         // 3. The second look.
-        let wants: Vec<bool> = part
+        let wants: Vec<usize> = part
             .detectors
             .iter_mut()
-            .map(|d| d.as_mut().is_some_and(|(d, _)| d.second_look(cx_ref)))
+            .enumerate()
+            .filter_map(|(i, d)| {
+                d.as_mut()
+                    .is_some_and(|(d, _)| d.second_look(cx_ref))
+                    .then_some(i)
+            })
             .collect();
-        if !wants.iter().any(|&w| w) {
+        if wants.is_empty() {
             return;
         }
         let Partition {
@@ -654,22 +679,29 @@ fn run_detectors(
             if !detect.get(ev.host as usize).copied().unwrap_or(false) {
                 return;
             }
-            let linker = linkers
-                .entry(ev.host)
-                .or_insert_with(|| Linker::new(coarse));
-            let wait = cx_ref.wait_s(ev).unwrap_or(0.0);
-            let Some(link) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed)
-            else {
+            let s = if primary {
+                let linker = linkers
+                    .entry(ev.host)
+                    .or_insert_with(|| Linker::new(coarse));
+                let wait = cx_ref.wait_s(ev).unwrap_or(0.0);
+                let Some(link) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed)
+                else {
+                    return;
+                };
+                // Handed back for reuse: a fresh attempt list per operation was a third of
+                // this replay's linking.
+                for l in closed.drain(..) {
+                    linker.recycle(l);
+                }
+                link
+            } else if ev.timed() {
+                unlinked
+            } else {
                 return;
             };
-            closed.clear();
-            let s: Step = Step {
-                ev,
-                seq,
-                link: &link,
-            };
-            for (d, &w) in detectors.iter_mut().zip(&wants) {
-                if let (Some((d, _)), true) = (d, w) {
+            let s: Step = Step { ev, seq, link: &s };
+            for &i in &wants {
+                if let Some((d, _)) = &mut detectors[i] {
                     d.step_again(&s, cx_ref);
                 }
             }
@@ -817,12 +849,13 @@ fn finish(
         });
     }
     let coarse = c.coarse_time();
+    let early = c.take_early();
     let Replayed {
         findings,
         mut evidence,
         overview,
         ..
-    } = run_detectors(&c, &p, coarse, opts.limit);
+    } = run_detectors(&c, &p, coarse, opts.limit, early);
 
     // What the recommendation reads: the timed requests (replayed), the untimed ones, and the
     // rate-limited responses in time order.
@@ -936,7 +969,8 @@ pub fn detect_records(
     let given = given_map(requests, limited);
     let p = prepare(&mut c, &Attribute::Given(given), limit_option);
     let coarse = c.coarse_time();
-    let findings = run_detectors(&c, &p, coarse, limit_option).findings;
+    let early = c.take_early();
+    let findings = run_detectors(&c, &p, coarse, limit_option, early).findings;
     Detected {
         findings,
         clients: p.clients,

@@ -14,8 +14,9 @@
 
 use super::event::pack::{Packing, MAX_PACKED};
 use super::event::Event;
+use crate::detect::link::Cadences;
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::io::{BufWriter, Write};
 
 /// Events the reorder buffer holds before it must let the earliest go.
@@ -214,6 +215,26 @@ fn garbled() -> std::io::Error {
     )
 }
 
+/// The replays' first pass over one log, in the order it is written: each operation's cadence
+/// per host, and the overview's first pass.
+#[derive(Default)]
+pub struct Early {
+    pub cadences: BTreeMap<u32, Cadences>,
+    /// Its host order is set when the overview is built (the first pass does not read it).
+    pub overview: crate::overview::Builder,
+    starts: super::event::Starts,
+}
+
+impl Early {
+    /// The next event of the log, at place `seq` in it.
+    fn observe(&mut self, ev: &Event, seq: u64) {
+        self.cadences.entry(ev.host).or_default().observe(ev, seq);
+        if let Some(t) = self.starts.of(ev) {
+            self.overview.first_pass(t, ev.limited());
+        }
+    }
+}
+
 /// A held event, ordered by `(t_us, t_ns, loc)`. One [`Orderer`] holds the events of one
 /// input only, so the input's rank is the same for all of them and this is the [`Key`] order
 /// without the key: 64 bytes a held event instead of 88 (fewer fresh pages for the buffer).
@@ -269,6 +290,12 @@ pub struct Orderer {
     pub runs: Vec<EventLog>,
     /// Events that arrived later than the buffer could wait.
     pub late_count: u64,
+    /// The replays' first pass, made as events reach the log (set for the only input): when
+    /// the log ends up the whole merged order (no late runs), the replays skip it (see
+    /// `analyze::run_detectors`).
+    pub early: Option<Early>,
+    /// Events written to the log: the next one's place in its order.
+    emitted: u64,
 }
 
 impl Orderer {
@@ -288,6 +315,8 @@ impl Orderer {
             late: Vec::new(),
             runs: Vec::new(),
             late_count: 0,
+            early: None,
+            emitted: 0,
         }
     }
 
@@ -350,6 +379,17 @@ impl Orderer {
     fn emit(&mut self, out: Held) {
         self.last = Some(out.0.order_key(&self.ranks));
         self.log.push(&out.0);
+        if let Some(e) = &mut self.early {
+            e.observe(&out.0, self.emitted);
+        }
+        self.emitted += 1;
+    }
+
+    /// The first pass made as the log was written, when the log is the whole merged order of
+    /// the analysis (`only`: this is its only input) and nothing came late.
+    pub fn take_early(&mut self, only: bool) -> Option<Early> {
+        let e = self.early.take()?;
+        (only && self.runs.is_empty() && self.late.is_empty()).then_some(e)
     }
 
     /// Hold an event: at the end of the in-order queue when it is later than all there.

@@ -98,24 +98,42 @@ fn cached_verdicts_equal_verdicts_row_by_row() {
     );
 }
 
-/// Each detector runs on exactly one lane, whatever the side lane's head start; a head start
-/// larger than every detector's cost leaves them all to the primary lane.
+/// Each detector runs on exactly one lane, and the side lane (which does not link) gets only
+/// detectors that read no links.
 #[test]
 fn split_detectors_places_each_once() {
     let n = crate::detect::detectors().len();
-    for side_load in [0, 1, OVERVIEW_COST, 20, u32::MAX / 2] {
-        let [a, b] = split_detectors(crate::detect::detectors(), side_load);
-        assert_eq!((a.len(), b.len()), (n, n));
-        for (x, y) in a.iter().zip(&b) {
-            assert!(x.is_some() != y.is_some(), "side_load {side_load}");
-        }
-        if side_load == u32::MAX / 2 {
-            assert!(b.iter().all(Option::is_none));
-        }
+    let [a, b] = split_detectors(crate::detect::detectors());
+    assert_eq!((a.len(), b.len()), (n, n));
+    for (x, y) in a.iter().zip(&b) {
+        assert!(x.is_some() != y.is_some());
     }
-    // The head start moves cost to the primary lane.
-    let cost = |s: &Slots| -> u32 { s.iter().flatten().map(|(d, _)| d.replay_cost()).sum() };
-    let [a0, b0] = split_detectors(crate::detect::detectors(), 0);
-    let [a5, b5] = split_detectors(crate::detect::detectors(), OVERVIEW_COST);
-    assert!(cost(&a5) >= cost(&a0) && cost(&b5) <= cost(&b0));
+    assert!(b.iter().flatten().all(|(d, _)| !d.reads_links()));
+    assert!(a.iter().flatten().all(|(d, _)| d.reads_links()));
+    assert!(b.iter().any(Option::is_some));
+}
+
+/// The first pass made while the only input's log is written (cadences, the overview's first
+/// pass) gives the findings and overview the first replay gives.
+#[test]
+fn first_pass_made_early_equals_the_first_replay() {
+    let mut s = Scenario::new();
+    crate::detect::testkit::polling(&mut s, 0.0, 5.0, 200, 4, Some(9));
+    let mut reqs = s.build();
+    reqs.extend(varied());
+    reqs.sort_by_key(|r| r.started);
+    let run = |early: bool| {
+        let mut c = collect_records(&reqs, None);
+        let p = prepare(&mut c, &Attribute::Engine, None);
+        let first = c.take_early();
+        assert!(first.is_some(), "one input in time order");
+        let r = run_detectors(&c, &p, c.coarse_time(), None, first.filter(|_| early));
+        (
+            serde_json::to_string(&r.findings).unwrap(),
+            format!("{:?}", r.overview),
+        )
+    };
+    let (early, replayed) = (run(true), run(false));
+    assert_ne!(early.0, "[]", "findings to compare");
+    assert_eq!(early, replayed);
 }

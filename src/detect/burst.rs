@@ -151,11 +151,6 @@ fn threshold(w: &Window) -> f64 {
 }
 
 impl Detector for Burst {
-    /// Measured: about 250 instructions a request (two sliding windows per host; exact pruning keeps few).
-    fn replay_cost(&self) -> u32 {
-        8
-    }
-
     fn step(&mut self, s: &Step, _cx: &Cx) {
         let Some(t) = s.ev.start_s() else { return };
         let h = host(&mut self.hosts, s.ev.host);

@@ -138,9 +138,9 @@ pub struct Concurrency {
 }
 
 impl Detector for Concurrency {
-    /// Measured: the costliest step, about 430 instructions a request (in-flight tracking per host).
-    fn replay_cost(&self) -> u32 {
-        13
+    /// Reads only the requests (in flight, start rates): runs beside the linking lane.
+    fn reads_links(&self) -> bool {
+        false
     }
 
     fn step(&mut self, s: &Step, cx: &Cx) {

@@ -212,10 +212,11 @@ pub trait Detector: Send {
     /// The findings. `earlier`: findings of the detectors finished before this one (see
     /// [`detectors`]).
     fn finish(&mut self, cx: &Cx, earlier: &[Finding]) -> Vec<Placed>;
-    /// Rough cost of this detector's `step` and `closed` relative to the others (1 = cheap),
-    /// used only to share the detectors of one busy host between threads.
-    fn replay_cost(&self) -> u32 {
-        1
+    /// Does this detector read [`Step::link`] or [`Detector::closed`]? Those that do not may
+    /// run on a lane that does not link (the analysis's side lane), with a placeholder link;
+    /// they still get exactly the requests the linker links (every timed one).
+    fn reads_links(&self) -> bool {
+        true
     }
 }
 

@@ -133,9 +133,9 @@ pub struct QuotaExhausted {
 }
 
 impl Detector for QuotaExhausted {
-    /// Measured: about 60 instructions a request.
-    fn replay_cost(&self) -> u32 {
-        2
+    /// Reads only the requests and their attribution: runs beside the linking lane.
+    fn reads_links(&self) -> bool {
+        false
     }
 
     fn step(&mut self, s: &Step, cx: &Cx) {

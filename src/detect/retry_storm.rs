@@ -128,11 +128,6 @@ pub struct RetryStorm {
 }
 
 impl Detector for RetryStorm {
-    /// Measured: about 150 instructions a request (its operations, as they close).
-    fn replay_cost(&self) -> u32 {
-        4
-    }
-
     fn step(&mut self, s: &Step, cx: &Cx) {
         if let (Some(prev), Some(t)) = (&s.link.prev, s.ev.start_s()) {
             if waited_retry_after(cx, prev, t) {

@@ -51,11 +51,6 @@ pub struct SharedKey {
 }
 
 impl Detector for SharedKey {
-    /// Measured: up to about 370 instructions a request on JSON lines (credentials per host).
-    fn replay_cost(&self) -> u32 {
-        4
-    }
-
     fn step(&mut self, s: &Step, cx: &Cx) {
         let ev = s.ev;
         if ev.cred == NONE || cx.cred_host.get(ev.cred as usize) != Some(&ev.host) {

@@ -156,11 +156,6 @@ fn retry_of(s: &Step) -> Option<Retry> {
 }
 
 impl Detector for Synchronized {
-    /// Cheap steps, but its second look replays its hosts once more (linking them again).
-    fn replay_cost(&self) -> u32 {
-        12
-    }
-
     fn step(&mut self, s: &Step, cx: &Cx) {
         if cx.coarse_time {
             // Whole-second timestamps put unrelated retries "at the same instant".

@@ -1,20 +1,133 @@
 //! JSON: the report as-is, pretty-printed. The schema is documented in docs/report-schema.md.
 
-use crate::report::Report;
+use crate::report::{InputSummary, RateLimited, Report, Summary};
+use rayon::prelude::*;
+use serde::Serialize;
 use std::io::Write;
+
+/// The report with its rate-limited list left empty: everything but the rows, in the report's
+/// field order (it must follow [`Report`]'s; the tests compare the whole text).
+#[derive(Serialize)]
+struct Outline<'a> {
+    schema_version: u32,
+    generated_by: &'a str,
+    inputs: &'a [InputSummary],
+    summary: &'a Summary,
+    rate_limited: &'a [RateLimited],
+    findings: &'a [crate::detect::Finding],
+    clients: &'a crate::detect::clients::ClientsSection,
+    recommendation: &'a Option<crate::recommend::Recommendation>,
+    recommendations: &'a [crate::recommend::Recommendation],
+}
+
+/// Rows rendered at once on the thread pool before they are written (bounds the memory).
+const ROWS_AT_ONCE: usize = 1024;
+
+/// Where the empty list stands in the outline: a key at the top level (the only lines indented
+/// by two spaces that start with a quote; a string never holds a raw newline).
+const EMPTY_ROWS: &[u8] = b"\n  \"rate_limited\": []";
 
 /// Write the report to `w` as it serializes: a long incident's report lists tens of thousands
 /// of rate-limited responses, and a buffer of the whole text (grown by doubling) was the largest
-/// single allocation of a big analysis.
+/// single allocation of a big analysis. The rows, most of the text, are rendered a batch at a
+/// time on the thread pool (the serial tail of a big analysis was mostly this), then written in
+/// order: the same bytes as serializing the report in one go.
 pub fn write(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
-    serde_json::to_writer_pretty(&mut w, report).map_err(std::io::Error::from)?;
+    let outline = Outline {
+        schema_version: report.schema_version,
+        generated_by: &report.generated_by,
+        inputs: &report.inputs,
+        summary: &report.summary,
+        rate_limited: &[],
+        findings: &report.findings,
+        clients: &report.clients,
+        recommendation: &report.recommendation,
+        recommendations: &report.recommendations,
+    };
+    let head = serde_json::to_vec_pretty(&outline).map_err(std::io::Error::from)?;
+    let at = memchr::memmem::find(&head, EMPTY_ROWS)
+        .ok_or_else(|| std::io::Error::other("report outline without its rate-limited list"))?;
+    // Up to and including the list's `[`.
+    let split = at + EMPTY_ROWS.len() - 1;
+    if report.rate_limited.is_empty() {
+        w.write_all(&head)?;
+    } else {
+        w.write_all(&head[..split])?;
+        let mut first = true;
+        for batch in report.rate_limited.chunks(ROWS_AT_ONCE) {
+            let rows: Vec<Vec<u8>> = batch
+                .par_iter()
+                .map(row_text)
+                .collect::<Result<_, _>>()
+                .map_err(std::io::Error::from)?;
+            for row in &rows {
+                w.write_all(if first { b"\n    " } else { b",\n    " })?;
+                first = false;
+                w.write_all(row)?;
+            }
+        }
+        w.write_all(b"\n  ")?;
+        w.write_all(&head[split..])?;
+    }
     w.write_all(b"\n")?;
     w.flush()
 }
 
+/// One row as the report holds it: pretty-printed, its lines two levels deeper (the row is an
+/// element of a list that is a field of the report; pretty JSON has no raw newline inside a
+/// string, so every newline is the printer's).
+fn row_text(r: &RateLimited) -> serde_json::Result<Vec<u8>> {
+    let plain = serde_json::to_vec_pretty(r)?;
+    let mut out = Vec::with_capacity(plain.len() + plain.len() / 4);
+    let mut rest = &plain[..];
+    while let Some(i) = memchr::memchr(b'\n', rest) {
+        out.extend_from_slice(&rest[..=i]);
+        out.extend_from_slice(b"    ");
+        rest = &rest[i + 1..];
+    }
+    out.extend_from_slice(rest);
+    Ok(out)
+}
+
 pub fn render(report: &Report) -> Vec<u8> {
-    let mut out = serde_json::to_vec_pretty(report).expect("report serializes");
-    out.push(b'\n');
+    let mut out = Vec::new();
+    write(report, &mut out).expect("report serializes");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::testkit::Scenario;
+
+    /// The rows rendered apart and spliced in give the bytes of the report serialized whole.
+    #[test]
+    fn rows_rendered_apart_give_the_whole_reports_bytes() {
+        for rows in [0usize, 1, 3, ROWS_AT_ONCE + 5] {
+            let mut s = Scenario::new();
+            let mut t = 0.0;
+            for i in 0..rows + 20 {
+                t += 0.25;
+                let r = s.at(t).resp("Content-Type", "application/json");
+                let url = format!("https://api.example.com/v1/items/{}", i % 7);
+                if i < rows {
+                    r.ra("3")
+                        .excerpt("{\"error\":\"slow down\\nplease\"}")
+                        .get(&url, 429);
+                } else {
+                    r.get(&url, 200);
+                }
+            }
+            let report = crate::analyze::analyze(
+                Vec::new(),
+                &s.build(),
+                &crate::analyze::AnalyzeOptions::default(),
+            );
+            assert_eq!(report.rate_limited.len(), rows);
+            let mut whole = serde_json::to_vec_pretty(&report).unwrap();
+            whole.push(b'\n');
+            assert!(render(&report) == whole, "{rows} rows");
+        }
+    }
 }
