@@ -244,9 +244,7 @@ impl Collector {
     }
 
     fn intern(&mut self, keys: Keys, names: Option<Box<Names>>, ev: &mut Event) {
-        let names = names.map(|b| *b).unwrap_or_default();
         ev.host = self.hosts.id(keys.host.max(1));
-        self.hosts.name(ev.host, names.host);
         if self.host_counts.len() < self.hosts.len() {
             self.host_counts
                 .resize(self.hosts.len(), HostCounts::default());
@@ -255,15 +253,26 @@ impl Collector {
         }
         self.host_hash[ev.host as usize] = keys.host;
         ev.client = self.clients.id(keys.client.max(1));
-        self.clients.name(ev.client, names.client);
         if self.client_counts.len() < self.clients.len() {
             self.client_counts
                 .resize(self.clients.len(), ClientCounts::default());
         }
         ev.cred = self.creds.id(keys.cred);
-        self.creds.name(ev.cred, names.cred);
         ev.endpoint = self.endpoints.id(keys.endpoint);
-        self.endpoints.name(ev.endpoint, names.endpoint);
+        // Most events carry no names (only a key's first event does): no empty `Names` is
+        // made and taken apart for them.
+        if let Some(names) = names {
+            let Names {
+                host,
+                client,
+                cred,
+                endpoint,
+            } = *names;
+            self.hosts.name(ev.host, host);
+            self.clients.name(ev.client, client);
+            self.creds.name(ev.cred, cred);
+            self.endpoints.name(ev.endpoint, endpoint);
+        }
     }
 
     /// One batch of mapped requests of input `input`, in input order, taken out of `batch`
