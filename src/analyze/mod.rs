@@ -357,6 +357,34 @@ fn prepare(
 /// runs it.
 type Slots = Vec<Option<(Box<dyn Detector>, usize)>>;
 
+/// `ev` linked to the attempts before it by its host's linker (made on first sight), with that
+/// linker; operations it closed go to `closed`. `None` for a request no link is made of.
+#[allow(clippy::too_many_arguments)]
+fn link_in<'l>(
+    linkers: &'l mut BTreeMap<u32, Linker>,
+    ev: &Event,
+    seq: u64,
+    table: &CadenceTable,
+    coarse: bool,
+    cx: &Cx,
+    closed: &mut Vec<Logical>,
+) -> Option<(Linked, &'l mut Linker)> {
+    let linker = linkers
+        .entry(ev.host)
+        .or_insert_with(|| Linker::new(coarse));
+    let wait = cx.wait_s(ev).unwrap_or(0.0);
+    let link = linker.step(ev, seq, table.stretch(ev.op, seq), wait, closed)?;
+    Some((link, linker))
+}
+
+/// One step of the replay, to every detector a lane runs.
+fn step_all(detectors: &mut Slots, ev: &Event, seq: u64, link: &Linked, cx: &Cx) {
+    let s = Step { ev, seq, link };
+    for (d, _) in detectors.iter_mut().flatten() {
+        d.step(&s, cx);
+    }
+}
+
 /// One group of hosts, replayed on one thread.
 struct Partition {
     /// Host ids of this group (their cadences; their detectors, unless `side`).
@@ -604,33 +632,16 @@ fn run_detectors(
             }
             if !primary {
                 if ev.timed() {
-                    let s = Step {
-                        ev,
-                        seq,
-                        link: &unlinked,
-                    };
-                    for (d, _) in detectors.iter_mut().flatten() {
-                        d.step(&s, cx_ref);
-                    }
+                    step_all(detectors, ev, seq, &unlinked, cx_ref);
                 }
                 return;
             }
-            let linker = linkers
-                .entry(ev.host)
-                .or_insert_with(|| Linker::new(coarse));
-            let wait = cx_ref.wait_s(ev).unwrap_or(0.0);
-            let Some(link) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed)
+            let Some((link, linker)) =
+                link_in(linkers, ev, seq, &table, coarse, cx_ref, &mut closed)
             else {
                 return;
             };
-            let s = Step {
-                ev,
-                seq,
-                link: &link,
-            };
-            for (d, _) in detectors.iter_mut().flatten() {
-                d.step(&s, cx_ref);
-            }
+            step_all(detectors, ev, seq, &link, cx_ref);
             for l in closed.drain(..) {
                 for (d, _) in detectors.iter_mut().flatten() {
                     d.closed(&l, cx_ref);
@@ -680,11 +691,8 @@ fn run_detectors(
                 return;
             }
             let s = if primary {
-                let linker = linkers
-                    .entry(ev.host)
-                    .or_insert_with(|| Linker::new(coarse));
-                let wait = cx_ref.wait_s(ev).unwrap_or(0.0);
-                let Some(link) = linker.step(ev, seq, table.stretch(ev.op, seq), wait, &mut closed)
+                let Some((link, linker)) =
+                    link_in(&mut linkers, ev, seq, &table, coarse, cx_ref, &mut closed)
                 else {
                     return;
                 };

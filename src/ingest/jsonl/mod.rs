@@ -1521,49 +1521,38 @@ mod tests {
                 ));
             }
         }
-        // The same line read through the layout it teaches (`find` by remembered places,
-        // header maps by plan), after a line of another layout, and read again.
+        // The line read alone, and through the layout it teaches (`find` by remembered
+        // places, header maps by plan) after a line of another layout.
         let mut layout = lazy::Layout::default();
         let wanted = wanted_fields(&o.field_map);
         let _ = lazy::parse_with(r#"{"other":1}"#, &wanted, &mut layout);
         let _ = lazy::parse_with(line, &wanted, &mut layout);
-        let mut scratch = view::Scratch::default();
-        if let Ok(lazy::Doc::Object(shaped)) = lazy::parse_with(line, &wanted, &mut layout) {
+        let Ok(lazy::Doc::Object(shaped)) = lazy::parse_with(line, &wanted, &mut layout) else {
+            return Err("read by layout, the line is no object".into());
+        };
+        for (how, read) in [("alone", &obj), ("by layout", &shaped)] {
+            let mut scratch = view::Scratch::default();
             for _ in 0..2 {
+                // Twice: a scratch left by one line must not show in the next.
                 let decide = |status: u16, _: &str| {
                     event::view_suffices(status, false).then(event::ViewHint::default)
                 };
                 let compare = |v: &RecordView<'_>, _| {
                     let want = RecordView::of(&full);
-                    (v != &want).then(|| format!("by layout: {v:?}\nvs\n{want:?}"))
+                    (v != &want).then(|| format!("{how}: {v:?}\nvs\n{want:?}"))
                 };
-                let took = view::with_view(3, &shaped, o, &paths, &mut scratch, decide, compare);
+                let took = view::with_view(3, read, o, &paths, &mut scratch, decide, compare);
                 if let Some(Some(e)) = took {
                     return Err(e);
                 }
-            }
-        }
-        let mut scratch = view::Scratch::default();
-        for _ in 0..2 {
-            // Twice: a scratch left by one line must not show in the next.
-            let decide = |status: u16, _: &str| {
-                event::view_suffices(status, false).then(event::ViewHint::default)
-            };
-            let compare = |v: &RecordView<'_>, _| {
-                let want = RecordView::of(&full);
-                (v != &want).then(|| format!("{v:?}\nvs\n{want:?}"))
-            };
-            let took = view::with_view(3, &obj, o, &paths, &mut scratch, decide, compare);
-            if let Some(Some(e)) = took {
-                return Err(e);
-            }
-            let expected = event::view_suffices(full.status, false) && full_ws.is_empty();
-            if took.is_some() != expected {
-                return Err(format!(
-                    "view taken: {}, for status {} and warnings {full_ws:?}",
-                    took.is_some(),
-                    full.status
-                ));
+                let expected = event::view_suffices(full.status, false) && full_ws.is_empty();
+                if took.is_some() != expected {
+                    return Err(format!(
+                        "{how}: view taken: {}, for status {} and warnings {full_ws:?}",
+                        took.is_some(),
+                        full.status
+                    ));
+                }
             }
         }
         Ok(event::view_suffices(full.status, false) && full_ws.is_empty())
