@@ -637,7 +637,7 @@ fn run_detectors(
                 return;
             }
             let Some((link, linker)) =
-                link_in(linkers, ev, seq, &table, coarse, cx_ref, &mut closed)
+                link_in(linkers, ev, seq, table, coarse, cx_ref, &mut closed)
             else {
                 return;
             };
@@ -692,7 +692,7 @@ fn run_detectors(
             }
             let s = if primary {
                 let Some((link, linker)) =
-                    link_in(&mut linkers, ev, seq, &table, coarse, cx_ref, &mut closed)
+                    link_in(&mut linkers, ev, seq, table, coarse, cx_ref, &mut closed)
                 else {
                     return;
                 };
