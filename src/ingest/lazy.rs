@@ -311,7 +311,11 @@ const RELEARN_AFTER: u32 = 4;
 #[derive(Debug, Default)]
 pub struct Layout<'a> {
     template: Option<Template>,
+    /// Lines in a row the template missed (or, with none, since the last try to learn one).
     misses: u32,
+    /// A template was tried for at least once (a line with an escaped key teaches none: the
+    /// next try waits for [`RELEARN_AFTER`] lines, not one).
+    tried: bool,
     spare: Vec<Fields<'a>>,
 }
 
@@ -366,8 +370,9 @@ pub fn parse_with<'a>(
         layout.misses = 0;
     } else {
         layout.misses += 1;
-        if layout.template.is_none() || layout.misses >= RELEARN_AFTER {
+        if !layout.tried || layout.misses >= RELEARN_AFTER {
             layout.template = scan::learn(text, wanted);
+            layout.tried = true;
             layout.misses = 0;
         }
     }
@@ -1505,6 +1510,24 @@ mod tests {
             })
             .collect();
         format!("{{{}}}", body.join(","))
+    }
+
+    #[test]
+    fn a_line_that_teaches_no_layout_is_not_learned_from_again_and_again() {
+        let mut layout = Layout::default();
+        let escaped = r#"{"k\u0041":1}"#;
+        for _ in 0..3 {
+            parse_with(escaped, &Wanted::all(), &mut layout).unwrap();
+        }
+        assert!(layout.tried && layout.template.is_none());
+        assert_eq!(layout.misses, 2, "one try, then two lines without one");
+        parse_with(escaped, &Wanted::all(), &mut layout).unwrap();
+        assert_eq!(layout.misses, 3);
+        parse_with(r#"{"a":1}"#, &Wanted::all(), &mut layout).unwrap();
+        assert!(
+            layout.template.is_some(),
+            "tried again after RELEARN_AFTER lines"
+        );
     }
 
     #[test]
