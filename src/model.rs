@@ -249,6 +249,13 @@ pub struct Request {
     /// engine consults it before any header or body fingerprint.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layer_signal: Option<Box<LayerSignal>>,
+    /// [`crate::redact::Redactor::idem_hash`] of the raw idempotency key the request carried
+    /// (the first non-blank [`crate::detect::logical::is_idempotency_header`]); 0 when none was
+    /// read, or for a record no ingester made. Kept so retries are compared by key without a
+    /// keyed fingerprint per request: the redacted header holds one, but idempotency keys are
+    /// new on every operation, so computing it was an HMAC for every line of a log.
+    #[serde(skip)]
+    pub idem_hash: u32,
 }
 
 /// What the line says about the response's producer.
@@ -309,6 +316,7 @@ impl Request {
             client: ClientHints::default(),
             credential: None,
             layer_signal: None,
+            idem_hash: 0,
         }
     }
 

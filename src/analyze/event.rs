@@ -814,8 +814,11 @@ pub struct RecordView<'a> {
     pub origin: Option<&'a str>,
     /// [`Request::credential`] (a fingerprint).
     pub credential: Option<&'a str>,
-    /// The value of [`idempotency_key`] over the (redacted) request headers.
-    pub idempotency_key: Option<&'a str>,
+    /// The hash of the request's idempotency key ([`idem_of`]); 0 when it carried none.
+    pub idem: u32,
+    /// The idempotency key is really the credential: the redacted key holds the credential's
+    /// fingerprint (a client sending its API key in `Idempotency-Key`).
+    pub idem_is_credential: bool,
     /// [`Request::request_body_fingerprint`].
     pub body_fingerprint: Option<&'a str>,
     /// [`stated_limit`] of the (redacted, cut) response headers.
@@ -843,13 +846,31 @@ impl<'a> RecordView<'a> {
             pageref: h.pageref.as_deref(),
             origin: h.origin.as_deref(),
             credential: r.credential.as_deref(),
-            idempotency_key: idempotency_key(&r.request_headers).map(|(_, v)| v),
+            idem: idem_of(r),
+            idem_is_credential: match (
+                r.credential.as_deref(),
+                idempotency_key(&r.request_headers),
+            ) {
+                (Some(c), Some((_, i))) => holds(i, c),
+                _ => false,
+            },
             body_fingerprint: r.request_body_fingerprint.as_deref(),
             header_limit: stated_limit(&r.response_headers, r.started),
             layer_signal: r.layer_signal.is_some(),
             signals: Signals::of(r),
         }
     }
+}
+
+/// The hash retries compare idempotency keys by: the one its ingester took of the raw key
+/// ([`Request::idem_hash`]), else (a record no ingester made) one of the redacted key.
+pub fn idem_of(r: &Request) -> u32 {
+    if r.idem_hash != 0 {
+        return r.idem_hash;
+    }
+    idempotency_key(&r.request_headers)
+        .map(|(_, v)| (hash_of(0, v) as u32).max(1))
+        .unwrap_or(0)
 }
 
 /// Whether a record with this status (and no layer signal) can go through [`map_view`]: a
@@ -1170,7 +1191,7 @@ fn op_prefix(client: u64, key: &ClientKeyRef<'_>) -> foldhash::fast::FoldHasher<
 /// any (`baseline`: the host wants samples and this is a success).
 /// `haystack.contains(needle)`, for the 8-byte credential fingerprint inside a short
 /// idempotency token without the general substring search (a per-request cost).
-fn holds(haystack: &str, needle: &str) -> bool {
+pub(crate) fn holds(haystack: &str, needle: &str) -> bool {
     match <[u8; 8]>::try_from(needle.as_bytes()) {
         Ok(n) if haystack.len() <= 64 => {
             let n = u64::from_ne_bytes(n);
@@ -1263,10 +1284,10 @@ fn event_of(
     // The logical operation: client, credential (unless it is really the idempotency key),
     // method, URL less volatile parameters, body for writes. Idempotency keys are not part of
     // it (a new key per attempt still retries one operation).
-    let idem_value = v.idempotency_key;
-    let op_cred = match (v.credential, idem_value) {
-        (Some(c), Some(i)) if holds(i, c) => None,
-        (c, _) => c,
+    let op_cred = if v.idem_is_credential {
+        None
+    } else {
+        v.credential
     };
     let op = {
         let mut hh = op_prefix(client, &client_key);
@@ -1283,9 +1304,7 @@ fn event_of(
         }
         hh.finish()
     };
-    let idem = idem_value
-        .map(|i| (hash_of(0, i) as u32).max(1))
-        .unwrap_or(0);
+    let idem = v.idem;
     if shared.first(client) {
         names.client = Some(client_key.to_owned());
     }

@@ -619,55 +619,89 @@ impl Redactor {
     pub fn credential<'a>(
         &self,
         headers: impl Iterator<Item = (&'a str, &'a str)> + Clone,
-        url: &str,
+        url: &'a str,
     ) -> Option<String> {
-        for (n, v) in headers.clone() {
-            if n.eq_ignore_ascii_case("authorization")
-                || n.eq_ignore_ascii_case("proxy-authorization")
-            {
-                let v = v.trim();
-                let cred = v
-                    .split_once(char::is_whitespace)
-                    .map(|(_, c)| c.trim())
-                    .unwrap_or(v);
-                if !cred.is_empty() {
-                    return Some(self.fingerprint(cred));
-                }
-            }
-        }
-        for (n, v) in headers {
-            let lower = n.to_ascii_lowercase();
-            // An idempotency key names one operation, not a caller.
-            if lower == "cookie"
-                || lower == "set-cookie"
-                || lower.starts_with(':')
-                || lower.contains("idempoten")
-            {
-                continue;
-            }
-            let api_key = lower.contains("key")
-                || lower.contains("token")
-                || lower == "x-honeycomb-team"
-                || lower == "x-jfrog-art-api";
-            if api_key && is_secret_header(&lower) && !v.trim().is_empty() {
-                return Some(self.fingerprint(v.trim()));
-            }
-        }
-        if !url.contains('?') {
-            return None; // no query, no key in it
-        }
-        let parts = crate::http::url::split(url);
-        for (n, v) in crate::http::url::query_pairs(parts.query) {
-            let name = decode::percent_decode(n);
-            let is_key = QUERY_KEY_NAMES
-                .iter()
-                .any(|k| k.eq_ignore_ascii_case(&name));
-            if is_key && !v.is_empty() {
-                return Some(self.fingerprint(v));
-            }
-        }
-        None
+        credential_secret(headers, url).map(|s| self.fingerprint(&s))
     }
+
+    /// A 32-bit hash of a raw idempotency key (never 0), keyed by this redactor, for a header
+    /// redacted by `rule` and stored cut to `cap` bytes: what retries are compared by. Two
+    /// keys hash alike where their redacted, cut forms are alike, short of a collision, but
+    /// without an HMAC: a log's idempotency keys are new on every operation, so no
+    /// fingerprint cache helps, and a fingerprint per request was a tenth of reading a line.
+    /// The hash is never written anywhere.
+    pub fn idem_hash(&self, rule: HeaderRule, raw: &str, cap: usize) -> u32 {
+        // A secret's token stands for the whole value; other values are kept cut.
+        let kept = if rule == HeaderRule::Secret {
+            raw
+        } else {
+            let mut k = cap.min(raw.len());
+            while k > 0 && !raw.is_char_boundary(k) {
+                k -= 1;
+            }
+            &raw[..k]
+        };
+        let h = foldhash::fast::FixedState::with_seed(self.key_id).hash_one(kept);
+        ((h ^ (h >> 32)) as u32).max(1)
+    }
+
+    /// [`Redactor::idem_hash`] for a header name (its rule looked up as redaction does).
+    pub fn idem_hash_named(&self, name: &str, raw: &str, cap: usize) -> u32 {
+        self.idem_hash(cached_header_rule(name), raw, cap)
+    }
+}
+
+/// The secret [`Redactor::credential`] fingerprints, borrowed from the raw request (a query
+/// parameter's value is percent-decoded only in its name, as before).
+pub fn credential_secret<'a>(
+    headers: impl Iterator<Item = (&'a str, &'a str)> + Clone,
+    url: &'a str,
+) -> Option<&'a str> {
+    for (n, v) in headers.clone() {
+        if n.eq_ignore_ascii_case("authorization") || n.eq_ignore_ascii_case("proxy-authorization")
+        {
+            let v = v.trim();
+            let cred = v
+                .split_once(char::is_whitespace)
+                .map(|(_, c)| c.trim())
+                .unwrap_or(v);
+            if !cred.is_empty() {
+                return Some(cred);
+            }
+        }
+    }
+    for (n, v) in headers {
+        let lower = n.to_ascii_lowercase();
+        // An idempotency key names one operation, not a caller.
+        if lower == "cookie"
+            || lower == "set-cookie"
+            || lower.starts_with(':')
+            || lower.contains("idempoten")
+        {
+            continue;
+        }
+        let api_key = lower.contains("key")
+            || lower.contains("token")
+            || lower == "x-honeycomb-team"
+            || lower == "x-jfrog-art-api";
+        if api_key && is_secret_header(&lower) && !v.trim().is_empty() {
+            return Some(v.trim());
+        }
+    }
+    if !url.contains('?') {
+        return None; // no query, no key in it
+    }
+    let parts = crate::http::url::split(url);
+    for (n, v) in crate::http::url::query_pairs(parts.query) {
+        let name = decode::percent_decode(n);
+        let is_key = QUERY_KEY_NAMES
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(&name));
+        if is_key && !v.is_empty() {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// Query parameters that carry the caller's key (compared ASCII case-insensitively).

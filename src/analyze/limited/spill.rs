@@ -290,6 +290,7 @@ fn encode(r: &Request, source: u32, b: &mut Vec<u8>) {
             },
         credential,
         layer_signal: _,
+        idem_hash,
     } = r;
     put_u32(b, source);
     match position {
@@ -324,6 +325,7 @@ fn encode(r: &Request, source: u32, b: &mut Vec<u8>) {
         put_opt_str(b, s);
     }
     put_opt_str(b, credential);
+    put_u32(b, *idem_hash);
 }
 
 /// Reads what [`encode`] wrote.
@@ -420,6 +422,7 @@ fn decode(bytes: &[u8], sources: &[Arc<str>]) -> Option<Request> {
         origin: c.opt_string()?,
     };
     let credential = c.opt_string()?;
+    let idem_hash = c.u32()?;
     if !c.0.is_empty() {
         return None;
     }
@@ -439,6 +442,7 @@ fn decode(bytes: &[u8], sources: &[Arc<str>]) -> Option<Request> {
         client,
         credential,
         layer_signal: None,
+        idem_hash,
     })
 }
 

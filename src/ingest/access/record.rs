@@ -344,7 +344,8 @@ impl<'a> Fields<'a> {
                 pageref: None,
                 origin: None,
                 credential: credential.as_deref(),
-                idempotency_key: None,
+                idem: 0,
+                idem_is_credential: false,
                 body_fingerprint: None,
                 header_limit: None,
                 layer_signal: false,
@@ -382,6 +383,12 @@ impl<'a> Fields<'a> {
             raw_req.push((n, v));
             if n.eq_ignore_ascii_case("user-agent") {
                 continue; // kept once, as the client hint below
+            }
+            if r.idem_hash == 0
+                && !v.trim().is_empty()
+                && crate::detect::logical::is_idempotency_header(n)
+            {
+                r.idem_hash = red.idem_hash_named(n, v, REQUEST_HEADER_VALUE_MAX);
             }
             r.request_headers
                 .push_capped(n.as_ref(), red.header(n, v), REQUEST_HEADER_VALUE_MAX);

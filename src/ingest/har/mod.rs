@@ -299,12 +299,15 @@ fn every_name(_: &str) -> bool {
 
 /// Redacted headers of one side, those `keep` wants (the warnings count them all). `raw`
 /// collects the unredacted pairs the credential fingerprint may read (request headers);
+/// `idem` gets [`Redactor::idem_hash`] of the first idempotency key (request headers);
 /// `cap` bounds each value's length.
+#[allow(clippy::too_many_arguments)]
 fn headers_from<'a>(
     list: &'a LList<RawHeader>,
     field: &str,
     redactor: &Redactor,
     mut raw: Option<&mut Vec<(&'a str, &'a str)>>,
+    mut idem: Option<&mut u32>,
     cap: Option<usize>,
     keep: NameFilter,
     warns: &mut Vec<String>,
@@ -334,6 +337,15 @@ fn headers_from<'a>(
         if let Some(raw) = raw.as_deref_mut() {
             if Redactor::may_carry_credential(name) {
                 raw.push((name, value));
+            }
+        }
+        if let Some(idem) = idem.as_deref_mut() {
+            // As `logical::idempotency_key` picks from the stored headers: the first not blank.
+            if *idem == 0
+                && !value.trim().is_empty()
+                && crate::detect::logical::is_idempotency_header(name)
+            {
+                *idem = redactor.idem_hash_named(name, value, cap.unwrap_or(usize::MAX));
             }
         }
         if !keep(name) {
@@ -457,6 +469,7 @@ fn normalize(
             "request.headers",
             redactor,
             Some(&mut raw_req_headers),
+            Some(&mut r.idem_hash),
             Some(REQUEST_HEADER_VALUE_MAX),
             keep_request,
             &mut warns,
@@ -491,6 +504,7 @@ fn normalize(
             &resp.headers,
             "response.headers",
             redactor,
+            None,
             None,
             cap,
             keep_response,

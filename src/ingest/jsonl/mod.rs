@@ -504,6 +504,7 @@ fn fill_headers<'a>(
     v: &Node<'a>,
     redactor: &Redactor,
     mut raw: Option<&mut Vec<RawHeader<'a>>>,
+    mut idem: Option<&mut Option<RawIdem<'a>>>,
     cap: usize,
     keep: NameFilter,
     warns: &mut Vec<String>,
@@ -519,6 +520,19 @@ fn fill_headers<'a>(
         let for_credential = raw.is_some() && class & CREDENTIAL != 0;
         let kept = class & keep != 0;
         let mut one = |val: Cow<'a, str>| {
+            if kind == Kind::Idempotency {
+                if let Some(slot) = idem.as_deref_mut() {
+                    // As `logical::idempotency_key` picks from the stored map: the first not
+                    // blank (a blank value stays blank redacted, any other does not).
+                    if slot.is_none() && !val.trim().is_empty() {
+                        *slot = Some(RawIdem {
+                            value: val.clone(),
+                            rule,
+                            cap,
+                        });
+                    }
+                }
+            }
             if kept {
                 h.push_capped(name, redactor.header_cow_by_rule(rule, &val), cap);
                 if kind != Kind::Other {
@@ -625,6 +639,35 @@ fn fill_headers<'a>(
         )),
     }
     firsts
+}
+
+/// The first idempotency key of a request, unredacted, with the redaction rule and cap its
+/// stored copy gets: what retries are compared by, without redacting it (see
+/// [`Redactor::idem_hash`]).
+pub(super) struct RawIdem<'a> {
+    value: Cow<'a, str>,
+    rule: HeaderRule,
+    cap: usize,
+}
+
+impl RawIdem<'_> {
+    /// [`Request::idem_hash`] of this key.
+    fn hash(&self, red: &Redactor) -> u32 {
+        red.idem_hash(self.rule, &self.value, self.cap)
+    }
+
+    /// Whether the key is the credential whose raw secret is `secret` and fingerprint `fp`:
+    /// what `holds(redacted key, fp)` answers of the stored copy. A secret's token holds `fp`
+    /// exactly when it is the same value (short of a collision); any other form is redacted
+    /// and searched as the record's copy would be.
+    fn holds_credential(&self, red: &Redactor, secret: &str, fp: &str) -> bool {
+        if self.rule == HeaderRule::Secret && !crate::redact::is_redacted(&self.value) {
+            return self.value == secret;
+        }
+        let mut h = Headers::new();
+        h.push_capped("", red.header_cow_by_rule(self.rule, &self.value), self.cap);
+        h.value_at(0).is_some_and(|v| event::holds(v, fp))
+    }
 }
 
 /// One header of a header map's layout: where its name is (its first place), where its
@@ -785,10 +828,16 @@ type NameFilter = u8;
 const EVERY_NAME: NameFilter = 1;
 /// [`Redactor::may_carry_credential`].
 const CREDENTIAL: u8 = 2;
-/// [`event::is_view_request_header`].
+/// [`view_request_header`].
 const VIEW_REQUEST: NameFilter = 4;
 /// [`view_response_header`].
 const VIEW_RESPONSE: NameFilter = 8;
+
+/// Request header names a view keeps: [`event::is_view_request_header`] less the idempotency
+/// keys, which the view compares by [`RawIdem`] without redacting them.
+fn view_request_header(name: &str) -> bool {
+    event::is_view_request_header(name) && !crate::detect::logical::is_idempotency_header(name)
+}
 
 /// Response header names a view reads: the rate-limit families, and `Retry-After` (whose
 /// presence decides whether the `retry_after` field is read, and warned about).
@@ -802,7 +851,7 @@ fn classify(name: &str) -> u8 {
     if Redactor::may_carry_credential(name) {
         c |= CREDENTIAL;
     }
-    if event::is_view_request_header(name) {
+    if view_request_header(name) {
         c |= VIEW_REQUEST;
     }
     if view_response_header(name) {
@@ -951,12 +1000,17 @@ fn body_fingerprint(o: &Obj<'_>, red: &Redactor) -> Option<String> {
 /// The credential when no header or query names one: logs often record the caller's key id
 /// as a field of its own ([`KEY_ID_FIELDS`]).
 fn key_id_credential(o: &Obj<'_>, red: &Redactor, warns: &mut Vec<String>) -> Option<String> {
+    key_id_secret(o, warns).map(|k| red.fingerprint(&k))
+}
+
+/// The key id [`key_id_credential`] fingerprints.
+fn key_id_secret<'a>(o: &Obj<'a>, warns: &mut Vec<String>) -> Option<Cow<'a, str>> {
     for &key in KEY_ID_FIELDS {
         let k = o
             .get(key)
             .and_then(|k| text_of(k, caps::IDENTITY, key, warns));
         if let Some(k) = k.filter(|k| !k.is_empty()) {
-            return Some(red.fingerprint(&k));
+            return Some(k);
         }
     }
     None
@@ -1000,16 +1054,19 @@ fn normalize(
     if let Some((h, f)) = find(o, field::REQUEST_HEADERS, map) {
         let cap = super::har::REQUEST_HEADER_VALUE_MAX;
         r.request_headers = Headers::with_capacity(HEADERS_TEXT_HINT, HEADERS_HINT);
+        let mut idem = None;
         fill_headers(
             &mut r.request_headers,
             &h,
             red,
             Some(&mut raw_req),
+            Some(&mut idem),
             cap,
             EVERY_NAME,
             &mut warns,
             f,
         );
+        r.idem_hash = idem.map_or(0, |i| i.hash(red));
     }
     if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
         let cap = response_header_cap(r.status);
@@ -1018,6 +1075,7 @@ fn normalize(
             &mut r.response_headers,
             &h,
             red,
+            None,
             None,
             cap,
             EVERY_NAME,
@@ -1709,7 +1767,7 @@ mod tests {
             let node = o.get("h").expect("h");
             let mut h = Headers::new();
             let mut warns = Vec::new();
-            let firsts = fill_headers(&mut h, node, &red, None, 1000, EVERY_NAME, &mut warns, "h");
+            let firsts = fill_headers(&mut h, node, &red, None, None, 1000, EVERY_NAME, &mut warns, "h");
             for (kind, name) in names {
                 assert_eq!(firsts.value(kind, &h), h.get(name), "{m} {name}");
                 assert_eq!(firsts.has(kind), h.contains(name), "{m} {name}");

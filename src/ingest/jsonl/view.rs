@@ -11,9 +11,9 @@
 //! [`Request`]: crate::model::Request
 
 use super::{
-    body_fingerprint, caps, field, fill_headers, find, found_text, key_id_credential, raw_url_of,
+    body_fingerprint, caps, field, fill_headers, find, found_text, key_id_secret, raw_url_of,
     read_duration, read_status, read_time, response_header_cap, Firsts, Kind, Lookup, Paths,
-    Places, RawHeader, VIEW_REQUEST, VIEW_RESPONSE,
+    Places, RawHeader, RawIdem, VIEW_REQUEST, VIEW_RESPONSE,
 };
 use crate::analyze::event::{self, RecordView, Signals, ViewHint};
 use crate::ingest::lazy::Obj;
@@ -83,6 +83,7 @@ pub(super) fn with_view<R>(
     response.clear();
     let mut raw_req: Vec<RawHeader<'_>> = reuse(std::mem::take(raw));
     let (mut asked, mut answered) = (Firsts::default(), Firsts::default());
+    let mut raw_idem: Option<RawIdem<'_>> = None;
     if let Some((h, f)) = find(o, field::REQUEST_HEADERS, map) {
         let cap = crate::ingest::har::REQUEST_HEADER_VALUE_MAX;
         asked = fill_headers(
@@ -90,6 +91,7 @@ pub(super) fn with_view<R>(
             &h,
             red,
             Some(&mut raw_req),
+            Some(&mut raw_idem),
             cap,
             VIEW_REQUEST,
             warns,
@@ -98,7 +100,7 @@ pub(super) fn with_view<R>(
     }
     if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
         let cap = response_header_cap(status);
-        answered = fill_headers(response, &h, red, None, cap, VIEW_RESPONSE, warns, f);
+        answered = fill_headers(response, &h, red, None, None, cap, VIEW_RESPONSE, warns, f);
     }
     // A Retry-After field is read only for its warnings: no view reads a success's Retry-After.
     if !answered.has(Kind::RetryAfter) {
@@ -115,12 +117,26 @@ pub(super) fn with_view<R>(
         Some(_) => None,
     };
     let ua_field = ua_field.as_deref().map(|u| red.text_borrowing(u));
-    let credential = red
-        .credential(
-            raw_req.iter().map(|(n, v)| (n.as_ref(), v.as_ref())),
-            &raw_url,
-        )
-        .or_else(|| key_id_credential(o, red, warns));
+    // The credential's secret, fingerprinted once; the idempotency key is compared with it
+    // raw (the record's copies are the redacted key and the fingerprint).
+    let secret = crate::redact::credential_secret(
+        raw_req.iter().map(|(n, v)| (n.as_ref(), v.as_ref())),
+        &raw_url,
+    )
+    .map(Cow::Borrowed)
+    .or_else(|| key_id_secret(o, warns));
+    let credential = secret.as_deref().map(|s| red.fingerprint(s));
+    let (idem, idem_is_credential) = match &raw_idem {
+        Some(i) => (
+            i.hash(red),
+            match (secret.as_deref(), credential.as_deref()) {
+                (Some(s), Some(fp)) => i.holds_credential(red, s, fp),
+                _ => false,
+            },
+        ),
+        None => (0, false),
+    };
+    drop(secret);
     *raw = reuse(raw_req);
     if !warns.is_empty() {
         return None;
@@ -141,7 +157,6 @@ pub(super) fn with_view<R>(
                 .and_then(crate::http::url::origin)
                 .map(Cow::Owned)
         });
-    let idempotency_key = asked.value(Kind::Idempotency, request);
     let header_limit = event::stated_limit(response, started);
     let view = RecordView {
         position: Position::Line(n),
@@ -156,7 +171,8 @@ pub(super) fn with_view<R>(
         pageref: None,
         origin: origin.as_deref(),
         credential: credential.as_deref(),
-        idempotency_key,
+        idem,
+        idem_is_credential,
         body_fingerprint: body_fingerprint.as_deref(),
         header_limit,
         layer_signal: false,
