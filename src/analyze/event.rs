@@ -847,10 +847,8 @@ impl<'a> RecordView<'a> {
             origin: h.origin.as_deref(),
             credential: r.credential.as_deref(),
             idem: idem_of(r),
-            idem_is_credential: match (
-                r.credential.as_deref(),
-                idempotency_key(&r.request_headers),
-            ) {
+            idem_is_credential: match (r.credential.as_deref(), idempotency_key(&r.request_headers))
+            {
                 (Some(c), Some((_, i))) => holds(i, c),
                 _ => false,
             },

@@ -823,6 +823,75 @@ mod tests {
         Redactor::from_key_material(b"test key")
     }
 
+    /// An idempotency key's hash follows its value (as kept: whole for a secret's token,
+    /// cut at the cap otherwise) and the redactor's key, and is never 0 ("no key").
+    #[test]
+    fn idem_hashes_follow_the_kept_value_and_the_key() {
+        let (a, b) = (r(), Redactor::from_key_material(b"other key"));
+        let plain = HeaderRule::Text;
+        assert_eq!(
+            a.idem_hash(plain, "k-1", 512),
+            a.idem_hash(plain, "k-1", 512)
+        );
+        assert_ne!(
+            a.idem_hash(plain, "k-1", 512),
+            a.idem_hash(plain, "k-2", 512)
+        );
+        assert_ne!(
+            a.idem_hash(plain, "k-1", 512),
+            b.idem_hash(plain, "k-1", 512)
+        );
+        // Cut at the cap (on a character boundary): keys alike up to it are alike.
+        assert_eq!(
+            a.idem_hash(plain, "abcdX", 4),
+            a.idem_hash(plain, "abcdY", 4)
+        );
+        assert_eq!(a.idem_hash(plain, "abcé", 4), a.idem_hash(plain, "abc", 4));
+        // A secret's token stands for the whole value, past any cap.
+        let secret = HeaderRule::Secret;
+        assert_ne!(
+            a.idem_hash(secret, "abcdX", 4),
+            a.idem_hash(secret, "abcdY", 4)
+        );
+        for raw in ["", "x", "k-1", &"z".repeat(600)] {
+            assert_ne!(a.idem_hash(plain, raw, 512), 0);
+            assert_ne!(a.idem_hash(secret, raw, 512), 0);
+        }
+        assert_eq!(
+            a.idem_hash_named("Idempotency-Key", "k-1", 512),
+            a.idem_hash(header_rule("Idempotency-Key"), "k-1", 512)
+        );
+    }
+
+    /// The credential is the fingerprint of the secret `credential_secret` borrows.
+    #[test]
+    fn the_credential_is_the_fingerprint_of_its_secret() {
+        let cases: [(&[(&str, &str)], &str, Option<&str>); 5] = [
+            (
+                &[("Authorization", "Bearer  tok-1 ")],
+                "https://a.example/",
+                Some("tok-1"),
+            ),
+            (
+                &[("Idempotency-Key", "k-1"), ("X-Api-Key", " ak ")],
+                "https://a.example/",
+                Some("ak"),
+            ),
+            (&[("Idempotency-Key", "k-1")], "https://a.example/", None),
+            (&[], "https://a.example/x?api_key=Q1&x=2", Some("Q1")),
+            (&[("Authorization", "   ")], "https://a.example/", None),
+        ];
+        for (headers, url, want) in cases {
+            let it = headers.iter().map(|&(n, v)| (n, v));
+            assert_eq!(
+                credential_secret(it.clone(), url),
+                want,
+                "{headers:?} {url}"
+            );
+            assert_eq!(r().credential(it, url), want.map(|s| r().fingerprint(s)));
+        }
+    }
+
     /// The hand-written hex and token text are what `format!` wrote before.
     #[test]
     fn tokens_and_fingerprints_are_formatted_as_before() {

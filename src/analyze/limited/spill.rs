@@ -568,6 +568,7 @@ mod tests {
             req_h in proptest::collection::vec((".{0,12}", ".{0,30}"), 0..6),
             resp_h in proptest::collection::vec((".{0,12}", ".{0,30}"), 0..6),
             texts in proptest::collection::vec(opt_text(), 9),
+            idem_hash in any::<u32>(),
         ) {
             let mut r = synthetic(&url, status);
             r.method = method;
@@ -588,6 +589,7 @@ mod tests {
                 origin: texts[7].clone(),
             };
             r.credential = texts[8].clone();
+            r.idem_hash = idem_hash;
             let back = through_the_file(std::slice::from_ref(&r));
             // NaN durations are equal by bits, not by PartialEq.
             let b = back[0].as_deref().expect("read back");

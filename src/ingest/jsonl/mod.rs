@@ -1500,7 +1500,7 @@ mod tests {
             assert_eq!(kind, kind_of(n), "{n}");
             assert_ne!(c & EVERY_NAME, 0);
             assert_eq!(c & CREDENTIAL != 0, Redactor::may_carry_credential(n));
-            assert_eq!(c & VIEW_REQUEST != 0, event::is_view_request_header(n));
+            assert_eq!(c & VIEW_REQUEST != 0, view_request_header(n));
             assert_eq!(c & VIEW_RESPONSE != 0, view_response_header(n));
         };
         for _ in 0..2 {
@@ -1667,9 +1667,27 @@ mod tests {
             r#"{"ts":1,"url":"https://a.example/x","status":"204","client":"svc-a","request_body":"{\"a\":1}","response_headers":{"X-RateLimit-Limit":"100","X-RateLimit-Window":"60","Retry-After":"3"}}"#,
             r#"{"ts":1,"path":"/v1/x","host":"H.example","status":304,"method":"get","duration_ms":"12ms"}"#,
             r#"{"ts":1,"url":"https://a.example/x","status":200,"retry_after":"7","response_headers":{"RateLimit-Policy":"100;w=60"}}"#,
+            // Idempotency keys, compared by a hash of the raw value: one that is the
+            // credential (as a header, a key-id field, a query key), padded, escaped,
+            // pre-redacted, secret-looking, longer than the cap, and not a string.
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Authorization":"Bearer tok-0123456789abcdef","Idempotency-Key":"tok-0123456789abcdef"}}"#,
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Authorization":"Bearer tok-0123456789abcdef","Idempotency-Key":"Bearer tok-0123456789abcdef"}}"#,
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"X-Api-Key":"ak_0123456789abcdef","Idempotency-Key":" ak_0123456789abcdef "}}"#,
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"key_id":"kid-7","request_headers":{"Idempotency-Key":"kid-7"}}"#,
+            r#"{"ts":1,"url":"https://a.example/x?api_key=SECRETKEY123","status":200,"request_headers":{"Idempotency-Key":"SECRETKEY123"}}"#,
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Idempotency-Key":"k\u002d1\"q\\\\"}}"#,
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Idempotency-Key":"<redacted:3f2a>"}}"#,
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Authorization":"Bearer sk-live-0123456789abcdef","Idempotency-Key":"sk-live-0123456789abcdef"}}"#,
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Idempotency-Key":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"}}"#,
+            r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Idempotency-Key":7}}"#,
         ];
+        let long = format!(
+            r#"{{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{{"Idempotency-Key":"{}é{}"}}}}"#,
+            "k".repeat(crate::ingest::har::REQUEST_HEADER_VALUE_MAX - 1),
+            "z".repeat(50)
+        );
         let o = opts(vec![]);
-        for line in lines {
+        for line in lines.iter().copied().chain([long.as_str()]) {
             match check_view(line, &o) {
                 Ok(took) => assert!(took, "no view taken of {line}"),
                 Err(e) => panic!("{line}\n{e}"),
@@ -1767,7 +1785,9 @@ mod tests {
             let node = o.get("h").expect("h");
             let mut h = Headers::new();
             let mut warns = Vec::new();
-            let firsts = fill_headers(&mut h, node, &red, None, None, 1000, EVERY_NAME, &mut warns, "h");
+            let firsts = fill_headers(
+                &mut h, node, &red, None, None, 1000, EVERY_NAME, &mut warns, "h",
+            );
             for (kind, name) in names {
                 assert_eq!(firsts.value(kind, &h), h.get(name), "{m} {name}");
                 assert_eq!(firsts.has(kind), h.contains(name), "{m} {name}");
