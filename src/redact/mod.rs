@@ -621,7 +621,7 @@ impl Redactor {
         headers: impl Iterator<Item = (&'a str, &'a str)> + Clone,
         url: &'a str,
     ) -> Option<String> {
-        credential_secret(headers, url).map(|s| self.fingerprint(&s))
+        credential_secret(headers, url).map(|s| self.fingerprint(s))
     }
 
     /// A 32-bit hash of a raw idempotency key (never 0), keyed by this redactor, for a header
@@ -866,7 +866,8 @@ mod tests {
     /// The credential is the fingerprint of the secret `credential_secret` borrows.
     #[test]
     fn the_credential_is_the_fingerprint_of_its_secret() {
-        let cases: [(&[(&str, &str)], &str, Option<&str>); 5] = [
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, Option<&'a str>);
+        let cases: [Case<'_>; 5] = [
             (
                 &[("Authorization", "Bearer  tok-1 ")],
                 "https://a.example/",
