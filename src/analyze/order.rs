@@ -39,22 +39,77 @@ pub fn ranks(names: &[&str]) -> Vec<u16> {
     ranks
 }
 
+/// How a [`Log`] stores its items: each one against the one before it (`State`), at most
+/// `MAX` bytes an item.
+pub trait Codec {
+    type Item;
+    type State: Default;
+    /// The most bytes one stored item takes (less than a file read buffer, 64 KiB).
+    const MAX: usize;
+    /// Append `item`, stored against `prev` (which then describes this one).
+    fn put(item: &Self::Item, prev: &mut Self::State, out: &mut Vec<u8>);
+    /// The item stored at the start of `b` against `prev`, and its length; `None` when `b`
+    /// does not hold a whole, well-formed item.
+    fn get(b: &[u8], prev: &mut Self::State) -> Option<(Self::Item, usize)>;
+}
+
+/// Events packed ([`super::event::pack`]): what the event logs hold.
+pub struct Packed;
+
+impl Codec for Packed {
+    type Item = Event;
+    type State = Packing;
+    const MAX: usize = MAX_PACKED;
+    #[inline(always)]
+    fn put(e: &Event, prev: &mut Packing, out: &mut Vec<u8>) {
+        e.pack(prev, out);
+    }
+    #[inline(always)]
+    fn get(b: &[u8], prev: &mut Packing) -> Option<(Event, usize)> {
+        Event::unpack(b, prev)
+    }
+}
+
 /// Append-only sequence of events: memory first, a temporary file past [`MEMORY_BYTES`].
-#[derive(Default)]
-pub struct EventLog {
+pub type EventLog = Log<Packed>;
+
+/// Append-only sequence of items stored by `C`: memory first, a temporary file past a memory
+/// budget ([`MEMORY_BYTES`] unless given).
+pub struct Log<C: Codec> {
     mem: Vec<u8>,
     file: Option<BufWriter<std::fs::File>>,
     on_disk: u64,
     len: u64,
-    /// The last event pushed, which the next is packed against.
-    packing: Packing,
+    /// The last item pushed, which the next is stored against.
+    packing: C::State,
+    /// Bytes kept in memory before they go to the file.
+    memory: usize,
     /// Set when the temporary file could not be written: the log then stays in memory.
     pub spill_error: Option<String>,
 }
 
-impl EventLog {
-    pub fn new() -> EventLog {
-        EventLog::default()
+impl<C: Codec> Default for Log<C> {
+    fn default() -> Log<C> {
+        Log::with_memory(MEMORY_BYTES)
+    }
+}
+
+impl<C: Codec> Log<C> {
+    pub fn new() -> Log<C> {
+        Log::default()
+    }
+
+    /// A log that keeps `memory` bytes in memory before it continues on disk.
+    pub fn with_memory(memory: usize) -> Log<C> {
+        Log {
+            mem: Vec::new(),
+            file: None,
+            on_disk: 0,
+            len: 0,
+            packing: C::State::default(),
+            memory: memory.max(1),
+            spill_error: None,
+        }
     }
 
     pub fn len(&self) -> u64 {
@@ -65,10 +120,15 @@ impl EventLog {
         self.len == 0
     }
 
-    pub fn push(&mut self, e: &Event) {
+    /// Has part of the log gone to its temporary file?
+    pub fn spilled(&self) -> bool {
+        self.on_disk > 0
+    }
+
+    pub fn push(&mut self, item: &C::Item) {
         self.len += 1;
-        e.pack(&mut self.packing, &mut self.mem);
-        if self.mem.len() >= MEMORY_BYTES && self.spill_error.is_none() {
+        C::put(item, &mut self.packing, &mut self.mem);
+        if self.mem.len() >= self.memory && self.spill_error.is_none() {
             self.spill();
         }
     }
@@ -94,13 +154,13 @@ impl EventLog {
         }
     }
 
-    /// Read the events back in the order they were pushed ([`EventLog::finish`] first). Readers
+    /// Read the items back in the order they were pushed ([`Log::finish`] first). Readers
     /// are independent: several may read one log at once.
-    pub fn reader(&self) -> std::io::Result<LogReader<'_>> {
+    pub fn reader(&self) -> std::io::Result<LogReader<'_, C>> {
         let file = match &self.file {
             Some(w) if !w.buffer().is_empty() => {
                 return Err(std::io::Error::other(
-                    "event log read before it was finished",
+                    "temporary log read before it was finished",
                 ))
             }
             Some(w) => Some(FileReader {
@@ -117,7 +177,7 @@ impl EventLog {
             file,
             mem: &self.mem,
             at: 0,
-            packing: Packing::default(),
+            packing: C::State::default(),
         })
     }
 
@@ -141,10 +201,12 @@ struct FileReader<'a> {
 }
 
 impl FileReader<'_> {
-    /// The unread bytes, at least one whole packed event of them while the file has more
-    /// (events are written whole but may straddle the read buffer's end).
-    fn bytes(&mut self) -> std::io::Result<&[u8]> {
-        if self.filled - self.at < MAX_PACKED && self.pos < self.end {
+    /// The unread bytes, at least `whole` of them (one whole stored item, see [`Codec::MAX`])
+    /// while the file has more (items are written whole but may straddle the read buffer's
+    /// end).
+    #[inline(always)]
+    fn bytes(&mut self, whole: usize) -> std::io::Result<&[u8]> {
+        if self.filled - self.at < whole && self.pos < self.end {
             self.buf.copy_within(self.at..self.filled, 0);
             self.filled -= self.at;
             self.at = 0;
@@ -179,21 +241,22 @@ fn read_at(f: &std::fs::File, mut buf: &mut [u8], mut pos: u64) -> std::io::Resu
     Ok(())
 }
 
-/// Reads an [`EventLog`]: its file part, then its memory part.
-pub struct LogReader<'a> {
+/// Reads a [`Log`]: its file part, then its memory part.
+pub struct LogReader<'a, C: Codec = Packed> {
     file: Option<FileReader<'a>>,
     mem: &'a [u8],
     at: usize,
-    packing: Packing,
+    packing: C::State,
 }
 
-impl LogReader<'_> {
+impl<C: Codec> LogReader<'_, C> {
+    /// The next item, `None` at the end.
     #[inline(always)]
-    pub fn next_event(&mut self) -> std::io::Result<Option<Event>> {
+    pub fn next_item(&mut self) -> std::io::Result<Option<C::Item>> {
         if let Some(f) = &mut self.file {
-            let b = f.bytes()?;
+            let b = f.bytes(C::MAX)?;
             if !b.is_empty() {
-                let (e, n) = Event::unpack(b, &mut self.packing).ok_or_else(garbled)?;
+                let (e, n) = C::get(b, &mut self.packing).ok_or_else(garbled)?;
                 f.at += n;
                 return Ok(Some(e));
             }
@@ -202,16 +265,23 @@ impl LogReader<'_> {
         let Some(b) = self.mem.get(self.at..).filter(|b| !b.is_empty()) else {
             return Ok(None);
         };
-        let (e, n) = Event::unpack(b, &mut self.packing).ok_or_else(garbled)?;
+        let (e, n) = C::get(b, &mut self.packing).ok_or_else(garbled)?;
         self.at += n;
         Ok(Some(e))
+    }
+}
+
+impl LogReader<'_, Packed> {
+    #[inline(always)]
+    pub fn next_event(&mut self) -> std::io::Result<Option<Event>> {
+        self.next_item()
     }
 }
 
 fn garbled() -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidData,
-        "event log holds a cut or garbled event",
+        "temporary log holds a cut or garbled item",
     )
 }
 

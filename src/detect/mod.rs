@@ -22,7 +22,9 @@
 //! 1. A file `src/detect/<kind>.rs` with a struct implementing [`Detector`]: `step` for each
 //!    request (keep per-host or per-key state, bounded), optionally `closed` for whole logical
 //!    operations, `second_look` + `step_again` when a decision needs a figure only known at the
-//!    end (a second replay, e.g. burst's window extents), and `finish` returning the findings,
+//!    end (a second replay, e.g. burst's window extents; a detector that needs only a few of
+//!    the requests again keeps them in a [`crate::analyze::order::Log`] instead, see
+//!    synchronized_retries), and `finish` returning the findings,
 //!    each with its sort key (host name, then a number) so the output never depends on how the
 //!    hosts were split between threads.
 //! 2. Register it in [`detectors`] (report order) and document the kind in
@@ -30,7 +32,9 @@
 //! 3. Unit tests beside it with [`testkit`] scenarios (`crate::detect::run` runs the whole
 //!    engine on a `Vec<Request>`), a held-out case in `tests/heldout/`, and the golden reports.
 //!
-//! Detectors never see clap, do no I/O, and their output depends only on the merged order.
+//! Detectors never see clap and do no I/O of their own (a log they keep continues in the
+//! analysis's temporary files past its memory budget), and their output depends only on the
+//! merged order.
 
 use crate::analyze::event::Event;
 use crate::analyze::limited::Rows;

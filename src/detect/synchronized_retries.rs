@@ -13,9 +13,16 @@
 //!
 //! Inputs whose timestamps carry whole seconds only are not judged (truncation alone would
 //! make retries look simultaneous).
+//!
+//! The wave scan needs the host's retry rate over the whole capture, so it runs after the
+//! replay, over the retries `step` kept in a log ([`RetryCodec`]: packed, continued in a
+//! temporary file past its memory budget) instead of a second replay that would link every
+//! request again.
 
 use super::{median, percentile, r3, seconds_text, Cx, Detector, Finding, Placed, Severity, Step};
+use crate::analyze::event::pack::{Packing, MAX_PACKED};
 use crate::analyze::event::Event;
+use crate::analyze::order::{Codec, Log};
 use crate::stats::Samples;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -24,7 +31,7 @@ const WAVE_S: f64 = 0.1;
 const MIN_WAVE: usize = 5;
 
 #[derive(Debug, Clone, Copy)]
-struct Retry {
+pub struct Retry {
     ev: Event,
     t: f64,
     logical: u64,
@@ -71,6 +78,19 @@ struct Host {
 }
 
 impl Host {
+    /// Back to before the wave scan.
+    fn reset_scan(&mut self) {
+        self.buf.clear();
+        self.j = None;
+        self.seen.clear();
+        self.consumed = 0;
+        self.waves = 0;
+        self.in_waves = 0;
+        self.biggest = 0;
+        self.wave_delays = Samples::default();
+        self.largest.clear();
+    }
+
     /// One step of the two-pointer wave scan from the first buffered retry, once the retries
     /// within [`WAVE_S`] of it are all known (`complete`), or at the end.
     fn scan(&mut self, complete: bool) {
@@ -137,10 +157,99 @@ impl Host {
     }
 }
 
+/// A kept retry: its event packed, then its logical request and delay (the time is the
+/// event's).
+pub struct RetryCodec;
+
+impl Codec for RetryCodec {
+    type Item = Retry;
+    type State = Packing;
+    const MAX: usize = MAX_PACKED + 16;
+    fn put(r: &Retry, prev: &mut Packing, out: &mut Vec<u8>) {
+        r.ev.pack(prev, out);
+        out.extend_from_slice(&r.logical.to_le_bytes());
+        out.extend_from_slice(&r.delay.to_bits().to_le_bytes());
+    }
+    fn get(b: &[u8], prev: &mut Packing) -> Option<(Retry, usize)> {
+        let (ev, n) = Event::unpack(b, prev)?;
+        let logical = u64::from_le_bytes(b.get(n..n + 8)?.try_into().ok()?);
+        let delay = f64::from_bits(u64::from_le_bytes(b.get(n + 8..n + 16)?.try_into().ok()?));
+        let t = ev.start_s()?;
+        Some((
+            Retry {
+                ev,
+                t,
+                logical,
+                delay,
+            },
+            n + 16,
+        ))
+    }
+}
+
 /// `synchronized_retries` (see the module doc).
-#[derive(Default)]
 pub struct Synchronized {
     hosts: BTreeMap<u32, Host>,
+    /// Every retry `step` counted, in time order: what the wave scan reads. `None` when the
+    /// scan reads a second replay instead ([`Synchronized::relinking`]; also the way out when
+    /// the log cannot be read back).
+    kept: Option<Log<RetryCodec>>,
+}
+
+/// Bytes of kept retries held in memory before the rest goes to a temporary file: a retry storm
+/// keeps ~40 bytes a retry, and the log grows while the replays hold their own peak (with the
+/// event logs' 4 MiB, log-800's peak RSS grew 2 MB).
+const KEPT_MEMORY: usize = 256 << 10;
+
+impl Default for Synchronized {
+    fn default() -> Synchronized {
+        Synchronized::keeping(KEPT_MEMORY)
+    }
+}
+
+impl Synchronized {
+    /// Keeps its retries in a log holding `memory` bytes before it continues on disk.
+    pub fn keeping(memory: usize) -> Synchronized {
+        Synchronized {
+            hosts: BTreeMap::new(),
+            kept: Some(Log::with_memory(memory)),
+        }
+    }
+
+    /// Keeps no retries: the wave scan asks for a second replay ([`Detector::step_again`]).
+    pub fn relinking() -> Synchronized {
+        Synchronized {
+            hosts: BTreeMap::new(),
+            kept: None,
+        }
+    }
+
+    /// The wave scan over the kept retries; `false` (the scans reset) when the log cannot be
+    /// read back whole.
+    fn scan_kept(&mut self) -> bool {
+        let Some(log) = &mut self.kept else {
+            return false;
+        };
+        let mut read = || -> std::io::Result<()> {
+            log.finish()?;
+            let mut r = log.reader()?;
+            while let Some(x) = r.next_item()? {
+                if let Some(h) = self.hosts.get_mut(&x.ev.host) {
+                    h.buf.push_back(x);
+                    h.scan(false);
+                }
+            }
+            Ok(())
+        };
+        let whole = read().is_ok();
+        self.kept = None;
+        if !whole {
+            for h in self.hosts.values_mut() {
+                h.reset_scan();
+            }
+        }
+        whole
+    }
 }
 
 fn retry_of(s: &Step) -> Option<Retry> {
@@ -168,6 +277,9 @@ impl Detector for Synchronized {
         }
         h.retries += 1;
         h.last_t = r.t;
+        if let Some(log) = &mut self.kept {
+            log.push(&r);
+        }
         if r.delay >= 0.2 {
             let g = h.by_attempt.entry(s.link.attempt).or_default();
             g.logical += 1;
@@ -183,7 +295,12 @@ impl Detector for Synchronized {
             let expected = h.retries as f64 * WAVE_S / span;
             h.need = MIN_WAVE.max((4.0 * expected).ceil() as usize);
         }
-        !self.hosts.is_empty()
+        if self.hosts.is_empty() {
+            self.kept = None;
+            return false;
+        }
+        // A second replay only without the kept retries.
+        !self.scan_kept()
     }
 
     fn step_again(&mut self, s: &Step, _cx: &Cx) {
@@ -389,6 +506,120 @@ mod tests {
         }
         reqs.sort_by_key(|r| r.started);
         assert!(!kinds(&reqs, None).contains(&"synchronized_retries".to_string()));
+    }
+
+    /// Waves of retries on one host (and a few retries on another), as linked steps in time
+    /// order.
+    fn linked_herd() -> Vec<(crate::analyze::event::Event, crate::detect::link::Linked)> {
+        use crate::analyze::event::{pack_loc, Event};
+        use crate::detect::link::{Attempt, Linked};
+        let mut out = Vec::new();
+        let mut line = 0;
+        let mut ev = |host: u32, client: u32, t: f64| {
+            line += 1;
+            let mut e = Event::at((t * 1e6) as i64, 0);
+            e.host = host;
+            e.client = client;
+            e.dur_ms = 30.0;
+            e.loc = pack_loc(0, line);
+            e
+        };
+        for k in 0..40u64 {
+            let t0 = 100.0 + k as f64 * 0.0005;
+            let mut prev = ev(0, (k % 3) as u32, t0);
+            out.push((prev, 0, k, None));
+            for a in 1..4u32 {
+                // Identical 1 s delays: the logical requests come back together; one in four
+                // comes back late.
+                let late = if k % 4 == 0 { 0.35 * a as f64 } else { 0.0 };
+                let t = prev.end_s().unwrap() + 1.0 + late + k as f64 * 0.0001;
+                let e = ev(0, (k % 3) as u32, t);
+                out.push((e, a, k, Some(prev)));
+                prev = e;
+            }
+        }
+        for k in 0..3u64 {
+            let first = ev(1, 0, 101.0 + k as f64);
+            out.push((first, 0, 100 + k, None));
+            out.push((ev(1, 0, 102.5 + k as f64), 1, 100 + k, Some(first)));
+        }
+        out.sort_by_key(|a| a.0.t_us);
+        out.into_iter()
+            .map(|(e, attempt, logical, prev)| {
+                let link = Linked {
+                    logical,
+                    attempt,
+                    prev: prev.map(|ev| Attempt { ev, seq: 0 }),
+                };
+                (e, link)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_kept_retries_scan_as_a_second_replay_would() {
+        use crate::detect::synchronized_retries::Synchronized;
+        use crate::detect::{Cx, Detector, Step};
+        let steps = linked_herd();
+        let hosts = vec![
+            "api.example.com".to_string(),
+            "other.example.com".to_string(),
+        ];
+        let sources: Vec<std::sync::Arc<str>> = vec!["sim.jsonl".into()];
+        let rows = crate::analyze::limited::Rows::default();
+        let cx = Cx {
+            coarse_time: false,
+            limit_option: None,
+            limits: &[None, None],
+            hosts: &hosts,
+            clients: &[],
+            creds: &[],
+            endpoints: &[],
+            sources: &sources,
+            rows: &rows,
+            cred_host: &[],
+            polls_after_failure: 0,
+        };
+        let feed = |d: &mut Synchronized| {
+            for (seq, (ev, link)) in steps.iter().enumerate() {
+                d.step(
+                    &Step {
+                        ev,
+                        seq: seq as u64,
+                        link,
+                    },
+                    &cx,
+                );
+            }
+        };
+        // The reference: a second replay of the same steps.
+        let mut relinked = Synchronized::relinking();
+        feed(&mut relinked);
+        assert!(relinked.second_look(&cx));
+        for (seq, (ev, link)) in steps.iter().enumerate() {
+            relinked.step_again(
+                &Step {
+                    ev,
+                    seq: seq as u64,
+                    link,
+                },
+                &cx,
+            );
+        }
+        let expected = serde_json::to_string(&relinked.finish(&cx, &[])).unwrap();
+        assert!(expected.contains("synchronized_retries"), "{expected}");
+        assert!(expected.contains("largest_waves"), "{expected}");
+        // Kept in memory, and kept in a log that continues on disk after 64 bytes.
+        for memory in [super::KEPT_MEMORY, 64] {
+            let mut kept = Synchronized::keeping(memory);
+            feed(&mut kept);
+            let log = kept.kept.as_ref().unwrap();
+            assert_eq!(log.len(), 40 * 3 + 3);
+            assert_eq!(log.spilled(), memory == 64);
+            assert!(!kept.second_look(&cx), "no second replay");
+            let got = serde_json::to_string(&kept.finish(&cx, &[])).unwrap();
+            assert_eq!(got, expected, "memory {memory}");
+        }
     }
 
     #[test]
