@@ -948,11 +948,49 @@ pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
     }
     part(&mut k, b"");
     part(&mut k, req.body_excerpt.as_deref().unwrap_or("").as_bytes());
+    // The parsed values as bytes, not their Debug text: formatting floats was most of the
+    // key's cost. Bits tell apart at least what Debug did, so no two keys merge that did.
     let fams = ratelimit::parse_all(&req.response_headers, response_time(req));
-    part(&mut k, format!("{fams:?}").as_bytes());
+    for f in &fams {
+        part(&mut k, f.header.as_bytes());
+        part(&mut k, &[f.unit as u8]);
+        let l = &f.limits;
+        for x in [l.limit, l.remaining, l.reset_seconds, l.window_seconds] {
+            opt_f64(&mut k, x);
+        }
+        opt_text(&mut k, l.policy.as_deref());
+    }
+    part(&mut k, b"");
     let ra = retry_after::from_headers(&req.response_headers, req.started);
-    part(&mut k, format!("{ra:?}").as_bytes());
+    opt_text(&mut k, ra.raw.as_deref());
+    opt_f64(&mut k, ra.seconds);
+    part(&mut k, &[ra.kind as u8]);
+    opt_text(&mut k, ra.header.as_deref());
+    opt_text(&mut k, ra.note.as_deref());
     k
+}
+
+/// An optional number in an evidence key: a tag, then its bits.
+fn opt_f64(k: &mut Vec<u8>, x: Option<f64>) {
+    match x {
+        None => k.push(0),
+        Some(x) => {
+            k.push(1);
+            k.extend_from_slice(&x.to_bits().to_le_bytes());
+        }
+    }
+}
+
+/// An optional text in an evidence key: a tag, then its length and bytes.
+fn opt_text(k: &mut Vec<u8>, t: Option<&str>) {
+    match t {
+        None => k.push(0),
+        Some(t) => {
+            k.push(1);
+            k.extend_from_slice(&(t.len() as u64).to_le_bytes());
+            k.extend_from_slice(t.as_bytes());
+        }
+    }
 }
 
 /// The response's own time: its Date header, else when the record was taken.

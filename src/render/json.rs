@@ -1,9 +1,12 @@
 //! JSON: the report as-is, pretty-printed. The schema is documented in docs/report-schema.md.
 
+use crate::attribute::Attribution;
 use crate::report::{InputSummary, RateLimited, Report, Summary};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::io::Write;
+use std::sync::Arc;
 
 /// The report with its rate-limited list left empty: everything but the rows, in the report's
 /// field order (it must follow [`Report`]'s; the tests compare the whole text).
@@ -56,9 +59,30 @@ pub fn write(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()>
         w.write_all(&head[..split])?;
         let mut first = true;
         for batch in report.rate_limited.chunks(ROWS_AT_ONCE) {
+            // A long incident repeats a few attributions (shared, see `RateLimited`): each
+            // is rendered once per batch, then spliced into its rows.
+            let mut distinct: HashMap<*const Attribution, usize> = HashMap::new();
+            let mut shared: Vec<&Attribution> = Vec::new();
+            let which: Vec<usize> = batch
+                .iter()
+                .map(|r| {
+                    *distinct
+                        .entry(Arc::as_ptr(&r.attribution))
+                        .or_insert_with(|| {
+                            shared.push(&r.attribution);
+                            shared.len() - 1
+                        })
+                })
+                .collect();
+            let fields: Vec<Vec<u8>> = shared
+                .par_iter()
+                .map(|a| attribution_fields(a))
+                .collect::<Result<_, _>>()
+                .map_err(std::io::Error::from)?;
             let rows: Vec<Vec<u8>> = batch
                 .par_iter()
-                .map(row_text)
+                .zip(&which)
+                .map(|(r, &k)| row_text(r, &fields[k]))
                 .collect::<Result<_, _>>()
                 .map_err(std::io::Error::from)?;
             for row in &rows {
@@ -74,11 +98,49 @@ pub fn write(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()>
     w.flush()
 }
 
+/// A row less its attribution, in [`RateLimited`]'s field order (it must follow it; the
+/// tests compare the whole text).
+#[derive(Serialize)]
+struct RowHead<'a> {
+    source: &'a str,
+    #[serde(flatten)]
+    position: crate::model::Position,
+    time: Option<chrono::DateTime<chrono::Utc>>,
+    method: &'a str,
+    url: &'a str,
+    status: u16,
+    retry_after: &'a crate::http::retry_after::RetryAfter,
+}
+
+/// An attribution's fields as a row holds them (flattened), pretty-printed for a row alone:
+/// the lines between the object's braces, without the final newline.
+fn attribution_fields(a: &Attribution) -> serde_json::Result<Vec<u8>> {
+    let mut text = serde_json::to_vec_pretty(a)?;
+    // `{\n` … `\n}`: an attribution always has fields.
+    text.truncate(text.len().saturating_sub(2));
+    text.drain(..2.min(text.len()));
+    Ok(text)
+}
+
 /// One row as the report holds it: pretty-printed, its lines two levels deeper (the row is an
 /// element of a list that is a field of the report; pretty JSON has no raw newline inside a
-/// string, so every newline is the printer's).
-fn row_text(r: &RateLimited) -> serde_json::Result<Vec<u8>> {
-    let plain = serde_json::to_vec_pretty(r)?;
+/// string, so every newline is the printer's). `fields` is its [`attribution_fields`].
+fn row_text(r: &RateLimited, fields: &[u8]) -> serde_json::Result<Vec<u8>> {
+    let head = RowHead {
+        source: &r.source,
+        position: r.position,
+        time: r.time,
+        method: &r.method,
+        url: &r.url,
+        status: r.status,
+        retry_after: &r.retry_after,
+    };
+    let mut plain = serde_json::to_vec_pretty(&head)?;
+    // Drop the closing `\n}`, then continue the object with the attribution's fields.
+    plain.truncate(plain.len().saturating_sub(2));
+    plain.extend_from_slice(b",\n");
+    plain.extend_from_slice(fields);
+    plain.extend_from_slice(b"\n}");
     let mut out = Vec::with_capacity(plain.len() + plain.len() / 4);
     let mut rest = &plain[..];
     while let Some(i) = memchr::memchr(b'\n', rest) {
@@ -111,7 +173,13 @@ mod tests {
                 t += 0.25;
                 let r = s.at(t).resp("Content-Type", "application/json");
                 let url = format!("https://api.example.com/v1/items/{}", i % 7);
-                if i < rows {
+                if i < rows && i % 3 == 1 {
+                    // Another attribution, so a batch splices several.
+                    r.resp("Server", "cloudflare")
+                        .resp("CF-RAY", "8a1b2c3d4e5f-AMS")
+                        .excerpt("error code: 1015")
+                        .get(&url, 429);
+                } else if i < rows {
                     r.ra("3")
                         .excerpt("{\"error\":\"slow down\\nplease\"}")
                         .get(&url, 429);
@@ -125,6 +193,12 @@ mod tests {
                 &crate::analyze::AnalyzeOptions::default(),
             );
             assert_eq!(report.rate_limited.len(), rows);
+            let layers: std::collections::BTreeSet<String> = report
+                .rate_limited
+                .iter()
+                .map(|r| format!("{:?}", r.attribution.layer))
+                .collect();
+            assert!(rows < 3 || layers.len() >= 2, "{layers:?}");
             let mut whole = serde_json::to_vec_pretty(&report).unwrap();
             whole.push(b'\n');
             assert!(render(&report) == whole, "{rows} rows");
