@@ -951,6 +951,8 @@ pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
     // The parsed values as bytes, not their Debug text: formatting floats was most of the
     // key's cost. Bits tell apart at least what Debug did, so no two keys merge that did.
     let fams = ratelimit::parse_all(&req.response_headers, response_time(req));
+    // Counted first: every part after it is tagged or length-prefixed.
+    part(&mut k, &(fams.len() as u64).to_le_bytes());
     for f in &fams {
         part(&mut k, f.header.as_bytes());
         part(&mut k, &[f.unit as u8]);
@@ -960,7 +962,6 @@ pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
         }
         opt_text(&mut k, l.policy.as_deref());
     }
-    part(&mut k, b"");
     let ra = retry_after::from_headers(&req.response_headers, req.started);
     opt_text(&mut k, ra.raw.as_deref());
     opt_f64(&mut k, ra.seconds);
