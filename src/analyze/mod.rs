@@ -72,15 +72,24 @@ pub fn analyze_files(
             input,
             shared: &shared,
         };
-        let mut summary =
+        let summary =
             ingest::stream_input_with(p, ingest_opts, &map, Some(&views), &mut |b| c.take(i, b));
-        if let Err(e) = c.finish_input(i) {
-            summary.error.get_or_insert(format!("temporary file: {e}"));
-        }
-        note_ordering(&c, i, &mut summary);
         summaries.push(summary);
+        // The last input's held events are let go while `finish` prepares (see there).
+        if i + 1 < paths.len() {
+            finish_input(&mut c, i, &mut summaries[i]);
+        }
     }
-    finish(c, summaries, opts, rec, &Attribute::Engine)
+    let last = paths.len().checked_sub(1);
+    finish(c, summaries, last, opts, rec, &Attribute::Engine)
+}
+
+/// Input `i` is read: its held events go to its log, and its summary says what that met.
+fn finish_input(c: &mut Collector, i: usize, summary: &mut InputSummary) {
+    if let Err(e) = c.finish_input(i) {
+        summary.error.get_or_insert(format!("temporary file: {e}"));
+    }
+    note_ordering(c, i, summary);
 }
 
 /// Warnings about time order and temporary files, added to an input's summary.
@@ -140,7 +149,7 @@ pub fn analyze_with(
     rec: &crate::recommend::Options,
 ) -> Report {
     let c = collect_records(requests, None);
-    finish(c, inputs, opts, rec, &Attribute::Engine)
+    finish(c, inputs, None, opts, rec, &Attribute::Engine)
 }
 
 /// Feed records (in memory) through the first stage; `given`: attributions by request index
@@ -839,15 +848,36 @@ struct Replayed {
 }
 
 /// From the first stage to the report.
+/// The report of everything collected. `unfinished`: an input whose held events have not
+/// gone to its log yet ([`finish_input`]): that drain (up to [`order::REORDER`] events through
+/// the first pass, one thread's work) runs beside [`prepare`], which reads none of it.
 fn finish(
     mut c: Collector,
     inputs: Vec<InputSummary>,
+    unfinished: Option<usize>,
     opts: &AnalyzeOptions,
     rec: &crate::recommend::Options,
     attribute: &Attribute,
 ) -> Report {
-    let p = prepare(&mut c, attribute, opts.limit);
     let mut inputs = inputs;
+    let p = match unfinished {
+        Some(i) => {
+            let mut orderers = std::mem::take(&mut c.orderers);
+            let (p, drained) = rayon::join(
+                || prepare(&mut c, attribute, opts.limit),
+                || orderers.get_mut(i).map_or(Ok(()), |o| o.finish()),
+            );
+            c.orderers = orderers;
+            if let Some(s) = inputs.get_mut(i) {
+                if let Err(e) = drained {
+                    s.error.get_or_insert(format!("temporary file: {e}"));
+                }
+                note_ordering(&c, i, s);
+            }
+            p
+        }
+        None => prepare(&mut c, attribute, opts.limit),
+    };
     if let (Some(e), Some(first)) = (c.rows.spill_error(), inputs.first_mut()) {
         first.warning_count += 1;
         first.warnings.push(crate::model::Warning {

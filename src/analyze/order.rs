@@ -480,19 +480,17 @@ impl Orderer {
         self.run.push_back(h);
     }
 
-    fn pop(&mut self) {
+    /// The earliest held event, taken out.
+    fn take_first(&mut self) -> Option<Held> {
         let heap_first = match (self.heap.peek(), self.run.front()) {
             (Some(h), Some(r)) => h.0 < *r,
             (Some(_), None) => true,
             (None, _) => false,
         };
-        let out = if heap_first {
+        if heap_first {
             self.heap.pop().map(|t| t.0)
         } else {
             self.run.pop_front()
-        };
-        if let Some(h) = out {
-            self.emit(h);
         }
     }
 
@@ -511,9 +509,31 @@ impl Orderer {
 
     /// The input is done: everything held goes to the log (or the late runs).
     pub fn finish(&mut self) -> std::io::Result<()> {
-        while !self.heap.is_empty() || !self.run.is_empty() {
-            self.pop();
+        // What is held leaves in order, as `emit` would send it, but the log and the first
+        // pass take it on two threads: this drain (up to REORDER events) ran alone on one
+        // core after the last line was read, the other idle.
+        let mut rest: Vec<Event> = Vec::with_capacity(self.heap.len() + self.run.len());
+        while let Some(h) = self.take_first() {
+            rest.push(h.0);
         }
+        (self.heap, self.run) = (BinaryHeap::new(), VecDeque::new());
+        if let Some(last) = rest.last() {
+            self.last = Some(last.order_key(&self.ranks));
+        }
+        let first_seq = self.emitted;
+        let (log, early) = (&mut self.log, &mut self.early);
+        rayon::join(
+            || rest.iter().for_each(|ev| log.push(ev)),
+            || {
+                if let Some(e) = early {
+                    for (seq, ev) in (first_seq..).zip(&rest) {
+                        e.observe(ev, seq);
+                    }
+                }
+            },
+        );
+        self.emitted += rest.len() as u64;
+        drop(rest);
         self.flush_late();
         self.log.finish()?;
         for r in &mut self.runs {

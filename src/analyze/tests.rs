@@ -63,7 +63,14 @@ fn varied() -> Vec<Request> {
 fn report_with(reqs: &[Request], attribute: &Attribute) -> Report {
     let c = collect_records(reqs, None);
     let rec = crate::recommend::Options::default();
-    finish(c, Vec::new(), &AnalyzeOptions::default(), &rec, attribute)
+    finish(
+        c,
+        Vec::new(),
+        None,
+        &AnalyzeOptions::default(),
+        &rec,
+        attribute,
+    )
 }
 
 #[test]
