@@ -334,6 +334,9 @@ impl Ord for Held {
     }
 }
 
+/// Held events let go at once when an input ends ([`Orderer::finish`]).
+const DRAIN_BATCH: usize = 1 << 13;
+
 /// The in-order queue grows by doubling up to this many events, then straight to the buffer's
 /// capacity (no more copies of a large queue into fresh memory).
 const RUN_DOUBLING: usize = 1 << 10;
@@ -510,30 +513,35 @@ impl Orderer {
     /// The input is done: everything held goes to the log (or the late runs).
     pub fn finish(&mut self) -> std::io::Result<()> {
         // What is held leaves in order, as `emit` would send it, but the log and the first
-        // pass take it on two threads: this drain (up to REORDER events) ran alone on one
-        // core after the last line was read, the other idle.
-        let mut rest: Vec<Event> = Vec::with_capacity(self.heap.len() + self.run.len());
-        while let Some(h) = self.take_first() {
-            rest.push(h.0);
+        // pass take it on two threads, a batch at a time: this drain (up to REORDER events)
+        // ran alone on one core after the last line was read, the other idle.
+        let mut batch: Vec<Event> =
+            Vec::with_capacity(DRAIN_BATCH.min(self.heap.len() + self.run.len()));
+        loop {
+            batch.clear();
+            while batch.len() < DRAIN_BATCH {
+                match self.take_first() {
+                    Some(h) => batch.push(h.0),
+                    None => break,
+                }
+            }
+            let Some(last) = batch.last() else { break };
+            self.last = Some(last.order_key(&self.ranks));
+            let first_seq = self.emitted;
+            let (log, early, batch) = (&mut self.log, &mut self.early, &batch);
+            rayon::join(
+                || batch.iter().for_each(|ev| log.push(ev)),
+                || {
+                    if let Some(e) = early {
+                        for (seq, ev) in (first_seq..).zip(batch) {
+                            e.observe(ev, seq);
+                        }
+                    }
+                },
+            );
+            self.emitted += batch.len() as u64;
         }
         (self.heap, self.run) = (BinaryHeap::new(), VecDeque::new());
-        if let Some(last) = rest.last() {
-            self.last = Some(last.order_key(&self.ranks));
-        }
-        let first_seq = self.emitted;
-        let (log, early) = (&mut self.log, &mut self.early);
-        rayon::join(
-            || rest.iter().for_each(|ev| log.push(ev)),
-            || {
-                if let Some(e) = early {
-                    for (seq, ev) in (first_seq..).zip(&rest) {
-                        e.observe(ev, seq);
-                    }
-                }
-            },
-        );
-        self.emitted += rest.len() as u64;
-        drop(rest);
         self.flush_late();
         self.log.finish()?;
         for r in &mut self.runs {
