@@ -1,6 +1,7 @@
 //! JSON: the report as-is, pretty-printed. The schema is documented in docs/report-schema.md.
 
 use crate::attribute::Attribution;
+use crate::http::retry_after::RetryAfter;
 use crate::report::{InputSummary, RateLimited, Report, Summary};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -59,30 +60,31 @@ pub fn write(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()>
         w.write_all(&head[..split])?;
         let mut first = true;
         for batch in report.rate_limited.chunks(ROWS_AT_ONCE) {
-            // A long incident repeats a few attributions (shared, see `RateLimited`): each
-            // is rendered once per batch, then spliced into its rows.
-            let mut distinct: HashMap<*const Attribution, usize> = HashMap::new();
-            let mut shared: Vec<&Attribution> = Vec::new();
+            // A long incident repeats a few attributions and Retry-After values (shared, see
+            // `RateLimited`): each pair is rendered once per batch, then spliced into its rows.
+            type Pair<'r> = (&'r RetryAfter, &'r Attribution);
+            let mut distinct: HashMap<(*const RetryAfter, *const Attribution), usize> =
+                HashMap::new();
+            let mut shared: Vec<Pair<'_>> = Vec::new();
             let which: Vec<usize> = batch
                 .iter()
                 .map(|r| {
-                    *distinct
-                        .entry(Arc::as_ptr(&r.attribution))
-                        .or_insert_with(|| {
-                            shared.push(&r.attribution);
-                            shared.len() - 1
-                        })
+                    let key = (Arc::as_ptr(&r.retry_after), Arc::as_ptr(&r.attribution));
+                    *distinct.entry(key).or_insert_with(|| {
+                        shared.push((&r.retry_after, &r.attribution));
+                        shared.len() - 1
+                    })
                 })
                 .collect();
-            let fields: Vec<Vec<u8>> = shared
+            let tails: Vec<Vec<u8>> = shared
                 .par_iter()
-                .map(|a| attribution_fields(a))
+                .map(|&(ra, a)| row_tail(ra, a))
                 .collect::<Result<_, _>>()
                 .map_err(std::io::Error::from)?;
             let rows: Vec<Vec<u8>> = batch
                 .par_iter()
                 .zip(&which)
-                .map(|(r, &k)| row_text(r, &fields[k]))
+                .map(|(r, &k)| row_text(r, &tails[k]))
                 .collect::<Result<_, _>>()
                 .map_err(std::io::Error::from)?;
             for row in &rows {
@@ -98,8 +100,8 @@ pub fn write(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()>
     w.flush()
 }
 
-/// A row less its attribution, in [`RateLimited`]'s field order (it must follow it; the
-/// tests compare the whole text).
+/// The start of a row: its fields up to the status, in [`RateLimited`]'s field order (it
+/// must follow it; the tests compare the whole text).
 #[derive(Serialize)]
 struct RowHead<'a> {
     source: &'a str,
@@ -109,46 +111,62 @@ struct RowHead<'a> {
     method: &'a str,
     url: &'a str,
     status: u16,
-    retry_after: &'a crate::http::retry_after::RetryAfter,
 }
 
-/// An attribution's fields as a row holds them (flattened), pretty-printed for a row alone:
-/// the lines between the object's braces, without the final newline.
-fn attribution_fields(a: &Attribution) -> serde_json::Result<Vec<u8>> {
-    let mut text = serde_json::to_vec_pretty(a)?;
-    // `{\n` … `\n}`: an attribution always has fields.
-    text.truncate(text.len().saturating_sub(2));
-    text.drain(..2.min(text.len()));
-    Ok(text)
+/// The rest of a row: its Retry-After and its attribution's fields (flattened).
+#[derive(Serialize)]
+struct RowTail<'a> {
+    retry_after: &'a RetryAfter,
+    #[serde(flatten)]
+    attribution: &'a Attribution,
 }
 
-/// One row as the report holds it: pretty-printed, its lines two levels deeper (the row is an
-/// element of a list that is a field of the report; pretty JSON has no raw newline inside a
-/// string, so every newline is the printer's). `fields` is its [`attribution_fields`].
-fn row_text(r: &RateLimited, fields: &[u8]) -> serde_json::Result<Vec<u8>> {
-    let head = RowHead {
+/// Pretty JSON's lines two levels deeper: the rows are elements of a list that is a field of
+/// the report (pretty JSON has no raw newline inside a string, so every newline is the
+/// printer's).
+fn indent_into(out: &mut Vec<u8>, mut text: &[u8]) {
+    while let Some(i) = memchr::memchr(b'\n', text) {
+        out.extend_from_slice(&text[..=i]);
+        out.extend_from_slice(b"    ");
+        text = &text[i + 1..];
+    }
+    out.extend_from_slice(text);
+}
+
+/// A row's [`RowTail`] as the row holds it, indented: the lines between the object's braces
+/// of the tail printed alone, without the final newline.
+fn row_tail(ra: &RetryAfter, a: &Attribution) -> serde_json::Result<Vec<u8>> {
+    let text = serde_json::to_vec_pretty(&RowTail {
+        retry_after: ra,
+        attribution: a,
+    })?;
+    // `{\n` … `\n}`: a tail always has fields.
+    let inner = text
+        .get(2..text.len().saturating_sub(2))
+        .unwrap_or_default();
+    let mut out = Vec::with_capacity(inner.len() + inner.len() / 4);
+    indent_into(&mut out, inner);
+    Ok(out)
+}
+
+/// One row as the report holds it: its [`RowHead`] printed and indented, then `tail` (its
+/// [`row_tail`]).
+fn row_text(r: &RateLimited, tail: &[u8]) -> serde_json::Result<Vec<u8>> {
+    let head = serde_json::to_vec_pretty(&RowHead {
         source: &r.source,
         position: r.position,
         time: r.time,
         method: &r.method,
         url: &r.url,
         status: r.status,
-        retry_after: &r.retry_after,
-    };
-    let mut plain = serde_json::to_vec_pretty(&head)?;
-    // Drop the closing `\n}`, then continue the object with the attribution's fields.
-    plain.truncate(plain.len().saturating_sub(2));
-    plain.extend_from_slice(b",\n");
-    plain.extend_from_slice(fields);
-    plain.extend_from_slice(b"\n}");
-    let mut out = Vec::with_capacity(plain.len() + plain.len() / 4);
-    let mut rest = &plain[..];
-    while let Some(i) = memchr::memchr(b'\n', rest) {
-        out.extend_from_slice(&rest[..=i]);
-        out.extend_from_slice(b"    ");
-        rest = &rest[i + 1..];
-    }
-    out.extend_from_slice(rest);
+    })?;
+    // Less the closing `\n}`; the object goes on with the tail's fields.
+    let head = head.get(..head.len().saturating_sub(2)).unwrap_or_default();
+    let mut out = Vec::with_capacity(head.len() + tail.len() + 32);
+    indent_into(&mut out, head);
+    out.extend_from_slice(b",\n    ");
+    out.extend_from_slice(tail);
+    out.extend_from_slice(b"\n    }");
     Ok(out)
 }
 
