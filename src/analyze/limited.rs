@@ -14,10 +14,11 @@ use crate::http::ratelimit::Limits;
 use crate::http::retry_after::{self, RetryAfter};
 use crate::model::Request;
 use crate::report::RateLimited;
+use std::sync::Arc;
+
 /// Maps of this module, keyed by row ids and evidence keys (hundreds of bytes): foldhash,
 /// not SipHash, which was most of a cache lookup.
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
-use std::sync::Arc;
 
 pub mod pool;
 pub mod spill;

@@ -847,8 +847,7 @@ struct Replayed {
     error: Option<String>,
 }
 
-/// From the first stage to the report.
-/// The report of everything collected. `unfinished`: an input whose held events have not
+/// From the first stage to the report: the report of everything collected. `unfinished`: an input whose held events have not
 /// gone to its log yet ([`finish_input`]): that drain (up to [`order::REORDER`] events through
 /// the first pass, one thread's work) runs beside [`prepare`], which reads none of it.
 fn finish(
