@@ -88,6 +88,9 @@ pub struct ClientCounts {
     pub requests: usize,
     pub rate_limited: usize,
     pub creds: BTreeSet<u32>,
+    /// The credential last added to `creds` (a client sends one key line after line: one
+    /// compare instead of a B-tree search per record).
+    pub last_cred: Option<u32>,
     pub first: Option<Event>,
     pub last: Option<Event>,
     /// Where the client first appears in the merged order: timed requests by time, then the
@@ -142,8 +145,9 @@ pub struct Collector {
     pub endpoints: Interner<String>,
     pub host_counts: Vec<HostCounts>,
     pub client_counts: Vec<ClientCounts>,
-    /// Records per status code.
-    pub by_status: BTreeMap<u16, usize>,
+    /// Records per status code, indexed by the code (a counter per index, where a B-tree
+    /// entry per record was a search per record); see [`Collector::statuses`].
+    pub by_status: Vec<usize>,
     pub requests: usize,
     pub first: Option<Event>,
     pub last: Option<Event>,
@@ -153,8 +157,8 @@ pub struct Collector {
     /// Client hints the input had at all (`flag::HINT_*`).
     pub hints: u16,
     pub cred_counts: Vec<CredCounts>,
-    /// Timed requests per (credential, host).
-    pub cred_hosts: BTreeMap<(u32, u32), usize>,
+    /// Timed requests per (credential, host). (Read in any order: ties go by host name.)
+    pub cred_hosts: Map<(u32, u32), usize>,
     pub rows: Rows,
     /// The earliest successes per host (a max-heap: the latest is dropped first).
     samples: Vec<BinaryHeap<Sample>>,
@@ -191,14 +195,14 @@ impl Collector {
             endpoints: Interner::default(),
             host_counts: Vec::new(),
             client_counts: Vec::new(),
-            by_status: BTreeMap::new(),
+            by_status: Vec::new(),
             requests: 0,
             first: None,
             last: None,
             timed: 0,
             all_whole_seconds: true,
             hints: 0,
-            cred_hosts: BTreeMap::new(),
+            cred_hosts: Map::default(),
             cred_counts: Vec::new(),
             rows: Rows::default(),
             samples: Vec::new(),
@@ -296,7 +300,11 @@ impl Collector {
         let limited = ev.limited();
 
         self.requests += 1;
-        *self.by_status.entry(ev.status).or_insert(0) += 1;
+        let s = ev.status as usize;
+        if self.by_status.len() <= s {
+            self.by_status.resize(s + 1, 0);
+        }
+        self.by_status[s] += 1;
         self.hints |= ev.flags
             & (flag::HINT_CLIENT
                 | flag::HINT_UA
@@ -320,7 +328,10 @@ impl Collector {
             cc.rate_limited += 1;
         }
         if ev.cred != NONE {
-            cc.creds.insert(ev.cred);
+            if cc.last_cred != Some(ev.cred) {
+                cc.creds.insert(ev.cred);
+                cc.last_cred = Some(ev.cred);
+            }
             let i = ev.cred as usize;
             if self.cred_counts.len() <= i {
                 self.cred_counts.resize_with(i + 1, CredCounts::default);
@@ -437,6 +448,15 @@ impl Collector {
             map[arrival as usize] = final_id as u32;
         }
         map
+    }
+
+    /// Records per status code, in code order.
+    pub fn statuses(&self) -> impl Iterator<Item = (u16, usize)> + '_ {
+        self.by_status
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(s, &n)| (s as u16, n))
     }
 
     /// Whole-second timestamps only (common in server logs), with enough records to tell.

@@ -941,11 +941,8 @@ fn finish(
 }
 
 fn summary(c: &Collector, hosts: &[String]) -> Summary {
-    let by_status: BTreeMap<String, usize> = c
-        .by_status
-        .iter()
-        .map(|(s, n)| (s.to_string(), *n))
-        .collect();
+    let by_status: BTreeMap<String, usize> =
+        c.statuses().map(|(s, n)| (s.to_string(), n)).collect();
     let mut list: Vec<HostCount> = c
         .host_counts
         .iter()

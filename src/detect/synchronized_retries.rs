@@ -68,7 +68,7 @@ struct Host {
     buf: VecDeque<Retry>,
     /// Position in `buf` of the scan's far end, when a window is open.
     j: Option<usize>,
-    seen: HashMap<u64, usize>,
+    seen: HashMap<u64, usize, foldhash::fast::FixedState>,
     consumed: u64,
     waves: usize,
     in_waves: usize,

@@ -17,90 +17,126 @@ pub struct Parts<'a> {
     pub fragment: &'a str,
 }
 
-/// Split a URL into its parts (never fails). Byte searches (`memchr`), one per delimiter: this
-/// runs several times for every record.
+/// Split a URL into its parts (never fails), in one forward pass over its bytes: this runs
+/// several times for every record, on URLs of a few dozen bytes, where a byte loop beat one
+/// `memchr` call per delimiter (each call's setup cost more than its search; cachegrind on
+/// 60k log lines: 490 → 190 instructions a URL).
 pub fn split(url: &str) -> Parts<'_> {
     let mut p = Parts::default();
-    let mut rest = url;
-    if let Some(i) = memchr::memchr(b'#', rest.as_bytes()) {
-        p.fragment = &rest[i + 1..];
-        rest = &rest[..i];
+    let b = url.as_bytes();
+    let start = scheme_end(b);
+    if start > 0 {
+        p.scheme = &url[..start - 1];
     }
-    // A scheme: a non-empty run of scheme characters right before the first colon (a colon
-    // after any other character is no scheme's).
-    let run = rest
-        .bytes()
-        .take_while(|&c| c.is_ascii_alphanumeric() || c == b'+' || c == b'-' || c == b'.')
-        .count();
-    if run > 0 && rest.as_bytes().get(run) == Some(&b':') {
-        p.scheme = &rest[..run];
-        rest = &rest[run + 1..];
-    }
-    if let Some(after) = rest.strip_prefix("//") {
-        let end = memchr::memchr2(b'/', b'?', after.as_bytes()).unwrap_or(after.len());
-        let auth = &after[..end];
-        match memchr::memrchr(b'@', auth.as_bytes()) {
+    let mut i = start;
+    if b[i..].starts_with(b"//") {
+        let (at, end) = authority_span(b, i + 2);
+        match at {
             Some(at) => {
-                p.userinfo = &auth[..at];
-                p.authority = &auth[at + 1..];
+                p.userinfo = &url[i + 2..at];
+                p.authority = &url[at + 1..end];
             }
-            None => p.authority = auth,
+            None => p.authority = &url[i + 2..end],
         }
-        rest = &after[end..];
+        i = end;
     }
-    match memchr::memchr(b'?', rest.as_bytes()) {
-        Some(q) => {
-            p.path = &rest[..q];
-            p.query = &rest[q + 1..];
+    // The path runs to '?' or '#', the query from '?' to '#', the fragment after the first '#'.
+    let path_at = i;
+    while i < b.len() && b[i] != b'?' && b[i] != b'#' {
+        i += 1;
+    }
+    p.path = &url[path_at..i];
+    if i < b.len() && b[i] == b'?' {
+        let query_at = i + 1;
+        i = query_at;
+        while i < b.len() && b[i] != b'#' {
+            i += 1;
         }
-        None => p.path = rest,
+        p.query = &url[query_at..i];
+    }
+    if i < b.len() {
+        p.fragment = &url[i + 1..];
     }
     p
 }
 
-/// [`split`]`(url).authority`, without the searches for the fragment and the query: a bare
-/// path (most access-log targets) has none, which a look at its first bytes tells.
+/// Where the scheme ends: past its colon (`https:` → 6), 0 when there is none. A scheme is a
+/// non-empty run of scheme characters right before the first colon (a colon after any other
+/// character is no scheme's); '#' is none of them, so a fragment never holds the colon.
+fn scheme_end(b: &[u8]) -> usize {
+    let mut run = 0;
+    while run < b.len() {
+        let c = b[run];
+        if !(c.is_ascii_alphanumeric() || c == b'+' || c == b'-' || c == b'.') {
+            break;
+        }
+        run += 1;
+    }
+    if run > 0 && b.get(run) == Some(&b':') {
+        run + 1
+    } else {
+        0
+    }
+}
+
+/// The authority starting at byte `from`: (the last '@' in it, where it ends). It ends at
+/// '/', '?' or '#' (where `split` cuts the fragment off).
+#[inline]
+fn authority_span(b: &[u8], from: usize) -> (Option<usize>, usize) {
+    let mut at = None;
+    let mut i = from;
+    while i < b.len() {
+        match b[i] {
+            b'/' | b'?' | b'#' => break,
+            b'@' => at = Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    (at, i)
+}
+
+/// [`split`]`(url).authority`, without the path, query and fragment.
 pub fn authority(url: &str) -> &str {
     let b = url.as_bytes();
-    // The scheme run ends at a byte outside the scheme characters, '#' included, so a fragment
-    // never holds the scheme's colon.
-    let run = b
-        .iter()
-        .take_while(|&&c| c.is_ascii_alphanumeric() || c == b'+' || c == b'-' || c == b'.')
-        .count();
-    let rest = if run > 0 && b.get(run) == Some(&b':') {
-        &url[run + 1..]
-    } else {
-        url
-    };
-    let Some(after) = rest.strip_prefix("//") else {
+    let i = scheme_end(b);
+    if !b[i..].starts_with(b"//") {
         return "";
-    };
-    // The authority ends at '/', '?', or where `split` cut the fragment off.
-    let end = memchr::memchr3(b'/', b'?', b'#', after.as_bytes()).unwrap_or(after.len());
-    let auth = &after[..end];
-    match memchr::memrchr(b'@', auth.as_bytes()) {
-        Some(at) => &auth[at + 1..],
-        None => auth,
+    }
+    match authority_span(b, i + 2) {
+        (Some(at), end) => &url[at + 1..end],
+        (None, end) => &url[i + 2..end],
     }
 }
 
 /// Host without port (IPv6 brackets kept), "" when the URL has none.
 pub fn host(url: &str) -> &str {
     let auth = authority(url);
-    if auth.is_empty() {
-        return auth;
-    }
-    if auth.starts_with('[') {
-        return match auth.find(']') {
+    let b = auth.as_bytes();
+    if b.first() == Some(&b'[') {
+        return match b.iter().position(|&c| c == b']') {
             Some(i) => &auth[..=i],
             None => auth,
         };
     }
-    match auth.rfind(':') {
+    match b.iter().rposition(|&c| c == b':') {
         Some(i) => &auth[..i],
         None => auth,
     }
+}
+
+/// `s` contains `://` (an absolute URL): one byte search for `:` where `str::contains` sets
+/// up a substring searcher per call; targets without a colon, the common case, cost one scan.
+pub fn has_scheme_separator(s: &[u8]) -> bool {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b':', &s[from..]) {
+        let at = from + i;
+        if s[at + 1..].starts_with(b"//") {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
 }
 
 /// `scheme://authority` of a URL (for Origin/Referer comparisons).
@@ -190,6 +226,22 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn byte_searches_split_as_str_methods(url in "[a-zA-Z0-9+.:/?#@ é-]{0,24}") {
+            proptest::prop_assert_eq!(split(&url), split_by_str(&url));
+        }
+
+        #[test]
+        fn host_is_the_str_methods_one(url in "([a-zA-Z+.-]{0,5}:)?(//)?([a-z]{0,3}@)?(\\[[0-9a-f:]{0,6}\\]?)?[a-zA-Z0-9+.:/?#@é-]{0,40}") {
+            let auth = split_by_str(&url).authority;
+            let by_str = if auth.starts_with('[') {
+                auth.find(']').map_or(auth, |i| &auth[..=i])
+            } else {
+                auth.rfind(':').map_or(auth, |i| &auth[..i])
+            };
+            proptest::prop_assert_eq!(host(&url), by_str);
+        }
+
+        #[test]
+        fn longer_urls_split_as_str_methods(url in "(https?://)?[a-zA-Z0-9+.:/?#@=&%\\[\\] é-]{0,90}") {
             proptest::prop_assert_eq!(split(&url), split_by_str(&url));
         }
 

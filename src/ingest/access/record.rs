@@ -205,7 +205,7 @@ impl<'a> Fields<'a> {
             },
             (None, None) => Cow::Borrowed(from_line().unwrap_or("")),
         };
-        if has_scheme_separator(target.as_bytes()) {
+        if crate::http::url::has_scheme_separator(target.as_bytes()) {
             return target.into_owned();
         }
         match self.host.as_deref().filter(|h| present(h)) {
@@ -453,20 +453,6 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// `s` contains `://` (an absolute URL): one byte search for `:` where `str::contains` sets
-/// up a substring searcher per call; targets without a colon, the common case, cost one scan.
-fn has_scheme_separator(s: &[u8]) -> bool {
-    let mut from = 0;
-    while let Some(i) = memchr::memchr(b':', &s[from..]) {
-        let at = from + i;
-        if s[at + 1..].starts_with(b"//") {
-            return true;
-        }
-        from = at + 1;
-    }
-    false
-}
-
 /// The URL as a record keeps it: redacted, and cut past [`URL_MAX`].
 fn redacted_url(red: &Redactor, raw_url: String) -> String {
     if raw_url.len() > URL_MAX {
@@ -537,7 +523,7 @@ mod tests {
         /// The colon search is `contains("://")`.
         #[test]
         fn scheme_separator_is_contains(s in "[:/a-z?]{0,20}") {
-            proptest::prop_assert_eq!(has_scheme_separator(s.as_bytes()), s.contains("://"));
+            proptest::prop_assert_eq!(crate::http::url::has_scheme_separator(s.as_bytes()), s.contains("://"));
         }
     }
 

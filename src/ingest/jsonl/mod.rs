@@ -923,7 +923,7 @@ fn read_time(
 /// The unredacted URL: a full one, else `//host/path` from separate fields, else the path.
 fn raw_url_of<'a>(o: &Obj<'a>, map: &Lookup<'_>, warns: &mut Vec<String>) -> Cow<'a, str> {
     match found_text(o, field::URL, map, caps::URL, warns) {
-        Some(u) if u.contains("://") || u.starts_with("//") => u,
+        Some(u) if crate::http::url::has_scheme_separator(u.as_bytes()) || u.starts_with("//") => u,
         other => {
             let host = found_text(o, field::HOST, map, caps::IDENTITY, warns);
             let path = other.or_else(|| found_text(o, field::PATH, map, caps::URL, warns));
