@@ -1004,6 +1004,13 @@ pub fn stated_limit(
     }
 }
 
+/// Whether [`stated_limit`] of `h` depends on the record's time as well as on `h` (a limit
+/// header that names a reset: an epoch reset is read against the time). The same rule as the
+/// memory inside `stated_limit`, for callers that remember its answers.
+pub fn stated_limit_reads_time(h: &crate::model::Headers) -> bool {
+    h.iter().any(|(n, _)| limit_and_reset(n) == (true, true))
+}
+
 fn parse_stated_limit(
     h: &crate::model::Headers,
     started: Option<DateTime<Utc>>,

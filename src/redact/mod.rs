@@ -645,6 +645,12 @@ impl Redactor {
         ((h ^ (h >> 32)) as u32).max(1)
     }
 
+    /// What tells this redactor's memos from another's on the same thread (a per-run number,
+    /// not the key).
+    pub(crate) fn key_id(&self) -> u64 {
+        self.key_id
+    }
+
     /// [`Redactor::idem_hash`] for a header name (its rule looked up as redaction does).
     pub fn idem_hash_named(&self, name: &str, raw: &str, cap: usize) -> u32 {
         self.idem_hash(cached_header_rule(name), raw, cap)

@@ -1680,6 +1680,15 @@ mod tests {
             r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Authorization":"Bearer sk-live-0123456789abcdef","Idempotency-Key":"sk-live-0123456789abcdef"}}"#,
             r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Idempotency-Key":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"}}"#,
             r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Idempotency-Key":7}}"#,
+            // Response headers remembered by their text: the same text on the next line (a
+            // hit, under another status), a set with a reset (never remembered: the rule of
+            // `stated_limit`'s own memory, `stated_limit_reads_time`), and the same limits with
+            // the fields in another order (another text).
+            r#"{"ts":1714564800000,"url":"https://a.example/x","status":200,"response_headers":{"X-RateLimit-Limit":"100","X-RateLimit-Window":"60"}}"#,
+            r#"{"ts":1714564800000,"url":"https://a.example/y","status":204,"response_headers":{"X-RateLimit-Limit":"100","X-RateLimit-Window":"60"}}"#,
+            r#"{"ts":1714564800000,"url":"https://a.example/x","status":200,"response_headers":{"X-RateLimit-Limit":"100","X-RateLimit-Reset":"1714564860"}}"#,
+            r#"{"ts":1714564830000,"url":"https://a.example/x","status":200,"response_headers":{"X-RateLimit-Limit":"100","X-RateLimit-Reset":"1714564860"}}"#,
+            r#"{"ts":1714564800000,"url":"https://a.example/x","status":200,"response_headers":{"X-RateLimit-Window":"60","X-RateLimit-Limit":"100"}}"#,
         ];
         let long = format!(
             r#"{{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{{"Idempotency-Key":"{}é{}"}}}}"#,

@@ -16,7 +16,7 @@ use super::{
     Places, RawHeader, RawIdem, VIEW_REQUEST, VIEW_RESPONSE,
 };
 use crate::analyze::event::{self, RecordView, Signals, ViewHint};
-use crate::ingest::lazy::Obj;
+use crate::ingest::lazy::{Node, Obj};
 use crate::ingest::Options;
 use crate::model::{Headers, Position};
 use std::borrow::Cow;
@@ -82,7 +82,7 @@ pub(super) fn with_view<R>(
     request.clear();
     response.clear();
     let mut raw_req: Vec<RawHeader<'_>> = reuse(std::mem::take(raw));
-    let (mut asked, mut answered) = (Firsts::default(), Firsts::default());
+    let mut asked = Firsts::default();
     let mut raw_idem: Option<RawIdem<'_>> = None;
     if let Some((h, f)) = find(o, field::REQUEST_HEADERS, map) {
         let cap = crate::ingest::har::REQUEST_HEADER_VALUE_MAX;
@@ -98,12 +98,40 @@ pub(super) fn with_view<R>(
             f,
         );
     }
+    // The response headers matter to a view only for its stated limit (and whether one of them
+    // is a Retry-After): remembered by their text, which a service repeats (see `RememberedResponse`).
+    let mut header_limit = None;
+    let mut retry_after_header = false;
     if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
         let cap = response_header_cap(status);
-        answered = fill_headers(response, &h, red, None, None, cap, VIEW_RESPONSE, warns, f);
+        let known = RESPONSES.with(|m| m.borrow_mut().get(&h, cap, red.key_id()));
+        match known {
+            Some(Ok(r)) => (header_limit, retry_after_header) = (r.limit, r.retry_after),
+            key => {
+                let answered =
+                    fill_headers(response, &h, red, None, None, cap, VIEW_RESPONSE, warns, f);
+                header_limit = event::stated_limit(response, started);
+                retry_after_header = answered.has(Kind::RetryAfter);
+                // Remembered only when the answer is the text's alone: no warning (which sends
+                // the line to its full record) and no reset read against the time.
+                if let Some(Err(slot)) = key {
+                    if warns.is_empty() && !event::stated_limit_reads_time(response) {
+                        RESPONSES.with(|m| {
+                            m.borrow_mut().put(
+                                slot,
+                                Remembered {
+                                    limit: header_limit,
+                                    retry_after: retry_after_header,
+                                },
+                            )
+                        });
+                    }
+                }
+            }
+        }
     }
     // A Retry-After field is read only for its warnings: no view reads a success's Retry-After.
-    if !answered.has(Kind::RetryAfter) {
+    if !retry_after_header {
         found_text(o, field::RETRY_AFTER, map, caps::LABEL, warns);
     }
     let body_fingerprint = body_fingerprint(o, red);
@@ -157,7 +185,6 @@ pub(super) fn with_view<R>(
                 .and_then(crate::http::url::origin)
                 .map(Cow::Owned)
         });
-    let header_limit = event::stated_limit(response, started);
     let view = RecordView {
         position: Position::Line(n),
         started,
@@ -179,6 +206,82 @@ pub(super) fn with_view<R>(
         signals: Signals::default(),
     };
     Some(take(&view, hint))
+}
+
+/// What a view reads of a line's response headers.
+#[derive(Clone, Copy)]
+struct Remembered {
+    limit: Option<(u64, u64)>,
+    retry_after: bool,
+}
+
+/// The response headers' answers for the header texts a thread saw last, direct-mapped by a
+/// hash of the text: a service sends the same few headers on every success with a count that
+/// cycles, and redacting, storing and reading them again for each line was ~8 % of a JSON-lines
+/// run's CPU (`fill_headers` of the response and `stated_limit`). The key is every field's
+/// name and value as written (only objects of plain strings, a bounded length), the value cap
+/// and the redactor's run id, so an answer is reused only for the same text under the same
+/// run: what `fill_headers` and `stated_limit` would answer again.
+struct RememberedResponses {
+    slots: Vec<Option<(Vec<u8>, Remembered)>>,
+    key: Vec<u8>,
+}
+
+impl RememberedResponses {
+    const SLOTS: usize = 512;
+    /// The longest key kept (longer texts are read afresh every time).
+    const MAX_KEY: usize = 1024;
+
+    /// `Ok`: the answer remembered for this text; `Err(slot)`: none, `put` it at `slot` once
+    /// known; `None`: a text that is not remembered (not an object of plain strings, too long).
+    fn get(&mut self, h: &Node<'_>, cap: usize, run: u64) -> Option<Result<Remembered, usize>> {
+        let Node::Obj(o) = h else { return None };
+        let key = &mut self.key;
+        key.clear();
+        key.extend_from_slice(&run.to_le_bytes());
+        key.extend_from_slice(&(cap as u64).to_le_bytes());
+        for (name, value) in o.fields() {
+            let Node::Str(Cow::Borrowed(v)) = value else {
+                return None;
+            };
+            if key.len() + name.len() + v.len() + 2 > Self::MAX_KEY {
+                return None;
+            }
+            key.extend_from_slice(name.as_bytes());
+            key.push(0);
+            key.extend_from_slice(v.as_bytes());
+            key.push(0);
+        }
+        if self.slots.is_empty() {
+            self.slots.resize_with(Self::SLOTS, || None);
+        }
+        use std::hash::BuildHasher;
+        let slot =
+            foldhash::fast::FixedState::default().hash_one(&key[..]) as usize & (Self::SLOTS - 1);
+        match &self.slots[slot] {
+            Some((k, r)) if *k == *key => Some(Ok(*r)),
+            _ => Some(Err(slot)),
+        }
+    }
+
+    /// Remember `r` for the text of the last `get` that answered `Err(slot)`.
+    fn put(&mut self, slot: usize, r: Remembered) {
+        if let Some(s) = self.slots.get_mut(slot) {
+            match s {
+                Some((k, old)) => {
+                    k.clear();
+                    k.extend_from_slice(&self.key);
+                    *old = r;
+                }
+                None => *s = Some((self.key.clone(), r)),
+            }
+        }
+    }
+}
+
+thread_local! {
+    static RESPONSES: std::cell::RefCell<RememberedResponses> =
+        const { std::cell::RefCell::new(RememberedResponses { slots: Vec::new(), key: Vec::new() }) };
 }
 
 /// An emptied vector of another lifetime, in the same allocation: the raw credential headers
