@@ -99,7 +99,7 @@ pub(super) fn with_view<R>(
         );
     }
     // The response headers matter to a view only for its stated limit (and whether one of them
-    // is a Retry-After): remembered by their text, which a service repeats (see `RememberedResponse`).
+    // is a Retry-After): remembered by their text, which a service repeats (see `RememberedResponses`).
     let mut header_limit = None;
     let mut retry_after_header = false;
     if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
