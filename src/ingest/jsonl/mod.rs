@@ -1704,6 +1704,64 @@ mod tests {
         }
     }
 
+    /// Lines of one layout read in turn by one reader, as a log's are: each line's view is its
+    /// full record's, though the request and response header texts are remembered from the
+    /// lines before (the same names and values, the idempotency key another on each line,
+    /// blank or not, the credential in the headers, in the URL, in a key-id field, or equal
+    /// to the idempotency key).
+    #[test]
+    fn views_of_lines_with_remembered_header_texts_are_the_full_records() {
+        let line = |url: &str, auth: &str, idem1: &str, idem2: &str, key: &str| {
+            format!(
+                r#"{{"ts":1714564800000,"url":"{url}","status":200,"api_key":"{key}","request_headers":{{"Authorization":"{auth}","User-Agent":"ua/1","Idempotency-Key":"{idem1}","X-Idempotency-Key":"{idem2}"}},"response_headers":{{"X-RateLimit-Limit":"100","X-RateLimit-Window":"60"}}}}"#
+            )
+        };
+        let u = "https://a.example/v1/x";
+        let q = "https://a.example/v1/x?api_key=QKEY0123456789";
+        let tok = "Bearer tok-0123456789abcdef";
+        let lines = [
+            line(u, tok, "k-1", "", "kid-1"),
+            line(u, tok, "k-2", "", "kid-1"),
+            line(u, tok, "tok-0123456789abcdef", "", "kid-1"),
+            line(u, tok, " ", "k-3", "kid-1"),
+            line(u, tok, " ", "tok-0123456789abcdef", "kid-1"),
+            line(u, tok, "", "", "kid-1"),
+            line(q, "", "QKEY0123456789", "", "kid-1"),
+            line(q, "", "k-4", "", "kid-2"),
+            line(u, "", "kid-2", "", "kid-2"),
+            line(u, "", "kid-3", "", "kid-3"),
+            line(u, "Basic", "k-5", "x", "kid-3"),
+            line(u, tok, "k-6", "", "kid-1"),
+        ];
+        let o = opts(vec![]);
+        let paths = Paths::of(&o.field_map);
+        let wanted = wanted_fields(&o.field_map);
+        let src: Arc<str> = Arc::from("t.jsonl");
+        let mut layout = lazy::Layout::default();
+        let mut scratch = view::Scratch::default();
+        let mut hits = 0;
+        // Twice over: the second round reads every text remembered.
+        for line in lines.iter().chain(lines.iter()) {
+            let Ok(lazy::Doc::Object(obj)) = lazy::parse_with(line, &wanted, &mut layout) else {
+                panic!("no object: {line}");
+            };
+            hits += usize::from(obj.shape() != 0);
+            let (full, ws) = normalize(3, &obj, &src, &o, &paths);
+            assert!(ws.is_empty(), "{line}: {ws:?}");
+            let want = RecordView::of(&full);
+            let decide = |_: u16, _: &str| Some(event::ViewHint::default());
+            let compare =
+                |v: &RecordView<'_>, _| (v != &want).then(|| format!("{v:?}\nvs\n{want:?}"));
+            match view::with_view(3, &obj, &o, &paths, &mut scratch, decide, compare) {
+                Some(None) => {}
+                Some(Some(e)) => panic!("{line}\n{e}"),
+                None => panic!("no view taken of {line}"),
+            }
+        }
+        // The lines were read by layout (what the remembered texts are keyed by).
+        assert!(hits > lines.len(), "{hits}");
+    }
+
     /// The noted firsts answer what the map's own searches answer, through repeats, case,
     /// blank idempotency keys, arrays of values and both list forms.
     /// Lines read through the layout of the line before them: a field that is null in one
