@@ -249,6 +249,13 @@ impl Redactor {
         out
     }
 
+    /// [`Redactor::fingerprint`] written into `out` (emptied first): a reader that
+    /// fingerprints a credential on every line keeps one buffer instead of a string a line.
+    pub fn fingerprint_into(&self, secret: &str, out: &mut String) {
+        out.clear();
+        push_hex(out, &self.fingerprint_bytes(secret));
+    }
+
     /// `<redacted:XXXXXXXX>` for a secret (an already-redacted value is returned unchanged).
     pub fn token(&self, secret: &str) -> String {
         let mut out = String::with_capacity(19);

@@ -31,6 +31,8 @@ pub(super) struct Scratch {
     warns: Vec<String>,
     /// The raw credential headers' buffer, empty between lines.
     raw: Vec<RawHeader<'static>>,
+    /// The line's credential fingerprint.
+    fingerprint: String,
     /// Where the fields are in the lines of the last layout seen.
     places: Places,
 }
@@ -53,6 +55,7 @@ pub(super) fn with_view<R>(
         response,
         warns,
         raw,
+        fingerprint,
         places,
     } = s;
     places.learn(o, map);
@@ -88,17 +91,26 @@ pub(super) fn with_view<R>(
     // The credential's secret as the request headers hold it (the URL and a key-id field are
     // asked after them, as `credential_secret` and the full record do).
     let mut header_secret: Option<&str> = None;
+    // `fingerprint` holds `header_secret`'s fingerprint (remembered with the text, or made
+    // as the text was read).
+    let mut fingerprinted = false;
     if let Some((h, f)) = find(o, field::REQUEST_HEADERS, map) {
         let cap = crate::ingest::har::REQUEST_HEADER_VALUE_MAX;
         // A request-header text seen before (less its idempotency keys' values): its kept
         // fields, and where the idempotency key and the secret are, re-read from this line.
-        let recalled = REQUESTS.with(|m| m.borrow_mut().recall(&h, red.key_id(), request));
+        let recalled = REQUESTS.with(|m| {
+            m.borrow_mut()
+                .recall(&h, red.key_id(), request, fingerprint)
+        });
         let hit = match recalled {
             Some(Ok(r)) => r.resolve(&h, cap),
             _ => None,
         };
         match hit {
-            Some((a, idem, secret)) => (asked, raw_idem, header_secret) = (a, idem, secret),
+            Some((a, idem, secret)) => {
+                (asked, raw_idem, header_secret) = (a, idem, secret);
+                fingerprinted = secret.is_some();
+            }
             None => {
                 request.clear();
                 asked = fill_headers(
@@ -116,11 +128,16 @@ pub(super) fn with_view<R>(
                     raw_req.iter().map(|(n, v)| (n.as_ref(), v.as_ref())),
                     "",
                 );
+                if let Some(s) = header_secret {
+                    red.fingerprint_into(s, fingerprint);
+                    fingerprinted = true;
+                }
                 // Remembered only when reading the text gave no warning (which sends the
                 // line to its full record).
                 if let (Some(Err(slot)), true) = (recalled, warns.is_empty()) {
+                    let secret = header_secret.map(|s| (s, fingerprint.as_str()));
                     if let Some(r) =
-                        RememberedRequest::of(&h, request, asked, raw_idem.as_ref(), header_secret)
+                        RememberedRequest::of(&h, request, asked, raw_idem.as_ref(), secret)
                     {
                         REQUESTS.with(|m| m.borrow_mut().put(slot, r));
                     }
@@ -181,11 +198,19 @@ pub(super) fn with_view<R>(
         .or_else(|| crate::redact::credential_secret(std::iter::empty(), &raw_url))
         .map(Cow::Borrowed)
         .or_else(|| key_id_secret(o, warns));
-    let credential = secret.as_deref().map(|s| red.fingerprint(s));
+    let credential = match secret.as_deref() {
+        Some(s) => {
+            if !fingerprinted {
+                red.fingerprint_into(s, fingerprint);
+            }
+            Some(fingerprint.as_str())
+        }
+        None => None,
+    };
     let (idem, idem_is_credential) = match &raw_idem {
         Some(i) => (
             i.hash(red),
-            match (secret.as_deref(), credential.as_deref()) {
+            match (secret.as_deref(), credential) {
                 (Some(s), Some(fp)) => i.holds_credential(red, s, fp),
                 _ => false,
             },
@@ -225,7 +250,7 @@ pub(super) fn with_view<R>(
         client_ip: client_ip.as_deref().or(forwarded_for),
         pageref: None,
         origin: origin.as_deref(),
-        credential: credential.as_deref(),
+        credential,
         idem,
         idem_is_credential,
         body_fingerprint: body_fingerprint.as_deref(),
@@ -341,6 +366,8 @@ struct RememberedRequest {
     asked: Firsts,
     idem: Option<(u32, HeaderRule)>,
     secret: Option<(u32, u32, u32)>,
+    /// The secret's fingerprint (empty without one).
+    fingerprint: String,
 }
 
 /// [`RememberedRequest`] without the map, out of the memo.
@@ -359,7 +386,7 @@ impl RememberedRequest {
         kept: &Headers,
         asked: Firsts,
         idem: Option<&RawIdem<'_>>,
-        secret: Option<&str>,
+        secret: Option<(&str, &str)>,
     ) -> Option<RememberedRequest> {
         let idem = match idem {
             // The whole value, not a part of one.
@@ -369,15 +396,16 @@ impl RememberedRequest {
             },
             None => None,
         };
-        let secret = match secret {
-            Some(s) => Some(locate(h, s)?),
-            None => None,
+        let (secret, fingerprint) = match secret {
+            Some((s, fp)) => (Some(locate(h, s)?), fp.to_string()),
+            None => (None, String::new()),
         };
         Some(RememberedRequest {
             kept: kept.clone(),
             asked,
             idem,
             secret,
+            fingerprint,
         })
     }
 }
@@ -416,13 +444,15 @@ impl Recalled {
 type RememberedRequests = TextMemo<RememberedRequest>;
 
 impl RememberedRequests {
-    /// `Ok`: the remembered answer, its kept fields copied to `kept`; `Err(slot)`: none, `put`
-    /// it at `slot` once known; `None`: a text that is not remembered.
+    /// `Ok`: the remembered answer, its kept fields copied to `kept` and its secret's
+    /// fingerprint to `fingerprint`; `Err(slot)`: none, `put` it at `slot` once known; `None`:
+    /// a text that is not remembered.
     fn recall(
         &mut self,
         h: &Node<'_>,
         run: u64,
         kept: &mut Headers,
+        fingerprint: &mut String,
     ) -> Option<Result<Recalled, usize>> {
         let Node::Obj(o) = h else { return None };
         if o.shape() == 0 {
@@ -468,6 +498,8 @@ impl RememberedRequests {
         Some(match self.find() {
             Ok(r) => {
                 kept.copy_from(&r.kept);
+                fingerprint.clear();
+                fingerprint.push_str(&r.fingerprint);
                 Ok(Recalled {
                     asked: r.asked,
                     idem: r.idem,
