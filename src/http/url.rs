@@ -20,7 +20,8 @@ pub struct Parts<'a> {
 /// Split a URL into its parts (never fails), in one forward pass over its bytes: this runs
 /// several times for every record, on URLs of a few dozen bytes, where a byte loop beat one
 /// `memchr` call per delimiter (each call's setup cost more than its search: `split` and
-/// `host` of log-200's URLs took 94 ns a URL that way, 75 ns this way).
+/// `host` of log-200's URLs took 94 ns a URL that way, 75 ns this way), and eight bytes at a
+/// time ([`find_any`]) beat the byte loop (`split`'s instructions on 60k lines 29 → 18 M).
 pub fn split(url: &str) -> Parts<'_> {
     let mut p = Parts::default();
     let b = url.as_bytes();
@@ -42,16 +43,11 @@ pub fn split(url: &str) -> Parts<'_> {
     }
     // The path runs to '?' or '#', the query from '?' to '#', the fragment after the first '#'.
     let path_at = i;
-    while i < b.len() && b[i] != b'?' && b[i] != b'#' {
-        i += 1;
-    }
+    i = find_any(b, i, [b'?', b'#']);
     p.path = &url[path_at..i];
     if i < b.len() && b[i] == b'?' {
         let query_at = i + 1;
-        i = query_at;
-        while i < b.len() && b[i] != b'#' {
-            i += 1;
-        }
+        i = find_any(b, query_at, [b'#']);
         p.query = &url[query_at..i];
     }
     if i < b.len() {
@@ -85,15 +81,66 @@ fn scheme_end(b: &[u8]) -> usize {
 fn authority_span(b: &[u8], from: usize) -> (Option<usize>, usize) {
     let mut at = None;
     let mut i = from;
-    while i < b.len() {
-        match b[i] {
-            b'/' | b'?' | b'#' => break,
-            b'@' => at = Some(i),
-            _ => {}
+    loop {
+        let j = find_any(b, i, [b'/', b'?', b'#', b'@']);
+        if b.get(j) != Some(&b'@') {
+            return (at, j);
         }
-        i += 1;
+        at = Some(j);
+        i = j + 1;
     }
-    (at, i)
+}
+
+/// Eight copies of a byte.
+const fn splat(x: u8) -> u64 {
+    u64::from_le_bytes([x; 8])
+}
+
+/// The high bit of each byte of `x` that is zero, and no other bit (no borrow crosses bytes:
+/// `(x & 0x7f) + 0x7f` stays within its byte).
+#[inline(always)]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & splat(0x7f)) + splat(0x7f)) | x | splat(0x7f))
+}
+
+/// The first byte of `b` at or after `from` that is one of `stops`, or `b.len()`: eight bytes
+/// at a time, the last (partial) step on the final eight bytes with those before `from` masked
+/// off. A URL's host and path are a few dozen bytes; a loop comparing each byte with every stop
+/// took most of `split`'s time.
+#[inline(always)]
+fn find_any<const N: usize>(b: &[u8], mut from: usize, stops: [u8; N]) -> usize {
+    let word = |at: usize| {
+        let chunk = b.get(at..at + 8).unwrap_or(&[0; 8]);
+        let v = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let mut hit = 0;
+        for stop in stops {
+            hit |= zero_bytes(v ^ splat(stop));
+        }
+        hit
+    };
+    while from + 8 <= b.len() {
+        let hit = word(from);
+        if hit != 0 {
+            return from + (hit.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    if from >= b.len() {
+        return b.len();
+    }
+    if b.len() >= 8 {
+        // The last eight bytes, less the ones already searched.
+        let last = b.len() - 8;
+        let hit = word(last) & (!0u64 << ((from - last) * 8));
+        return match hit {
+            0 => b.len(),
+            h => last + (h.trailing_zeros() / 8) as usize,
+        };
+    }
+    while from < b.len() && !stops.contains(&b[from]) {
+        from += 1;
+    }
+    from
 }
 
 /// [`split`]`(url).authority`, without the path, query and fragment.
@@ -243,6 +290,15 @@ mod tests {
         #[test]
         fn longer_urls_split_as_str_methods(url in "(https?://)?[a-zA-Z0-9+.:/?#@=&%\\[\\] é-]{0,90}") {
             proptest::prop_assert_eq!(split(&url), split_by_str(&url));
+        }
+
+        #[test]
+        fn find_any_is_the_first_stop(b in proptest::collection::vec(proptest::sample::select(vec![b'a', b'?', b'#', b'/', b'@', 0u8, 0x7f, 0x80, 0xff, b'>', b'"', 1]), 0..40), from in 0usize..42) {
+            let from = from.min(b.len());
+            let naive = |stops: &[u8]| from + b[from..].iter().position(|c| stops.contains(c)).unwrap_or(b.len() - from);
+            proptest::prop_assert_eq!(find_any(&b, from, [b'?', b'#']), naive(b"?#"));
+            proptest::prop_assert_eq!(find_any(&b, from, [b'#']), naive(b"#"));
+            proptest::prop_assert_eq!(find_any(&b, from, [b'/', b'?', b'#', b'@']), naive(b"/?#@"));
         }
 
         #[test]
