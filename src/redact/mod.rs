@@ -245,7 +245,7 @@ impl Redactor {
     /// The 8-hex-digit keyed fingerprint of a secret.
     pub fn fingerprint(&self, secret: &str) -> String {
         let mut out = String::with_capacity(8);
-        push_hex(&mut out, &self.fingerprint_bytes(secret));
+        self.fingerprint_into(secret, &mut out);
         out
     }
 
