@@ -2,7 +2,7 @@
 //!
 //!     cargo bench --bench redact [-- DIR…]
 //!
-//! Loads every `.har` under `samples/` and `../shared/corpus/real-har/` (or the given
+//! Loads every `.har` under `samples/` and `tests/corpus/real-har/` (or the given
 //! directories), collects each request/response header, URL and the first 4 KiB of each body,
 //! then redacts them all repeatedly and prints headers/s and MB/s. The same file builds against
 //! older commits (it uses only `Redactor::{header, url, excerpt}`), which is how the
@@ -72,7 +72,7 @@ fn main() {
         let root = env!("CARGO_MANIFEST_DIR");
         dirs = vec![
             format!("{root}/samples"),
-            format!("{root}/../shared/corpus/real-har"),
+            format!("{root}/tests/corpus/real-har"),
         ];
     }
     let mut headers: Vec<(String, String)> = Vec::new();

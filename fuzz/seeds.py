@@ -3,7 +3,7 @@
 its neighbours already hold, so nothing third-party is committed here:
 
 - samples/ and tests/fixtures/ (ours): HARs, JSON lines;
-- ../shared/corpus/real-har/ (real exporter files, when present beside the checkout), files
+- tests/corpus/real-har/ (real exporter files, when present beside the checkout), files
   up to MAX_FILE bytes;
 - the access-log lines quoted in src/ingest/access/tests.rs (vendor docs, elastic/beats
   fixtures), extracted at run time;

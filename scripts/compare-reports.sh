@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Golden-report check for engine changes: the JSON reports of two toomany binaries, compared on
-# every sample, every real exporter file (../shared/corpus/real-har, when present), every input
+# every sample, every real exporter file (tests/corpus/real-har, when present), every input
 # under tests/ and any EXTRA files, each with -j 1 and -j 2. Run ids, times of the run and
 # fingerprints' key ids are masked; fingerprints themselves are stable through one key file.
 #   scripts/compare-reports.sh BASE_BIN NEW_BIN            (exit 1 when any report differs)
@@ -18,7 +18,7 @@ mask() { sed -E 's/"(fingerprint|run_id|generated_at|elapsed_ms|key_id|toomany_v
 report() { "$1" analyze -j "$2" --format json --fingerprint-key-file "$T/key" "$3" 2>&1 | mask || true; }
 
 files=()
-for f in samples/*.jsonl samples/*.har samples/*.log ../shared/corpus/real-har/*.har ${EXTRA:-}; do
+for f in samples/*.jsonl samples/*.har samples/*.log tests/corpus/real-har/*.har ${EXTRA:-}; do
   [ -f "$f" ] && files+=("$f")
 done
 while IFS= read -r f; do files+=("$f"); done < <(find tests -type f \( -name '*.har' -o -name '*.jsonl' -o -name '*.log' \) | sort)

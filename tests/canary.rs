@@ -1169,7 +1169,7 @@ fn every_har(d: &Path) -> Vec<String> {
     let mut files: Vec<String> = Vec::new();
     for dir in [
         format!("{root}/samples"),
-        format!("{root}/../shared/corpus/real-har"),
+        format!("{root}/tests/corpus/real-har"),
     ] {
         let Ok(rd) = std::fs::read_dir(&dir) else {
             continue;

@@ -1,5 +1,5 @@
 //! Golden JSON reports: `toomany analyze --format json` of every sample, every real exporter
-//! file in the shared corpus, and every held-out case and fixture in `tests/`, compared byte
+//! file in the corpus (`tests/corpus/real-har`), and every held-out case and fixture in `tests/`, compared byte
 //! for byte with `tests/golden/**.json`. They pin the *results* of the analysis while its engine
 //! changes: a difference is either a bug (fix it) or a deliberate fix (regenerate, and name each
 //! difference in the commit message).
@@ -10,8 +10,7 @@
 //! report must not depend on it.
 //!
 //! Fingerprints are made stable with `tests/fixtures/fingerprint.key`; the one run-dependent
-//! field left (`generated_by`, the version) is masked. Corpus cases are skipped when the shared
-//! corpus is not beside the checkout.
+//! field left (`generated_by`, the version) is masked.
 
 mod common;
 use common::*;
@@ -109,16 +108,12 @@ fn cases() -> Vec<Case> {
             .collect();
         out.push(case(format!("heldout/{name}.json"), &[&file], &extra));
     }
-    if corpus_dir().is_some() {
-        for f in files_in("../shared/corpus/real-har", &[".har"]) {
-            out.push(case(
-                format!("corpus/{}.json", f.trim_end_matches(".har")),
-                &[&format!("../shared/corpus/real-har/{f}")],
-                &[],
-            ));
-        }
-    } else {
-        eprintln!("shared corpus not present: its golden reports are not compared");
+    for f in files_in("tests/corpus/real-har", &[".har"]) {
+        out.push(case(
+            format!("corpus/{}.json", f.trim_end_matches(".har")),
+            &[&format!("tests/corpus/real-har/{f}")],
+            &[],
+        ));
     }
     out
 }

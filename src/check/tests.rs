@@ -231,7 +231,7 @@ fn streaming_matches_the_in_memory_walk_on_every_har() {
     let mut dirs = vec![
         root.join("samples"),
         root.join("tests/fixtures"),
-        root.join("../shared/corpus/real-har"),
+        root.join("tests/corpus/real-har"),
     ];
     while let Some(d) = dirs.pop() {
         let Ok(rd) = std::fs::read_dir(&d) else {

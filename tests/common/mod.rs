@@ -31,10 +31,11 @@ pub fn fixture(name: &str) -> String {
         .into_owned()
 }
 
-/// The shared real-exporter corpus, when this checkout sits beside it.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let p = repo().join("../shared/corpus/real-har");
-    p.is_dir().then_some(p)
+/// The real-exporter corpus kept in the repository (`tests/corpus/real-har`, see its MANIFEST).
+pub fn corpus_dir() -> PathBuf {
+    let p = repo().join("tests/corpus/real-har");
+    assert!(p.is_dir(), "{} is part of the repository", p.display());
+    p
 }
 
 pub fn json_of(out: &[u8]) -> serde_json::Value {

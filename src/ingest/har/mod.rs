@@ -919,7 +919,7 @@ mod tests {
     fn har_files() -> Vec<std::path::PathBuf> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
-        for d in ["samples", "tests/fixtures", "../shared/corpus/real-har"] {
+        for d in ["samples", "tests/fixtures", "tests/corpus/real-har"] {
             let Ok(rd) = std::fs::read_dir(root.join(d)) else {
                 continue;
             };
