@@ -886,7 +886,7 @@ pub fn is_view_request_header(name: &str) -> bool {
     ["user-agent", "x-forwarded-for", "origin", "referer"]
         .iter()
         .any(|n| name.eq_ignore_ascii_case(n))
-        || crate::detect::logical::is_idempotency_header(name)
+        || crate::http::idempotency::is_idempotency_header(name)
 }
 
 /// Response header names [`stated_limit`] reads (every rate-limit family's name holds

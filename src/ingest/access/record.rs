@@ -386,7 +386,7 @@ impl<'a> Fields<'a> {
             }
             if r.idem_hash == 0
                 && !v.trim().is_empty()
-                && crate::detect::logical::is_idempotency_header(n)
+                && crate::http::idempotency::is_idempotency_header(n)
             {
                 r.idem_hash = red.idem_hash_named(n, v, REQUEST_HEADER_VALUE_MAX);
             }

@@ -343,7 +343,7 @@ fn headers_from<'a>(
             // As `logical::idempotency_key` picks from the stored headers: the first not blank.
             if *idem == 0
                 && !value.trim().is_empty()
-                && crate::detect::logical::is_idempotency_header(name)
+                && crate::http::idempotency::is_idempotency_header(name)
             {
                 *idem = redactor.idem_hash_named(name, value, cap.unwrap_or(usize::MAX));
             }

@@ -744,8 +744,8 @@ pub(super) enum Kind {
     Origin,
     Referer,
     RetryAfter,
-    /// [`crate::detect::logical::is_idempotency_header`]; the first with a value not blank
-    /// is noted, as [`crate::detect::logical::idempotency_key`] reads.
+    /// [`crate::http::idempotency::is_idempotency_header`]; the first with a value not blank
+    /// is noted, as [`crate::http::idempotency::idempotency_key`] reads.
     Idempotency,
 }
 
@@ -760,7 +760,7 @@ fn kind_of(name: &str) -> Kind {
     ];
     match NAMED.iter().find(|(n, _)| name.eq_ignore_ascii_case(n)) {
         Some(&(_, k)) => k,
-        None if crate::detect::logical::is_idempotency_header(name) => Kind::Idempotency,
+        None if crate::http::idempotency::is_idempotency_header(name) => Kind::Idempotency,
         None => Kind::Other,
     }
 }
@@ -836,7 +836,7 @@ const VIEW_RESPONSE: NameFilter = 8;
 /// Request header names a view keeps: [`event::is_view_request_header`] less the idempotency
 /// keys, which the view compares by [`RawIdem`] without redacting them.
 fn view_request_header(name: &str) -> bool {
-    event::is_view_request_header(name) && !crate::detect::logical::is_idempotency_header(name)
+    event::is_view_request_header(name) && !crate::http::idempotency::is_idempotency_header(name)
 }
 
 /// Response header names a view reads: the rate-limit families, and `Retry-After` (whose
@@ -1861,7 +1861,7 @@ mod tests {
             }
             assert_eq!(
                 firsts.value(Kind::Idempotency, &h),
-                crate::detect::logical::idempotency_key(&h).map(|(_, v)| v),
+                crate::http::idempotency::idempotency_key(&h).map(|(_, v)| v),
                 "{m}"
             );
         }
