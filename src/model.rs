@@ -11,6 +11,9 @@ use std::sync::Arc;
 
 pub use crate::http::headers::{Headers, HEADER_PART_MAX};
 
+pub mod event;
+pub mod view;
+
 /// Where a record came from: the source path as the user gave it, and the entry or line in it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Location {
@@ -232,6 +235,33 @@ impl Request {
         self.request_headers.shrink_to_fit();
         self.response_headers.shrink_to_fit();
     }
+}
+
+/// What was read from one input.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    pub source: Arc<str>,
+    /// `har` or `jsonl`; `null` when the format could not be told.
+    pub format: Option<String>,
+    /// HAR `log.creator` name and version, when present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creator: Option<String>,
+    /// Records read into the analysis.
+    pub records: usize,
+    /// Entries or lines that could not be used at all.
+    pub skipped: usize,
+    /// Count of warnings (odd or missing fields that became defaults, skipped lines...).
+    pub warning_count: usize,
+    /// The first warnings, each with its entry/line (bounded so a broken file cannot flood).
+    pub warnings: Vec<Warning>,
+    /// Set when reading stopped early (truncated or unreadable file): what and where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// A JSON-lines input in which no record had a status (nothing mapped to one): why, with
+    /// the field names seen. The commands refuse such an input (a report on it would say
+    /// "0 rate-limited" and mean nothing).
+    #[serde(skip)]
+    pub no_status: Option<String>,
 }
 
 /// A problem with one part of the input that did not stop the rest from being read.

@@ -13,7 +13,6 @@
 //! successes in between, a request that comes after a failure at (about) that cadence is the
 //! next poll, not a retry of the failed one.
 
-use super::clients::Clients;
 use crate::model::Request;
 
 pub use crate::http::idempotency::{idempotency_key, is_idempotency_header};
@@ -173,10 +172,6 @@ pub struct Attempts {
 }
 
 impl Attempts {
-    pub fn build(requests: &[Request], _clients: &Clients) -> Attempts {
-        crate::analyze::link_records(requests)
-    }
-
     /// Is request `i` a retry (attempt 2 or later of its logical request)?
     pub fn is_retry(&self, i: usize) -> bool {
         matches!(self.of_request.get(i), Some(Some((_, n))) if *n > 0)
@@ -271,8 +266,7 @@ mod tests {
 
     fn build(s: Scenario) -> (Vec<Request>, Attempts) {
         let reqs = s.build();
-        let c = Clients::identify(&reqs);
-        let a = Attempts::build(&reqs, &c);
+        let a = link_records(&reqs);
         (reqs, a)
     }
 
@@ -389,8 +383,7 @@ mod tests {
         let mut reqs = s.build();
         reqs[0].credential = Some("0000000a".into());
         reqs[1].credential = Some("0000000b".into());
-        let c = Clients::identify(&reqs);
-        let a = Attempts::build(&reqs, &c);
+        let a = link_records(&reqs);
         assert_eq!(a.logical.len(), 1);
     }
 }

@@ -7,4 +7,5 @@ pub mod idempotency;
 pub mod name_memo;
 pub mod ratelimit;
 pub mod retry_after;
+pub mod stated;
 pub mod url;

@@ -5,8 +5,8 @@
 //! module decides what becomes of each field, so every format normalizes and redacts alike.
 
 use super::signal::{self, LogRule};
-use crate::analyze::event::{view_suffices, RecordView, Signals};
 use crate::ingest::har::{REQUEST_HEADER_VALUE_MAX, SUCCESS_HEADER_VALUE_MAX};
+use crate::model::view::{view_suffices, RecordView, Signals};
 use crate::model::{ClientHints, LayerSignal, Location, Position, Request};
 use crate::redact::Redactor;
 use std::borrow::Cow;
