@@ -44,7 +44,8 @@ fn main() {
         disable_huge_pages();
     }
     let cli = Cli::parse();
-    let code = match toomany::cmd::run(cli.command) {
+    let env = toomany::options::Env::capture();
+    let code = match toomany::cmd::run(cli.command, &env) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("toomany: error: {e}");

@@ -9,6 +9,7 @@ use super::{Error, Outcome};
 use crate::cli::MockArgs;
 use crate::limiter::parse_spec;
 use crate::mock::{self, LogSink, Options};
+use crate::options::Env;
 use crate::output;
 use crate::units::parse_duration_ms;
 use std::io::{Seek, Write};
@@ -99,7 +100,7 @@ fn open_log(args: &MockArgs) -> Result<Log, Error> {
     Ok(Log::Staged { target, temp })
 }
 
-pub fn run(args: MockArgs) -> Outcome {
+pub fn run(args: MockArgs, env: &Env) -> Outcome {
     let spec = parse_spec(&args.limit).map_err(Error::fatal)?;
     if !(400..=599).contains(&args.status) {
         return Err(Error::fatal(format!(
@@ -144,15 +145,15 @@ pub fn run(args: MockArgs) -> Outcome {
     }
     let opts = Options {
         spec,
-        headers: args.headers,
-        retry_after: args.retry_after,
-        body: args.body,
+        headers: args.headers.into(),
+        retry_after: args.retry_after.into(),
+        body: args.body.into(),
         status: args.status,
         latency,
         exit_after: args.exit_after,
         duration: run_for,
         max_connections: args.max_connections,
-        echo: mock::stderr_is_terminal(),
+        echo: env.stderr_terminal,
     };
     let (sink, staged): (Option<Box<dyn LogSink>>, _) = match log {
         Log::None => (None, None),

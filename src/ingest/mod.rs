@@ -23,8 +23,8 @@ use crate::redact::Redactor;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Input formats we can read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// Input formats we can read (the command line names them in `cli::InputFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Har,
     Jsonl,

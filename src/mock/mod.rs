@@ -19,7 +19,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -441,9 +441,4 @@ fn finish(sh: &Shared, f: Finished) {
     if sh.opts.exit_after.is_some_and(|n| answered >= n) {
         sh.done.notify_one();
     }
-}
-
-/// Should per-request lines go to stderr? Only for a person watching.
-pub fn stderr_is_terminal() -> bool {
-    std::io::stderr().is_terminal()
 }
