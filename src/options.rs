@@ -96,7 +96,7 @@ pub fn input(args: &InputArgs) -> Result<ingest::Options, UsageError> {
             }
         }
     }
-    warn_unknown_canonical(&field_map);
+    warn(&unknown_canonical(&field_map));
     let redactor = match &args.fingerprint_key_file {
         Some(p) => {
             let bytes = std::fs::read(p)
@@ -138,21 +138,72 @@ pub fn input(args: &InputArgs) -> Result<ingest::Options, UsageError> {
 
 /// `--map NAME=PATH` with a NAME the JSON-lines reader has no field for does nothing: say so,
 /// once per name, with the near canonical name when there is one.
-fn warn_unknown_canonical(field_map: &[(String, String)]) {
+fn unknown_canonical(field_map: &[(String, String)]) -> Vec<Warning> {
     use ingest::fieldmap::{suggest, CANONICAL};
     let mut warned: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
     for (canon, path) in field_map {
         if CANONICAL.contains(&canon.as_str()) || warned.contains(&canon.as_str()) {
             continue;
         }
         warned.push(canon);
-        let hint = suggest(canon)
-            .map(|s| format!(" (did you mean --map {s}={path}?)"))
-            .unwrap_or_default();
-        eprintln!(
-            "toomany: warning: --map {canon}={path}: {canon} is not a canonical field, so this mapping does nothing{hint}; canonical fields: {}",
-            CANONICAL.join(", ")
-        );
+        out.push(Warning::NotCanonical {
+            name: canon.clone(),
+            path: path.clone(),
+            near: suggest(canon).map(str::to_string),
+        });
+    }
+    out
+}
+
+/// A flag that is accepted but does nothing here, with the advice that goes with it: said once
+/// on stderr (`toomany: warning: ...`), never silently ignored. (hyperfine's
+/// `output/warnings.rs`.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Warning {
+    /// `--all` with a format that lists every row anyway.
+    AllListsEverything { format: String },
+    /// `--color` with a format that has no colour.
+    OnlyTablesAreColoured { format: String },
+    /// `--map NAME=PATH` with a NAME the JSON-lines reader has no field for; `near`: the
+    /// canonical name it is closest to.
+    NotCanonical {
+        name: String,
+        path: String,
+        near: Option<String>,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::AllListsEverything { format } => write!(
+                f,
+                "--all has no effect with --format {format}: it lists every rate-limited response"
+            ),
+            Warning::OnlyTablesAreColoured { format } => write!(
+                f,
+                "--color has no effect with --format {format}: only the table format is coloured"
+            ),
+            Warning::NotCanonical { name, path, near } => {
+                write!(f, "--map {name}={path}: {name} is not a canonical field, so this mapping does nothing")?;
+                if let Some(s) = near {
+                    write!(f, " (did you mean --map {s}={path}?)")?;
+                }
+                write!(
+                    f,
+                    "; canonical fields: {}",
+                    ingest::fieldmap::CANONICAL.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// Print warnings on stderr, one line each.
+pub fn warn(warnings: &[Warning]) {
+    for w in warnings {
+        eprintln!("toomany: warning: {w}");
     }
 }
 
@@ -206,7 +257,7 @@ pub fn report_format(
 
 /// Flags the chosen format does not read: said once on stderr rather than silently ignored,
 /// so a user who asked for every row in a CSV knows it already has them.
-pub fn no_effect(format: ReportFormat, all: bool, color: Option<ColorChoice>) -> Vec<String> {
+pub fn no_effect(format: ReportFormat, all: bool, color: Option<ColorChoice>) -> Vec<Warning> {
     let name = format!("{format:?}").to_lowercase();
     let mut out = Vec::new();
     if all
@@ -215,14 +266,12 @@ pub fn no_effect(format: ReportFormat, all: bool, color: Option<ColorChoice>) ->
             ReportFormat::Json | ReportFormat::Csv | ReportFormat::Ndjson
         )
     {
-        out.push(format!(
-            "--all has no effect with --format {name}: it lists every rate-limited response"
-        ));
+        out.push(Warning::AllListsEverything {
+            format: name.clone(),
+        });
     }
     if color.is_some() && format != ReportFormat::Table {
-        out.push(format!(
-            "--color has no effect with --format {name}: only the table format is coloured"
-        ));
+        out.push(Warning::OnlyTablesAreColoured { format: name });
     }
     out
 }

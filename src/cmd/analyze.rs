@@ -39,9 +39,7 @@ pub fn run(args: AnalyzeArgs, env: &Env) -> Outcome {
 
     // After the -o checks: `-o INPUT.har` is refused as the input, not for its extension.
     let format = crate::options::report_format(args.format, args.output.as_deref())?;
-    for w in crate::options::no_effect(format, args.all, args.color) {
-        eprintln!("toomany: warning: {w}");
-    }
+    crate::options::warn(&crate::options::no_effect(format, args.all, args.color));
 
     let bars = progress_bars(&args.files, env.stderr_terminal);
     if let Some((_, bars)) = &bars {

@@ -50,10 +50,9 @@ pub fn run(args: CompareArgs, env: &Env) -> Outcome {
     };
     let format = format?;
     if args.color.is_some() && format != CompareFormat::Table {
-        eprintln!(
-            "toomany: warning: --color has no effect with --format {}: only the table format is coloured",
-            format!("{format:?}").to_lowercase()
-        );
+        crate::options::warn(&[crate::options::Warning::OnlyTablesAreColoured {
+            format: format!("{format:?}").to_lowercase(),
+        }]);
     }
 
     let rec_opts = crate::recommend::Options {

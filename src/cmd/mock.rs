@@ -169,10 +169,11 @@ pub fn run(args: MockArgs, env: &Env) -> Outcome {
     // Whatever happened, keep what was logged.
     let mut wrote = None;
     if let Some((target, mut temp)) = staged {
-        let copy = temp
-            .rewind()
-            .map_err(|e| e.to_string())
-            .and_then(|_| target.write_with(|w| std::io::copy(temp.as_file_mut(), w).map(|_| ())));
+        let copy = temp.rewind().map_err(|e| e.to_string()).and_then(|_| {
+            target
+                .write_with(|w| std::io::copy(temp.as_file_mut(), w).map(|_| ()))
+                .map_err(|e| e.to_string())
+        });
         match copy {
             Ok(()) => wrote = Some(target.shown().to_string()),
             Err(e) => {

@@ -28,9 +28,9 @@ pub struct Error {
 
 impl Error {
     /// Bad usage or nothing could be read: exit 2.
-    pub fn fatal(message: impl Into<String>) -> Error {
+    pub fn fatal(message: impl fmt::Display) -> Error {
         Error {
-            message: message.into(),
+            message: message.to_string(),
             code: 2,
         }
     }

@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod caps;
+pub mod error;
 pub mod fieldmap;
 pub mod har;
 pub mod jsonl;
@@ -321,7 +322,7 @@ pub fn stream_input_with<T: Send>(
     });
     let opened = match source::open_counted(path, counter) {
         Ok(o) => o,
-        Err(e) => return failed(None, e),
+        Err(e) => return failed(None, e.to_string()),
     };
     let sniffed = source::sniff(&opened.prefix, path);
     // A `--log-format` that fits this input decides its format (the format the syntax belongs
@@ -336,7 +337,7 @@ pub fn stream_input_with<T: Send>(
         (Some(f), Ok(s)) => (f, s.jsonp && f == Format::Har),
         (Some(f), Err(_)) => (f, false),
         (None, Ok(s)) => (s.format, s.jsonp),
-        (None, Err(e)) => return failed(None, e),
+        (None, Err(e)) => return failed(None, e.to_string()),
     };
     let mut tally = Tally {
         sink,

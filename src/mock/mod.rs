@@ -80,7 +80,7 @@ struct Shared {
     clock: WallClock,
     redactor: Redactor,
     log: Mutex<Option<Box<dyn LogSink>>>,
-    log_error: Mutex<Option<String>>,
+    log_error: Mutex<Option<std::io::Error>>,
     seq: AtomicU64,
     conn_seq: AtomicU64,
     in_flight: AtomicU64,
@@ -96,24 +96,33 @@ pub fn is_loopback(a: &SocketAddr) -> bool {
     a.ip().is_loopback()
 }
 
+/// Why the mock server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read the listening address: {0}")]
+    Address(std::io::Error),
+    #[error("cannot set up the listener: {0}")]
+    Listener(std::io::Error),
+    #[error("cannot start the server runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("cannot write the log: {0}")]
+    Log(std::io::Error),
+}
+
 /// Serve on an already bound listener until `--exit-after`, `--duration`, Ctrl-C or SIGTERM.
 /// Returns the summary; log lines are written (and flushed) as requests complete.
 pub fn serve(
     listener: std::net::TcpListener,
     opts: Options,
     log: Option<Box<dyn LogSink>>,
-) -> Result<Summary, String> {
-    let local = listener
-        .local_addr()
-        .map_err(|e| format!("cannot read the listening address: {e}"))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("cannot set up the listener: {e}"))?;
+) -> Result<Summary, Error> {
+    let local = listener.local_addr().map_err(Error::Address)?;
+    listener.set_nonblocking(true).map_err(Error::Listener)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
         .build()
-        .map_err(|e| format!("cannot start the server runtime: {e}"))?;
+        .map_err(Error::Runtime)?;
     let shared = Arc::new(Shared {
         limiter: Mutex::new(Limiter::new(&opts.spec)),
         opts,
@@ -134,7 +143,7 @@ pub fn serve(
     // Every line was flushed as it was written; dropping the sink closes it.
     drop(lock(&shared.log).take());
     if let Some(e) = lock(&shared.log_error).take() {
-        return Err(e);
+        return Err(Error::Log(e));
     }
     Ok(Summary {
         requests: shared.answered.load(Ordering::SeqCst),
@@ -167,9 +176,8 @@ async fn terminate_signal() {
 async fn accept_loop(
     listener: std::net::TcpListener,
     shared: Arc<Shared>,
-) -> Result<String, String> {
-    let listener = tokio::net::TcpListener::from_std(listener)
-        .map_err(|e| format!("cannot set up the listener: {e}"))?;
+) -> Result<String, Error> {
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(Error::Listener)?;
     let slots = Arc::new(tokio::sync::Semaphore::new(shared.opts.max_connections));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let duration = shared.opts.duration;
@@ -408,7 +416,7 @@ fn finish(sh: &Shared, f: Finished) {
         if let Err(e) = sink.line(&text) {
             let mut err = lock(&sh.log_error);
             if err.is_none() {
-                *err = Some(format!("cannot write the log: {e}"));
+                *err = Some(e);
                 sh.done.notify_one();
             }
         }

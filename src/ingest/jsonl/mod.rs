@@ -1558,15 +1558,27 @@ mod tests {
             .any(|w| w.position == Some(Position::Line(4))));
     }
 
+    /// How a view differs from its full record (the test's failure message).
+    #[derive(Debug)]
+    struct Differs(String);
+
+    impl std::fmt::Display for Differs {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(&self.0)
+        }
+    }
+
     /// The full record and the view built without it: a view exactly when the line is a
     /// success whose reading warned of nothing, and then `RecordView::of` the full record; and
     /// the line read as a tree or the raw way (the fallback): the same record, same warnings.
-    fn check_view(line: &str, o: &Options) -> Result<bool, String> {
+    fn check_view(line: &str, o: &Options) -> Result<bool, Differs> {
         let src: Arc<str> = Arc::from("t.jsonl");
         let tree = lazy::parse(line, &wanted_fields(&o.field_map));
         let raw = lazy::parse_raw(line);
         if tree.as_ref().err().map(|e| e.to_string()) != raw.as_ref().err().map(|e| e.to_string()) {
-            return Err("tree and raw readings disagree on the line's validity".into());
+            return Err(Differs(
+                "tree and raw readings disagree on the line's validity".into(),
+            ));
         }
         let Ok(lazy::Doc::Object(obj)) = tree else {
             return Ok(false);
@@ -1576,9 +1588,9 @@ mod tests {
         if let Ok(lazy::Doc::Object(raw)) = raw {
             let (by_raw, raw_ws) = normalize(3, &raw, &src, o, &paths);
             if (&by_raw, &raw_ws) != (&full, &full_ws) {
-                return Err(format!(
+                return Err(Differs(format!(
                     "raw reading {by_raw:?} {raw_ws:?}\nvs tree {full:?} {full_ws:?}"
-                ));
+                )));
             }
         }
         // The line read alone, and through the layout it teaches (`find` by remembered
@@ -1588,7 +1600,7 @@ mod tests {
         let _ = lazy::parse_with(r#"{"other":1}"#, &wanted, &mut layout);
         let _ = lazy::parse_with(line, &wanted, &mut layout);
         let Ok(lazy::Doc::Object(shaped)) = lazy::parse_with(line, &wanted, &mut layout) else {
-            return Err("read by layout, the line is no object".into());
+            return Err(Differs("read by layout, the line is no object".into()));
         };
         for (how, read) in [("alone", &obj), ("by layout", &shaped)] {
             let mut scratch = view::Scratch::default();
@@ -1603,15 +1615,15 @@ mod tests {
                 };
                 let took = view::with_view(3, read, o, &paths, &mut scratch, decide, compare);
                 if let Some(Some(e)) = took {
-                    return Err(e);
+                    return Err(Differs(e));
                 }
                 let expected = record_view::view_suffices(full.status, false) && full_ws.is_empty();
                 if took.is_some() != expected {
-                    return Err(format!(
+                    return Err(Differs(format!(
                         "{how}: view taken: {}, for status {} and warnings {full_ws:?}",
                         took.is_some(),
                         full.status
-                    ));
+                    )));
                 }
             }
         }
