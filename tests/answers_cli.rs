@@ -65,3 +65,58 @@ fn every_kind_is_listed_and_documented() {
         );
     }
 }
+
+// ---- Quiet, and one line for the expected notes -----------------------------------------
+
+/// `--emit-config` says what it wrote and how many notes the files carry in a few lines (it
+/// wrote 48, 37 of them "cannot express"); `-q` leaves stderr empty and still writes.
+#[test]
+fn emit_config_is_brief_and_quiet_is_silent() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("client-config");
+    let out = toomany()
+        .args(["analyze", &sample("api-incident.jsonl"), "--emit-config"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().count() <= 4, "{err}");
+    assert!(!err.contains("cannot express:"), "{err}");
+    let summary = err
+        .lines()
+        .find(|l| l.contains("on what the tools cannot express"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let envoy = std::fs::read_to_string(dir.join("envoy.yaml")).unwrap();
+    assert!(envoy.contains("What this tool cannot express"), "{envoy}");
+    assert!(summary.contains("envoy "), "{summary}");
+
+    let quiet = d.path().join("quiet");
+    for q in ["-q", "--quiet"] {
+        let _ = std::fs::remove_dir_all(&quiet);
+        toomany()
+            .args([q, "analyze", &sample("api-incident.jsonl"), "--emit-config"])
+            .arg(&quiet)
+            .assert()
+            .success()
+            .stderr("");
+        assert!(quiet.join("toomany.toml").is_file());
+    }
+    // After the subcommand too, and errors still print.
+    toomany()
+        .args([
+            "analyze",
+            &sample("cdn-burst.har"),
+            "--fail-on",
+            "any-429",
+            "--quiet",
+        ])
+        .assert()
+        .code(1)
+        .stderr("");
+    toomany()
+        .args(["analyze", "--quiet", "no-such-file.har"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("error"));
+}
