@@ -45,7 +45,8 @@ fn main() {
     }
     let cli = Cli::parse();
     let env = toomany::options::Env::capture();
-    let code = match toomany::cmd::run(cli.command, &env) {
+    let ui = toomany::console::Notices::new(cli.quiet);
+    let code = match toomany::cmd::run(cli.command, &env, ui) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("toomany: error: {e}");

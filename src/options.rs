@@ -80,9 +80,15 @@ impl Env {
     }
 }
 
+/// Ingestion's options from the input flags, and what to warn about them.
+pub struct Input {
+    pub options: ingest::Options,
+    pub warnings: Vec<Warning>,
+}
+
 /// Typed ingestion options from the shared input flags: `--map` pairs checked, the fingerprint
 /// key read, `--log-format` compiled; `-j N` also sizes the global thread pool.
-pub fn input(args: &InputArgs) -> Result<ingest::Options, UsageError> {
+pub fn input(args: &InputArgs) -> Result<Input, UsageError> {
     let mut field_map = Vec::new();
     for m in &args.maps {
         match m.split_once('=') {
@@ -96,7 +102,7 @@ pub fn input(args: &InputArgs) -> Result<ingest::Options, UsageError> {
             }
         }
     }
-    warn(&unknown_canonical(&field_map));
+    let warnings = unknown_canonical(&field_map);
     let redactor = match &args.fingerprint_key_file {
         Some(p) => {
             let bytes = std::fs::read(p)
@@ -126,14 +132,15 @@ pub fn input(args: &InputArgs) -> Result<ingest::Options, UsageError> {
             .num_threads(n)
             .build_global();
     }
-    Ok(ingest::Options {
+    let options = ingest::Options {
         format: args.input_format.map(ingest::Format::from),
         field_map,
         log_format,
         redactor,
         progress: None,
         threads,
-    })
+    };
+    Ok(Input { options, warnings })
 }
 
 /// `--map NAME=PATH` with a NAME the JSON-lines reader has no field for does nothing: say so,
@@ -197,13 +204,6 @@ impl fmt::Display for Warning {
                 )
             }
         }
-    }
-}
-
-/// Print warnings on stderr, one line each.
-pub fn warn(warnings: &[Warning]) {
-    for w in warnings {
-        eprintln!("toomany: warning: {w}");
     }
 }
 

@@ -15,6 +15,7 @@ pub mod simulate;
 pub mod verify;
 
 use crate::cli::{Command, InputArgs};
+use crate::console::Notices;
 use crate::ingest;
 use crate::options::Env;
 use std::fmt;
@@ -51,25 +52,31 @@ impl fmt::Display for Error {
 /// What a command tells `main`: the exit status when it did not fail outright.
 pub type Outcome = Result<i32, Error>;
 
-/// Run one command; `env` is what the environment and terminals said ([`Env::capture`]).
-pub fn run(command: Command, env: &Env) -> Outcome {
+/// Run one command; `env` is what the environment and terminals said ([`Env::capture`]),
+/// `ui` where its notices go.
+pub fn run(command: Command, env: &Env, ui: Notices) -> Outcome {
     match command {
-        Command::Analyze(a) => analyze::run(a, env),
-        Command::Redact(a) => redact::run(a),
-        Command::Check(a) => check::run(a),
-        Command::Plan(a) => plan::run(a),
+        Command::Analyze(a) => analyze::run(a, env, ui),
+        Command::Redact(a) => redact::run(a, ui),
+        Command::Check(a) => check::run(a, ui),
+        Command::Plan(a) => plan::run(a, ui),
         Command::Calc(a) => calc::run(a),
         Command::RetryAfter(a) => retry_after::run(a),
         Command::Simulate(a) => simulate::run(a),
-        Command::Mock(a) => mock::run(a, env),
-        Command::Verify(a) => verify::run(a),
-        Command::Compare(a) => compare::run(a, env),
+        Command::Mock(a) => mock::run(a, env, ui),
+        Command::Verify(a) => verify::run(a, ui),
+        Command::Compare(a) => compare::run(a, env, ui),
         Command::Completions(a) => docs::completions(a),
-        Command::Man(a) => docs::man(a, env),
+        Command::Man(a) => docs::man(a, env, ui),
     }
 }
 
-/// Typed ingestion options from the shared input flags ([`crate::options::input`]).
-pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
-    Ok(crate::options::input(args)?)
+/// Typed ingestion options from the shared input flags ([`crate::options::input`]); the
+/// warnings about them go to `ui`.
+pub fn ingest_options(args: &InputArgs, ui: Notices) -> Result<ingest::Options, Error> {
+    let input = crate::options::input(args)?;
+    for w in &input.warnings {
+        ui.warn(w);
+    }
+    Ok(input.options)
 }

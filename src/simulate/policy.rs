@@ -258,13 +258,9 @@ pub fn read_policy_file(path: &Path) -> Result<NeutralPolicy, PolicyFileError> {
     let p: NeutralPolicy = if json {
         let de = &mut serde_json::Deserializer::from_str(&text);
         serde_path_to_error::deserialize(de)
-            .map_err(|e| fail(PolicyProblem::NotAPolicy(e.to_string())))?
+            .map_err(|e| fail(PolicyProblem::NotAPolicy(json_error(&e))))?
     } else {
-        toml::from_str(&text).map_err(|e| {
-            fail(PolicyProblem::NotAPolicy(
-                e.to_string().trim_end().to_string(),
-            ))
-        })?
+        toml::from_str(&text).map_err(|e| fail(PolicyProblem::NotAPolicy(toml_error(&text, &e))))?
     };
     if p.schema_version != crate::recommend::config::POLICY_SCHEMA_VERSION {
         return Err(fail(PolicyProblem::SchemaVersion {
@@ -273,6 +269,47 @@ pub fn read_policy_file(path: &Path) -> Result<NeutralPolicy, PolicyFileError> {
         }));
     }
     Ok(p)
+}
+
+/// A JSON policy's error, located (line, column, field path), never quoting the file: parser
+/// messages quote values (`invalid type: string "…"`), and the file may not be a policy at all.
+fn json_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+    let inner = e.inner();
+    let path = e.path().to_string();
+    let at = if path == "." || path.is_empty() {
+        String::new()
+    } else {
+        format!(" (field {})", crate::redact::scrub_message(&path))
+    };
+    format!(
+        "{} at line {}, column {}{at}",
+        crate::redact::scrub_message(&strip_location(&inner.to_string())),
+        inner.line(),
+        inner.column()
+    )
+}
+
+/// A TOML policy's error: the message and its line and column, without the source line the
+/// TOML parser quotes under it.
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let msg = crate::redact::scrub_message(e.message().trim_end());
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("{msg} at line {line}, column {column}")
+        }
+        None => msg,
+    }
+}
+
+/// serde_json's message without its own " at line L column C" (said once, by the caller).
+fn strip_location(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
 }
 
 #[cfg(test)]
