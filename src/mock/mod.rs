@@ -8,6 +8,7 @@
 //! canonical JSON line ([`log`]) that `analyze` and `verify` read as they are.
 
 pub mod log;
+pub mod policy;
 
 use crate::limiter::headers::{self, BodyStyle, HeaderStyle, RetryAfterStyle};
 use crate::limiter::{Limiter, Spec, WallClock, NS_PER_MS};
