@@ -7,8 +7,10 @@
 //! carries the model's own Retry-After and rate-limit headers; each request is logged as one
 //! canonical JSON line ([`log`]) that `analyze` and `verify` read as they are.
 
+pub mod answer;
 pub mod log;
 pub mod policy;
+pub mod preset;
 
 use crate::limiter::headers::{self, BodyStyle, HeaderStyle, RetryAfterStyle};
 use crate::limiter::{Limiter, Spec, WallClock, NS_PER_MS};
