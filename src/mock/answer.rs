@@ -42,7 +42,10 @@ pub struct Ask<'a> {
     pub retry_after: Option<RetryAfterStyle>,
     pub outcome: &'a Outcome,
     pub limits: &'a [Limit],
+    /// When the limits decided (waits and resets count from here).
     pub now: Nanos,
+    /// When the answer is sent (its `Date`).
+    pub date: Nanos,
     pub request_id: &'a str,
     pub client_ip: &'a str,
     pub seq: u64,
@@ -62,7 +65,7 @@ pub fn answer(a: &Ask) -> Answer {
             status,
         } => generic_parts(a, style, body, status, refused, &mut h),
     };
-    h.push(("Date".into(), headers::http_date(a.now)));
+    h.push(("Date".into(), headers::http_date(a.date)));
     h.push(("Content-Type".into(), content_type));
     Answer {
         status,
@@ -82,7 +85,7 @@ fn forced_retry_after(a: &Ask, style: RetryAfterStyle) -> Option<String> {
     match style {
         RetryAfterStyle::Seconds => Some(ceil_s(wait).to_string()),
         RetryAfterStyle::Date => Some(headers::http_date_at_or_after(a.now.saturating_add(wait))),
-        RetryAfterStyle::Past => Some(headers::http_date_past(a.now)),
+        RetryAfterStyle::Past => Some(headers::http_date_past(a.date)),
         RetryAfterStyle::None => None,
     }
 }

@@ -6,7 +6,8 @@
 //! output like any other): credentials become `<redacted:…>` fingerprints, stable within one
 //! run, so an idempotency key repeated across retries is still seen as one key.
 
-use crate::limiter::{headers::ceil_s, Decision, Nanos, NS_PER_MS, NS_PER_S};
+use super::policy::{Limit, Outcome};
+use crate::limiter::{headers::ceil_s, Nanos, NS_PER_MS, NS_PER_S};
 use crate::redact::Redactor;
 use chrono::{DateTime, SecondsFormat};
 use serde_json::{json, Map, Value};
@@ -51,11 +52,59 @@ pub struct Entry<'a> {
     pub request_body: &'a [u8],
     pub client: &'a str,
     pub client_ip: &'a str,
-    pub decision: Option<&'a Decision>,
-    pub model: &'a str,
+    /// The limiter's decision and the limits it was made against.
+    pub outcome: Option<(&'a Outcome, &'a [Limit])>,
+    /// The body sent (refusals and faults; successes are not logged), cut to
+    /// [`BODY_EXCERPT`] bytes.
+    pub response_body: Option<&'a str>,
+    /// The client hung up before the answer was sent.
+    pub abandoned: bool,
+    /// The fault injected, by name.
+    pub fault: Option<&'a str>,
+    pub preset: Option<&'a str>,
     pub in_flight_at_arrival: u64,
     pub conn_id: u64,
     pub seq: u64,
+}
+
+/// Longest response body kept in a line (the HAR reader's excerpt).
+pub const BODY_EXCERPT: usize = crate::ingest::har::BODY_EXCERPT;
+
+/// The `limiter` object: the deciding limit's model and numbers, and with several limits each
+/// one's cost, what it has left and whether it would have admitted.
+fn limiter(o: &Outcome, limits: &[Limit]) -> Value {
+    let d = o.binding();
+    let decision = match (o.admitted, o.delay_ns > 0) {
+        (false, _) => "refused",
+        (true, true) => "delayed",
+        (true, false) => "admitted",
+    };
+    let mut l = json!({
+        "model": limits[o.binding].spec.model_name(),
+        "decision": decision,
+        "remaining": d.quota.remaining,
+    });
+    if let Some(ra) = o.retry_after_ns.filter(|_| !o.admitted) {
+        l["retry_after_s"] = Value::from(ceil_s(ra));
+    }
+    if o.delay_ns > 0 {
+        l["queued_ms"] = Value::from(o.delay_ns / NS_PER_MS);
+    }
+    if limits.len() > 1 || limits[0].name != limits[0].spec.model_name() {
+        l["limit"] = Value::from(limits[o.binding].name.as_str());
+    }
+    if limits.len() > 1 || o.costs[0] != 1 {
+        let each: Vec<Value> = limits
+            .iter()
+            .zip(&o.decisions)
+            .zip(&o.costs)
+            .map(|((lim, d), cost)| {
+                json!({"name": lim.name, "cost": cost, "remaining": d.quota.remaining, "admits": d.admitted})
+            })
+            .collect();
+        l["limits"] = Value::from(each);
+    }
+    l
 }
 
 pub fn line(e: &Entry, red: &Redactor) -> String {
@@ -85,24 +134,20 @@ pub fn line(e: &Entry, red: &Redactor) -> String {
         // Only a fingerprint: equal bodies stay equal, the content never reaches the log.
         v["request_body"] = Value::from(red.token(&String::from_utf8_lossy(e.request_body)));
     }
-    if let Some(d) = e.decision {
-        let decision = match (d.admitted, d.delay_ns > 0) {
-            (false, _) => "refused",
-            (true, true) => "delayed",
-            (true, false) => "admitted",
-        };
-        let mut l = json!({
-            "model": e.model,
-            "decision": decision,
-            "remaining": d.quota.remaining,
-        });
-        if let Some(ra) = d.retry_after_ns.filter(|_| !d.admitted) {
-            l["retry_after_s"] = Value::from(ceil_s(ra));
-        }
-        if d.delay_ns > 0 {
-            l["queued_ms"] = Value::from(d.delay_ns / NS_PER_MS);
-        }
-        v["limiter"] = l;
+    if let Some(b) = e.response_body {
+        v["response_body"] = Value::from(red.excerpt(b, BODY_EXCERPT));
+    }
+    if let Some((o, limits)) = e.outcome {
+        v["limiter"] = limiter(o, limits);
+    }
+    if e.abandoned {
+        v["abandoned"] = Value::from(true);
+    }
+    if let Some(f) = e.fault {
+        v["fault"] = Value::from(f);
+    }
+    if let Some(p) = e.preset {
+        v["preset"] = Value::from(p);
     }
     v["in_flight_at_arrival"] = Value::from(e.in_flight_at_arrival);
     v["conn_id"] = Value::from(e.conn_id);
@@ -148,8 +193,11 @@ mod tests {
                 request_body: b"{\"card\":\"4242\"}",
                 client: "worker-1",
                 client_ip: "127.0.0.1",
-                decision: None,
-                model: "fixed-window",
+                outcome: None,
+                response_body: Some("{\"error\":\"slow down\"}"),
+                abandoned: false,
+                fault: None,
+                preset: None,
                 in_flight_at_arrival: 1,
                 conn_id: 3,
                 seq: 7,
@@ -172,6 +220,10 @@ mod tests {
         assert_eq!(r.status, 429);
         assert_eq!(r.duration_ms, Some(50.5));
         assert_eq!(r.response_headers.get("retry-after"), Some("2"));
+        assert!(r
+            .body_excerpt
+            .as_deref()
+            .is_some_and(|b| b.contains("slow down")));
         assert_eq!(r.request_headers.get_all("accept").count(), 2);
         assert!(r.request_headers.get("idempotency-key").is_some());
         assert!(r.request_body_fingerprint.is_some());

@@ -69,6 +69,7 @@ fn run_out(p: &'static Preset, i: usize) -> (Answer, Answer, Vec<Limit>) {
             outcome: o,
             limits: &limits,
             now: T0,
+            date: T0,
             request_id: "7f3c9a1be2d44c0a",
             client_ip: "127.0.0.1",
             seq: 1,
