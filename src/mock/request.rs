@@ -15,6 +15,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::{Request, Response, StatusCode};
+use std::future::Future;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -24,10 +25,15 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// A response body: whole, or cut short after its first half (`--fault truncate`), with the
-/// whole length announced so the client sees a body that ends early.
+/// whole length announced so the client sees a body that ends early. The cut waits a moment
+/// after the half, so hyper flushes it before the error closes the connection.
 pub enum MockBody {
     Whole(Option<Bytes>),
-    Cut { part: Option<Bytes>, full: u64 },
+    Cut {
+        part: Option<Bytes>,
+        full: u64,
+        pause: Option<Pin<Box<tokio::time::Sleep>>>,
+    },
 }
 
 impl hyper::body::Body for MockBody {
@@ -36,15 +42,24 @@ impl hyper::body::Body for MockBody {
 
     fn poll_frame(
         self: Pin<&mut Self>,
-        _: &mut Context<'_>,
+        cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        Poll::Ready(match self.get_mut() {
-            MockBody::Whole(b) => b.take().map(|b| Ok(Frame::data(b))),
-            MockBody::Cut { part, .. } => Some(match part.take() {
-                Some(b) => Ok(Frame::data(b)),
-                None => Err(std::io::Error::other("body cut by --fault truncate")),
-            }),
-        })
+        match self.get_mut() {
+            MockBody::Whole(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            MockBody::Cut { part, pause, .. } => {
+                if let Some(b) = part.take() {
+                    return Poll::Ready(Some(Ok(Frame::data(b))));
+                }
+                let p = pause
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(Duration::from_millis(50))));
+                match p.as_mut().poll(cx) {
+                    Poll::Pending => Poll::Pending,
+                    Poll::Ready(()) => Poll::Ready(Some(Err(std::io::Error::other(
+                        "body cut by --fault truncate",
+                    )))),
+                }
+            }
+        }
     }
 
     fn is_end_stream(&self) -> bool {
@@ -263,6 +278,7 @@ fn response(a: &Answer, cut: bool) -> Response<MockBody> {
         MockBody::Cut {
             part: Some(bytes.slice(..bytes.len() / 2)),
             full,
+            pause: None,
         }
     } else {
         MockBody::Whole(Some(bytes))

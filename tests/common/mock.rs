@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+/// (status, headers lower-cased, body).
+pub type Reply = (u16, Vec<(String, String)>, String);
+
 pub struct Mock {
     pub child: Child,
     pub base: String,
@@ -74,12 +77,7 @@ impl Drop for Mock {
 }
 
 /// One HTTP/1.1 request on its own connection: (status, headers lower-cased, body).
-pub fn request(
-    addr: &str,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-) -> (u16, Vec<(String, String)>, String) {
+pub fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
     request_with_body(addr, method, path, headers, "")
 }
 
@@ -90,7 +88,7 @@ pub fn request_with_body(
     path: &str,
     headers: &[(&str, &str)],
     body: &str,
-) -> (u16, Vec<(String, String)>, String) {
+) -> Reply {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
@@ -117,7 +115,6 @@ pub fn request_with_body(
         .collect();
     (status, hs, body.to_string())
 }
-
 
 pub fn header<'a>(h: &'a [(String, String)], n: &str) -> Option<&'a str> {
     h.iter().find(|(k, _)| k == n).map(|(_, v)| v.as_str())
