@@ -304,7 +304,7 @@ pub fn run(args: MockArgs) -> Outcome {
             let f = temp
                 .reopen()
                 .map_err(|e| Error::fatal(format!("cannot open the log's temp file: {e}")))?;
-            (Some(Box::new(f)), Some((target, temp)))
+            (Some(Box::new(mock::Batched::new(f))), Some((target, temp)))
         }
     };
     let served = mock::serve(listener, opts, sink);

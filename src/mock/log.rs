@@ -10,7 +10,9 @@ use super::policy::{Limit, Outcome};
 use crate::limiter::{headers::ceil_s, Nanos, NS_PER_MS, NS_PER_S};
 use crate::redact::Redactor;
 use chrono::{DateTime, SecondsFormat};
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use std::borrow::Cow;
 
 /// RFC 3339 with microseconds, UTC.
 pub fn rfc3339(t: Nanos) -> String {
@@ -21,22 +23,30 @@ pub fn rfc3339(t: Nanos) -> String {
         .unwrap_or_default()
 }
 
-/// Headers as a JSON object; a repeated name becomes a list of its values.
-pub fn headers_object<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> Value {
-    let mut m = Map::new();
-    for (n, v) in pairs {
-        match m.get_mut(n) {
-            Some(Value::Array(a)) => a.push(Value::from(v)),
-            Some(old) => {
-                let first = old.take();
-                *old = Value::Array(vec![first, Value::from(v)]);
+/// Headers as a JSON object in first-seen order; a repeated name becomes a list of its values.
+struct HeadersObject<'a>(Vec<(&'a str, Cow<'a, str>)>);
+
+impl Serialize for HeadersObject<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let pairs = &self.0;
+        let mut m = s.serialize_map(None)?;
+        for (i, (n, v)) in pairs.iter().enumerate() {
+            if pairs[..i].iter().any(|(p, _)| p == n) {
+                continue; // written with its first occurrence
             }
-            None => {
-                m.insert(n.to_string(), Value::from(v));
+            let all: Vec<&str> = pairs[i..]
+                .iter()
+                .filter(|(p, _)| p == n)
+                .map(|(_, v)| v.as_ref())
+                .collect();
+            if all.len() == 1 {
+                m.serialize_entry(n, v)?;
+            } else {
+                m.serialize_entry(n, &all)?;
             }
         }
+        m.end()
     }
-    Value::Object(m)
 }
 
 /// Everything one log line says.
@@ -70,89 +80,129 @@ pub struct Entry<'a> {
 /// Longest response body kept in a line (the HAR reader's excerpt).
 pub const BODY_EXCERPT: usize = crate::ingest::har::BODY_EXCERPT;
 
-/// The `limiter` object: the deciding limit's model and numbers, and with several limits each
-/// one's cost, what it has left and whether it would have admitted.
-fn limiter(o: &Outcome, limits: &[Limit]) -> Value {
+#[derive(Serialize)]
+struct EachLimit<'a> {
+    name: &'a str,
+    cost: u64,
+    remaining: u64,
+    admits: bool,
+}
+
+/// The `limiter` object: the deciding limit's model and numbers, and with several limits (or a
+/// cost) each one's cost, what it has left and whether it would have admitted.
+#[derive(Serialize)]
+struct LimiterLine<'a> {
+    model: &'static str,
+    decision: &'static str,
+    remaining: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_s: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    queued_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limits: Option<Vec<EachLimit<'a>>>,
+}
+
+fn limiter<'a>(o: &'a Outcome, limits: &'a [Limit]) -> LimiterLine<'a> {
     let d = o.binding();
-    let decision = match (o.admitted, o.delay_ns > 0) {
-        (false, _) => "refused",
-        (true, true) => "delayed",
-        (true, false) => "admitted",
-    };
-    let mut l = json!({
-        "model": limits[o.binding].spec.model_name(),
-        "decision": decision,
-        "remaining": d.quota.remaining,
-    });
-    if let Some(ra) = o.retry_after_ns.filter(|_| !o.admitted) {
-        l["retry_after_s"] = Value::from(ceil_s(ra));
+    let several = limits.len() > 1;
+    LimiterLine {
+        model: limits[o.binding].spec.model_name(),
+        decision: match (o.admitted, o.delay_ns > 0) {
+            (false, _) => "refused",
+            (true, true) => "delayed",
+            (true, false) => "admitted",
+        },
+        remaining: d.quota.remaining,
+        retry_after_s: o.retry_after_ns.filter(|_| !o.admitted).map(ceil_s),
+        queued_ms: (o.delay_ns > 0).then_some(o.delay_ns / NS_PER_MS),
+        limit: (several || limits[0].name != limits[0].spec.model_name())
+            .then_some(limits[o.binding].name.as_str()),
+        limits: (several || o.costs[0] != 1).then(|| {
+            limits
+                .iter()
+                .zip(&o.decisions)
+                .zip(&o.costs)
+                .map(|((l, d), &cost)| EachLimit {
+                    name: &l.name,
+                    cost,
+                    remaining: d.quota.remaining,
+                    admits: d.admitted,
+                })
+                .collect()
+        }),
     }
-    if o.delay_ns > 0 {
-        l["queued_ms"] = Value::from(o.delay_ns / NS_PER_MS);
-    }
-    if limits.len() > 1 || limits[0].name != limits[0].spec.model_name() {
-        l["limit"] = Value::from(limits[o.binding].name.as_str());
-    }
-    if limits.len() > 1 || o.costs[0] != 1 {
-        let each: Vec<Value> = limits
-            .iter()
-            .zip(&o.decisions)
-            .zip(&o.costs)
-            .map(|((lim, d), cost)| {
-                json!({"name": lim.name, "cost": cost, "remaining": d.quota.remaining, "admits": d.admitted})
-            })
-            .collect();
-        l["limits"] = Value::from(each);
-    }
-    l
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One line, as written.
+#[derive(Serialize)]
+struct Line<'a> {
+    time: String,
+    method: &'a str,
+    url: Cow<'a, str>,
+    status: u16,
+    duration_ms: f64,
+    request_headers: HeadersObject<'a>,
+    response_headers: HeadersObject<'a>,
+    client: String,
+    client_ip: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_body: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_body: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limiter: Option<LimiterLine<'a>>,
+    #[serde(skip_serializing_if = "is_false")]
+    abandoned: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fault: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preset: Option<&'a str>,
+    in_flight_at_arrival: u64,
+    conn_id: u64,
+    seq: u64,
 }
 
 pub fn line(e: &Entry, red: &Redactor) -> String {
-    let req_h = headers_object(
-        e.request_headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), red.header(n, v))),
-    );
-    let resp_h = headers_object(
-        e.response_headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.clone())),
-    );
+    let req = e.request_headers.iter();
     let duration_ms = (e.end.saturating_sub(e.arrival)) as f64 / NS_PER_MS as f64;
-    let mut v = json!({
-        "time": rfc3339(e.arrival),
-        "method": e.method,
-        "url": red.url(e.url),
-        "status": e.status,
-        "duration_ms": (duration_ms * 1000.0).round() / 1000.0,
-        "request_headers": req_h,
-        "response_headers": resp_h,
-        "client": red.text(e.client),
-        "client_ip": e.client_ip,
-    });
-    if !e.request_body.is_empty() {
+    let l = Line {
+        time: rfc3339(e.arrival),
+        method: e.method,
+        url: red.url_cow(e.url),
+        status: e.status,
+        duration_ms: (duration_ms * 1000.0).round() / 1000.0,
+        request_headers: HeadersObject(
+            req.map(|(n, v)| (n.as_str(), red.header_cow(n, v)))
+                .collect(),
+        ),
+        response_headers: HeadersObject(
+            e.response_headers
+                .iter()
+                .map(|(n, v)| (n.as_str(), Cow::Borrowed(v.as_str())))
+                .collect(),
+        ),
+        client: red.text(e.client),
+        client_ip: e.client_ip,
         // Only a fingerprint: equal bodies stay equal, the content never reaches the log.
-        v["request_body"] = Value::from(red.token(&String::from_utf8_lossy(e.request_body)));
-    }
-    if let Some(b) = e.response_body {
-        v["response_body"] = Value::from(red.excerpt(b, BODY_EXCERPT));
-    }
-    if let Some((o, limits)) = e.outcome {
-        v["limiter"] = limiter(o, limits);
-    }
-    if e.abandoned {
-        v["abandoned"] = Value::from(true);
-    }
-    if let Some(f) = e.fault {
-        v["fault"] = Value::from(f);
-    }
-    if let Some(p) = e.preset {
-        v["preset"] = Value::from(p);
-    }
-    v["in_flight_at_arrival"] = Value::from(e.in_flight_at_arrival);
-    v["conn_id"] = Value::from(e.conn_id);
-    v["seq"] = Value::from(e.seq);
-    let mut s = v.to_string();
+        request_body: (!e.request_body.is_empty())
+            .then(|| red.token(&String::from_utf8_lossy(e.request_body))),
+        response_body: e.response_body.map(|b| red.excerpt(b, BODY_EXCERPT)),
+        limiter: e.outcome.map(|(o, limits)| limiter(o, limits)),
+        abandoned: e.abandoned,
+        fault: e.fault,
+        preset: e.preset,
+        in_flight_at_arrival: e.in_flight_at_arrival,
+        conn_id: e.conn_id,
+        seq: e.seq,
+    };
+    let mut s = serde_json::to_string(&l).unwrap_or_default();
     s.push('\n');
     s
 }

@@ -43,12 +43,41 @@ const DRAIN: Duration = Duration::from_secs(10);
 /// Where log lines go.
 pub trait LogSink: Send {
     fn line(&mut self, line: &str) -> std::io::Result<()>;
+    /// Push out lines still buffered (every [`FLUSH_EVERY`] and at the end).
+    fn flush_lines(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
+/// A live sink (stdout, a FIFO, a terminal): every line is flushed as it is written.
 impl<W: Write + Send> LogSink for W {
     fn line(&mut self, line: &str) -> std::io::Result<()> {
         self.write_all(line.as_bytes())?;
         self.flush()
+    }
+}
+
+/// How often a [`Batched`] sink is flushed while the mock runs.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(200);
+
+/// A file sink that writes lines in 64 KiB batches, flushed every [`FLUSH_EVERY`] and at the end:
+/// one write call per batch instead of one per request (the log's temp file, which no one reads
+/// until the mock stops).
+pub struct Batched<W: Write + Send>(pub std::io::BufWriter<W>);
+
+impl<W: Write + Send> Batched<W> {
+    pub fn new(w: W) -> Self {
+        Batched(std::io::BufWriter::with_capacity(64 * 1024, w))
+    }
+}
+
+impl<W: Write + Send> LogSink for Batched<W> {
+    fn line(&mut self, line: &str) -> std::io::Result<()> {
+        self.0.write_all(line.as_bytes())
+    }
+
+    fn flush_lines(&mut self) -> std::io::Result<()> {
+        self.0.flush()
     }
 }
 
@@ -154,7 +183,7 @@ pub fn serve(
         local,
     });
     let stopped_by = rt.block_on(accept_loop(listener, shared.clone()))?;
-    // Every line was flushed as it was written; dropping the sink closes it.
+    shared.flush_log();
     drop(lock(&shared.log).take());
     if let Some(e) = lock(&shared.log_error).take() {
         return Err(e);
@@ -214,6 +243,13 @@ async fn accept_loop(
         }
     };
     tokio::pin!(stop);
+    let flusher = shared.clone();
+    let flushing = tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(FLUSH_EVERY).await;
+            flusher.flush_log();
+        }
+    });
     let stopped_by = loop {
         let permit = tokio::select! {
             s = &mut stop => break s,
@@ -251,6 +287,7 @@ async fn accept_loop(
     };
     drop(listener);
     let _ = tokio::time::timeout(DRAIN, graceful.shutdown()).await;
+    flushing.abort();
     Ok(stopped_by.to_string())
 }
 
@@ -265,14 +302,29 @@ fn path_only(p: &str) -> &str {
 impl Shared {
     /// Write one log line; the first failure stops the mock (the log is the point of a run).
     fn write_log(&self, text: &str) {
-        if let Some(sink) = lock(&self.log).as_mut() {
-            if let Err(e) = sink.line(text) {
-                let mut err = lock(&self.log_error);
-                if err.is_none() {
-                    *err = Some(format!("cannot write the log: {e}"));
-                    self.done.notify_one();
-                }
-            }
+        let written = lock(&self.log).as_mut().map(|sink| sink.line(text));
+        if let Some(Err(e)) = written {
+            self.log_failed(e);
+        }
+    }
+
+    /// Is there a log to write (lines are not built for nobody)?
+    fn logging(&self) -> bool {
+        lock(&self.log).is_some()
+    }
+
+    fn flush_log(&self) {
+        let flushed = lock(&self.log).as_mut().map(|sink| sink.flush_lines());
+        if let Some(Err(e)) = flushed {
+            self.log_failed(e);
+        }
+    }
+
+    fn log_failed(&self, e: std::io::Error) {
+        let mut err = lock(&self.log_error);
+        if err.is_none() {
+            *err = Some(format!("cannot write the log: {e}"));
+            self.done.notify_one();
         }
     }
 }

@@ -198,33 +198,35 @@ impl Pending {
             .map(|a| a.body.as_str());
         let no_headers = Vec::new();
         let resp_headers = sent.map_or(&no_headers, |a| &a.headers);
-        let text = log::line(
-            &log::Entry {
-                arrival: self.arrival,
-                end,
-                method: &self.method,
-                url: &self.url,
-                status,
-                request_headers: &self.req_headers,
-                response_headers: resp_headers,
-                request_body: &self.body,
-                client: &self.client,
-                client_ip: &self.peer.ip().to_string(),
-                outcome: self
-                    .outcome
-                    .as_ref()
-                    .map(|o| (o, sh.opts.limits.as_slice())),
-                response_body: body,
-                abandoned,
-                fault: self.fault,
-                preset: sh.opts.preset_name(),
-                in_flight_at_arrival: self.in_flight,
-                conn_id: self.conn_id,
-                seq: self.seq,
-            },
-            &sh.redactor,
-        );
-        sh.write_log(&text);
+        if sh.logging() {
+            let text = log::line(
+                &log::Entry {
+                    arrival: self.arrival,
+                    end,
+                    method: &self.method,
+                    url: &self.url,
+                    status,
+                    request_headers: &self.req_headers,
+                    response_headers: resp_headers,
+                    request_body: &self.body,
+                    client: &self.client,
+                    client_ip: &self.peer.ip().to_string(),
+                    outcome: self
+                        .outcome
+                        .as_ref()
+                        .map(|o| (o, sh.opts.limits.as_slice())),
+                    response_body: body,
+                    abandoned,
+                    fault: self.fault,
+                    preset: sh.opts.preset_name(),
+                    in_flight_at_arrival: self.in_flight,
+                    conn_id: self.conn_id,
+                    seq: self.seq,
+                },
+                &sh.redactor,
+            );
+            sh.write_log(&text);
+        }
         if sh.opts.echo {
             self.echo(status, resp_headers, end);
         }
