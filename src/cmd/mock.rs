@@ -239,7 +239,7 @@ fn faults(args: &MockArgs) -> Result<Faults, Error> {
     Faults::new(list, args.seed).map_err(Error::fatal)
 }
 
-pub fn run(args: MockArgs) -> Outcome {
+pub fn run(args: MockArgs, ui: crate::console::Notices) -> Outcome {
     if args.list_presets {
         return list_presets();
     }
@@ -295,7 +295,7 @@ pub fn run(args: MockArgs) -> Outcome {
         exit_after: args.exit_after,
         duration: run_for,
         max_connections: args.max_connections,
-        echo: mock::stderr_is_terminal(),
+        echo: !ui.quiet && mock::stderr_is_terminal(),
     };
     let (sink, staged): (Option<Box<dyn LogSink>>, _) = match log {
         Log::None => (None, None),
@@ -329,9 +329,7 @@ pub fn run(args: MockArgs) -> Outcome {
         }
     }
     let s = served.map_err(Error::fatal)?;
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
+    ui.line(format_args!(
         "toomany mock: answered {} request{} ({} admitted, {} refused{}); stopped by {}{}",
         s.requests,
         if s.requests == 1 { "" } else { "s" },
@@ -346,6 +344,6 @@ pub fn run(args: MockArgs) -> Outcome {
         wrote
             .map(|w| format!("; log written to {w}"))
             .unwrap_or_default()
-    );
+    ));
     Ok(0)
 }
