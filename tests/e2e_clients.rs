@@ -8,6 +8,9 @@
 //! 2/s with 0.75 headroom = 1.5/s), so every client meets refusals with Retry-After and its
 //! retry path is exercised, not only its spacing.
 //!
+//! grpcio loads the emitted `grpc-service-config.json` into a real channel; `toomany mock` speaks
+//! HTTP/1.1 only, so a grpcio server on loopback does the refusing there.
+//!
 //! The Go client (go-retryablehttp + golang.org/x/time/rate) runs the emitted `retryablehttp.go`
 //! with 5 goroutines calling at once: every attempt it starts must reach the mock (none may fail
 //! on the client's side, queued behind the limiter or the in-flight cap).
@@ -230,13 +233,22 @@ fn missing(what: &str) {
 /// The tests' own venv with urllib3 ≥ 2, requests and tenacity ≥ 8.3 (made and filled when
 /// missing): its python.
 fn python() -> Option<PathBuf> {
+    python_with(
+        "urllib3, requests, tenacity",
+        &["urllib3>=2", "requests", "tenacity>=8.3"],
+    )
+}
+
+/// The tests' own venv (`CARGO_TARGET_TMPDIR/e2e-venv`, or `TOOMANY_E2E_VENV`) able to
+/// `import modules`, made and filled with `packages` when it cannot: its python.
+fn python_with(modules: &str, packages: &[&str]) -> Option<PathBuf> {
     let venv = std::env::var_os("TOOMANY_E2E_VENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-venv"));
     let py = venv.join("bin/python");
     let probe = || {
         Command::new(&py)
-            .args(["-c", "import urllib3, requests, tenacity"])
+            .args(["-c", &format!("import {modules}")])
             .stderr(Stdio::null())
             .status()
             .is_ok_and(|s| s.success())
@@ -258,13 +270,14 @@ fn python() -> Option<PathBuf> {
             "--quiet",
             "--disable-pip-version-check",
         ])
-        .args(["urllib3>=2", "requests", "tenacity>=8.3"])
+        .args(packages)
         .status();
     if probe() {
         return Some(py);
     }
     missing(&format!(
-        "no venv with urllib3 ≥ 2, requests and tenacity ≥ 8.3 at {} (python3 -m venv and pip install failed)",
+        "no venv with {} at {} (python3 -m venv and pip install failed)",
+        packages.join(", "),
         venv.display()
     ));
     None
@@ -541,4 +554,70 @@ fn go_retryablehttp_client_from_the_emitted_config_passes_verify_with_5_calls_at
         "attempts started, answered; the mock logged {logged}: {out}"
     );
     assert_passes(&log, &plan, &out);
+}
+
+/// The emitted gRPC service config in a real grpcio channel (`toomany mock` speaks HTTP/1.1, so
+/// a grpcio server on loopback refuses instead): the retry policy's attempts and waits (gRFC A6:
+/// min(maxBackoff, initialBackoff × 2^(n−1)) × random(0.8, 1.2), as the notes say, not full
+/// jitter), grpc-retry-pushback-ms honoured, and retryThrottling's 10 tokens spent by one
+/// request's 5 failed attempts (10 → 5, the threshold: the next refused call is not retried).
+#[test]
+fn grpcio_channel_follows_the_emitted_service_config() {
+    let Some(py) = python_with("grpc", &["grpcio"]) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join("plan");
+    // Short windows (0.1 s … 0.8 s) keep the test quick; the arithmetic is the same.
+    toomany()
+        .args([
+            "plan",
+            "--requests",
+            "20",
+            "--limit",
+            "120/min",
+            "--latency",
+            "50ms",
+            "--backoff-base",
+            "100ms",
+            "--backoff-cap",
+            "800ms",
+            "--emit-config",
+        ])
+        .arg(&plan)
+        .assert()
+        .success();
+    let mut c = Command::new(&py);
+    c.arg(e2e_dir().join("grpc_client.py")).arg(&plan);
+    let out = run_client(c);
+    let v: serde_json::Value =
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let times = |s: &str| -> Vec<f64> {
+        v[s]["attempts"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{s}: {v}"))
+            .iter()
+            .map(|t| t.as_f64().unwrap() * 1000.0)
+            .collect()
+    };
+    let plain = times("plain");
+    assert_eq!(plain.len(), 5, "maxAttempts 5: {v}");
+    assert_eq!(v["plain"]["final"], "RESOURCE_EXHAUSTED");
+    for (n, gap) in plain.windows(2).map(|w| w[1] - w[0]).enumerate() {
+        let window = (100.0 * 2f64.powi(n as i32)).min(800.0);
+        assert!(
+            gap >= 0.8 * window - 2.0 && gap <= 1.2 * window + 250.0,
+            "retry {} waited {gap} ms, window {window} ms × [0.8, 1.2]: {v}",
+            n + 1
+        );
+    }
+    let pushback = times("pushback");
+    assert_eq!(pushback.len(), 2, "{v}");
+    assert_eq!(v["pushback"]["final"], "OK");
+    let asked = v["pushback_ms"].as_f64().unwrap();
+    assert!(
+        pushback[1] - pushback[0] >= asked - 2.0,
+        "grpc-retry-pushback-ms {asked} not honoured: {v}"
+    );
+    assert_eq!(times("throttled").len(), 1, "retryThrottling: {v}");
 }
