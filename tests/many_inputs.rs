@@ -13,7 +13,7 @@ const FILES: usize = 2000;
 /// One JSON line: a second apart (so the merged order is the concatenation's), every 10th a 429
 /// with Retry-After, four clients, fifty URLs.
 fn line(i: usize) -> String {
-    let status = if i % 10 == 0 { 429 } else { 200 };
+    let status = if i.is_multiple_of(10) { 429 } else { 200 };
     format!(
         r#"{{"ts":{},"method":"GET","url":"https://api.example.com/v1/x/{}","status":{status},"client":"w{}","response_headers":{{"Retry-After":"2"}}}}"#,
         1_714_564_800_000u64 + i as u64 * 1000,
