@@ -53,6 +53,9 @@ struct RawContent {
     text: LText,
     encoding: LStr,
     mime: LStr,
+    /// The body's length in bytes (HAR 1.2 `content.size`, required): above zero with no text,
+    /// the body was there but not recorded.
+    size: LNum,
 }
 
 #[derive(Default)]
@@ -537,6 +540,8 @@ fn normalize(
                         r.body_excerpt = Some(redactor.excerpt(&t, BODY_EXCERPT));
                     }
                 }
+                r.body_not_captured =
+                    r.body_excerpt.is_none() && c.size.value().is_some_and(|n| n > 0.0);
             }
         }
     }

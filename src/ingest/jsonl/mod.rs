@@ -1092,7 +1092,14 @@ fn normalize(
         }
     }
     if !(200..400).contains(&r.status) {
+        // A line with no body field did not record the body: unknown, not empty (unless its
+        // Content-Length says there was none).
+        r.body_not_captured = r
+            .response_headers
+            .get("content-length")
+            .is_none_or(|v| v.trim() != "0");
         if let Some((b, _)) = find(o, field::RESPONSE_BODY, map) {
+            r.body_not_captured = false;
             let text: Cow<str> = match lazy::val(&b) {
                 Val::Str(s) => s,
                 _ => Cow::Owned(lazy::compact(&b)),
