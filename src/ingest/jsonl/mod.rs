@@ -1534,6 +1534,25 @@ mod tests {
         read(Box::new(Cursor::new(s.as_bytes().to_vec())), &src, o)
     }
 
+    /// A line with no body field did not record the body: unknown, not empty; a body field
+    /// (even an empty one) or a Content-Length of 0 says what it was.
+    #[test]
+    fn a_line_without_a_body_field_did_not_record_it() {
+        let log = concat!(
+            r#"{"url":"https://a.com/x","status":429}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_body":""}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_headers":{"Content-Length":"0"}}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_body":"slow down"}"#,
+            "\n",
+        );
+        let o = read_str(log, &opts(vec![]));
+        let flags: Vec<bool> = o.requests.iter().map(|r| r.body_not_captured).collect();
+        assert_eq!(flags, [true, false, false, false]);
+    }
+
     #[test]
     fn canonical_and_aliases() {
         let log = concat!(
