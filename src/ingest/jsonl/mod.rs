@@ -1135,7 +1135,14 @@ fn normalize(
         }
     }
     if !(200..400).contains(&r.status) {
+        // A line with no body field did not record the body: unknown, not empty (unless its
+        // Content-Length says there was none).
+        r.body_not_captured = r
+            .response_headers
+            .get("content-length")
+            .is_none_or(|v| v.trim() != "0");
         if let Some((b, _)) = find(o, field::RESPONSE_BODY, map) {
+            r.body_not_captured = false;
             let text: Cow<str> = match lazy::val(&b) {
                 Val::Str(s) => s,
                 _ => Cow::Owned(lazy::compact(&b)),
@@ -1569,6 +1576,25 @@ mod tests {
     fn read_str(s: &str, o: &Options) -> ReadOutcome {
         let src: Arc<str> = Arc::from("t.jsonl");
         read(Box::new(Cursor::new(s.as_bytes().to_vec())), &src, o)
+    }
+
+    /// A line with no body field did not record the body: unknown, not empty; a body field
+    /// (even an empty one) or a Content-Length of 0 says what it was.
+    #[test]
+    fn a_line_without_a_body_field_did_not_record_it() {
+        let log = concat!(
+            r#"{"url":"https://a.com/x","status":429}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_body":""}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_headers":{"Content-Length":"0"}}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_body":"slow down"}"#,
+            "\n",
+        );
+        let o = read_str(log, &opts(vec![]));
+        let flags: Vec<bool> = o.requests.iter().map(|r| r.body_not_captured).collect();
+        assert_eq!(flags, [true, false, false, false]);
     }
 
     #[test]
