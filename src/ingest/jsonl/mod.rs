@@ -346,9 +346,30 @@ fn find_anywhere<'n, 'a, 'p>(
             return None;
         }
         lookup(o, &p.path)
-            .filter(|x| !lazy::is_null(x))
+            .filter(|x| holds(field, x))
             .map(|x| (x, &*p.path))
     })
+}
+
+/// Whether `node` can be `field`'s value: not null, and for a field read as one value (all but
+/// the header maps and the body) not an object or array either. Elastic's Common Schema writes
+/// `"url": {"full": …}` and `"user_agent": {"original": …}`: the `url` alias then names the
+/// object, and the field is read from the next path (`url.full`) instead.
+#[inline(always)]
+fn holds(field: usize, node: &Node<'_>) -> bool {
+    let scalar = !matches!(
+        field,
+        field::REQUEST_HEADERS | field::RESPONSE_HEADERS | field::RESPONSE_BODY
+    );
+    match node {
+        Node::Null => false,
+        Node::Obj(_) | Node::Arr(_) => !scalar,
+        Node::Raw(r) => {
+            let t = r.get().trim();
+            t != "null" && !(scalar && (t.starts_with('{') || t.starts_with('[')))
+        }
+        _ => true,
+    }
 }
 
 /// Where a path of a field can be in an object of one layout ([`lazy::Template`]).
@@ -408,7 +429,7 @@ impl Places {
                     else {
                         return Placed::Walked;
                     };
-                    if !lazy::is_null(node) {
+                    if holds(field, node) {
                         return Placed::Found(node, &p.path);
                     }
                 }
@@ -1554,6 +1575,41 @@ mod tests {
             .kept
             .iter()
             .any(|w| w.position == Some(Position::Line(4))));
+    }
+
+    /// Elastic's Common Schema nests what other layouts write flat: `url` and `user_agent` are
+    /// objects, so their aliases name no value and the dotted paths are read instead; a line of
+    /// it reads the same alone and after lines of its own layout (by remembered places), and
+    /// its view is its full record's.
+    #[test]
+    fn nested_layouts_read_past_an_object_under_a_scalar_alias() {
+        let line = |status: u16| {
+            format!(
+                r#"{{"@timestamp":"2024-05-01T00:00:00.123456Z","service":"svc-a","user_agent":{{"original":"sdk/1.2"}},"url":{{"full":"https://a.example/v1/x?q=1"}},"http":{{"request":{{"method":"POST","headers":{{"x-api-key":"sk_live_0123456789abcdef"}}}},"response":{{"status_code":{status},"headers":{{"retry-after":"7"}}}}}}}}"#
+            )
+        };
+        let log = format!("{}\n{}\n{}\n", line(200), line(429), line(200));
+        let o = read_str(&log, &opts(vec![]));
+        assert!(o.warnings.kept.is_empty(), "{:?}", o.warnings.kept);
+        assert_eq!(o.requests.len(), 3);
+        for (r, status) in o.requests.iter().zip([200, 429, 200]) {
+            assert_eq!(r.url, "https://a.example/v1/x?q=1");
+            assert_eq!((r.method.as_str(), r.status), ("POST", status));
+            assert_eq!(r.client.client.as_deref(), Some("svc-a"));
+            assert_eq!(r.client.user_agent.as_deref(), Some("sdk/1.2"));
+        }
+        assert_eq!(o.requests[1].response_headers.get("retry-after"), Some("7"));
+        // A container where nothing else names the field is still "no url".
+        let bare = read_str(
+            r#"{"ts":1,"url":{"scheme":"https"},"status":200}"#,
+            &opts(vec![]),
+        );
+        assert!(bare
+            .warnings
+            .kept
+            .iter()
+            .any(|w| w.message.contains("no url")));
+        assert_eq!(check_view(&line(200), &opts(vec![])), Ok(true));
     }
 
     /// The full record and the view built without it: a view exactly when the line is a
