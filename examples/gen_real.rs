@@ -86,7 +86,16 @@ const TEAMS: &[&str] = &[
     "checkout", "ledger", "sync", "reports", "mobile", "web", "partner", "etl", "notify", "admin",
 ];
 const WORDS: &[&str] = &[
-    "shoes", "red+dress", "laptop", "usb-c", "gift", "coffee", "desk", "sale", "kids", "garden",
+    "shoes",
+    "red+dress",
+    "laptop",
+    "usb-c",
+    "gift",
+    "coffee",
+    "desk",
+    "sale",
+    "kids",
+    "garden",
 ];
 /// Route templates: `{id}` a number, `{hex}` a cursor, `{word}` a search term, `{ts}` a time.
 const ROUTES: &[(&str, &str)] = &[
@@ -136,7 +145,10 @@ fn agents(rng: &mut Rng) -> Vec<String> {
                 rng.below(10),
                 9 + rng.below(4)
             ));
-            out.push(format!("{team}-worker/{major}.{} okhttp/4.12.0", rng.below(30)));
+            out.push(format!(
+                "{team}-worker/{major}.{} okhttp/4.12.0",
+                rng.below(30)
+            ));
         }
     }
     for i in 0..60 {
@@ -176,7 +188,11 @@ fn world(rng: &mut Rng) -> World {
     }
     let clients = (0..400)
         .map(|c| Client {
-            name: format!("{}-{}-{c}", TEAMS[c % TEAMS.len()], ["api", "job", "cron", "app"][c % 4]),
+            name: format!(
+                "{}-{}-{c}",
+                TEAMS[c % TEAMS.len()],
+                ["api", "job", "cron", "app"][c % 4]
+            ),
             ip: format!(
                 "10.{}.{}.{}",
                 rng.below(16),
@@ -404,7 +420,15 @@ fn jsonl_line(out: &mut String, rng: &mut Rng, world: &World, hit: &Hit<'_>) {
             let _ = write!(
                 out,
                 r#"","method":"{}","url":"https://{host}{}","status":{},"duration_ms":{:.3},"client":"{}","client_ip":"{}","request_id":"{rid}","request_headers":{{"Authorization":"Bearer {}","User-Agent":"{}","traceparent":"00-{trace}-{:016x}-01""#,
-                hit.method, hit.target, hit.status, hit.duration_ms, c.name, c.ip, c.key, c.agent, rng.next()
+                hit.method,
+                hit.target,
+                hit.status,
+                hit.duration_ms,
+                c.name,
+                c.ip,
+                c.key,
+                c.agent,
+                rng.next()
             );
             if hit.method == "POST" {
                 out.push_str(r#","Idempotency-Key":""#);
@@ -497,7 +521,10 @@ fn combined_line(out: &mut String, rng: &mut Rng, world: &World, hit: &Hit<'_>) 
             "https://www.example.com/{}?utm_source=mail",
             WORDS[rng.below(10) as usize]
         ),
-        _ => format!("https://app.example.com/{}", PRODUCTS[rng.below(8) as usize]),
+        _ => format!(
+            "https://app.example.com/{}",
+            PRODUCTS[rng.below(8) as usize]
+        ),
     };
     let _ = writeln!(
         out,
