@@ -18,6 +18,10 @@ configuration stops it. Secrets are redacted on ingestion, before anything is an
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Print errors only: no warnings, notes or progress on stderr (the exit status still
+    /// tells a --fail-on condition or a failure).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]

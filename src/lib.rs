@@ -10,6 +10,7 @@ pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod compare;
+pub mod console;
 pub mod detect;
 pub mod http;
 pub mod ingest;

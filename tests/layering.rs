@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
     &["analyze"],
     &["check", "compare", "mock", "simulate", "verify"],
     &["render"],
-    &["output", "cli"],
+    &["output", "cli", "console"],
     &["options"],
     &["cmd"],
 ];

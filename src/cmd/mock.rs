@@ -99,7 +99,7 @@ fn open_log(args: &MockArgs) -> Result<Log, Error> {
     Ok(Log::Staged { target, temp })
 }
 
-pub fn run(args: MockArgs) -> Outcome {
+pub fn run(args: MockArgs, ui: crate::console::Notices) -> Outcome {
     let spec = parse_spec(&args.limit).map_err(Error::fatal)?;
     if !(400..=599).contains(&args.status) {
         return Err(Error::fatal(format!(
@@ -152,7 +152,7 @@ pub fn run(args: MockArgs) -> Outcome {
         exit_after: args.exit_after,
         duration: run_for,
         max_connections: args.max_connections,
-        echo: mock::stderr_is_terminal(),
+        echo: !ui.quiet && mock::stderr_is_terminal(),
     };
     let (sink, staged): (Option<Box<dyn LogSink>>, _) = match log {
         Log::None => (None, None),
@@ -186,9 +186,7 @@ pub fn run(args: MockArgs) -> Outcome {
         }
     }
     let s = served.map_err(Error::fatal)?;
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
+    ui.line(format_args!(
         "toomany mock: answered {} request{} ({} admitted, {} refused); stopped by {}{}",
         s.requests,
         if s.requests == 1 { "" } else { "s" },
@@ -198,6 +196,6 @@ pub fn run(args: MockArgs) -> Outcome {
         wrote
             .map(|w| format!("; log written to {w}"))
             .unwrap_or_default()
-    );
+    ));
     Ok(0)
 }

@@ -258,7 +258,12 @@ struct Path {
 
 /// Every canonical field's paths in the order [`find`] tries them: its `--map` paths, then its
 /// aliases. Built once per input.
-struct Paths(Vec<(&'static str, Vec<Path>)>);
+struct Paths {
+    fields: Vec<(&'static str, Vec<Path>)>,
+    /// The `--map` paths whose last name is a secret's (`--map client=api_key`): a value read
+    /// from one is shown as its token, whatever it holds.
+    secret: Vec<Box<str>>,
+}
 
 impl Paths {
     fn of(map: &[(String, String)]) -> Paths {
@@ -269,8 +274,20 @@ impl Paths {
                 bits: lazy::key_bit(p) | lazy::key_bit(first),
             }
         };
-        Paths(
-            ALIASES
+        let secret = map
+            .iter()
+            .map(|(_, p)| p.as_str())
+            .filter(|p| {
+                let last = p.rsplit('.').next().unwrap_or(p);
+                crate::redact::is_secret_json_field(last)
+                    || crate::redact::is_secret_field(last)
+                    || crate::redact::is_secret_header(last)
+            })
+            .map(Box::from)
+            .collect();
+        Paths {
+            secret,
+            fields: ALIASES
                 .iter()
                 .map(|(field, aliases)| {
                     let mapped = map
@@ -283,7 +300,12 @@ impl Paths {
                     )
                 })
                 .collect(),
-        )
+        }
+    }
+
+    /// Was `path` mapped and named like a secret?
+    fn is_secret(&self, path: &str) -> bool {
+        !self.secret.is_empty() && self.secret.iter().any(|s| **s == *path)
     }
 }
 
@@ -340,7 +362,7 @@ fn find_anywhere<'n, 'a, 'p>(
     field: usize,
     paths: &'p Paths,
 ) -> Option<(Cow<'n, Node<'a>>, &'p str)> {
-    let (_, paths) = paths.0.get(field)?;
+    let (_, paths) = paths.fields.get(field)?;
     let keys = o.key_bits();
     paths.iter().find_map(|p| {
         if keys & p.bits == 0 {
@@ -408,7 +430,7 @@ impl Places {
             return;
         }
         self.shape = o.shape();
-        self.fields = paths.0.iter().map(|(_, p)| Self::of(o, p)).collect();
+        self.fields = paths.fields.iter().map(|(_, p)| Self::of(o, p)).collect();
     }
 
     #[inline(always)]
@@ -418,7 +440,8 @@ impl Places {
         field: usize,
         paths: &'p Paths,
     ) -> Placed<'n, 'a, 'p> {
-        let (Some(places), Some((_, field_paths))) = (self.fields.get(field), paths.0.get(field))
+        let (Some(places), Some((_, field_paths))) =
+            (self.fields.get(field), paths.fields.get(field))
         else {
             return Placed::Walked;
         };
@@ -502,6 +525,24 @@ fn found_text<'a>(
 ) -> Option<Cow<'a, str>> {
     let (raw, path) = find(o, field, map)?;
     text_of(&raw, cap, path, warns)
+}
+
+/// [`found_text`] for a value shown as it is read (client, client IP, user agent, method,
+/// Retry-After): one read through a `--map` path named like a secret is its token.
+fn found_shown<'a>(
+    o: &Obj<'a>,
+    field: usize,
+    map: &Lookup<'_>,
+    red: &Redactor,
+    cap: Cap,
+    warns: &mut Vec<String>,
+) -> Option<Cow<'a, str>> {
+    let (raw, path) = find(o, field, map)?;
+    let text = text_of(&raw, cap, path, warns)?;
+    if map.paths.is_secret(path) {
+        return Some(Cow::Owned(red.token(&text)));
+    }
+    Some(text)
 }
 
 /// An unredacted request header (name, value), borrowed from the line when it can be.
@@ -987,7 +1028,7 @@ fn normalize(
         position: pos,
     });
     r.started = read_time(o, map, red, &mut warns);
-    r.method = found_text(o, field::METHOD, map, caps::METHOD, &mut warns)
+    r.method = found_shown(o, field::METHOD, map, red, caps::METHOD, &mut warns)
         .map(|m| red.method(&m))
         .unwrap_or_default();
     let raw_url = raw_url_of(o, map, &mut warns);
@@ -1028,7 +1069,7 @@ fn normalize(
         );
     }
     if !r.response_headers.contains("retry-after") {
-        if let Some(ra) = found_text(o, field::RETRY_AFTER, map, caps::LABEL, &mut warns) {
+        if let Some(ra) = found_shown(o, field::RETRY_AFTER, map, red, caps::LABEL, &mut warns) {
             if !ra.is_empty() && ra != "-" {
                 r.response_headers
                     .push("Retry-After", red.header_cow("retry-after", &ra));
@@ -1051,15 +1092,16 @@ fn normalize(
     r.request_body_fingerprint = body_fingerprint(o, red);
 
     r.client = super::har::client_hints(&r, None);
-    if let Some(c) = found_text(o, field::CLIENT, map, caps::IDENTITY, &mut warns) {
+    if let Some(c) = found_shown(o, field::CLIENT, map, red, caps::IDENTITY, &mut warns) {
         r.client.client = Some(red.text(&c));
     }
-    if let Some(ip) = found_text(o, field::CLIENT_IP, map, caps::IDENTITY, &mut warns) {
+    if let Some(ip) = found_shown(o, field::CLIENT_IP, map, red, caps::IDENTITY, &mut warns) {
         r.client.client_ip = Some(red.text(&ip));
     }
     if r.request_headers.get("user-agent").is_none() {
         r.client.user_agent =
-            found_text(o, field::USER_AGENT, map, caps::IDENTITY, &mut warns).map(|u| red.text(&u));
+            found_shown(o, field::USER_AGENT, map, red, caps::IDENTITY, &mut warns)
+                .map(|u| red.text(&u));
     }
     r.credential = red
         .credential(
