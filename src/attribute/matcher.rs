@@ -126,9 +126,10 @@ fn form_of(text: &str, form: Form) -> String {
 thread_local! {
     /// Each static needle's forms, made once per thread: building them anew for every
     /// condition of every rule on every response was most of a rate-limited row's cost (7 % of
-    /// a JSON-lines run's instructions on the realistic bench input).
+    /// a JSON-lines run's instructions on the realistic bench input). The rule table holds a
+    /// few hundred needles, up to three forms each: 8,192 slots keep collisions rare.
     static FORMS: std::cell::RefCell<crate::memo::Memo<Box<str>>> =
-        const { std::cell::RefCell::new(crate::memo::Memo::new(1024, 17)) };
+        const { std::cell::RefCell::new(crate::memo::Memo::new(8192, 17)) };
 }
 
 /// `f` of `form` of the static `text`. Keyed by the text's address and length and the form: a
