@@ -357,6 +357,7 @@ impl From<cli::RetryAfterStyle> for headers::RetryAfterStyle {
         match s {
             cli::RetryAfterStyle::Seconds => headers::RetryAfterStyle::Seconds,
             cli::RetryAfterStyle::Date => headers::RetryAfterStyle::Date,
+            cli::RetryAfterStyle::Past => headers::RetryAfterStyle::Past,
             cli::RetryAfterStyle::None => headers::RetryAfterStyle::None,
         }
     }
