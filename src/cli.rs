@@ -146,9 +146,11 @@ pub struct AnalyzeArgs {
     /// device; a FIFO or character device is written into, never replaced).
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.
-    #[arg(long, value_name = "RATE")]
-    pub limit: Option<String>,
+    /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day, for --host's host, else the one
+    /// that sent the most rate-limited responses; HOST=RATE for one host (repeatable, e.g.
+    /// --limit api.example.com=120/min --limit cdn.example.com=10/s).
+    #[arg(long, value_name = "[HOST=]RATE")]
+    pub limit: Vec<String>,
     /// When to use colour in the table format (default: auto, which is off when stdout is not
     /// a terminal or NO_COLOR is set).
     #[arg(long, value_enum, value_name = "WHEN")]
@@ -157,9 +159,10 @@ pub struct AnalyzeArgs {
     /// 50) and up to 10,000 in HTML (default: 500); JSON, CSV and NDJSON always list them all.
     #[arg(long)]
     pub all: bool,
-    /// With --emit-config: write only the plan for this host, into DIR itself (by default each
-    /// rate-limited host's plan goes into DIR/<host>/ when there are several).
-    #[arg(long, value_name = "NAME", requires = "emit_config")]
+    /// The plan for this host only (a --limit without a host is its limit); with
+    /// --emit-config its config goes into DIR itself (by default each rate-limited host's plan
+    /// goes into DIR/<host>/ when there are several).
+    #[arg(long, value_name = "NAME")]
     pub host: Option<String>,
     /// Exit 1 (after writing the report) when this holds: any-429, finding:KIND (burst,
     /// retry_storm, ...) or severity:info|warning|critical (that severity or worse). Repeatable;
@@ -203,9 +206,10 @@ pub struct CompareArgs {
     /// Replace FILE if it exists.
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// The known limit, e.g. 120/min (applied to both sides).
-    #[arg(long, value_name = "RATE")]
-    pub limit: Option<String>,
+    /// The known limit, e.g. 120/min, or HOST=RATE for one host (repeatable; applied to both
+    /// sides).
+    #[arg(long, value_name = "[HOST=]RATE")]
+    pub limit: Vec<String>,
     /// When to use colour in the table format (default: auto, which is off when stdout is not
     /// a terminal or NO_COLOR is set).
     #[arg(long, value_enum, value_name = "WHEN")]

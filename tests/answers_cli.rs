@@ -120,3 +120,96 @@ fn emit_config_is_brief_and_quiet_is_silent() {
         .code(2)
         .stderr(predicates::str::contains("error"));
 }
+
+// ---- --limit per host, --host alone, the unit as given ----------------------------------
+
+fn plans_of(v: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    v["recommendations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["host"].as_str().unwrap_or("").to_string(),
+                r["limit"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// `--limit 10000/day` is for the busiest rate-limited host only: another host's 100/min stays
+/// (it became 6.944/min), and the table prints the limit as given, not per minute.
+#[test]
+fn a_bare_limit_is_the_principal_hosts_and_printed_as_given() {
+    let v = analyze_json_with(&[&sample("batch-burst.jsonl"), "--limit", "10000/day"]);
+    let plans = plans_of(&v);
+    assert_eq!(plans[0].0, "api.llm.example");
+    assert_eq!(plans[0].1["source"], "flag");
+    assert_eq!(plans[0].1["window_s"], 86400.0);
+    assert_eq!(plans[1].0, "api.example.com");
+    assert_eq!(plans[1].1["rate_per_minute"], 100.0, "{:?}", plans[1].1);
+    assert_ne!(plans[1].1["source"], "flag");
+    let out = toomany()
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            "--limit",
+            "10000/day",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("limit        10000/day (--limit)"), "{text}");
+    assert!(text.contains("limit        100/min (estimated"), "{text}");
+}
+
+/// `--limit HOST=RATE`, repeatable: each host gets its own.
+#[test]
+fn limits_per_host() {
+    let v = analyze_json_with(&[
+        &sample("batch-burst.jsonl"),
+        "--limit",
+        "api.example.com=120/min",
+        "--limit",
+        "API.LLM.example=500/day",
+    ]);
+    let plans = plans_of(&v);
+    let of = |h: &str| plans.iter().find(|p| p.0 == h).unwrap().1.clone();
+    assert_eq!(of("api.example.com")["rate_per_minute"], 120.0);
+    assert_eq!(of("api.llm.example")["window_s"], 86400.0);
+    assert!(of("api.llm.example")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("--limit api.llm.example=500/day"));
+    toomany()
+        .args(["analyze", &sample("cdn-burst.har"), "--limit", "=120/min"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("HOST=RATE"));
+}
+
+/// `--host NAME` on its own narrows the plans to that host, and a bare `--limit` is its.
+#[test]
+fn host_alone_narrows_the_plan() {
+    let v = analyze_json_with(&[
+        &sample("batch-burst.jsonl"),
+        "--host",
+        "api.example.com",
+        "--limit",
+        "90/min",
+    ]);
+    let plans = plans_of(&v);
+    assert_eq!(plans.len(), 1, "{plans:?}");
+    assert_eq!(plans[0].0, "api.example.com");
+    assert_eq!(plans[0].1["rate_per_minute"], 90.0);
+    toomany()
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            "--host",
+            "nope.example",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("api.llm.example"));
+}

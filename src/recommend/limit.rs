@@ -58,7 +58,7 @@ impl Sureness {
 
 /// The first of `--limit`, the headers and the traffic that gives a limit.
 pub fn limit_for(
-    flag: Option<Rate>,
+    flag: Option<(Rate, String)>,
     ev: &HostEvidence,
     warnings: &mut Vec<String>,
 ) -> Option<LimitInfo> {
@@ -67,14 +67,14 @@ pub fn limit_for(
         .or_else(|| limit_from_traffic(ev, warnings))
 }
 
-fn limit_from_flag(rate: Option<Rate>) -> Option<LimitInfo> {
-    let r = rate?;
+fn limit_from_flag(given: Option<(Rate, String)>) -> Option<LimitInfo> {
+    let (r, flag) = given?;
     Some(LimitInfo {
         rate_per_second: r.per_second,
         rate_per_minute: floor_sig(r.per_minute()),
         window_s: r.window_s,
         source: LimitSource::Flag,
-        detail: format!("given with --limit {r}"),
+        detail: format!("given with {flag}"),
         confidence: None,
     })
 }

@@ -35,7 +35,7 @@ pub use target::{
 };
 
 use crate::detect::Finding;
-use crate::units::{fmt_duration_ms, Rate};
+use crate::units::{fmt_duration_ms, GivenLimits, Rate};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use target::fmt_rate;
@@ -56,8 +56,11 @@ pub const SATURATED_OVER_EARLY: f64 = 2.0;
 /// Everything the recommendation can be told (the CLI flags of `analyze` and `plan`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
-    /// A known limit (`--limit`); beats what the headers or the traffic suggest.
-    pub limit: Option<Rate>,
+    /// Known limits (`--limit`); each beats what the headers or the traffic suggest for its
+    /// host.
+    pub limit: GivenLimits,
+    /// `--host`: the plan for this host only (and a `--limit` without a host is for it).
+    pub host: Option<String>,
     /// 0 < headroom ≤ 1.
     pub headroom: f64,
     /// Mean response time (`--latency`), beats what the input shows.
@@ -68,7 +71,8 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            limit: None,
+            limit: GivenLimits::default(),
+            host: None,
             headroom: DEFAULT_HEADROOM,
             latency_ms: None,
             backoff: BackoffOptions::default(),
@@ -164,17 +168,19 @@ pub fn recommend_all(
     if limited_hosts.is_empty() {
         return opts
             .limit
-            .map(|_| for_host(all, findings, opts))
+            .any
+            .map(|_| for_host(all, findings, opts, true))
             .into_iter()
             .collect();
     }
     let mut recs: Vec<Recommendation> = limited_hosts
         .iter()
-        .map(|ev| {
+        .enumerate()
+        .map(|(i, ev)| {
             let own: Vec<Finding> = findings_for(findings, ev.host.as_deref())
                 .cloned()
                 .collect();
-            for_host(ev, &own, opts)
+            for_host(ev, &own, opts, i == 0)
         })
         .collect();
     if let (Some(principal), true) = (recs.first_mut(), limited_hosts.len() > 1) {
@@ -231,12 +237,25 @@ fn several_hosts(limited_hosts: &[&HostEvidence]) -> String {
 }
 
 /// The recommendation for one host's traffic (`ev.host`; all traffic when it is `None`).
-pub fn for_host(ev: &HostEvidence, findings: &[Finding], opts: &Options) -> Recommendation {
+/// `principal`: the plan a `--limit` without a host is for.
+pub fn for_host(
+    ev: &HostEvidence,
+    findings: &[Finding],
+    opts: &Options,
+    principal: bool,
+) -> Recommendation {
     let mut rationale = Vec::new();
     let mut warnings = Vec::new();
 
     // 1. The limit.
-    let limit = limit::limit_for(opts.limit, ev, &mut warnings);
+    let given = match ev.host.as_deref() {
+        Some(h) => opts
+            .limit
+            .get(h, principal)
+            .map(|r| (r, opts.limit.flag_text(h, r))),
+        None => opts.limit.any.map(|r| (r, format!("--limit {r}"))),
+    };
+    let limit = limit::limit_for(given, ev, &mut warnings);
     if ev.limited.tokens {
         warnings.push(
             "the limit counts tokens, not requests: the request rate below only bounds starts; size each request's token use against the token allowance".into(),

@@ -84,6 +84,27 @@ pub fn fmt_precise(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A rate in the unit of its window (`10000/day`, `120/min`, `2/s`), then per minute and per
+/// second where those read differently: `7500/day = 5.208/min`, `90/min = 1.5/s`, `1.5/s`.
+/// At most two forms, the window's first: a limit is printed in the unit it was given.
+pub fn rate_forms(per_second: f64, window_s: f64) -> String {
+    let own = Rate {
+        per_second,
+        window_s,
+    }
+    .to_string();
+    let mut forms = vec![own];
+    for f in [
+        format!("{}/min", fmt_precise(floor_sig(per_second * 60.0))),
+        format!("{}/s", fmt_precise(floor_sig(per_second))),
+    ] {
+        if forms.len() < 2 && !forms.contains(&f) {
+            forms.push(f);
+        }
+    }
+    forms.join(" = ")
+}
+
 pub(crate) fn fmt_rate(rps: f64) -> String {
     format!("{}/s = {}/min", fmt_precise(rps), fmt_precise(rps * 60.0))
 }

@@ -42,7 +42,7 @@ fn finding(kind: &str) -> Finding {
 
 fn opts(limit: Option<&str>) -> Options {
     Options {
-        limit: limit.map(|l| Rate::parse(l).unwrap()),
+        limit: crate::units::GivenLimits::any(limit.map(|l| Rate::parse(l).unwrap())),
         ..Default::default()
     }
 }
@@ -59,7 +59,9 @@ fn report(requests: &[Request], o: &Options) -> Report {
     analyze_with(
         Vec::new(),
         requests,
-        &crate::analyze::AnalyzeOptions { limit: o.limit },
+        &crate::analyze::AnalyzeOptions {
+            limit: o.limit.clone(),
+        },
         o,
     )
 }
@@ -625,7 +627,8 @@ mod properties {
             let mut sorted = requests.clone();
             sorted.sort_by_key(|r| r.started);
             let o = Options {
-                limit: limit.map(|l| Rate::parse(l).unwrap()),
+                limit: crate::units::GivenLimits::any(limit.map(|l| Rate::parse(l).unwrap())),
+                host: None,
                 headroom,
                 latency_ms: None,
                 backoff: BackoffOptions { max_attempts: attempts, ..Default::default() },

@@ -33,18 +33,25 @@ pub fn key_lines(r: &Recommendation) -> Vec<(&'static str, String)> {
         };
         lines.push((
             "limit",
-            format!("{}/min ({src})", fmt_num(l.rate_per_minute)),
+            format!(
+                "{} ({src})",
+                crate::units::Rate {
+                    per_second: l.rate_per_second,
+                    window_s: l.window_s,
+                }
+            ),
         ));
     }
     if let (Some(rps), Some(rpm), Some(i)) =
         (r.rate_per_second, r.rate_per_minute, r.min_interval_ms)
     {
+        let window = r.limit.as_ref().map_or(60.0, |l| l.window_s);
+        let _ = rpm;
         lines.push((
             "target rate",
             format!(
-                "{}/min = {}/s (headroom {})",
-                fmt_num(rpm),
-                fmt_num(rps),
+                "{} (headroom {})",
+                crate::recommend::target::rate_forms(rps, window),
                 fmt_num(r.headroom)
             ),
         ));
