@@ -25,8 +25,10 @@ mkdir -p "$DATA"
 # TOOMANY=path/to/toomany measures that binary instead of building one (inputs must exist or the
 # examples be built already).
 if [ -n "${TOOMANY:-}" ]; then bin=$TOOMANY; else
-  cargo build --release --quiet --examples --bin toomany
-  bin=target/release/toomany
+  # The `dist` profile (fat LTO, one codegen unit; Cargo.toml): what the recorded figures in
+  # docs/performance.md were measured on, ~2–4 % less CPU than `--release` (docs/decisions.md).
+  cargo build --profile dist --quiet --examples --bin toomany
+  bin=target/dist/toomany
 fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -42,12 +44,12 @@ command -v jq >/dev/null || { echo "jq is required" >&2; exit 2; }
 inputs=()
 for mb in $JSONL_MB; do
   f="$DATA/log-$mb.jsonl"
-  [ -f "$f" ] || target/release/examples/gen_jsonl "$mb" "$f"
+  [ -f "$f" ] || target/dist/examples/gen_jsonl "$mb" "$f"
   inputs+=("$f")
 done
 for mb in $HAR_MB; do
   f="$DATA/har-3k-$mb.har"
-  [ -f "$f" ] || target/release/examples/gen_har "$mb" "$f" 40
+  [ -f "$f" ] || target/dist/examples/gen_har "$mb" "$f" 40
   inputs+=("$f")
 done
 
@@ -156,7 +158,7 @@ fi
 LINES=${ACCESS_LINES:-4000000}
 AREPS=${ACCESS_REPS:-1}
 LOG="$DATA/combined-$LINES.log"
-[ -f "$LOG" ] || target/release/examples/gen_combined "$LINES" "$LOG"
+[ -f "$LOG" ] || target/dist/examples/gen_combined "$LINES" "$LOG"
 size=$(stat -c %s "$LOG")
 AT=$(mktemp -d)
 trap 'rm -rf "$AT" ${T:+"$T"}' EXIT
@@ -178,7 +180,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq "$AREPS"); do
   ameasure mawk "mawk '\$9==429'" mawk '$9==429' "$LOG"
   # The ingest-only row needs the example built from the same tree as the binary: with TOOMANY
-  # set it runs only when the example sits beside that binary (…/release/examples/).
+  # set it runs only when the example sits beside that binary (…/dist/examples/).
   ex=$(dirname "$bin")/examples/ingest_throughput
   [ -x "$ex" ] && [ ! "$ex" -ot "$bin" ] && ameasure ingest2 "toomany ingest only, 2 workers" "$ex" "$LOG" 2
   ameasure tm2 "toomany analyze --format json (-j 2)" "$bin" analyze "$LOG" --threads 2 --format json -o "$AT/report.json" --force
