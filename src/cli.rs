@@ -274,9 +274,10 @@ pub struct PolicyArgs {
     #[arg(long, default_value = "8s", value_name = "DURATION")]
     pub backoff_cap: String,
     /// Total time for one request, every attempt and wait included; a Retry-After longer than
-    /// what is left means stop, not wait.
-    #[arg(long, default_value = "30s", value_name = "DURATION")]
-    pub retry_deadline: String,
+    /// what is left means stop, not wait. Default: 30s, raised in an analysis to fit the
+    /// Retry-After the server stated (up to 2 min) plus the spread.
+    #[arg(long, value_name = "DURATION")]
+    pub retry_deadline: Option<String>,
     /// Random spread added on top of the server's Retry-After.
     #[arg(long, default_value = "1s", value_name = "DURATION")]
     pub retry_after_spread: String,
@@ -295,7 +296,7 @@ pub struct PolicyArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    after_long_help = "Examples:\n  toomany plan --requests 600 --limit 120/min --latency 2s\n  toomany plan --requests 600 --limit 120/min --deadline 5m --format json\n  toomany plan --requests 5000 --limit 10000/day --emit-config ./client-config"
+    after_long_help = "Examples:\n  toomany plan --requests 600 --limit 120/min --latency 2s\n  toomany plan --requests 600 --limit 120/min --deadline 5m --format json\n  toomany plan --requests 20000 --limit 10000/day --emit-config ./client-config   # spans 3 days"
 )]
 pub struct PlanArgs {
     /// Requests the job has to send.

@@ -59,6 +59,8 @@ pub struct Facts {
     /// Signals that a long-window allowance is spent, and when it should be back.
     pub quota_signals: Vec<String>,
     pub quota_resume: Option<chrono::DateTime<chrono::Utc>>,
+    /// The request allowance the response states (headers, body), with what stated it.
+    pub stated: Option<crate::http::ratelimit::Stated>,
 }
 
 /// Facts are the same when they hold the same shared verdict (the pointer: equal verdicts are
@@ -69,6 +71,7 @@ impl PartialEq for Facts {
         Arc::ptr_eq(&self.attribution, &o.attribution)
             && self.says_concurrency == o.says_concurrency
             && self.quota_signals == o.quota_signals
+            && self.stated == o.stated
             && self.quota_resume == o.quota_resume
     }
 }
@@ -81,6 +84,11 @@ impl std::hash::Hash for Facts {
         self.says_concurrency.hash(h);
         self.quota_signals.hash(h);
         self.quota_resume.hash(h);
+        if let Some(st) = &self.stated {
+            st.count.to_bits().hash(h);
+            st.window_s.map(f64::to_bits).hash(h);
+            st.by.hash(h);
+        }
     }
 }
 
@@ -436,5 +444,10 @@ fn facts(r: &Request, a: &Arc<Attribution>, ra: &RetryAfter) -> Facts {
             .unwrap_or(false),
         quota_signals,
         quota_resume,
+        stated: crate::http::ratelimit::stated(
+            &r.response_headers,
+            r.body_excerpt.as_deref(),
+            r.started,
+        ),
     }
 }

@@ -925,6 +925,7 @@ fn finish(
             time: row.started(),
             quota: f.quota(),
             limits: f.limits(),
+            stated: f.stated.as_ref(),
             retry_after: &row.retry_after,
             caller: row.op,
             layer: f.layer(),
@@ -1234,10 +1235,19 @@ pub fn recommend_evidence(
     for rl in rate_limited {
         let host = crate::http::url::host(&rl.url).to_ascii_lowercase();
         if let Some(h) = by_host.get_mut(&host) {
+            // The report's row keeps the attribution's limits, not the response.
+            let stated = rl.attribution.limits.as_ref().and_then(|l| {
+                Some(crate::http::ratelimit::Stated {
+                    count: l.limit?,
+                    window_s: l.window_seconds,
+                    by: "rate-limit headers".into(),
+                })
+            });
             h.limited.observe(evidence::Limited {
                 time: rl.time,
                 quota: rl.attribution.quota,
                 limits: rl.attribution.limits.as_ref(),
+                stated: stated.as_ref(),
                 retry_after: &rl.retry_after,
                 caller: caller_key(&rl.method, &rl.url),
                 layer: rl.attribution.layer,
