@@ -12,17 +12,14 @@
 //! after that (removed when the analysis ends). Events are held packed (see
 //! [`super::event::pack`]: ~22 bytes a plain log line instead of 64).
 
-use super::event::pack::{Packing, MAX_PACKED};
 use super::event::Event;
 use crate::detect::link::Cadences;
+pub use crate::model::event::log::{Codec, EventLog, Log, LogReader, Packed, MEMORY_BYTES};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
-use std::io::{BufWriter, Write};
 
 /// Events the reorder buffer holds before it must let the earliest go.
 pub const REORDER: usize = 1 << 17;
-/// Bytes of events a log keeps in memory before it continues on disk.
-pub const MEMORY_BYTES: usize = 4 << 20;
 
 /// The merged time order: start, then input rank (by name), then entry/line.
 pub type Key = (i64, u16, u16, u64);
@@ -37,252 +34,6 @@ pub fn ranks(names: &[&str]) -> Vec<u16> {
         ranks[i] = rank.min(u16::MAX as usize) as u16;
     }
     ranks
-}
-
-/// How a [`Log`] stores its items: each one against the one before it (`State`), at most
-/// `MAX` bytes an item.
-pub trait Codec {
-    type Item;
-    type State: Default;
-    /// The most bytes one stored item takes (less than a file read buffer, 64 KiB).
-    const MAX: usize;
-    /// Append `item`, stored against `prev` (which then describes this one).
-    fn put(item: &Self::Item, prev: &mut Self::State, out: &mut Vec<u8>);
-    /// The item stored at the start of `b` against `prev`, and its length; `None` when `b`
-    /// does not hold a whole, well-formed item.
-    fn get(b: &[u8], prev: &mut Self::State) -> Option<(Self::Item, usize)>;
-}
-
-/// Events packed ([`super::event::pack`]): what the event logs hold.
-pub struct Packed;
-
-impl Codec for Packed {
-    type Item = Event;
-    type State = Packing;
-    const MAX: usize = MAX_PACKED;
-    #[inline(always)]
-    fn put(e: &Event, prev: &mut Packing, out: &mut Vec<u8>) {
-        e.pack(prev, out);
-    }
-    #[inline(always)]
-    fn get(b: &[u8], prev: &mut Packing) -> Option<(Event, usize)> {
-        Event::unpack(b, prev)
-    }
-}
-
-/// Append-only sequence of events: memory first, a temporary file past [`MEMORY_BYTES`].
-pub type EventLog = Log<Packed>;
-
-/// Append-only sequence of items stored by `C`: memory first, a temporary file past a memory
-/// budget ([`MEMORY_BYTES`] unless given).
-pub struct Log<C: Codec> {
-    mem: Vec<u8>,
-    file: Option<BufWriter<std::fs::File>>,
-    on_disk: u64,
-    len: u64,
-    /// The last item pushed, which the next is stored against.
-    packing: C::State,
-    /// Bytes kept in memory before they go to the file.
-    memory: usize,
-    /// Set when the temporary file could not be written: the log then stays in memory.
-    pub spill_error: Option<String>,
-}
-
-impl<C: Codec> Default for Log<C> {
-    fn default() -> Log<C> {
-        Log::with_memory(MEMORY_BYTES)
-    }
-}
-
-impl<C: Codec> Log<C> {
-    pub fn new() -> Log<C> {
-        Log::default()
-    }
-
-    /// A log that keeps `memory` bytes in memory before it continues on disk.
-    pub fn with_memory(memory: usize) -> Log<C> {
-        Log {
-            mem: Vec::new(),
-            file: None,
-            on_disk: 0,
-            len: 0,
-            packing: C::State::default(),
-            memory: memory.max(1),
-            spill_error: None,
-        }
-    }
-
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Has part of the log gone to its temporary file?
-    pub fn spilled(&self) -> bool {
-        self.on_disk > 0
-    }
-
-    pub fn push(&mut self, item: &C::Item) {
-        self.len += 1;
-        C::put(item, &mut self.packing, &mut self.mem);
-        if self.mem.len() >= self.memory && self.spill_error.is_none() {
-            self.spill();
-        }
-    }
-
-    fn spill(&mut self) {
-        if self.file.is_none() {
-            match tempfile::tempfile() {
-                Ok(f) => self.file = Some(BufWriter::with_capacity(1 << 16, f)),
-                Err(e) => {
-                    self.spill_error = Some(format!("cannot create a temporary file: {e}"));
-                    return;
-                }
-            }
-        }
-        if let Some(f) = &mut self.file {
-            match f.write_all(&self.mem) {
-                Ok(()) => {
-                    self.on_disk += self.mem.len() as u64;
-                    self.mem.clear();
-                }
-                Err(e) => self.spill_error = Some(format!("cannot write a temporary file: {e}")),
-            }
-        }
-    }
-
-    /// Read the items back in the order they were pushed ([`Log::finish`] first). Readers
-    /// are independent: several may read one log at once.
-    pub fn reader(&self) -> std::io::Result<LogReader<'_, C>> {
-        let file = match &self.file {
-            Some(w) if !w.buffer().is_empty() => {
-                return Err(std::io::Error::other(
-                    "temporary log read before it was finished",
-                ))
-            }
-            Some(w) => Some(FileReader {
-                file: w.get_ref(),
-                pos: 0,
-                end: self.on_disk,
-                buf: vec![0; 1 << 16],
-                at: 0,
-                filled: 0,
-            }),
-            None => None,
-        };
-        Ok(LogReader {
-            file,
-            mem: &self.mem,
-            at: 0,
-            packing: C::State::default(),
-        })
-    }
-
-    /// Make everything pushed readable (the writer's buffer reaches the file).
-    pub fn finish(&mut self) -> std::io::Result<()> {
-        if let Some(f) = &mut self.file {
-            f.flush()?;
-        }
-        Ok(())
-    }
-}
-
-/// Reads a file part by position (no shared file offset), a buffer at a time.
-struct FileReader<'a> {
-    file: &'a std::fs::File,
-    pos: u64,
-    end: u64,
-    buf: Vec<u8>,
-    at: usize,
-    filled: usize,
-}
-
-impl FileReader<'_> {
-    /// The unread bytes, at least `whole` of them (one whole stored item, see [`Codec::MAX`])
-    /// while the file has more (items are written whole but may straddle the read buffer's
-    /// end).
-    #[inline(always)]
-    fn bytes(&mut self, whole: usize) -> std::io::Result<&[u8]> {
-        if self.filled - self.at < whole && self.pos < self.end {
-            self.buf.copy_within(self.at..self.filled, 0);
-            self.filled -= self.at;
-            self.at = 0;
-            let want = ((self.end - self.pos) as usize).min(self.buf.len() - self.filled);
-            read_at(
-                self.file,
-                &mut self.buf[self.filled..self.filled + want],
-                self.pos,
-            )?;
-            self.pos += want as u64;
-            self.filled += want;
-        }
-        Ok(&self.buf[self.at..self.filled])
-    }
-}
-
-#[cfg(unix)]
-fn read_at(f: &std::fs::File, buf: &mut [u8], pos: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(f, buf, pos)
-}
-
-#[cfg(windows)]
-fn read_at(f: &std::fs::File, mut buf: &mut [u8], mut pos: u64) -> std::io::Result<()> {
-    while !buf.is_empty() {
-        let n = std::os::windows::fs::FileExt::seek_read(f, buf, pos)?;
-        if n == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        buf = &mut buf[n..];
-        pos += n as u64;
-    }
-    Ok(())
-}
-
-/// Reads a [`Log`]: its file part, then its memory part.
-pub struct LogReader<'a, C: Codec = Packed> {
-    file: Option<FileReader<'a>>,
-    mem: &'a [u8],
-    at: usize,
-    packing: C::State,
-}
-
-impl<C: Codec> LogReader<'_, C> {
-    /// The next item, `None` at the end.
-    #[inline(always)]
-    pub fn next_item(&mut self) -> std::io::Result<Option<C::Item>> {
-        if let Some(f) = &mut self.file {
-            let b = f.bytes(C::MAX)?;
-            if !b.is_empty() {
-                let (e, n) = C::get(b, &mut self.packing).ok_or_else(garbled)?;
-                f.at += n;
-                return Ok(Some(e));
-            }
-            self.file = None;
-        }
-        let Some(b) = self.mem.get(self.at..).filter(|b| !b.is_empty()) else {
-            return Ok(None);
-        };
-        let (e, n) = C::get(b, &mut self.packing).ok_or_else(garbled)?;
-        self.at += n;
-        Ok(Some(e))
-    }
-}
-
-impl LogReader<'_, Packed> {
-    #[inline(always)]
-    pub fn next_event(&mut self) -> std::io::Result<Option<Event>> {
-        self.next_item()
-    }
-}
-
-fn garbled() -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::InvalidData,
-        "temporary log holds a cut or garbled item",
-    )
 }
 
 /// The replays' first pass over one log, in the order it is written: each operation's cadence
@@ -305,15 +56,25 @@ impl Early {
     }
 }
 
-/// A held event, ordered by `(t_us, t_ns, loc)`. One [`Orderer`] holds the events of one
-/// input only, so the input's rank is the same for all of them and this is the [`Key`] order
-/// without the key: 64 bytes a held event instead of 88 (fewer fresh pages for the buffer).
+/// An event's place in its own input's order: `(t_us, t_ns, loc)`. One [`Orderer`] holds the
+/// events of one input only, so the input's rank is the same for all of them and this is the
+/// [`Key`] order without the rank: an orderer needs no ranks at all (a copy of every input's
+/// rank in each input's orderer made memory grow with the square of the inputs: 20,000 files
+/// took 856 MB).
+type InputKey = (i64, u16, u64);
+
+fn input_key(e: &Event) -> InputKey {
+    (e.t_us, e.t_ns, e.loc)
+}
+
+/// A held event, ordered by [`InputKey`]: 64 bytes a held event instead of 88 with the key
+/// (fewer fresh pages for the buffer).
 #[derive(Clone, Copy)]
 struct Held(Event);
 
 impl Held {
-    fn rank_free(&self) -> (i64, u16, u64) {
-        (self.0.t_us, self.0.t_ns, self.0.loc)
+    fn rank_free(&self) -> InputKey {
+        input_key(&self.0)
     }
 }
 
@@ -349,12 +110,11 @@ const RUN_DOUBLING: usize = 1 << 10;
 /// of sifting a 131,072-entry heap. What is held, and so what leaves and when, is the same as
 /// with the heap alone (the earliest of both leaves first).
 pub struct Orderer {
-    ranks: Vec<u16>,
     capacity: usize,
     heap: BinaryHeap<Reverse<Held>>,
     /// Held events in increasing key order (each later than every one before it here).
     run: VecDeque<Held>,
-    last: Option<Key>,
+    last: Option<InputKey>,
     /// The input whose events these are (one orderer per input).
     input: Option<u16>,
     pub log: EventLog,
@@ -371,14 +131,15 @@ pub struct Orderer {
     emitted: u64,
 }
 
-impl Orderer {
-    pub fn new(ranks: Vec<u16>) -> Orderer {
-        Orderer::with_capacity(ranks, REORDER)
+impl Default for Orderer {
+    fn default() -> Orderer {
+        Orderer::with_capacity(REORDER)
     }
+}
 
-    pub fn with_capacity(ranks: Vec<u16>, capacity: usize) -> Orderer {
+impl Orderer {
+    pub fn with_capacity(capacity: usize) -> Orderer {
         Orderer {
-            ranks,
             capacity: capacity.max(1),
             heap: BinaryHeap::new(),
             run: VecDeque::new(),
@@ -393,14 +154,8 @@ impl Orderer {
         }
     }
 
-    /// The latest key written to the sorted log: everything still to come from this input
-    /// that is earlier than it will be late.
-    pub fn written_up_to(&self) -> Option<Key> {
-        self.last
-    }
-
     pub fn push(&mut self, ev: Event) {
-        let key = ev.order_key(&self.ranks);
+        let key = input_key(&ev);
         if self.last.is_some_and(|l| key < l) {
             self.late_count += 1;
             self.late.push(ev);
@@ -450,7 +205,7 @@ impl Orderer {
     }
 
     fn emit(&mut self, out: Held) {
-        self.last = Some(out.0.order_key(&self.ranks));
+        self.last = Some(out.rank_free());
         self.log.push(&out.0);
         if let Some(e) = &mut self.early {
             e.observe(&out.0, self.emitted);
@@ -501,8 +256,7 @@ impl Orderer {
         if self.late.is_empty() {
             return;
         }
-        let ranks = &self.ranks;
-        self.late.sort_by_key(|e| e.order_key(ranks));
+        self.late.sort_by_key(input_key);
         let mut run = EventLog::new();
         for e in self.late.drain(..) {
             run.push(&e);
@@ -526,7 +280,7 @@ impl Orderer {
                 }
             }
             let Some(last) = batch.last() else { break };
-            self.last = Some(last.order_key(&self.ranks));
+            self.last = Some(input_key(last));
             let first_seq = self.emitted;
             let (log, early, batch) = (&mut self.log, &mut self.early, &batch);
             rayon::join(
@@ -643,7 +397,7 @@ mod tests {
     #[test]
     fn nearly_sorted_input_comes_out_sorted_without_late_runs() {
         let ranks = ranks(&["a"]);
-        let mut o = Orderer::with_capacity(ranks.clone(), 4);
+        let mut o = Orderer::with_capacity(4);
         for (i, t) in [3, 1, 2, 5, 4, 6, 8, 7].into_iter().enumerate() {
             o.push(ev(0, i, t));
         }
@@ -658,9 +412,8 @@ mod tests {
 
     #[test]
     fn the_in_order_queue_grows_to_the_capacity_and_no_further() {
-        let ranks = ranks(&["a"]);
         let capacity = 3 * RUN_DOUBLING + 5;
-        let mut o = Orderer::with_capacity(ranks.clone(), capacity);
+        let mut o = Orderer::with_capacity(capacity);
         for i in 0..capacity * 3 {
             o.push(ev(0, i, i as i64));
         }
@@ -693,7 +446,7 @@ mod tests {
             let k = sorted_prefix.min(times.len());
             times[..k].sort_unstable();
             let ranks = ranks(&["a"]);
-            let mut o = Orderer::with_capacity(ranks.clone(), capacity);
+            let mut o = Orderer::with_capacity(capacity);
             // The heap-only buffer, as it was.
             let (mut heap, mut last, mut log, mut late, mut late_count) =
                 (BinaryHeap::new(), None, vec![], vec![], 0u64);
@@ -730,7 +483,7 @@ mod tests {
     #[test]
     fn far_out_of_order_input_is_merged_from_late_runs() {
         let ranks = ranks(&["a"]);
-        let mut o = Orderer::with_capacity(ranks.clone(), 2);
+        let mut o = Orderer::with_capacity(2);
         let times: Vec<i64> = (0..50).rev().collect();
         for (i, t) in times.iter().enumerate() {
             o.push(ev(0, i, *t));
@@ -748,7 +501,7 @@ mod tests {
         let ranks = ranks(&names);
         let mut logs = vec![];
         for input in 0..2u16 {
-            let mut o = Orderer::with_capacity(ranks.clone(), 8);
+            let mut o = Orderer::with_capacity(8);
             o.push(ev(input, 2, 10));
             o.push(ev(input, 1, 10));
             o.finish().unwrap();
@@ -759,26 +512,5 @@ mod tests {
             drain(&mut m),
             vec![(10, 1, 1), (10, 1, 2), (10, 0, 1), (10, 0, 2)]
         );
-    }
-
-    #[test]
-    fn logs_continue_on_disk_and_read_back_whole() {
-        let mut log = EventLog::new();
-        // At most 64 bytes an event, at least 13: this spills several times over.
-        let n = MEMORY_BYTES / 13 * 2 + 17;
-        for i in 0..n {
-            log.push(&ev(0, i, i as i64));
-        }
-        log.finish().unwrap();
-        assert!(log.on_disk > 0);
-        let mut r = log.reader().unwrap();
-        let mut k = 0;
-        while let Some(e) = r.next_event().unwrap() {
-            assert_eq!(e.t_us, k as i64);
-            k += 1;
-        }
-        assert_eq!(k, n);
-        // A second reader starts from the beginning again.
-        assert_eq!(log.reader().unwrap().next_event().unwrap().unwrap().t_us, 0);
     }
 }

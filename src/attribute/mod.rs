@@ -7,6 +7,7 @@
 
 pub mod catalogue;
 pub mod cors;
+mod docs;
 pub mod engine;
 pub mod matcher;
 pub mod rules;
@@ -17,33 +18,13 @@ mod tests;
 #[cfg(test)]
 pub(crate) static DOCS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+pub use docs::rules_markdown;
+
 use crate::http::ratelimit::Limits;
+pub use crate::model::Layer;
 use crate::model::Request;
 use serde::Serialize;
 use std::collections::HashMap;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layer {
-    /// CDN or WAF edge.
-    Cdn,
-    /// Reverse proxy, API gateway, service mesh, load balancer.
-    Proxy,
-    /// The origin application.
-    Api,
-    Unknown,
-}
-
-impl Layer {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Layer::Cdn => "cdn",
-            Layer::Proxy => "proxy",
-            Layer::Api => "api",
-            Layer::Unknown => "unknown",
-        }
-    }
-}
 
 /// What kind of allowance was exhausted. Different problems: a slower queue never brings back
 /// an exhausted daily quota.
@@ -424,155 +405,4 @@ pub fn joined(outer: &Request, inner: &Request, base: &engine::Baseline) -> Attr
         att.path.insert(0, o.logger.to_string());
     }
     att
-}
-
-/// The rule table as Markdown (docs/attribution.md is this text; a test keeps them in sync).
-pub fn rules_markdown() -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "| id | vendor | layer | proves | weight | matches | source | meaning |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
-    for r in rules::RULES {
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} | {:?} | {} | {} | {} | {} |",
-            r.id,
-            r.vendor,
-            r.layer.as_str(),
-            r.proves,
-            r.weight,
-            r.when.describe(),
-            r.source,
-            r.note.replace('|', "\\|")
-        );
-    }
-    let _ = writeln!(out, "\n### Application rate limiters\n");
-    let _ = writeln!(
-        out,
-        "Stock answers of limiters that run inside the application: origin evidence for layer `api` (the vendor stays the host's owner).\n"
-    );
-    let _ = writeln!(
-        out,
-        "| id | middleware | weight | matches | source | meaning |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|---|");
-    for a in rules::APP_LIMITERS {
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} | {} | {} | {} |",
-            a.id,
-            a.name,
-            a.weight,
-            a.when.describe(),
-            a.source,
-            a.note.replace('|', "\\|")
-        );
-    }
-    let _ = writeln!(out, "\n### Origin markers\n");
-    let _ = writeln!(
-        out,
-        "Headers the application's own stack writes and an edge or proxy answering itself never carries: origin evidence for layer `api` when the host's successful responses did not already name the origin's headers.\n"
-    );
-    let _ = writeln!(out, "| id | stack | weight | matches | source | meaning |");
-    let _ = writeln!(out, "|---|---|---|---|---|---|");
-    for m in rules::ORIGIN_MARKERS {
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} | {} | {} | {} |",
-            m.id,
-            m.name,
-            m.weight,
-            m.when.describe(),
-            m.source,
-            m.note.replace('|', "\\|")
-        );
-    }
-    let _ = writeln!(out, "\n### Provider catalogue\n");
-    let _ = writeln!(
-        out,
-        "{} providers. A host match is origin evidence naming the vendor when the API answered; \
-         markers and messages are producer evidence (layer `api`); each message is also a quota \
-         cue for that vendor's verdicts.\n",
-        catalogue::PROVIDERS.len()
-    );
-    let _ = writeln!(
-        out,
-        "| vendor | provider | category | hosts | rate-limit headers | markers | documented messages → kind | default kind | source |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
-    let esc = |s: &str| s.replace('|', "\\|");
-    for p in catalogue::PROVIDERS {
-        let hosts = p
-            .hosts
-            .iter()
-            .map(|h| format!("`{h}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let markers = p
-            .markers
-            .iter()
-            .filter(|m| !p.messages.iter().any(|msg| msg.id == m.id))
-            .map(|m| format!("`{}` ({}): {}", m.id, m.weight, m.when.describe()))
-            .collect::<Vec<_>>()
-            .join("; ");
-        let messages = p
-            .messages
-            .iter()
-            .map(|m| {
-                let kind = m.quota.map(|q| q.as_str()).unwrap_or("—");
-                let scope = m
-                    .scope
-                    .map(|s| format!(", per {}", format!("{s:?}").to_lowercase()))
-                    .unwrap_or_default();
-                format!("`{}`: \"{}\" → {kind}{scope}", m.id, esc(m.text))
-            })
-            .collect::<Vec<_>>()
-            .join("; ");
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            p.vendor,
-            esc(p.name),
-            p.category.as_str(),
-            hosts,
-            esc(p.family),
-            if markers.is_empty() {
-                "—".into()
-            } else {
-                markers
-            },
-            if messages.is_empty() {
-                "—".into()
-            } else {
-                messages
-            },
-            p.quota.as_str(),
-            p.source
-        );
-    }
-    let _ = writeln!(out, "\n### Quota cues\n");
-    let _ = writeln!(
-        out,
-        "| id | tier | matches | quota | scope | source | meaning |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
-    for c in rules::CUES {
-        let _ = writeln!(
-            out,
-            "| `{}` | {} | {} | {} | {} | {} | {} |",
-            c.id,
-            c.tier,
-            c.when.describe(),
-            c.quota.map(|q| q.as_str()).unwrap_or("—"),
-            c.scope
-                .map(|s| format!("{s:?}").to_lowercase())
-                .unwrap_or_else(|| "—".into()),
-            c.source,
-            c.note.replace('|', "\\|")
-        );
-    }
-    out
 }

@@ -76,7 +76,7 @@ fn render_table(r: &CheckReport) -> String {
             String::new()
         }
     );
-    if r.deviation_count > 0 {
+    if r.deviation_count > 0 && r.entries > 0 {
         let _ = writeln!(
             out,
             "toomany analyze reads this file anyway; other tools may reject it."

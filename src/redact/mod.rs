@@ -303,7 +303,9 @@ impl Redactor {
             HeaderRule::SetCookie => Cow::Owned(self.set_cookie(value)),
             HeaderRule::Secret => Cow::Owned(self.token(value)),
             HeaderRule::WebSocketProtocol => Cow::Owned(self.websocket_protocols(value)),
-            HeaderRule::Exempt => Cow::Borrowed(value),
+            // Named to hold no secret, so no name-based rule applies; a secret's own shape
+            // (`Retry-After: Bearer …`) is still one.
+            HeaderRule::Exempt => self.shapes_cow(value),
             HeaderRule::Url | HeaderRule::Text => self.text_cow(value, 0),
         }
     }
@@ -556,6 +558,14 @@ impl Redactor {
         self.text_cow(text, 0)
     }
 
+    /// A name (a header name, a JSON key, a field name quoted in a message): kept, except a
+    /// secret written where a name stands (`ghp_…` as a header name, a JWT as a key), which
+    /// is redacted by its shape. Names are never judged by the words in them here: `api_key`
+    /// is a name, not a secret.
+    pub fn name<'a>(&self, name: &'a str) -> Cow<'a, str> {
+        self.shapes_cow(name)
+    }
+
     /// Redact then cut to at most `max` bytes at a char boundary. A token cut in half at the end
     /// is dropped, so a truncated secret cannot leak its prefix.
     pub fn excerpt(&self, text: &str, max: usize) -> String {
@@ -799,6 +809,14 @@ fn looks_random(s: &str) -> bool {
     s.len() >= 32
         && s.bytes().any(|b| b.is_ascii_digit())
         && s.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// Does `text` hold a secret by its shape alone (a vendor key, a JWT, URL userinfo, a
+/// `Bearer …` credential)? For a message that shows input names without a redactor at hand:
+/// such a name is left out, not fingerprinted.
+pub fn shaped_like_a_secret(text: &str) -> bool {
+    static R: OnceLock<Redactor> = OnceLock::new();
+    matches!(R.get_or_init(Redactor::random).name(text), Cow::Owned(_))
 }
 
 /// Strip values quoted in parser messages (serde: `invalid type: string "…", expected f64`,

@@ -51,6 +51,8 @@ impl HeaderRule {
 const HEADER_RULES: &[(&str, HeaderRule)] = &[
     ("authorization", HeaderRule::Authorization),
     ("proxy-authorization", HeaderRule::Authorization),
+    // Not a standard header, but sent for Authorization by clients that misname it.
+    ("authentication", HeaderRule::Authorization),
     ("www-authenticate", HeaderRule::Authenticate),
     ("proxy-authenticate", HeaderRule::Authenticate),
     ("cookie", HeaderRule::Cookie),
@@ -189,6 +191,7 @@ const SECRET_HEADS: &[&str] = &[
     "credentials",
     "auth",
     "authorization",
+    "authentication",
     "session",
     "sessionid",
     "sessid",
@@ -303,6 +306,53 @@ const METADATA: &[&str] = &[
     "pins",
 ];
 
+/// Secrets named in the plural hold several (`"api_keys": [...]`, `"tokens": [...]`): the
+/// plurals read as their singular, unless a count is named (`max_tokens`, `input_tokens`).
+const PLURAL_HEADS: &[(&str, &str)] = &[
+    ("keys", "key"),
+    ("tokens", "token"),
+    ("secrets", "secret"),
+    ("passwords", "password"),
+    ("signatures", "signature"),
+    ("sigs", "sig"),
+    ("jwts", "jwt"),
+    ("sessions", "session"),
+    ("sessionids", "sessionid"),
+    ("apikeys", "apikey"),
+];
+
+/// Before a plural head, these make it a count (`max_tokens`, `prompt_tokens`, `total_keys`),
+/// never the secrets themselves.
+const COUNT_QUALIFIERS: &[&str] = &[
+    "max",
+    "min",
+    "num",
+    "number",
+    "total",
+    "input",
+    "output",
+    "prompt",
+    "completion",
+    "cached",
+    "cache",
+    "reasoning",
+    "remaining",
+    "used",
+    "available",
+    "allowed",
+    "billed",
+    "generated",
+    "free",
+    "per",
+    "estimated",
+    "context",
+    "n",
+    "new",
+    "active",
+    "expired",
+    "revoked",
+];
+
 /// `key` after these names a database or cache key, not a credential (`public_key`,
 /// `primary_key`, `sort_key`).
 const PLAIN_KEY_QUALIFIERS: &[&str] = &[
@@ -379,6 +429,16 @@ fn secret_words(name: &str, ctx: Context) -> bool {
         return false;
     }
     let before = words.len().checked_sub(2).map(|i| words[i].as_str());
+    // Two words that are one secret's name (`SAMLResponse` splits into saml, response).
+    if before.is_some_and(|b| SECRET_HEADS.contains(&format!("{b}{last}").as_str())) {
+        return true;
+    }
+    let singular = PLURAL_HEADS
+        .iter()
+        .find(|(plural, _)| *plural == last.as_str())
+        .filter(|_| !before.is_some_and(|b| COUNT_QUALIFIERS.contains(&b)))
+        .map(|(_, one)| one.to_string());
+    let last = singular.as_ref().unwrap_or(last);
     let head = match last.as_str() {
         "key" => !before.is_some_and(|q| PLAIN_KEY_QUALIFIERS.contains(&q)),
         "code" => match ctx {
@@ -530,6 +590,16 @@ mod tests {
             "private_key",
             "otp",
             "pin",
+            "SAMLResponse",
+            "SAMLRequest",
+            "saml_response",
+            "api_keys",
+            "apiKeys",
+            "tokens",
+            "access_tokens",
+            "secrets",
+            "Authentication",
+            "X-Authentication",
         ] {
             assert!(is_secret_field(n), "{n} should be secret");
         }
@@ -558,6 +628,13 @@ mod tests {
             "page",
             "state",
             "client_id",
+            "max_tokens",
+            "input_tokens",
+            "completion_tokens",
+            "total_tokens",
+            "primary_keys",
+            "response",
+            "X-Authentication-Method",
         ] {
             assert!(!is_secret_field(n), "{n} should not be secret");
         }

@@ -6,9 +6,10 @@ use super::caps::{self, Cap};
 use super::lazy::{self, Node, Obj, Val, Wanted};
 use super::pipeline::{self, Done};
 use super::{warn, Options, ReadOutcome, Tail, ViewMap};
-use crate::analyze::event::{self, RecordView};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
 use crate::http::name_memo::NameMemo;
+use crate::http::stated::is_limit_header;
+use crate::model::view::{self as record_view, RecordView};
 use crate::model::{Headers, Location, Position, Request, Warning};
 use crate::redact::{HeaderRule, Redactor};
 use std::borrow::Cow;
@@ -257,7 +258,12 @@ struct Path {
 
 /// Every canonical field's paths in the order [`find`] tries them: its `--map` paths, then its
 /// aliases. Built once per input.
-struct Paths(Vec<(&'static str, Vec<Path>)>);
+struct Paths {
+    fields: Vec<(&'static str, Vec<Path>)>,
+    /// The `--map` paths whose last name is a secret's (`--map client=api_key`): a value read
+    /// from one is shown as its token, whatever it holds.
+    secret: Vec<Box<str>>,
+}
 
 impl Paths {
     fn of(map: &[(String, String)]) -> Paths {
@@ -268,8 +274,20 @@ impl Paths {
                 bits: lazy::key_bit(p) | lazy::key_bit(first),
             }
         };
-        Paths(
-            ALIASES
+        let secret = map
+            .iter()
+            .map(|(_, p)| p.as_str())
+            .filter(|p| {
+                let last = p.rsplit('.').next().unwrap_or(p);
+                crate::redact::is_secret_json_field(last)
+                    || crate::redact::is_secret_field(last)
+                    || crate::redact::is_secret_header(last)
+            })
+            .map(Box::from)
+            .collect();
+        Paths {
+            secret,
+            fields: ALIASES
                 .iter()
                 .map(|(field, aliases)| {
                     let mapped = map
@@ -282,7 +300,12 @@ impl Paths {
                     )
                 })
                 .collect(),
-        )
+        }
+    }
+
+    /// Was `path` mapped and named like a secret?
+    fn is_secret(&self, path: &str) -> bool {
+        !self.secret.is_empty() && self.secret.iter().any(|s| **s == *path)
     }
 }
 
@@ -339,7 +362,7 @@ fn find_anywhere<'n, 'a, 'p>(
     field: usize,
     paths: &'p Paths,
 ) -> Option<(Cow<'n, Node<'a>>, &'p str)> {
-    let (_, paths) = paths.0.get(field)?;
+    let (_, paths) = paths.fields.get(field)?;
     let keys = o.key_bits();
     paths.iter().find_map(|p| {
         if keys & p.bits == 0 {
@@ -386,7 +409,7 @@ impl Places {
             return;
         }
         self.shape = o.shape();
-        self.fields = paths.0.iter().map(|(_, p)| Self::of(o, p)).collect();
+        self.fields = paths.fields.iter().map(|(_, p)| Self::of(o, p)).collect();
     }
 
     #[inline(always)]
@@ -396,7 +419,8 @@ impl Places {
         field: usize,
         paths: &'p Paths,
     ) -> Placed<'n, 'a, 'p> {
-        let (Some(places), Some((_, field_paths))) = (self.fields.get(field), paths.0.get(field))
+        let (Some(places), Some((_, field_paths))) =
+            (self.fields.get(field), paths.fields.get(field))
         else {
             return Placed::Walked;
         };
@@ -482,6 +506,24 @@ fn found_text<'a>(
     text_of(&raw, cap, path, warns)
 }
 
+/// [`found_text`] for a value shown as it is read (client, client IP, user agent, method,
+/// Retry-After): one read through a `--map` path named like a secret is its token.
+fn found_shown<'a>(
+    o: &Obj<'a>,
+    field: usize,
+    map: &Lookup<'_>,
+    red: &Redactor,
+    cap: Cap,
+    warns: &mut Vec<String>,
+) -> Option<Cow<'a, str>> {
+    let (raw, path) = find(o, field, map)?;
+    let text = text_of(&raw, cap, path, warns)?;
+    if map.paths.is_secret(path) {
+        return Some(Cow::Owned(red.token(&text)));
+    }
+    Some(text)
+}
+
 /// An unredacted request header (name, value), borrowed from the line when it can be.
 type RawHeader<'a> = (Cow<'a, str>, Cow<'a, str>);
 
@@ -497,7 +539,7 @@ const HEADERS_HINT: usize = 8;
 /// warnings are the same. Accepts an object (`{"Name": "v"}` or `{"Name": ["v1", "v2"]}`), a
 /// list of `{name, value}` objects, or a list of `[name, value]` pairs.
 ///
-/// [`RecordView`]: crate::analyze::event::RecordView
+/// [`RecordView`]: crate::model::view::RecordView
 #[allow(clippy::too_many_arguments)]
 fn fill_headers<'a>(
     h: &mut Headers,
@@ -666,7 +708,7 @@ impl RawIdem<'_> {
         }
         let mut h = Headers::new();
         h.push_capped("", red.header_cow_by_rule(self.rule, &self.value), self.cap);
-        h.value_at(0).is_some_and(|v| event::holds(v, fp))
+        h.value_at(0).is_some_and(|v| record_view::holds(v, fp))
     }
 }
 
@@ -735,7 +777,7 @@ impl HeaderPlans {
 /// kind went, so the view does not search the map for each (five searches a line, each
 /// comparing every stored name).
 ///
-/// [`RecordView`]: crate::analyze::event::RecordView
+/// [`RecordView`]: crate::model::view::RecordView
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Kind {
     Other,
@@ -744,8 +786,8 @@ pub(super) enum Kind {
     Origin,
     Referer,
     RetryAfter,
-    /// [`crate::detect::logical::is_idempotency_header`]; the first with a value not blank
-    /// is noted, as [`crate::detect::logical::idempotency_key`] reads.
+    /// [`crate::http::idempotency::is_idempotency_header`]; the first with a value not blank
+    /// is noted, as [`crate::http::idempotency::idempotency_key`] reads.
     Idempotency,
 }
 
@@ -760,7 +802,7 @@ fn kind_of(name: &str) -> Kind {
     ];
     match NAMED.iter().find(|(n, _)| name.eq_ignore_ascii_case(n)) {
         Some(&(_, k)) => k,
-        None if crate::detect::logical::is_idempotency_header(name) => Kind::Idempotency,
+        None if crate::http::idempotency::is_idempotency_header(name) => Kind::Idempotency,
         None => Kind::Other,
     }
 }
@@ -836,13 +878,14 @@ const VIEW_RESPONSE: NameFilter = 8;
 /// Request header names a view keeps: [`event::is_view_request_header`] less the idempotency
 /// keys, which the view compares by [`RawIdem`] without redacting them.
 fn view_request_header(name: &str) -> bool {
-    event::is_view_request_header(name) && !crate::detect::logical::is_idempotency_header(name)
+    record_view::is_view_request_header(name)
+        && !crate::http::idempotency::is_idempotency_header(name)
 }
 
 /// Response header names a view reads: the rate-limit families, and `Retry-After` (whose
 /// presence decides whether the `retry_after` field is read, and warned about).
 fn view_response_header(name: &str) -> bool {
-    event::is_limit_header(name) || name.eq_ignore_ascii_case("retry-after")
+    is_limit_header(name) || name.eq_ignore_ascii_case("retry-after")
 }
 
 /// Every question [`fill_headers`] asks of a header name, answered by the functions that own them.
@@ -1043,7 +1086,7 @@ fn normalize(
         position: pos,
     });
     r.started = read_time(o, map, red, &mut warns);
-    r.method = found_text(o, field::METHOD, map, caps::METHOD, &mut warns)
+    r.method = found_shown(o, field::METHOD, map, red, caps::METHOD, &mut warns)
         .map(|m| red.method(&m))
         .unwrap_or_default();
     let raw_url = raw_url_of(o, map, &mut warns);
@@ -1084,7 +1127,7 @@ fn normalize(
         );
     }
     if !r.response_headers.contains("retry-after") {
-        if let Some(ra) = found_text(o, field::RETRY_AFTER, map, caps::LABEL, &mut warns) {
+        if let Some(ra) = found_shown(o, field::RETRY_AFTER, map, red, caps::LABEL, &mut warns) {
             if !ra.is_empty() && ra != "-" {
                 r.response_headers
                     .push("Retry-After", red.header_cow("retry-after", &ra));
@@ -1107,15 +1150,16 @@ fn normalize(
     r.request_body_fingerprint = body_fingerprint(o, red);
 
     r.client = super::har::client_hints(&r, None);
-    if let Some(c) = found_text(o, field::CLIENT, map, caps::IDENTITY, &mut warns) {
+    if let Some(c) = found_shown(o, field::CLIENT, map, red, caps::IDENTITY, &mut warns) {
         r.client.client = Some(red.text(&c));
     }
-    if let Some(ip) = found_text(o, field::CLIENT_IP, map, caps::IDENTITY, &mut warns) {
+    if let Some(ip) = found_shown(o, field::CLIENT_IP, map, red, caps::IDENTITY, &mut warns) {
         r.client.client_ip = Some(red.text(&ip));
     }
     if r.request_headers.get("user-agent").is_none() {
         r.client.user_agent =
-            found_text(o, field::USER_AGENT, map, caps::IDENTITY, &mut warns).map(|u| red.text(&u));
+            found_shown(o, field::USER_AGENT, map, red, caps::IDENTITY, &mut warns)
+                .map(|u| red.text(&u));
     }
     r.credential = red
         .credential(
@@ -1593,7 +1637,7 @@ mod tests {
             for _ in 0..2 {
                 // Twice: a scratch left by one line must not show in the next.
                 let decide = |status: u16, _: &str| {
-                    event::view_suffices(status, false).then(event::ViewHint::default)
+                    record_view::view_suffices(status, false).then(record_view::ViewHint::default)
                 };
                 let compare = |v: &RecordView<'_>, _| {
                     let want = RecordView::of(&full);
@@ -1603,7 +1647,7 @@ mod tests {
                 if let Some(Some(e)) = took {
                     return Err(e);
                 }
-                let expected = event::view_suffices(full.status, false) && full_ws.is_empty();
+                let expected = record_view::view_suffices(full.status, false) && full_ws.is_empty();
                 if took.is_some() != expected {
                     return Err(format!(
                         "{how}: view taken: {}, for status {} and warnings {full_ws:?}",
@@ -1613,7 +1657,7 @@ mod tests {
                 }
             }
         }
-        Ok(event::view_suffices(full.status, false) && full_ws.is_empty())
+        Ok(record_view::view_suffices(full.status, false) && full_ws.is_empty())
     }
 
     #[test]
@@ -1749,7 +1793,7 @@ mod tests {
             let (full, ws) = normalize(3, &obj, &src, &o, &paths);
             assert!(ws.is_empty(), "{line}: {ws:?}");
             let want = RecordView::of(&full);
-            let decide = |_: u16, _: &str| Some(event::ViewHint::default());
+            let decide = |_: u16, _: &str| Some(record_view::ViewHint::default());
             let compare =
                 |v: &RecordView<'_>, _| (v != &want).then(|| format!("{v:?}\nvs\n{want:?}"));
             match view::with_view(3, &obj, &o, &paths, &mut scratch, decide, compare) {
@@ -1810,12 +1854,12 @@ mod tests {
                     "{line}"
                 );
                 let decide = |status: u16, _: &str| {
-                    event::view_suffices(status, false).then(Default::default)
+                    record_view::view_suffices(status, false).then(Default::default)
                 };
                 let took = view::with_view(3, &shaped, &o, &paths, &mut scratch, decide, |v, _| {
                     assert_eq!(v, &RecordView::of(&full), "{line}");
                 });
-                let expected = event::view_suffices(full.status, false) && full_ws.is_empty();
+                let expected = record_view::view_suffices(full.status, false) && full_ws.is_empty();
                 assert_eq!(took.is_some(), expected, "{line}: {full_ws:?}");
             }
             // Every line after the first was read by the first one's layout.
@@ -1861,7 +1905,7 @@ mod tests {
             }
             assert_eq!(
                 firsts.value(Kind::Idempotency, &h),
-                crate::detect::logical::idempotency_key(&h).map(|(_, v)| v),
+                crate::http::idempotency::idempotency_key(&h).map(|(_, v)| v),
                 "{m}"
             );
         }

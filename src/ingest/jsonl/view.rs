@@ -11,13 +11,14 @@
 //! [`Request`]: crate::model::Request
 
 use super::{
-    body_fingerprint, caps, field, fill_headers, find, found_text, key_id_secret, raw_url_of,
+    body_fingerprint, caps, field, fill_headers, find, found_shown, key_id_secret, raw_url_of,
     read_duration, read_status, read_time, response_header_cap, Firsts, Kind, Lookup, Paths,
     Places, RawHeader, RawIdem, HEADER_PLANS, VIEW_REQUEST, VIEW_RESPONSE,
 };
-use crate::analyze::event::{self, RecordView, Signals, ViewHint};
+use crate::http::stated;
 use crate::ingest::lazy::{Node, Obj};
 use crate::ingest::Options;
+use crate::model::view::{RecordView, Signals, ViewHint};
 use crate::model::{Headers, Position};
 use crate::redact::HeaderRule;
 use std::borrow::Cow;
@@ -71,7 +72,7 @@ pub(super) fn with_view<R>(
         return None;
     }
     let started = read_time(o, map, red, warns);
-    let method = found_text(o, field::METHOD, map, caps::METHOD, warns).map(|m| match m {
+    let method = found_shown(o, field::METHOD, map, red, caps::METHOD, warns).map(|m| match m {
         Cow::Borrowed(m) => red.method_cow(m),
         Cow::Owned(m) => Cow::Owned(red.method(&m)),
     });
@@ -157,12 +158,12 @@ pub(super) fn with_view<R>(
             key => {
                 let answered =
                     fill_headers(response, &h, red, None, None, cap, VIEW_RESPONSE, warns, f);
-                header_limit = event::stated_limit(response, started);
+                header_limit = stated::stated_limit(response, started);
                 retry_after_header = answered.has(Kind::RetryAfter);
                 // Remembered only when the answer is the text's alone: no warning (which sends
                 // the line to its full record) and no reset read against the time.
                 if let Some(Err(slot)) = key {
-                    if warns.is_empty() && !event::stated_limit_reads_time(response) {
+                    if warns.is_empty() && !stated::stated_limit_reads_time(response) {
                         RESPONSES.with(|m| {
                             m.borrow_mut().put(
                                 slot,
@@ -179,16 +180,16 @@ pub(super) fn with_view<R>(
     }
     // A Retry-After field is read only for its warnings: no view reads a success's Retry-After.
     if !retry_after_header {
-        found_text(o, field::RETRY_AFTER, map, caps::LABEL, warns);
+        found_shown(o, field::RETRY_AFTER, map, red, caps::LABEL, warns);
     }
     let body_fingerprint = body_fingerprint(o, red);
-    let client = found_text(o, field::CLIENT, map, caps::IDENTITY, warns);
+    let client = found_shown(o, field::CLIENT, map, red, caps::IDENTITY, warns);
     let client = client.as_deref().map(|c| red.text_borrowing(c));
-    let client_ip = found_text(o, field::CLIENT_IP, map, caps::IDENTITY, warns);
+    let client_ip = found_shown(o, field::CLIENT_IP, map, red, caps::IDENTITY, warns);
     let client_ip = client_ip.as_deref().map(|ip| red.text_borrowing(ip));
     let ua_header = asked.value(Kind::UserAgent, request);
     let ua_field = match ua_header {
-        None => found_text(o, field::USER_AGENT, map, caps::IDENTITY, warns),
+        None => found_shown(o, field::USER_AGENT, map, red, caps::IDENTITY, warns),
         Some(_) => None,
     };
     let ua_field = ua_field.as_deref().map(|u| red.text_borrowing(u));
