@@ -28,6 +28,8 @@
 #   mawk '$9==429'                  (access log)
 #   goaccess --log-format=COMBINED  (access log; Debian package `goaccess`)
 #   wiretrail FILE rate-limit --json (HAR; `cargo install wiretrail --version 0.3.2`, $WIRETRAIL)
+# TOOMANY_BASE=/path/to/old/toomany adds that build's row to the same run (the baseline).
+# SKIP="goaccess jq" leaves those tools out (GoAccess takes minutes a round on a busy machine).
 # Then the issue-38 bars, judged on this run's medians. Every round's figures are kept in
 # $BENCH_DATA/last-rows.txt; BENCH_ROWS=that-file scripts/bench.sh summarizes them again.
 set -euo pipefail
@@ -57,6 +59,7 @@ DUCK=${DUCKDB:-$( [ -x "$DATA/venv/bin/duckdb" ] && echo "$DATA/venv/bin/duckdb"
 WT=${WIRETRAIL:-$(command -v wiretrail || { [ -x "$HOME/.cargo/bin/wiretrail" ] && echo "$HOME/.cargo/bin/wiretrail"; } || true)}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+want() { case " ${SKIP:-} " in *" $1 "*) return 1 ;; esac; }
 SEP=$'\x1f' # a byte no log line holds: DuckDB's CSV reader then gives each line whole
 
 # The JSON-lines queries. Columns are declared (no sampling pass); `url` is JSON because one
@@ -141,22 +144,23 @@ for f in "${inputs[@]}"; do
   n=$(basename "$f")
   for _ in $(seq "$REPS"); do
     run "$n" "toomany -j 2" "$bin" analyze -j 2 --format json "$f"
+    if [ -n "${TOOMANY_BASE:-}" ]; then run "$n" "base -j 2" "$TOOMANY_BASE" analyze -j 2 --format json "$f"; fi
     case "$f" in
       *.jsonl)
-        run "$n" jq jq -c 'select(((.status // .http.response.status_code) | tostring) == "429")
-          | (.url | if type == "object" then .full else . end) // .request_uri' "$f"
-        if [ -n "$DUCK" ]; then
+        if want jq; then run "$n" jq jq -c 'select(((.status // .http.response.status_code) | tostring) == "429")
+          | (.url | if type == "object" then .full else . end) // .request_uri' "$f"; fi
+        if [ -n "$DUCK" ] && want duckdb; then
           run "$n" "duckdb all lines" "$DUCK" -noheader -list -c "$(duck_jsonl_all "$f")"
           run "$n" "duckdb 429s" "$DUCK" -noheader -list -c "$(duck_jsonl_429 "$f")"
         fi ;;
       *.log)
-        run "$n" mawk mawk '$9==429' "$f"
-        if [ -n "$DUCK" ]; then run "$n" "duckdb regex" "$DUCK" -noheader -list -c "$(duck_access_regex "$f")"; fi
-        if command -v goaccess >/dev/null; then
+        if want mawk; then run "$n" mawk mawk '$9==429' "$f"; fi
+        if [ -n "$DUCK" ] && want duckdb; then run "$n" "duckdb regex" "$DUCK" -noheader -list -c "$(duck_access_regex "$f")"; fi
+        if command -v goaccess >/dev/null && want goaccess; then
           run "$n" goaccess goaccess "$f" --log-format=COMBINED -o "$T/goaccess.json"; fi ;;
       *.har)
-        run "$n" jq jq '[.log.entries[] | select(.response.status==429)] | length' "$f"
-        if [ -n "$WT" ]; then OKRC=1 run "$n" "wiretrail 0.3.2" "$WT" "$f" rate-limit --json; fi ;;
+        if want jq; then run "$n" jq jq '[.log.entries[] | select(.response.status==429)] | length' "$f"; fi
+        if [ -n "$WT" ] && want wiretrail; then OKRC=1 run "$n" "wiretrail 0.3.2" "$WT" "$f" rate-limit --json; fi ;;
     esac
   done
 done

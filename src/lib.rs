@@ -15,6 +15,7 @@ pub mod detect;
 pub mod http;
 pub mod ingest;
 pub mod limiter;
+pub mod memo;
 pub mod mock;
 pub mod model;
 pub mod options;

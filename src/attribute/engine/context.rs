@@ -6,12 +6,13 @@ use super::super::catalogue::Provider;
 use super::super::rules::{self, AppLimiter, Proves};
 use super::super::{Layer, Role};
 use super::verdict::{vendor_name, Tag, Verdict};
-use super::{is_html, is_json, Ctx, Owner, HOST_WEIGHT};
+use super::{is_html, is_json, is_xml, Ctx, Owner, HOST_WEIGHT};
 use crate::http::ratelimit::Family;
 
 /// The response's shape next to its host's baseline.
 pub(super) struct Shape<'a> {
-    /// A JSON body (or a JSON content type with a body).
+    /// A structured error body: JSON (or a JSON content type on a body not recorded), or an
+    /// XML error document.
     pub json: bool,
     /// The baseline's origin headers that this response carries.
     pub present: Vec<&'a str>,
@@ -27,8 +28,11 @@ impl<'a> Shape<'a> {
     pub(super) fn read(cx: &'a Ctx) -> Shape<'a> {
         let (req, base) = (cx.req, cx.base);
         let body_lc = cx.subj.body_lc();
-        let json = !cx.subj.body_is_empty() && is_json(req, body_lc);
-        let html = !cx.subj.body_is_empty() && is_html(req, body_lc);
+        let shown = !cx.subj.body_is_empty() && !cx.subj.body_unknown();
+        // An unrecorded body's content type still says what it was.
+        let json = (shown || cx.subj.body_unknown()) && is_json(req, body_lc)
+            || shown && is_xml(req, body_lc);
+        let html = shown && is_html(req, body_lc) && !is_xml(req, body_lc);
         let present: Vec<&str> = base
             .origin_names
             .iter()
@@ -71,6 +75,7 @@ pub(super) fn origin_evidence(
     producers: &[&'static str],
     v: &mut Verdict,
 ) -> Found {
+    not_captured(cx, v);
     let origin_voice = origin_headers(cx, shape, v);
     let mut generic = body_and_limit_headers(cx, shape, fams, v);
     let host_owner = host_owner_evidence(cx, v);
@@ -107,6 +112,47 @@ pub(super) fn origin_evidence(
         host_owner,
         intermediary_producer,
     }
+}
+
+/// A body that was not recorded is unknown, not empty: said in the evidence when a rule that
+/// needs an empty body was set aside for it, or when the record shows there was a body (a HAR
+/// entry's content size, a Content-Length above zero). A log that never records bodies says
+/// nothing more on every line.
+fn not_captured(cx: &Ctx, v: &mut Verdict) {
+    if !cx.subj.body_unknown() {
+        return;
+    }
+    let as_empty = cx.subj.as_if_empty();
+    let set_aside: Vec<&str> = rules::all()
+        .iter()
+        .filter(|r| r.when.needs_empty_body() && r.when.eval(&as_empty).is_some())
+        .map(|r| r.id)
+        .chain(
+            rules::APP_LIMITERS
+                .iter()
+                .filter(|a| a.when.needs_empty_body() && a.when.eval(&as_empty).is_some())
+                .map(|a| a.id),
+        )
+        .collect();
+    let har = matches!(cx.req.location.position, crate::model::Position::Entry(_));
+    let sized = cx
+        .req
+        .response_headers
+        .get("content-length")
+        .is_some_and(|n| n.trim() != "0");
+    if set_aside.is_empty() && !har && !sized {
+        return;
+    }
+    let aside = if set_aside.is_empty() {
+        String::new()
+    } else {
+        format!(" ({} set aside)", set_aside.join(", "))
+    };
+    v.ev(
+        Role::RuledOut,
+        super::NOT_CAPTURED,
+        format!("the response had a body that the input did not record (HAR content.size or Content-Length above zero with no text, or a log without bodies): unknown, not empty, so no rule that needs an empty body applies{aside}; the headers decide"),
+    );
 }
 
 /// The origin's own headers on the response are direct evidence that it answered; all of them
@@ -147,7 +193,18 @@ fn body_and_limit_headers(cx: &Ctx, shape: &Shape, fams: &[Family], v: &mut Verd
         );
     } else if shape.json {
         generic.push(0.35);
-        v.ev_tag(Role::Producer, "body: JSON", "a JSON error body, the API's style; edges and proxies answer with their own pages unless configured", Tag::Cand(None, Layer::Api));
+        let xml = cx.subj.body_lc().trim_start().starts_with('<');
+        let signal = match (cx.subj.body_unknown(), cx.req.content_type()) {
+            (true, Some(ct)) => format!("content-type: {ct}"),
+            _ if xml => "body: XML error".to_string(),
+            _ => "body: JSON".to_string(),
+        };
+        let note = if xml {
+            "an XML error document, a service's own error format (S3, Azure Storage); edges and proxies answer with their own pages unless configured"
+        } else {
+            "a JSON error body, the API's style; edges and proxies answer with their own pages unless configured"
+        };
+        v.ev_tag(Role::Producer, signal, note, Tag::Cand(None, Layer::Api));
     }
     if !fams.is_empty() {
         generic.push(0.3);

@@ -9,6 +9,10 @@ use super::verdict::{fold_parents, Cand, Verdict};
 use super::{Ctx, Owner, DECIDE, NAMED_API};
 use crate::model::SignalVerdict;
 
+/// What a documented API host weighs for its owner being the API's vendor: more than a shared
+/// error schema in the body (0.85 at most), less than a vendor-only header (0.95).
+const HOST_IDENTITY: f64 = 0.9;
+
 /// The winning candidate.
 #[derive(Clone, Copy)]
 pub(super) struct Winner {
@@ -24,6 +28,16 @@ pub(super) struct Decision {
     pub winner: Option<Winner>,
     pub runner: f64,
     pub forced: bool,
+    /// The candidate that came second, for the report.
+    pub runner_up: Option<RunnerUp>,
+}
+
+/// The second candidate of a verdict.
+#[derive(Clone, Copy)]
+pub(super) struct RunnerUp {
+    pub layer: Layer,
+    pub vendor: Option<&'static str>,
+    pub score: f64,
 }
 
 pub(super) fn decide(cx: &Ctx, host_owner: Owner, v: &mut Verdict) -> Decision {
@@ -35,7 +49,7 @@ pub(super) fn decide(cx: &Ctx, host_owner: Owner, v: &mut Verdict) -> Decision {
     // A product and its parent vendor at the same layer are one candidate (a Gemini quota error
     // also carries Google's RESOURCE_EXHAUSTED).
     fold_parents(&mut v.cands);
-    let merged_into = merge_generic_api(&mut v.cands);
+    merge_generic_api(&mut v.cands);
     rank(&mut v.cands);
     // A log line that says its layer generated the response names the producer outright.
     let forced = cx
@@ -59,20 +73,54 @@ pub(super) fn decide(cx: &Ctx, host_owner: Owner, v: &mut Verdict) -> Decision {
             layer: c.layer,
             vendor: c.vendor,
             top_rule: c.top_rule,
-        })
-        .map(|w| host_owner_names_api(w, host_owner, merged_into));
+        });
+    let (winner, displaced) = match winner {
+        Some(w) => {
+            let (w, d) = host_owner_names_api(w, host_owner, &v.cands);
+            (Some(w), d)
+        }
+        None => (None, None),
+    };
+    let runner_up = runner_up(v, winner, displaced);
     Decision {
         winner,
         runner: v.cands.get(1).map(|c| c.score()).unwrap_or(0.0),
         forced: forced.is_some(),
+        runner_up,
     }
+}
+
+/// The candidate that came second: the vendor the host's catalogue entry displaced, else the
+/// next candidate in score order.
+fn runner_up(
+    v: &Verdict,
+    winner: Option<Winner>,
+    displaced: Option<(Option<&'static str>, f64)>,
+) -> Option<RunnerUp> {
+    let w = winner?;
+    if let Some((vendor, score)) = displaced {
+        return Some(RunnerUp {
+            layer: Layer::Api,
+            vendor,
+            score,
+        });
+    }
+    v.cands
+        .iter()
+        .skip(1)
+        .find(|c| !(c.layer == w.layer && c.vendor == w.vendor))
+        .map(|c| RunnerUp {
+            layer: c.layer,
+            vendor: c.vendor,
+            score: c.score(),
+        })
 }
 
 /// API candidates merge: the generic origin evidence supports the named API whose own markers
 /// already point at it (≥ [`NAMED_API`]); generic evidence says "an origin", not which one, so
 /// a weak shared marker (the x-rate-limit-* trio that X, Okta and IBM SVA all send) must not
-/// inherit it. Returns the vendor it merged into.
-fn merge_generic_api(cands: &mut Vec<Cand>) -> Option<&'static str> {
+/// inherit it; with no such API, weak markers join the origin in general.
+fn merge_generic_api(cands: &mut Vec<Cand>) {
     let mut api_generic_miss = 1.0;
     cands.retain(|c| {
         if c.layer == Layer::Api && c.vendor.is_none() {
@@ -87,21 +135,27 @@ fn merge_generic_api(cands: &mut Vec<Cand>) -> Option<&'static str> {
         .filter(|c| c.layer == Layer::Api && c.score() >= NAMED_API)
         .max_by(|a, b| a.score().total_cmp(&b.score()))
     {
-        Some(best_api) => {
-            best_api.miss *= api_generic_miss;
-            best_api.vendor
-        }
+        Some(best_api) => best_api.miss *= api_generic_miss,
         None => {
+            // No vendor's markers name the API: weaker ones still say an API answered, and
+            // count toward the origin in general, not toward their vendor.
+            cands.retain(|c| {
+                let weak = c.layer == Layer::Api && c.vendor.is_some();
+                if weak {
+                    api_generic_miss *= c.miss;
+                }
+                !weak
+            });
             if api_generic_miss < 1.0 {
                 cands.push(Cand {
                     vendor: None,
                     layer: Layer::Api,
                     miss: api_generic_miss,
+                    own_miss: api_generic_miss,
                     top_weight: 0.0,
                     top_rule: None,
                 });
             }
-            None
         }
     }
 }
@@ -121,24 +175,42 @@ fn rank(cands: &mut [Cand]) {
     });
 }
 
-/// When the API answered, the vendor is the API's owner: the host names it unless a vendor that
-/// earned the origin evidence (its own markers ≥ NAMED_API) says otherwise — or that vendor is
-/// the host owner's parent (Google's RESOURCE_EXHAUSTED on the Maps host is Maps).
-fn host_owner_names_api(w: Winner, host_owner: Owner, merged_into: Option<&str>) -> Winner {
-    match host_owner {
-        Some((p, _))
-            if w.layer == Layer::Api
-                && w.vendor != Some(p.vendor)
-                && (w.vendor.is_none()
-                    || merged_into != w.vendor
-                    || w.vendor == catalogue::parent(p.vendor)) =>
-        {
-            Winner {
-                vendor: Some(p.vendor),
-                top_rule: None,
-                ..w
-            }
-        }
-        _ => w,
+/// When the API answered, the vendor is the API's owner. On a documented API host the host's
+/// catalogue entry weighs [`HOST_IDENTITY`] (with its owner's own markers) for the owner; it
+/// and one of its products (Gemini on Google's host) are one. Another vendor names the API only
+/// when its own markers outweigh that: a vendor-only header can, a shared error schema alone
+/// cannot (a relay answering in its upstream's format is still the relay's limit). Returns the
+/// winner and what it outweighed, with that one's score.
+fn host_owner_names_api(
+    w: Winner,
+    host_owner: Owner,
+    cands: &[Cand],
+) -> (Winner, Option<(Option<&'static str>, f64)>) {
+    let Some((p, _)) = host_owner.filter(|_| w.layer == Layer::Api) else {
+        return (w, None);
+    };
+    let is_owner =
+        |vd: Option<&str>| vd == Some(p.vendor) || vd.and_then(catalogue::parent) == Some(p.vendor);
+    if is_owner(w.vendor) {
+        return (w, None);
     }
+    let own = |vd: Option<&str>| {
+        cands
+            .iter()
+            .find(|c| c.layer == Layer::Api && c.vendor == vd)
+            .map(Cand::own_score)
+            .unwrap_or(0.0)
+    };
+    let host = 1.0 - (1.0 - HOST_IDENTITY) * (1.0 - own(Some(p.vendor)));
+    let other = own(w.vendor);
+    if w.vendor.is_some() && other > host {
+        return (w, Some((Some(p.vendor), host)));
+    }
+    let displaced = w.vendor.map(|vd| (Some(vd), other));
+    let w = Winner {
+        vendor: Some(p.vendor),
+        top_rule: None,
+        ..w
+    };
+    (w, displaced)
 }

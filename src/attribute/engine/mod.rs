@@ -22,6 +22,9 @@ use crate::model::{LayerSignal, Request, SignalVerdict};
 use std::collections::{BTreeSet, HashMap};
 use verdict::{round2, settle, Verdict};
 
+#[cfg(test)]
+pub(crate) use quota::stated_window as stated_window_for_tests;
+
 /// A header on at least this share of a host's successful responses is "on every response".
 pub(super) const EVERY: f64 = 0.8;
 /// Successful responses per host kept for the baseline (bounded work on huge captures).
@@ -33,6 +36,11 @@ pub(super) const NAMED_API: f64 = 0.5;
 /// A documented API host, as origin evidence (below a JSON body, 0.35, or rate-limit headers,
 /// 0.3, together; far below any vendor marker).
 pub(super) const HOST_WEIGHT: f64 = 0.3;
+/// A vendor derived from the host (not documented by the catalogue) keeps this share of the
+/// verdict's confidence.
+const HOST_DERIVED: f64 = 0.85;
+/// The signal of the evidence line that says the body was not recorded.
+pub(super) const NOT_CAPTURED: &str = "body: not captured";
 
 /// Headers every stack sends, which say nothing about who produced a response.
 const GENERIC_HEADERS: &[&str] = &[
@@ -153,6 +161,16 @@ pub(super) fn is_json(r: &Request, body_lc: &str) -> bool {
         || body_lc.trim_start().starts_with('[')
 }
 
+/// An XML error document (`<?xml …?><Error><Code>…`, as S3 and Azure Storage answer): a
+/// service's own structured error, like a JSON one; not a page.
+pub(super) fn is_xml(r: &Request, body_lc: &str) -> bool {
+    let b = body_lc.trim_start();
+    b.starts_with("<?xml")
+        || (b.starts_with("<error>")
+            && r.content_type()
+                .is_some_and(|m| m.to_ascii_lowercase().contains("xml")))
+}
+
 /// Markup, not merely a text/html label: frameworks (express-rate-limit) send plain sentences
 /// as text/html, and that is still the origin talking.
 pub(super) fn is_html(_r: &Request, body_lc: &str) -> bool {
@@ -239,6 +257,19 @@ pub fn attribute_one(req: &Request, base: &Baseline) -> Attribution {
         log: req.layer_signal.as_deref(),
     };
     let mut v = Verdict::default();
+    // 0: why a status other than 429 counts as a rate limit.
+    if req.status != 429 {
+        if let Some(why) = super::why_rate_limited(req) {
+            v.ev(
+                Role::Limit,
+                why.signal,
+                format!(
+                    "status {}: {}; counted as a rate limit",
+                    req.status, why.note
+                ),
+            );
+        }
+    }
     // 1–3: the rule table, the access log's own word, pass-through markers.
     let producers = hits::rule_hits(&cx, &mut v);
     if let Some(sig) = cx.log {
@@ -268,9 +299,15 @@ fn finish(
     att.limits = ratelimit::binding(fams).map(|f| f.limits.clone());
     let ra = retry_after::from_headers(&cx.req.response_headers, cx.req.started);
     match decision.winner {
-        Some(w) => name_winner(cx, &decision, w, &mut att),
+        Some(w) => name_winner(cx, &decision, w, &mut att, &mut v),
         None => {
-            att.confidence = if v.evidence.is_empty() { 0.05 } else { 0.1 };
+            // What the response says about who sent it; not why it counts, nor what was not
+            // recorded.
+            let said = v
+                .evidence
+                .iter()
+                .any(|e| e.role != Role::Limit && e.signal != NOT_CAPTURED);
+            att.confidence = if said { 0.1 } else { 0.05 };
             v.ev(
                 Role::RuledOut,
                 "no producer marker",
@@ -293,6 +330,14 @@ fn finish(
     let (q, scope) = quota::classify(&inputs, &mut v);
     att.quota = q;
     att.scope = scope;
+    if let Some(r) = decision.runner_up.filter(|_| decision.winner.is_some()) {
+        show_runner_up(r, &mut v);
+        att.runner_up = Some(super::RunnerUp {
+            layer: r.layer,
+            vendor: r.vendor.map(str::to_string),
+            score: round2(r.score),
+        });
+    }
     att.evidence = settle(
         v.evidence,
         v.tags,
@@ -309,10 +354,25 @@ fn finish(
 
 /// Layer, vendor, confidence (the winner's score reduced by the runner-up's; an access log's
 /// field keeps it up) and the short detail of the deciding rule.
-fn name_winner(cx: &Ctx, decision: &decide::Decision, w: decide::Winner, att: &mut Attribution) {
+fn name_winner(
+    cx: &Ctx,
+    decision: &decide::Decision,
+    w: decide::Winner,
+    att: &mut Attribution,
+    v: &mut Verdict,
+) {
     att.layer = w.layer;
     att.vendor = w.vendor.map(str::to_string);
     let mut confidence = w.score * (1.0 - 0.5 * decision.runner);
+    if w.layer == Layer::Api && w.vendor.is_none() {
+        if let Some(hv) = super::domain::host_vendor(&cx.base.host) {
+            host_derived_vendor(cx, &hv, v);
+            att.vendor = Some(hv.slug);
+            // A name read from the host, not a documented one: less sure than a catalogue
+            // match on the same evidence (which adds its own weight besides).
+            confidence *= HOST_DERIVED;
+        }
+    }
     if let Some(sig) = cx.log.filter(|s| s.verdict != SignalVerdict::NoSignal) {
         // The log's field is direct evidence: competing fingerprints lower it only so far.
         confidence = confidence.max(sig.weight * 0.85);
@@ -331,12 +391,45 @@ fn name_winner(cx: &Ctx, decision: &decide::Decision, w: decide::Winner, att: &m
         });
 }
 
+/// The evidence line of a vendor read from the host.
+fn host_derived_vendor(cx: &Ctx, hv: &super::domain::HostVendor, v: &mut Verdict) {
+    let what = if hv.platform {
+        format!(
+            "a platform's shared domain ({}): the platform, {}, runs the API that answered",
+            hv.domain, hv.slug
+        )
+    } else {
+        format!("its registrable domain is {}", hv.domain)
+    };
+    v.ev(
+        Role::Producer,
+        format!("host {}", cx.base.host),
+        format!(
+            "not a host the catalogue documents; {what}, so the vendor is {} (derived from the host by the Public Suffix List; less sure than a catalogue match)",
+            hv.slug
+        ),
+    );
+}
+
+/// The runner-up as a line of evidence: what the winner outweighed, and by how much.
+fn show_runner_up(r: decide::RunnerUp, v: &mut Verdict) {
+    let name = match r.vendor {
+        Some(vd) => format!("{}/{vd}", r.layer.as_str()),
+        None => r.layer.as_str().to_string(),
+    };
+    v.ev(
+        Role::RuledOut,
+        format!("runner-up: {name} ({:.2})", r.score),
+        "second in the weighing of every cue (host, headers, body): its evidence is marked as outweighed above",
+    );
+}
+
 /// Everything [`attribute_one`] reads of a response, as bytes: against one baseline, two
 /// responses with equal keys get equal attributions, so a long incident's thousands of alike
 /// 429s are attributed once (`analyze::limited` caches verdicts by this key). The fields: the
 /// status, the URL's host (host rules), the documented owner of the baseline host and URL path
 /// (all the path is read for), the access log's own signal, every response header in order, the
-/// body excerpt, and what the response's time makes of the headers (rate-limit resets against
+/// body excerpt and whether the body is unknown, and what the response's time makes of the headers (rate-limit resets against
 /// the Date header or the record's time, a Retry-After date against the record's time): the
 /// time itself is read nowhere else. Parts are length-prefixed, so no two keys run together.
 pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
@@ -359,6 +452,8 @@ pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
     }
     part(&mut k, b"");
     part(&mut k, req.body_excerpt.as_deref().unwrap_or("").as_bytes());
+    // Whether that body is unknown rather than empty (the flag, Content-Length, HEAD).
+    part(&mut k, &[u8::from(req.body_unknown())]);
     // The parsed values as bytes, not their Debug text: formatting floats was most of the
     // key's cost. Bits tell apart at least what Debug did, so no two keys merge that did.
     let fams = ratelimit::parse_all(&req.response_headers, response_time(req));

@@ -47,6 +47,7 @@ pub(super) fn classify(x: &Inputs, v: &mut Verdict) -> (Quota, Option<Scope>) {
     let mut cues = Cues::default();
     let provider = x.vendor.and_then(catalogue::find);
     let scope = stated_reasons(x.subj, provider, &mut cues);
+    body_window(x.subj, &mut cues);
     binding_family(x.fams, &mut cues);
     wait_size(x, &mut cues);
     product_kind(x, provider, &mut cues);
@@ -90,6 +91,17 @@ fn binding_family(fams: &[Family], cues: &mut Cues) {
         return;
     };
     let exhausted = b.limits.remaining == Some(0.0);
+    if exhausted && b.limits.limit == Some(0.0) {
+        // No window's allowance is zero requests; a ceiling of zero left of zero is how
+        // services report requests in flight over their concurrency limit (Okta reports its
+        // concurrent limit in the same X-Rate-Limit-* headers).
+        cues.push(
+            2,
+            Quota::Concurrency,
+            b.header.clone(),
+            "a limit of 0 with 0 remaining: no window allows zero requests, so the ceiling is on requests in flight [Q3]",
+        );
+    }
     match b.unit {
         Unit::Tokens => cues.push(
             2,
@@ -184,6 +196,105 @@ fn product_kind(x: &Inputs, provider: Option<&Provider>, cues: &mut Cues) {
         }
     }
     if x.winner_rule.is_none() && x.layer != Layer::Unknown && x.subj.req.status == 429 {
-        cues.push(7, Quota::Rate, "status 429", "RFC 6585: too many requests in a given amount of time; nothing more specific was stated [S1]");
+        if x.subj.body_lc().contains("quota") {
+            // Google says "quota" of per-minute limits, others of daily ones: the word alone
+            // states no kind, and a guess would flip the advice.
+            cues.push(7, Quota::Unknown, "body: \"quota\"", "the body speaks of a quota but states neither its window nor its kind: not guessed (a per-minute quota and a daily one need opposite advice) [Q5]");
+        } else {
+            cues.push(7, Quota::Rate, "status 429", "RFC 6585: too many requests in a given amount of time; nothing more specific was stated [S1]");
+        }
+    }
+}
+
+/// A window stated in the body, in any of the spellings APIs use: `per minute`, `per_minute`,
+/// `per-minute`, `PerMinute`, `PER_MINUTE`, `per 60 seconds`, `/min` after a count or a unit
+/// (`100/min`, `requests/s`), RPS/RPM/RPD and QPS/QPD as written, `in the last hour`, `every
+/// 10 seconds`, `within 24 hours`. Returns the words as found and the window in seconds; of
+/// several, the first in the text.
+pub(crate) fn stated_window(body: &str) -> Option<(String, f64)> {
+    use regex::Regex;
+    use std::sync::OnceLock;
+    const UNIT: &str = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)";
+    static RES: OnceLock<Vec<Regex>> = OnceLock::new();
+    let res = RES.get_or_init(|| {
+        [
+            // per minute, per_minute, per-minute, per 60 seconds, REQUESTS_PER_MINUTE
+            format!(r"(?i)(?:^|[^a-z])(per[ _-]?(?:(\d+)[ _-]?)?{UNIT})\b"),
+            // RequestsPerMinute, perMinute, PerDay
+            r"(?:^|[^A-Z])([Pp]er(\d+)?(Second|Minute|Hour|Day|Week|Month|Year)s?)(?:[^a-z]|$)"
+                .to_string(),
+            // 100/min, requests/s, calls / day
+            r"(?i)((?:\d|\b(?:requests?|reqs?|calls?|quer(?:y|ies)|tokens?|messages?|ops|operations?|hits?|points?))\s*/\s*(?:(\d+)\s*)?(s|sec|second|m|min|minute|h|hr|hour|d|day|wk|week|mo|month)\b)"
+                .to_string(),
+            // in the last hour, every 10 seconds, within 24 hours, over the past 5 minutes
+            format!(
+                r"(?i)\b((?:in|within|over|during|every)\s+(?:the\s+)?(?:(?:last|past|previous|current)\s+)?(?:(\d+)\s*)?{UNIT})\b"
+            ),
+            // RPS, RPM, RPH, RPD, QPS, QPM, QPD, as written
+            r"\b((?:RP|QP)(S|M|H|D))\b".to_string(),
+        ]
+        .iter()
+        .map(|p| Regex::new(p).expect("a valid window pattern"))
+        .collect()
+    });
+    res.iter()
+        .filter_map(|re| {
+            let c = re.captures(body)?;
+            let whole = c.get(1)?;
+            let n: f64 = c
+                .get(2)
+                .and_then(|m| m.as_str().parse().ok())
+                .unwrap_or(1.0);
+            let unit = c.get(c.len() - 1)?.as_str();
+            Some((
+                whole.start(),
+                whole.as_str().to_string(),
+                n * unit_seconds(unit)?,
+            ))
+        })
+        .min_by_key(|(at, _, _)| *at)
+        .map(|(_, words, secs)| (words, secs))
+}
+
+/// Seconds in a window unit as APIs write it (`min`, `Minute`, `hrs`, `D` of RPD).
+fn unit_seconds(unit: &str) -> Option<f64> {
+    let u = unit.to_ascii_lowercase();
+    let s = match u.trim_end_matches('s') {
+        "" | "sec" | "second" => 1.0,
+        "m" | "min" | "minute" => 60.0,
+        "h" | "hr" | "hour" => 3600.0,
+        "d" | "day" => 86_400.0,
+        "wk" | "week" => 7.0 * 86_400.0,
+        "mo" | "month" => 30.0 * 86_400.0,
+        "year" => 365.0 * 86_400.0,
+        _ => return None,
+    };
+    Some(s)
+}
+
+/// Tier 5: the window the body states: up to three hours a rate window, longer an allowance
+/// (the same line the size of a wait draws).
+fn body_window(subj: &Subject, cues: &mut Cues) {
+    let Some(body) = subj.req.body_excerpt.as_deref() else {
+        return;
+    };
+    let Some((words, secs)) = stated_window(body) else {
+        return;
+    };
+    let span = fmt_duration_ms(secs * 1000.0);
+    if secs > 3.0 * 3600.0 {
+        cues.push(
+            5,
+            Quota::Daily,
+            format!("body: \"{words}\""),
+            format!("the body states a window of {span}: an allowance until it rolls over, not a rate [Q5]"),
+        );
+    } else {
+        cues.push(
+            5,
+            Quota::Rate,
+            format!("body: \"{words}\""),
+            format!("the body states a window of {span}: a rate window [Q5]"),
+        );
     }
 }

@@ -11,6 +11,8 @@ pub(super) struct Cand {
     pub(super) layer: Layer,
     /// Product of (1 − weight) over its hits: score = 1 − miss.
     pub(super) miss: f64,
+    /// The same over its own markers only, before generic origin evidence merged into it.
+    pub(super) own_miss: f64,
     pub(super) top_weight: f64,
     pub(super) top_rule: Option<&'static Rule>,
 }
@@ -18,6 +20,11 @@ pub(super) struct Cand {
 impl Cand {
     pub(super) fn score(&self) -> f64 {
         1.0 - self.miss
+    }
+
+    /// What its own markers add up to.
+    pub(super) fn own_score(&self) -> f64 {
+        1.0 - self.own_miss
     }
 }
 
@@ -63,6 +70,7 @@ impl Verdict {
                     vendor,
                     layer,
                     miss: 1.0,
+                    own_miss: 1.0,
                     top_weight: 0.0,
                     top_rule: None,
                 });
@@ -70,6 +78,7 @@ impl Verdict {
             }
         };
         c.miss *= 1.0 - w;
+        c.own_miss *= 1.0 - w;
         if w > c.top_weight && rule.is_some() {
             c.top_weight = w;
             c.top_rule = rule;
@@ -141,8 +150,9 @@ pub(super) fn fold_parents(cands: &mut Vec<Cand>) {
                 .position(|c| c.vendor == Some(p) && c.layer == cands[i].layer)
         });
         if let Some(j) = found {
-            let miss = cands[j].miss;
+            let (miss, own) = (cands[j].miss, cands[j].own_miss);
             cands[i].miss *= miss;
+            cands[i].own_miss *= own;
             cands.remove(j);
             if j < i {
                 i -= 1;
