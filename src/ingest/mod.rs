@@ -349,7 +349,7 @@ pub fn stream_input_with<T: Send>(
         Ok(o) => o,
         Err(e) => return failed(None, e),
     };
-    let sniffed = source::sniff(&opened.prefix, path);
+    let sniffed = opened.sniff(path);
     // A `--log-format` that fits this input decides its format (the format the syntax belongs
     // to); inputs it does not fit are sniffed as usual.
     let forced = opts.format.or_else(|| {
