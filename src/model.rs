@@ -391,6 +391,37 @@ impl fmt::Display for Warning {
     }
 }
 
+/// How an input ended short of a whole, read input (`InputSummary::incomplete` of the report).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Incomplete {
+    pub kind: IncompleteKind,
+    /// What happened and where, in a sentence (never quoting the input).
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncompleteKind {
+    /// The file was shorter when reading ended than when it was opened (truncated while it was
+    /// read: log rotation by copy-and-truncate, a file overwritten).
+    Shrank,
+    /// The input ends inside a record: its last line has no end and is not a whole record.
+    CutRecord,
+    /// Data follows the HAR document (a second document, a file appended to it): not read.
+    TrailingData,
+}
+
+impl IncompleteKind {
+    /// For a summary line: what it means for the report.
+    pub fn short(self) -> &'static str {
+        match self {
+            IncompleteKind::Shrank => "truncated while it was read",
+            IncompleteKind::CutRecord => "ends inside a record",
+            IncompleteKind::TrailingData => "data after the HAR not read",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@ use crate::attribute::Attribution;
 use crate::detect::clients::ClientsSection;
 use crate::detect::Finding;
 use crate::http::retry_after::RetryAfter;
+pub use crate::model::{Incomplete, IncompleteKind};
 use crate::model::{Position, Warning};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -56,11 +57,26 @@ pub struct InputSummary {
     /// Set when reading stopped early (truncated or unreadable file): what and where.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The input did not end where it should have, though reading did not fail: the report
+    /// covers only part of it (a log truncated while it was read, a last record cut short) or
+    /// left part of it unread (data after a HAR document).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<Incomplete>,
     /// A JSON-lines input in which no record had a status (nothing mapped to one): why, with
     /// the field names seen. The commands refuse such an input (a report on it would say
     /// "0 rate-limited" and mean nothing).
     #[serde(skip)]
     pub no_status: Option<String>,
+}
+
+impl InputSummary {
+    /// What went wrong reading it, for a report's input listing: why reading stopped, else how
+    /// the input ended short.
+    pub fn problem(&self) -> Option<&str> {
+        self.error
+            .as_deref()
+            .or(self.incomplete.as_ref().map(|i| i.message.as_str()))
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -75,6 +91,9 @@ pub struct Summary {
     pub last: Option<DateTime<Utc>>,
     /// Requests per host, busiest first.
     pub hosts: Vec<HostCount>,
+    /// Inputs the report covers only in part ([`InputSummary::incomplete`]), by source.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub partial_inputs: Vec<Arc<str>>,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -922,7 +922,12 @@ fn finish(
             same_site: row.cors.as_deref().is_some_and(|c| c.same_site()),
         });
     }
-    let summary = summary(&c, &p.hosts);
+    let mut summary = summary(&c, &p.hosts);
+    summary.partial_inputs = inputs
+        .iter()
+        .filter(|i| i.incomplete.is_some())
+        .map(|i| i.source.clone())
+        .collect();
     let (hosts, all) = ranked(evidence.into_values().collect());
     let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
     let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
@@ -967,6 +972,7 @@ fn summary(c: &Collector, hosts: &[String]) -> Summary {
         first: c.first.and_then(|e| e.started()),
         last: c.last.and_then(|e| e.started()),
         hosts: list,
+        partial_inputs: Vec::new(),
     }
 }
 

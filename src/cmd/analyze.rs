@@ -355,6 +355,9 @@ pub fn report_input_problems(inputs: &[crate::report::InputSummary]) {
         if let Some(e) = &s.error {
             let _ = writeln!(err, "toomany: {}: {e}", s.source);
         }
+        if let Some(i) = &s.incomplete {
+            let _ = writeln!(err, "toomany: warning: {}: {}", s.source, i.message);
+        }
         const SHOWN: usize = 5;
         for w in s.warnings.iter().take(SHOWN) {
             let _ = writeln!(err, "toomany: warning: {w}");

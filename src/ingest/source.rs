@@ -13,7 +13,33 @@ pub struct Opened {
     pub prefix: Vec<u8>,
     /// How many gzip layers were taken off (0: the file is not gzip; 2: a `.gz.gz`).
     pub gzip_layers: u8,
+    /// A regular file's size when it was opened, to tell one truncated while it is read.
+    pub watch: Option<SizeWatch>,
     rest: Box<dyn Read + Send>,
+}
+
+/// A regular file's size when it was opened, and a handle on the same file to ask again when
+/// reading ends: a file truncated meanwhile (log rotation by copy-and-truncate, a file
+/// overwritten) ends reading early, and a reader alone cannot tell that end from the real one.
+pub struct SizeWatch {
+    file: File,
+    at_open: u64,
+}
+
+impl SizeWatch {
+    fn of(file: &File) -> Option<SizeWatch> {
+        let md = file.metadata().ok().filter(|m| m.is_file())?;
+        Some(SizeWatch {
+            file: file.try_clone().ok()?,
+            at_open: md.len(),
+        })
+    }
+
+    /// `(size when opened, size now)` when the file is shorter now.
+    pub fn shrank(&self) -> Option<(u64, u64)> {
+        let now = self.file.metadata().ok()?.len();
+        (now < self.at_open).then_some((self.at_open, now))
+    }
 }
 
 impl Opened {
@@ -69,6 +95,7 @@ pub fn open_counted(
     path: &str,
     on_read: Option<Box<dyn FnMut(u64) + Send>>,
 ) -> Result<Opened, String> {
+    let mut watch = None;
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
@@ -77,6 +104,7 @@ pub fn open_counted(
                 if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
                     return Err("is a directory, not a file".into());
                 }
+                watch = SizeWatch::of(&f);
                 Box::new(f)
             }
             Err(e) => return Err(format!("cannot open: {e}")),
@@ -115,6 +143,7 @@ pub fn open_counted(
     Ok(Opened {
         prefix,
         gzip_layers,
+        watch,
         rest: reader,
     })
 }
@@ -532,5 +561,31 @@ mod tests {
         std::fs::write(&p, gzip(&[0u8, 1, 2, 3, 255, 254, 0, 9])).unwrap();
         let e = open(p.to_str().unwrap()).unwrap().sniff("x").unwrap_err();
         assert!(e.contains("inside gzip") && !e.contains("not gzip"), "{e}");
+    }
+
+    /// A file truncated after it was opened is told; one that grew, or stayed, is not.
+    #[test]
+    fn a_file_truncated_after_opening_is_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("grow.jsonl");
+        std::fs::write(&p, lines_after(RECORD.as_bytes(), 50)).unwrap();
+        let o = open(p.to_str().unwrap()).unwrap();
+        let w = o.watch.as_ref().expect("a regular file is watched");
+        assert_eq!(w.shrank(), None);
+        let size = std::fs::metadata(&p).unwrap().len();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .unwrap()
+            .set_len(size + 10)
+            .unwrap();
+        assert_eq!(w.shrank(), None);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_len(100)
+            .unwrap();
+        assert_eq!(w.shrank(), Some((size, 100)));
     }
 }
