@@ -5,8 +5,8 @@ use crate::attribute::Attribution;
 use crate::detect::clients::ClientsSection;
 use crate::detect::Finding;
 use crate::http::retry_after::RetryAfter;
-pub use crate::model::{Incomplete, IncompleteKind};
-use crate::model::{Position, Warning};
+use crate::model::Position;
+pub use crate::model::{Incomplete, IncompleteKind, InputSummary};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -35,48 +35,6 @@ pub struct Report {
     /// talkers); not serialized, so the JSON stays the versioned contract.
     #[serde(skip)]
     pub overview: crate::overview::Overview,
-}
-
-/// What was read from one input.
-#[derive(Debug, Clone, Serialize)]
-pub struct InputSummary {
-    pub source: Arc<str>,
-    /// `har` or `jsonl`; `null` when the format could not be told.
-    pub format: Option<String>,
-    /// HAR `log.creator` name and version, when present.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub creator: Option<String>,
-    /// Records read into the analysis.
-    pub records: usize,
-    /// Entries or lines that could not be used at all.
-    pub skipped: usize,
-    /// Count of warnings (odd or missing fields that became defaults, skipped lines...).
-    pub warning_count: usize,
-    /// The first warnings, each with its entry/line (bounded so a broken file cannot flood).
-    pub warnings: Vec<Warning>,
-    /// Set when reading stopped early (truncated or unreadable file): what and where.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The input did not end where it should have, though reading did not fail: the report
-    /// covers only part of it (a log truncated while it was read, a last record cut short) or
-    /// left part of it unread (data after a HAR document).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub incomplete: Option<Incomplete>,
-    /// A JSON-lines input in which no record had a status (nothing mapped to one): why, with
-    /// the field names seen. The commands refuse such an input (a report on it would say
-    /// "0 rate-limited" and mean nothing).
-    #[serde(skip)]
-    pub no_status: Option<String>,
-}
-
-impl InputSummary {
-    /// What went wrong reading it, for a report's input listing: why reading stopped, else how
-    /// the input ended short.
-    pub fn problem(&self) -> Option<&str> {
-        self.error
-            .as_deref()
-            .or(self.incomplete.as_ref().map(|i| i.message.as_str()))
-    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
