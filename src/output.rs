@@ -350,15 +350,30 @@ pub fn prepare(path: &Path, rules: &Rules) -> Result<OutputFile, String> {
 }
 
 /// Can a file be created beside `target` (what the write will do)? Asked by creating one and
-/// removing it, so a read-only directory or filesystem, a full quota or missing permission is
-/// refused before the work, not after it.
+/// removing it at once, so a read-only directory or filesystem, a full quota or missing
+/// permission is refused before the work, not after it. The probe is not put on the cleanup
+/// list: that would install the signal handler before the work, and a command with its own
+/// (`mock` stops gracefully on SIGTERM) would lose it.
 fn writable_dir(target: &Path) -> Result<(), String> {
-    Temp::create(target, None).map(drop).map_err(|e| {
+    let dir = parent_dir(target);
+    let fail = |e: io::Error| {
         format!(
             "cannot create a file in the directory {} ({e}); choose another path",
-            parent_dir(target).display()
+            dir.display()
         )
-    })
+    };
+    for _ in 0..16 {
+        let probe = dir.join(format!(".toomany-probe.{:016x}.toomany-tmp", random_u64()));
+        match OpenOptions::new().write(true).create_new(true).open(&probe) {
+            Ok(f) => {
+                drop(f);
+                return fs::remove_file(&probe).map_err(fail);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(fail(e)),
+        }
+    }
+    Err(fail(io::Error::from(io::ErrorKind::AlreadyExists)))
 }
 
 fn parent_dir(p: &Path) -> &Path {
