@@ -11,8 +11,8 @@ use crate::output;
 use crate::render::{self, Style};
 use crate::units::Rate;
 
-pub fn run(args: CompareArgs) -> Outcome {
-    let opts = ingest_options(&args.input)?;
+pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
+    let opts = ingest_options(&args.input, ui)?;
     let limit = match &args.limit {
         Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
         None => None,
@@ -67,10 +67,10 @@ pub fn run(args: CompareArgs) -> Outcome {
     };
     let format = format?;
     if args.color.is_some() && format != CompareFormat::Table {
-        eprintln!(
-            "toomany: warning: --color has no effect with --format {}: only the table format is coloured",
+        ui.warn(format_args!(
+            "--color has no effect with --format {}: only the table format is coloured",
             format!("{format:?}").to_lowercase()
-        );
+        ));
     }
 
     let rec_opts = crate::recommend::Options {
@@ -81,7 +81,7 @@ pub fn run(args: CompareArgs) -> Outcome {
     for (name, files) in [("BEFORE", &args.before), ("AFTER", &args.against)] {
         let inputs = ingest::read_inputs(files, &opts);
         let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
-        report_input_problems(&summaries);
+        report_input_problems(&summaries, ui);
         if !inputs.iter().any(|i| i.summary.records > 0) {
             return Err(Error::fatal(format!(
                 "nothing could be read from the {name} inputs (see the messages above)"
@@ -117,5 +117,5 @@ pub fn run(args: CompareArgs) -> Outcome {
         None => output::to_stdout(&bytes)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
-    Ok(gate_status(&gates, |g| compare::fails(g, &comparison)))
+    Ok(gate_status(&gates, |g| compare::fails(g, &comparison), ui))
 }

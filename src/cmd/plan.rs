@@ -10,7 +10,7 @@ use crate::recommend::plan::{plan, Plan, PlanInput};
 use crate::units::{fmt_duration_ms, fmt_num, parse_duration_ms, Rate};
 use std::fmt::Write;
 
-pub fn run(args: PlanArgs) -> Outcome {
+pub fn run(args: PlanArgs, ui: crate::console::Notices) -> Outcome {
     let limit = Rate::parse(&args.limit).map_err(|e| Error::fatal(format!("--limit: {e}")))?;
     if args.requests == 0 {
         return Err(Error::fatal("--requests must be at least 1"));
@@ -39,11 +39,17 @@ pub fn run(args: PlanArgs) -> Outcome {
     // The table lists its warnings; JSON readers get them on stderr too.
     if args.format == OutputFormat::Json {
         for w in &p.warnings {
-            eprintln!("toomany: warning: {w}");
+            ui.warn(w);
         }
     }
     if let Some((dir, targets)) = &po.emit {
-        write_configs(dir, &Policy::from_plan(&p), targets, &Default::default())?;
+        write_configs(
+            dir,
+            &Policy::from_plan(&p),
+            targets,
+            &Default::default(),
+            ui,
+        )?;
     }
     let bytes = match args.format {
         OutputFormat::Json => {

@@ -8,6 +8,7 @@
 use super::decode::percent_decode;
 use super::names::{header_rule, is_secret_field, is_secret_json_field};
 use super::{is_redacted, Redactor};
+use crate::memo::Memo;
 use aho_corasick::AhoCorasick;
 use regex::{Captures, Regex};
 use std::borrow::Cow;
@@ -510,62 +511,54 @@ const KEPT_BODY_SLOTS: usize = 32;
 /// Texts the scan found nothing to redact in (`application/json`, a User-Agent, a client
 /// name, a rate-limit body): header values and error bodies repeat on every request. Only
 /// texts that come back unchanged are remembered — what every report prints verbatim anyway —
-/// so this holds no secret.
-struct KeptTexts<const MAX: usize, const SLOTS: usize> {
-    /// `(key id, length, bytes)` per slot; allocated on first use.
-    slots: Vec<(u64, u16, [u8; MAX])>,
-    hasher: foldhash::fast::FixedState,
+/// so this holds no secret. Keyed by the redactor's run id and the text (the memo's rule:
+/// another redactor's scan is another answer). On the realistic bench inputs the short texts
+/// save 1.5 % of a JSON-lines run's instructions and 1 % of an access log's, the bodies 1 %.
+struct KeptTexts {
+    memo: Memo<()>,
+    key: Vec<u8>,
 }
 
-impl<const MAX: usize, const SLOTS: usize> KeptTexts<MAX, SLOTS> {
-    const fn new() -> Self {
+impl KeptTexts {
+    const fn new(slots: usize, max_text: usize) -> Self {
         KeptTexts {
-            slots: Vec::new(),
-            hasher: foldhash::fast::FixedState::with_seed(0),
+            memo: Memo::new(slots, max_text + 8),
+            key: Vec::new(),
         }
     }
 
-    fn slot(&self, text: &str) -> usize {
-        use std::hash::BuildHasher;
-        self.hasher.hash_one(text.as_bytes()) as usize & (SLOTS - 1)
+    fn key(&mut self, key_id: u64, text: &str) {
+        self.key.clear();
+        self.key.extend_from_slice(&key_id.to_le_bytes());
+        self.key.extend_from_slice(text.as_bytes());
     }
 
     /// Did this key's scan find nothing to redact in `text` before?
-    fn before(&self, key_id: u64, text: &str) -> bool {
-        if self.slots.is_empty() {
-            return false;
-        }
-        let (id, len, bytes) = &self.slots[self.slot(text)];
-        *id == key_id && bytes[..*len as usize] == *text.as_bytes()
+    fn before(&mut self, key_id: u64, text: &str) -> bool {
+        self.key(key_id, text);
+        self.memo.find(&self.key).is_ok()
     }
 
-    /// Remember that this key's scan found nothing to redact in `text` (at most `MAX` bytes).
+    /// Remember that this key's scan found nothing to redact in `text`.
     fn keep(&mut self, key_id: u64, text: &str) {
-        if text.len() > MAX {
-            return;
+        self.key(key_id, text);
+        if let Err(Some(miss)) = self.memo.find(&self.key) {
+            self.memo.put(miss, &self.key, ());
         }
-        if self.slots.is_empty() {
-            self.slots = vec![(0, 0, [0; MAX]); SLOTS];
-        }
-        let at = self.slot(text);
-        let slot = &mut self.slots[at];
-        slot.0 = key_id;
-        slot.1 = text.len() as u16;
-        slot.2[..text.len()].copy_from_slice(text.as_bytes());
     }
 }
 
 thread_local! {
-    static KEPT_TEXTS: std::cell::RefCell<KeptTexts<KEPT_TEXT_MAX, KEPT_TEXT_SLOTS>> =
-        const { std::cell::RefCell::new(KeptTexts::new()) };
-    static KEPT_BODIES: std::cell::RefCell<KeptTexts<KEPT_BODY_MAX, KEPT_BODY_SLOTS>> =
-        const { std::cell::RefCell::new(KeptTexts::new()) };
+    static KEPT_TEXTS: std::cell::RefCell<KeptTexts> =
+        const { std::cell::RefCell::new(KeptTexts::new(KEPT_TEXT_SLOTS, KEPT_TEXT_MAX)) };
+    static KEPT_BODIES: std::cell::RefCell<KeptTexts> =
+        const { std::cell::RefCell::new(KeptTexts::new(KEPT_BODY_SLOTS, KEPT_BODY_MAX)) };
 }
 
 /// Did this key's scan find nothing to redact in `text` before, on this thread?
 fn kept_before(key_id: u64, text: &str) -> bool {
     KEPT_TEXTS
-        .try_with(|k| k.borrow().before(key_id, text))
+        .try_with(|k| k.borrow_mut().before(key_id, text))
         .unwrap_or(false)
 }
 
@@ -636,7 +629,7 @@ impl Redactor {
             return self.text_cow(text, 0);
         }
         let seen = KEPT_BODIES
-            .try_with(|k| k.borrow().before(self.key_id, text))
+            .try_with(|k| k.borrow_mut().before(self.key_id, text))
             .unwrap_or(false);
         if seen {
             return Cow::Borrowed(text);

@@ -137,6 +137,7 @@ fn role_word(r: Role) -> &'static str {
         Role::Path => "path",
         Role::RuledOut => "ruled out",
         Role::Quota => "quota",
+        Role::Limit => "limit",
     }
 }
 

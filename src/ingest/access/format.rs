@@ -89,6 +89,9 @@ pub enum Var {
     ResponseDetails,
     UpstreamHost,
     UpstreamServiceTime,
+    /// The response body's length in bytes (nginx `$body_bytes_sent`, Envoy `%BYTES_SENT%`,
+    /// Apache `%B`); Apache `%b` writes `-` for none, which is zero here.
+    BodyBytes,
     /// Known and not needed (bytes, protocol, referer).
     Ignore,
     /// Unknown to us: kept by name.
@@ -155,7 +158,7 @@ const COMBINED_SHAPE: [(Var, &str); 8] = [
     (Var::TimeLocalEnd, "] \""),
     (Var::RequestLine, "\" "),
     (Var::Status, " "),
-    (Var::Ignore, " \""),
+    (Var::BodyBytes, " \""),
     (Var::Ignore, "\" \""),
     (Var::UserAgent, "\""),
 ];
@@ -550,6 +553,7 @@ impl LogFormat {
             Var::ResponseDetails => sig.response_details = Some(v),
             Var::UpstreamHost => sig.upstream_host = Some(v),
             Var::UpstreamServiceTime => sig.upstream_service_time = Some(v),
+            Var::BodyBytes => f.body_bytes = body_bytes(v),
             Var::Ignore => {}
             Var::Other(_) => {
                 if !missing {
@@ -637,10 +641,20 @@ fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
     if st.is_some() {
         f.status = st;
     }
+    f.body_bytes = body_bytes(&line[bytes..bytes_end]);
     if let Some(v) = text(agent, agent_end) {
         f.user_agent = Some(v);
     }
     Some(agent_end + 1 < b.len())
+}
+
+/// A logged body length: bytes, or `-` for none (Apache `%b`).
+fn body_bytes(v: &str) -> Option<u64> {
+    if v == "-" {
+        Some(0)
+    } else {
+        v.trim().parse().ok()
+    }
 }
 
 fn set<'a>(slot: &mut Option<Text<'a>>, fmt: &'a LogFormat, v: &'a str, plain: bool) {
@@ -817,8 +831,8 @@ fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), String> {
         "upstream_addr" => return Ok((Var::UpstreamAddr, true)),
         "limit_req_status" => Var::LimitReqStatus,
         "limit_conn_status" => Var::LimitConnStatus,
-        "body_bytes_sent"
-        | "bytes_sent"
+        "body_bytes_sent" => Var::BodyBytes,
+        "bytes_sent"
         | "request_length"
         | "connection"
         | "connection_requests"
@@ -913,9 +927,9 @@ fn envoy_var(b: &mut Builder, op: &str, arg: Option<&str>) -> Var {
             "x-envoy-upstream-service-time" => Var::UpstreamServiceTime,
             l => Var::RespHeader(b.name(l)),
         },
+        ("BYTES_SENT", _) => Var::BodyBytes,
         ("PROTOCOL", _)
         | ("BYTES_RECEIVED", _)
-        | ("BYTES_SENT", _)
         | ("CONNECTION_TERMINATION_DETAILS", _)
         | ("UPSTREAM_TRANSPORT_FAILURE_REASON", _) => Var::Ignore,
         (o, _) if is_identity_name(o) => Var::Identity,
@@ -1031,9 +1045,8 @@ fn apache_var(b: &mut Builder, directive: char, arg: Option<&str>, final_status:
             l => Var::ReqHeader(b.name(l)),
         },
         ('o', Some(h)) => Var::RespHeader(b.name(&h.to_ascii_lowercase())),
+        ('b', _) | ('B', _) => Var::BodyBytes,
         ('l', _)
-        | ('b', _)
-        | ('B', _)
         | ('H', _)
         | ('p', _)
         | ('P', _)
