@@ -359,7 +359,7 @@ pub fn report_input_problems(inputs: &[crate::report::InputSummary], ui: Notices
             eprintln!("toomany: {}: {e}", s.source);
         }
         if let Some(i) = &s.incomplete {
-            let _ = writeln!(err, "toomany: warning: {}: {}", s.source, i.message);
+            ui.warn(format_args!("{}: {}", s.source, i.message));
         }
         const SHOWN: usize = 5;
         for w in s.warnings.iter().take(SHOWN) {
