@@ -279,11 +279,26 @@ pub struct InputSummary {
     /// Set when reading stopped early (truncated or unreadable file): what and where.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The input did not end where it should have, though reading did not fail: the report
+    /// covers only part of it (a log truncated while it was read, a last record cut short) or
+    /// left part of it unread (data after a HAR document).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<Incomplete>,
     /// A JSON-lines input in which no record had a status (nothing mapped to one): why, with
     /// the field names seen. The commands refuse such an input (a report on it would say
     /// "0 rate-limited" and mean nothing).
     #[serde(skip)]
     pub no_status: Option<String>,
+}
+
+impl InputSummary {
+    /// What went wrong reading it, for a report's input listing: why reading stopped, else how
+    /// the input ended short.
+    pub fn problem(&self) -> Option<&str> {
+        self.error
+            .as_deref()
+            .or(self.incomplete.as_ref().map(|i| i.message.as_str()))
+    }
 }
 
 /// A problem with one part of the input that did not stop the rest from being read.
@@ -301,6 +316,37 @@ impl fmt::Display for Warning {
             Some(Position::Entry(i)) => write!(f, "{}: entry {}: {}", self.source, i, self.message),
             Some(Position::Line(n)) => write!(f, "{}:{}: {}", self.source, n, self.message),
             None => write!(f, "{}: {}", self.source, self.message),
+        }
+    }
+}
+
+/// How an input ended short of a whole, read input ([`InputSummary::incomplete`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Incomplete {
+    pub kind: IncompleteKind,
+    /// What happened and where, in a sentence (never quoting the input).
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncompleteKind {
+    /// The file was shorter when reading ended than when it was opened (truncated while it was
+    /// read: log rotation by copy-and-truncate, a file overwritten).
+    Shrank,
+    /// The input ends inside a record: its last line has no end and is not a whole record.
+    CutRecord,
+    /// Data follows the HAR document (a second document, a file appended to it): not read.
+    TrailingData,
+}
+
+impl IncompleteKind {
+    /// For a summary line: what it means for the report.
+    pub fn short(self) -> &'static str {
+        match self {
+            IncompleteKind::Shrank => "truncated while it was read",
+            IncompleteKind::CutRecord => "ends inside a record",
+            IncompleteKind::TrailingData => "data after the HAR not read",
         }
     }
 }

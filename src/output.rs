@@ -3,7 +3,10 @@
 //! `-` (or `/dev/stdout`) is stdout. Any other path is checked by [`prepare`] before the work
 //! starts, so a refusal costs nothing:
 //! - a regular file (or nothing yet) is written atomically: a temp file in the same directory,
-//!   then a rename, so readers see the old file or the whole new one;
+//!   then a rename, so readers see the old file or the whole new one. A path where nothing was
+//!   when the run began is published without replacing ([`publish::create`]): a file that
+//!   appeared meanwhile (another run's report) is left whole and this run fails; the directory
+//!   is checked writable before the work, by creating (and removing) a temp file in it;
 //! - a symlink is followed to its final target and written there (atomically when that is a
 //!   regular file); the link itself is never replaced;
 //! - a character device or FIFO (`/dev/null`, a terminal, a named pipe) and `/dev/fd/N` are
@@ -17,6 +20,8 @@
 //! error or panic removes them through a drop guard. [`write_set`] writes several files as a
 //! set: every temp file is complete before the first rename, so a failure (a full disk)
 //! leaves none of them.
+
+mod publish;
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -111,7 +116,8 @@ fn stdin_identity() -> Option<Identity> {
 /// How a prepared file will be written.
 #[derive(Debug, Clone)]
 enum How {
-    /// Temp file beside `target`, then rename. `mode`: the permissions of the file replaced.
+    /// Temp file beside `target`, then rename. `mode`: the permissions of the file replaced;
+    /// `None` when nothing was there, and then nothing is replaced ([`publish::create`]).
     Replace { target: PathBuf, mode: Option<u32> },
     /// Open `target` for writing (appending, so a descriptor's content is never cut).
     InPlace { target: PathBuf },
@@ -191,6 +197,8 @@ pub enum Refusal {
     Directory(String, io::Error),
     #[error("{0} is not a directory")]
     NotADirectory(String),
+    #[error("cannot create a file in the directory {0} ({1}); choose another path")]
+    Unwritable(String, io::Error),
 }
 
 /// An output that could not be written (or was refused first), naming the path as given.
@@ -393,7 +401,32 @@ pub fn prepare(path: &Path, rules: &Rules) -> Result<OutputFile, Error> {
             (How::Replace { target, mode: None }, key)
         }
     };
+    if let How::Replace { target, .. } = &how {
+        writable_dir(target).map_err(refuse)?;
+    }
     Ok(OutputFile { shown, how, key })
+}
+
+/// Can a file be created beside `target` (what the write will do)? Asked by creating one and
+/// removing it at once, so a read-only directory or filesystem, a full quota or missing
+/// permission is refused before the work, not after it. The probe is not put on the cleanup
+/// list: that would install the signal handler before the work, and a command with its own
+/// (`mock` stops gracefully on SIGTERM) would lose it.
+fn writable_dir(target: &Path) -> Result<(), Refusal> {
+    let dir = parent_dir(target);
+    let fail = |e: io::Error| Refusal::Unwritable(dir.display().to_string(), e);
+    for _ in 0..16 {
+        let probe = dir.join(format!(".toomany-probe.{:016x}.toomany-tmp", random_u64()));
+        match OpenOptions::new().write(true).create_new(true).open(&probe) {
+            Ok(f) => {
+                drop(f);
+                return fs::remove_file(&probe).map_err(fail);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(fail(e)),
+        }
+    }
+    Err(fail(io::Error::from(io::ErrorKind::AlreadyExists)))
 }
 
 fn parent_dir(p: &Path) -> &Path {
@@ -476,7 +509,8 @@ struct Temp {
     target: PathBuf,
     file: Option<File>,
     /// Permissions to give the result: those of the file replaced. `None`: the temp file was
-    /// created with 0666 less the umask, which is what the result keeps.
+    /// created with 0666 less the umask, which is what the result keeps, and the target was
+    /// absent, so it is created without replacing anything.
     mode: Option<u32>,
 }
 
@@ -547,21 +581,36 @@ impl Drop for Temp {
 }
 
 /// Rename every temp file onto its target, with the cleanup list locked so a signal cannot
-/// remove a file between its rename and its removal from the list.
+/// remove a file between its rename and its removal from the list. A target that was absent
+/// is created without replacing; when one of a set cannot be, the new files already published
+/// are removed again (the files replaced cannot be restored: the message says so).
 fn commit(mut temps: Vec<Temp>) -> io::Result<()> {
     let mut live = cleanup::hold();
     let mut result = Ok(());
+    let mut created: Vec<PathBuf> = Vec::new();
     for t in temps.iter_mut() {
         t.file = None;
-        if let Err(e) = fs::rename(&t.path, &t.target) {
+        let published = match t.mode {
+            Some(_) => publish::replace(&t.path, &t.target),
+            None => publish::create(&t.path, &t.target),
+        };
+        if let Err(e) = published {
             result = Err(e);
             break;
+        }
+        if t.mode.is_none() {
+            created.push(t.target.clone());
         }
         // Renamed: nothing left to remove.
         live.retain(|x| x != &t.path);
         t.path = PathBuf::new();
     }
     drop(live);
+    if result.is_err() {
+        for c in &created {
+            let _ = fs::remove_file(c);
+        }
+    }
     if result.is_ok() {
         for t in &temps {
             sync_dir(parent_dir(&t.target));

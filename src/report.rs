@@ -5,8 +5,8 @@ use crate::attribute::Attribution;
 use crate::detect::clients::ClientsSection;
 use crate::detect::Finding;
 use crate::http::retry_after::RetryAfter;
-pub use crate::model::InputSummary;
 use crate::model::Position;
+pub use crate::model::{Incomplete, IncompleteKind, InputSummary};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -49,6 +49,9 @@ pub struct Summary {
     pub last: Option<DateTime<Utc>>,
     /// Requests per host, busiest first.
     pub hosts: Vec<HostCount>,
+    /// Inputs the report covers only in part ([`InputSummary::incomplete`]), by source.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub partial_inputs: Vec<Arc<str>>,
 }
 
 #[derive(Debug, Clone, Serialize)]

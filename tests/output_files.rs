@@ -482,3 +482,143 @@ fn an_interrupted_write_removes_its_temp_file() {
         assert!(!d.path().join("out.json").exists());
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A new output never clobbers (issue 41): what appears at the path during the run is kept and
+// the run refuses; the directory is checked writable before the work.
+// ---------------------------------------------------------------------------------------------
+
+/// `toomany ARGS` started with a FIFO as its input; returns once the run has opened the FIFO
+/// (so it has prepared its outputs: that happens before any input is read), with the FIFO's
+/// write end for the test to feed.
+fn started_on_fifo(args: &[&str], fifo: &Path) -> (std::process::Child, fs::File) {
+    let bin = assert_cmd::cargo::cargo_bin("toomany");
+    let child = std::process::Command::new(bin)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Opening a FIFO for writing blocks until its reader opens it.
+    let w = fs::OpenOptions::new().write(true).open(fifo).unwrap();
+    (child, w)
+}
+
+fn finish(child: std::process::Child) -> (i32, String) {
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().expect("exited"), err)
+}
+
+/// Two `analyze -o same.json` at once: both find no file when they begin; the second to
+/// finish refuses (exit 2) and the file is the first one's whole report.
+#[test]
+fn two_concurrent_runs_to_one_new_path_one_refuses_and_the_file_is_whole() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("same.json");
+    let input = fs::read(sample("api-incident.jsonl")).unwrap();
+    let (fa, fb) = (d.path().join("a.fifo"), d.path().join("b.fifo"));
+    mkfifo(&fa);
+    mkfifo(&fb);
+    let out_s = out.to_str().unwrap();
+    let (a, mut wa) = started_on_fifo(&["analyze", fa.to_str().unwrap(), "-o", out_s], &fa);
+    let (b, mut wb) = started_on_fifo(&["analyze", fb.to_str().unwrap(), "-o", out_s], &fb);
+    // Both have prepared `same.json` (absent); now let them finish.
+    wa.write_all(&input).unwrap();
+    drop(wa);
+    let (code_a, err_a) = finish(a);
+    wb.write_all(&input).unwrap();
+    drop(wb);
+    let (code_b, err_b) = finish(b);
+    assert_eq!((code_a, code_b), (0, 2), "a: {err_a}\nb: {err_b}");
+    assert!(
+        err_b.contains("did not exist when this run began"),
+        "{err_b}"
+    );
+    assert!(err_b.contains(out_s), "{err_b}");
+    let report = json_of(&fs::read(&out).unwrap());
+    assert_eq!(report["schema_version"], 1);
+    assert_eq!(report["inputs"][0]["source"], fa.to_str().unwrap());
+    assert!(leftovers(d.path()).is_empty(), "{:?}", leftovers(d.path()));
+}
+
+/// A file saved at the output path while the run works is kept, for `analyze -o` and
+/// `redact -o`; with `--force` and a file there from the start, it is replaced as asked.
+#[test]
+fn a_file_written_during_the_run_is_not_lost() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let input = fs::read(sample("api-incident.jsonl")).unwrap();
+    let fifo = d.path().join("in.fifo");
+    mkfifo(&fifo);
+    for (cmd, name) in [("analyze", "report.md"), ("redact", "clean.jsonl")] {
+        let out = d.path().join(name);
+        let args = [cmd, fifo.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        let (child, mut w) = started_on_fifo(&args, &fifo);
+        fs::write(&out, "precious").unwrap();
+        w.write_all(&input).unwrap();
+        drop(w);
+        let (code, err) = finish(child);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(
+            err.contains("did not exist when this run began"),
+            "{cmd}: {err}"
+        );
+        assert_eq!(fs::read_to_string(&out).unwrap(), "precious", "{cmd}");
+        assert!(leftovers(d.path()).is_empty(), "{cmd}");
+    }
+    // Replacing a file that was there from the start is what --force asks for.
+    let out = d.path().join("report.md");
+    let args = [
+        "analyze",
+        fifo.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ];
+    let (child, mut w) = started_on_fifo(&args, &fifo);
+    w.write_all(&input).unwrap();
+    drop(w);
+    let (code, err) = finish(child);
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(fs::read_to_string(&out).unwrap(), "precious");
+}
+
+/// A directory no file can be created in is refused before the work: the input (a FIFO no one
+/// ever writes to) is not even opened.
+#[test]
+fn an_unwritable_directory_is_refused_before_the_work() {
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("never.fifo");
+    mkfifo(&fifo);
+    // /proc takes no new files, whoever runs the test (root too).
+    for (cmd, out) in [
+        ("analyze", "/proc/toomany-report.json"),
+        ("redact", "/proc/toomany-clean.har"),
+    ] {
+        let assert = toomany()
+            .args([cmd, fifo.to_str().unwrap(), "-o", out])
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(
+            err.contains("cannot create a file in the directory /proc") && err.contains(out),
+            "{cmd}: {err}"
+        );
+    }
+    let assert = toomany()
+        .args([
+            "analyze",
+            fifo.to_str().unwrap(),
+            "--emit-config",
+            "/proc/toomany-cfg",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(err.contains("/proc/toomany-cfg"), "{err}");
+}

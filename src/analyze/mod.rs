@@ -933,7 +933,12 @@ fn finish(
             same_site: row.cors.as_deref().is_some_and(|c| c.same_site()),
         });
     }
-    let summary = summary(&c, &p.hosts);
+    let mut summary = summary(&c, &p.hosts);
+    summary.partial_inputs = inputs
+        .iter()
+        .filter(|i| i.incomplete.is_some())
+        .map(|i| i.source.clone())
+        .collect();
     let (hosts, all) = ranked(evidence.into_values().collect());
     let limited = planned_hosts(&hosts, rec);
     let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
@@ -1002,6 +1007,7 @@ fn summary(c: &Collector, hosts: &[String]) -> Summary {
         first: c.first.and_then(|e| e.started()),
         last: c.last.and_then(|e| e.started()),
         hosts: list,
+        partial_inputs: Vec::new(),
     }
 }
 

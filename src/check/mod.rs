@@ -607,8 +607,8 @@ pub fn not_a_har(prefix: &[u8], sniffed_jsonl: bool) -> Option<String> {
     let Some(start) = start else {
         return Some("empty: no HAR document".into());
     };
-    if prefix.iter().take(4096).any(|&b| b == 0) {
-        return Some("binary data, not a HAR (and not gzip)".into());
+    if crate::ingest::source::Sample::of(prefix).binary() {
+        return Some("binary data, not a HAR".into());
     }
     let body = &prefix[start..];
     match body[0] {

@@ -296,6 +296,9 @@ pub fn report_input_problems(inputs: &[crate::report::InputSummary], ui: Notices
         if let Some(e) = &s.error {
             eprintln!("toomany: {}: {e}", s.source);
         }
+        if let Some(i) = &s.incomplete {
+            ui.warn(format_args!("{}: {}", s.source, i.message));
+        }
         const SHOWN: usize = 5;
         for w in s.warnings.iter().take(SHOWN) {
             ui.warn(w);

@@ -11,6 +11,10 @@ pub fn run(args: CheckArgs, ui: crate::console::Notices) -> Outcome {
     let src = &args.input;
     let opened = source::open(src).map_err(|e| Error::fatal(format!("{src}: {e}")))?;
     let prefix = opened.prefix.clone();
+    if source::Sample::of(&prefix).binary() {
+        let why = source::binary_message(opened.gzip_layers);
+        return Err(Error::fatal(format!("{src}: {why}")));
+    }
     let report = check::check_read(&prefix, opened.into_reader(), src, args.max_issues)
         .map_err(|e| Error::fatal(format!("{src}: {e}")))?;
     // Values check could not hold whole: located, never quoted (also in the JSON report).

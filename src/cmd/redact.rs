@@ -29,7 +29,7 @@ pub fn run(args: RedactArgs, ui: crate::console::Notices) -> Outcome {
     };
     let opened =
         source::open(&args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
-    let sniffed = source::sniff(&opened.prefix, &args.input);
+    let sniffed = opened.sniff(&args.input);
     let (format, jsonp) = match (opts.format, sniffed) {
         // A HAR copied line by line as text, or JSON lines parsed as one document, would not be
         // a sanitized copy: a forced format the content contradicts is refused.

@@ -44,7 +44,9 @@ pub fn run(args: VerifyArgs, ui: crate::console::Notices) -> Outcome {
     let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
     report_input_problems(&summaries, ui);
     refuse_unmapped(&summaries)?;
-    if let Some(bad) = inputs.iter().find(|i| i.summary.error.is_some()) {
+    let partial =
+        |i: &&ingest::Ingested| i.summary.error.is_some() || i.summary.incomplete.is_some();
+    if let Some(bad) = inputs.iter().find(partial) {
         // A batch judged on part of its capture could pass wrongly: refuse instead.
         return Err(Error::fatal(format!(
             "{}: could not be read in full (see above); verify judges a whole batch",

@@ -19,8 +19,9 @@ pub enum SourceError {
     ReadDecompressed(io::Error),
     #[error("empty file: no HAR document or log lines")]
     Empty,
-    #[error("binary data: not a HAR file or JSON-lines log (and not gzip)")]
-    Binary,
+    /// Binary data; `gzip_layers` of gzip were taken off before it (0: the file is not gzip).
+    #[error("{}", if *gzip_layers == 0 { "binary data: not a HAR file or JSON-lines log (and not gzip)" } else { "binary data inside gzip: the file is gzip, but what it holds is not a HAR file, JSON-lines or access log" })]
+    Binary { gzip_layers: u8 },
     #[error("a JSON array: toomany reads HAR files and JSON lines (one object per line); convert an array of records with `jq -c '.[]'`")]
     JsonArray,
     #[error("the #Fields: directive cannot be read: {0}")]

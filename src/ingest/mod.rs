@@ -167,6 +167,9 @@ pub(crate) struct Tail {
     pub creator: Option<String>,
     /// Set when reading stopped early; records before it were streamed.
     pub error: Option<String>,
+    /// The input ended short of a whole one without an error (a cut last record, data after
+    /// a HAR).
+    pub incomplete: Option<crate::model::Incomplete>,
 }
 
 pub(crate) fn warn(source: &Arc<str>, pos: Option<Position>, msg: impl Into<String>) -> Warning {
@@ -316,17 +319,19 @@ pub fn stream_input_with<T: Send>(
         warning_count: 0,
         warnings: Vec::new(),
         error: Some(msg),
+        incomplete: None,
         no_status: None,
     };
     let counter = opts.progress.clone().map(|p| {
         let path = path.to_string();
         Box::new(move |n: u64| p(&path, n)) as Box<dyn FnMut(u64) + Send>
     });
-    let opened = match source::open_counted(path, counter) {
+    let mut opened = match source::open_counted(path, counter) {
         Ok(o) => o,
         Err(e) => return failed(None, e.to_string()),
     };
-    let sniffed = source::sniff(&opened.prefix, path);
+    let watch = opened.watch.take();
+    let sniffed = opened.sniff(path);
     // A `--log-format` that fits this input decides its format (the format the syntax belongs
     // to); inputs it does not fit are sniffed as usual.
     let forced = opts.format.or_else(|| {
@@ -394,6 +399,17 @@ pub fn stream_input_with<T: Send>(
     let error = tail
         .error
         .or_else(|| empty_input_error(format, tally.records, tally.skipped));
+    // A file shorter now than when it was opened was truncated while it was read: that says
+    // more than a last line cut short, which it usually causes.
+    let incomplete = watch
+        .and_then(|w| w.shrank())
+        .map(|(at_open, now)| crate::model::Incomplete {
+            kind: crate::model::IncompleteKind::Shrank,
+            message: format!(
+                "the file was truncated while it was read ({at_open} bytes when opened, {now} when reading ended: rotated by copy-and-truncate, or overwritten?); the report covers only what was read before"
+            ),
+        })
+        .or(tail.incomplete);
     let no_status = match &first_bytes {
         Some(prefix) if tally.records > 0 && !any_status.into_inner() => Some(
             fieldmap::no_status_error(tally.records, any_time.into_inner(), prefix),
@@ -409,6 +425,7 @@ pub fn stream_input_with<T: Send>(
         warning_count: tally.warnings.count,
         warnings: tally.warnings.kept,
         error,
+        incomplete,
         no_status,
     }
 }

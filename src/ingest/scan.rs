@@ -316,6 +316,32 @@ impl<R: Read> Scanner<R> {
         self.pos_at(self.offset())
     }
 
+    /// After the top-level value: is anything but whitespace left (with `jsonp`, also the
+    /// callback's closing `)` and an optional `;`)? `None` when not; else where the first other
+    /// byte is and how many bytes follow from it. Reads to the end of the input a buffer at a
+    /// time, holding none of it.
+    pub fn trailing(&mut self, jsonp: bool) -> Result<Option<(Pos, u64)>, ScanError> {
+        // What the callback's tail still allows: `)` then `;`.
+        let mut allowed: &[u8] = if jsonp { b");" } else { b"" };
+        loop {
+            let Some(b) = self.peek_non_ws()? else {
+                return Ok(None);
+            };
+            match allowed.iter().position(|&a| a == b) {
+                Some(i) => {
+                    allowed = &allowed[i + 1..];
+                    self.pos += 1;
+                }
+                None => break,
+            }
+        }
+        let at = self.pos();
+        while self.pos < self.end || self.refill()? {
+            self.pos = self.end;
+        }
+        Ok(Some((at, self.offset() - at.offset)))
+    }
+
     /// [`Scanner::next`], also handing the decoded bytes of a string event (value or key) to
     /// `observe`, piece by piece and whole whatever the cap: lets a caller hash or measure a
     /// value it does not keep.

@@ -629,7 +629,7 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                 i.records.to_string(),
                 i.skipped.to_string(),
                 i.warning_count.to_string(),
-                esc(i.error.as_deref().unwrap_or("")),
+                esc(i.problem().unwrap_or("")),
             ]
         })
         .collect();

@@ -275,7 +275,7 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
                 i.records.to_string(),
                 i.skipped.to_string(),
                 i.warning_count.to_string(),
-                i.error.clone().unwrap_or_default(),
+                i.problem().unwrap_or_default().to_string(),
             ]
         })
         .collect();

@@ -332,7 +332,7 @@ fn details(report: &Report, style: Style, o: &mut Out) {
             i.records.to_string().into(),
             i.skipped.to_string().into(),
             i.warning_count.to_string().into(),
-            printable(i.error.as_deref().unwrap_or("")).into(),
+            printable(i.problem().unwrap_or("")).into(),
         ]);
     }
     o.grid(&g, "");

@@ -329,15 +329,35 @@ pub fn capture_line(report: &Report) -> String {
     let windows = &report.overview.windows;
     if windows.len() > 1 {
         return format!(
-            "{} requests in {} separate time windows (gaps of more than {} without a request)",
+            "{} requests in {} separate time windows (gaps of more than {} without a request){}",
             s.requests,
             windows.len(),
-            fmt_duration_ms(crate::overview::WINDOW_GAP_MS as f64)
+            fmt_duration_ms(crate::overview::WINDOW_GAP_MS as f64),
+            partial_note(report)
         );
     }
-    match (s.first, s.last) {
+    let line = match (s.first, s.last) {
         (Some(a), Some(b)) => format!("{} requests, {}", s.requests, span(a, b)),
         _ => format!("{} requests (no times)", s.requests),
+    };
+    format!("{line}{}", partial_note(report))
+}
+
+/// `; partial: app.jsonl truncated while it was read`: the inputs the report covers only in
+/// part, said in the capture line (empty when every input was read whole).
+fn partial_note(report: &Report) -> String {
+    let partial: Vec<String> = report
+        .inputs
+        .iter()
+        .filter_map(|i| {
+            let inc = i.incomplete.as_ref()?;
+            Some(format!("{} ({})", i.source, inc.kind.short()))
+        })
+        .collect();
+    if partial.is_empty() {
+        String::new()
+    } else {
+        format!("; partial: {}", partial.join(", "))
     }
 }
 
@@ -431,10 +451,11 @@ pub fn input_problems(report: &Report) -> Option<String> {
     let bad: Vec<String> = report
         .inputs
         .iter()
-        .filter(|i| i.error.is_some() || i.skipped > 0)
-        .map(|i| match &i.error {
-            Some(_) => format!("{} stopped early", i.source),
-            None => format!("{} skipped {} records", i.source, i.skipped),
+        .filter(|i| i.error.is_some() || i.skipped > 0 || i.incomplete.is_some())
+        .map(|i| match (&i.error, &i.incomplete) {
+            (Some(_), _) => format!("{} stopped early", i.source),
+            (None, Some(inc)) => format!("{}: {}", i.source, inc.kind.short()),
+            (None, None) => format!("{} skipped {} records", i.source, i.skipped),
         })
         .collect();
     (!bad.is_empty()).then(|| format!("input problems: {} (see Inputs)", bad.join("; ")))

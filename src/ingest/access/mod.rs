@@ -754,8 +754,8 @@ pub(crate) fn stream<T: Send>(
         Ok(b) => b.to_vec(),
         Err(e) => {
             return Tail {
-                creator: None,
                 error: Some(format!("cannot read: {e}")),
+                ..Tail::default()
             }
         }
     };
@@ -771,8 +771,8 @@ pub(crate) fn stream<T: Send>(
                     ""
                 };
                 return Tail {
-                    creator: None,
                     error: Some(format!("{e}{hint}")),
+                    ..Tail::default()
                 };
             }
         },
@@ -798,7 +798,11 @@ pub(crate) fn stream<T: Send>(
         &|job, items| work(job, items, source, opts, map, view, &pool),
         sink,
     );
-    Tail { creator, error }
+    Tail {
+        creator,
+        error,
+        incomplete: None,
+    }
 }
 
 /// Read a whole access log into a `Vec` (tests, and callers holding an open reader).

@@ -120,8 +120,8 @@ pub(crate) fn stream<T: Send>(
     if jsonp {
         if let Err(e) = skip_jsonp_prefix(&mut reader) {
             return Tail {
-                creator: None,
                 error: Some(format!("cannot read: {e}")),
+                ..Tail::default()
             };
         }
         sink(&mut Done {
@@ -224,7 +224,7 @@ pub(crate) fn stream<T: Send>(
     let mut stopped: Option<(usize, ScanError)> = None;
     let walked = pipeline::run(
         workers,
-        |feed| walk::walk(reader, &handoff, feed),
+        |feed| walk::walk(reader, &handoff, jsonp, feed),
         &work,
         &mut |d: &mut Done<T>| {
             // After a worker's error, nothing the walk read later counts.
@@ -245,6 +245,7 @@ pub(crate) fn stream<T: Send>(
             stopped_at_entry: Some(at),
             creator: walked.creator.filter(|_| walked.creator_at <= at),
             version: walked.version.filter(|_| walked.version_at <= at),
+            trailing: None,
             ..walked
         },
         None => walked,
@@ -277,9 +278,17 @@ pub(crate) fn stream<T: Send>(
             });
         }
     }
+    let incomplete = walked.trailing.map(|t| crate::model::Incomplete {
+        kind: crate::model::IncompleteKind::TrailingData,
+        message: format!(
+            "{} bytes of data follow the HAR document, from line {}, column {} (a second document, or something appended to the file?); they were not read",
+            t.bytes, t.line, t.column
+        ),
+    });
     Tail {
         creator: walked.creator.map(|c| opts.redactor.text(&c)),
         error,
+        incomplete,
     }
 }
 

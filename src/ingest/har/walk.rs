@@ -87,6 +87,16 @@ pub(crate) struct Walked {
     /// earlier entry means a sequential read would never have reached them).
     pub creator_at: usize,
     pub version_at: usize,
+    /// Data after the document (not read): where it starts and how many bytes.
+    pub trailing: Option<Trailing>,
+}
+
+/// Data after a HAR document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Trailing {
+    pub line: u64,
+    pub column: u64,
+    pub bytes: u64,
 }
 
 /// How the reader thread hands entries to workers.
@@ -137,8 +147,14 @@ pub(crate) fn read_taken(
     Ok((entry, p.post, p.notes))
 }
 
-/// Walk a HAR document from `reader`, feeding jobs of projected entries.
-pub(crate) fn walk<R: Read>(reader: R, handoff: &Handoff<'_>, feed: &mut dyn FnMut(Job)) -> Walked {
+/// Walk a HAR document from `reader`, feeding jobs of projected entries; then read what
+/// follows it (whitespace, and the callback's `);` when `jsonp`) to tell data after it.
+pub(crate) fn walk<R: Read>(
+    reader: R,
+    handoff: &Handoff<'_>,
+    jsonp: bool,
+    feed: &mut dyn FnMut(Job),
+) -> Walked {
     let mut w = Walker {
         sc: Scanner::with_limits(reader, Limits::default()),
         feed,
@@ -153,10 +169,24 @@ pub(crate) fn walk<R: Read>(reader: R, handoff: &Handoff<'_>, feed: &mut dyn FnM
         in_entries: false,
     };
     w.job.raw = handoff.buffer();
-    let stop = w.root().err();
+    let mut stop = w.root().err();
     w.flush();
+    let mut trailing = None;
+    if stop.is_none() {
+        match w.sc.trailing(jsonp) {
+            Ok(t) => {
+                trailing = t.map(|(at, bytes)| Trailing {
+                    line: at.line,
+                    column: at.column,
+                    bytes,
+                })
+            }
+            Err(e) => stop = Some(Stop::Scan(e)),
+        }
+    }
     Walked {
         stopped_at_entry: (stop.is_some() && w.in_entries).then_some(w.next_entry),
+        trailing,
         stop,
         creator: w.creator,
         version: w.version,

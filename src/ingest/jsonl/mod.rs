@@ -11,6 +11,7 @@ use crate::http::stated::is_limit_header;
 use crate::memo::Memo;
 use crate::model::view::{self as record_view, RecordView};
 use crate::model::{Headers, Location, Position, Request, Warning};
+use crate::model::{Incomplete, IncompleteKind};
 use crate::redact::{HeaderRule, Redactor};
 use std::borrow::Cow;
 use std::io::BufRead;
@@ -1257,19 +1258,22 @@ fn too_long(source: &Arc<str>, line: usize, len: usize) -> Warning {
     )
 }
 
+/// How splitting ended: the read error, if reading stopped on one; else the number of a last
+/// line that has no end of line and is not a whole JSON value (the input ends inside a record).
+#[derive(Debug, Default)]
+struct Split {
+    error: Option<String>,
+    cut_last: Option<usize>,
+}
+
 /// Split the input into jobs of whole lines (about [`CHUNK_BYTES`] each) with memchr; a line
-/// longer than [`MAX_LINE`] is consumed and counted, never held. Returns the read error, if
-/// reading stopped on one.
+/// longer than [`MAX_LINE`] is consumed and counted, never held. Says how it ended ([`Split`]).
 ///
 /// Bytes are read straight into the chunk buffer (`read` with a slice as large as the
 /// `BufReader`'s buffer bypasses it), not copied there from the reader's buffer: that copy was
 /// every input byte once more (~2 % of the CPU of a large log). Only a line being skipped is
 /// read through `fill_buf`, as it is never held.
-fn split_lines(
-    reader: &mut dyn BufRead,
-    feed: &mut dyn FnMut(Job),
-    buffers: &Buffers,
-) -> Option<String> {
+fn split_lines(reader: &mut dyn BufRead, feed: &mut dyn FnMut(Job), buffers: &Buffers) -> Split {
     // `chunk[..filled]` is the text; past it, up to `chunk.len()`, stale bytes already
     // initialized (see `Buffers`), read over without zeroing them again.
     let mut chunk: Vec<u8> = buffers.take();
@@ -1380,8 +1384,12 @@ fn split_lines(
                 too_long: None,
             });
         }
-        return Some(format!("read error after line {before}: {e}"));
+        return Split {
+            error: Some(format!("read error after line {before}: {e}")),
+            cut_last: None,
+        };
     }
+    let mut cut_last = None;
     if let Some((line, seen)) = skipping {
         feed(Job {
             first_line: line,
@@ -1391,6 +1399,9 @@ fn split_lines(
         });
     } else if filled > 0 {
         chunk.truncate(filled);
+        if ends_inside_a_record(&chunk[tail..]) {
+            cut_last = Some(first_line + memchr::memchr_iter(b'\n', &chunk[..tail]).count());
+        }
         feed(Job {
             first_line,
             text: chunk,
@@ -1398,7 +1409,17 @@ fn split_lines(
             too_long: None,
         });
     }
-    None
+    Split {
+        error: None,
+        cut_last,
+    }
+}
+
+/// The last line of an input has no end of line: is it a record cut short (not blank, and not
+/// a whole JSON value)? Asked once per input.
+fn ends_inside_a_record(last: &[u8]) -> bool {
+    !last.iter().all(u8::is_ascii_whitespace)
+        && serde_json::from_slice::<serde::de::IgnoredAny>(last).is_err()
 }
 
 /// Read a JSON-lines log into a `Vec` (see [`stream`]).
@@ -1423,15 +1444,22 @@ pub(crate) fn stream<T: Send>(
         paths: Paths::of(&opts.field_map),
     };
     let buffers = Buffers::default();
-    let error = pipeline::run(
+    let split = pipeline::run(
         pipeline::workers(opts.threads),
         |feed| split_lines(&mut *reader, feed, &buffers),
         &|job, items| work_lines(job, items, source, opts, &schema, map, view, &buffers),
         sink,
     );
+    let incomplete = split.cut_last.map(|line| Incomplete {
+        kind: IncompleteKind::CutRecord,
+        message: format!(
+            "the input ends inside a record: its last line ({line}) has no end of line and is not a whole JSON value (cut by truncation, or still being written?); the report covers the lines before it"
+        ),
+    });
     Tail {
         creator: None,
-        error,
+        error: split.error,
+        incomplete,
     }
 }
 
@@ -2185,7 +2213,8 @@ mod tests {
                     buffers.give(job.text);
                 },
                 &buffers,
-            );
+            )
+            .error;
             let case = format!("step {step}, capacity {cap}, failing at {fail_at:?}");
             match fail_at {
                 None => {
