@@ -1518,6 +1518,8 @@ fn unreadable_policies_and_wrong_input_formats_quote_nothing() {
         "traefik",
         "caddy",
         "gcp-lb",
+        "otlp",
+        "jaeger",
     ];
     for input in [&har, &jsonl, &text, &string_doc] {
         for fmt in formats {

@@ -138,6 +138,12 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
                     jsonp: false,
                 });
             }
+            if let Some(format) = trace_export(after) {
+                return Ok(Sniffed {
+                    format,
+                    jsonp: false,
+                });
+            }
             let first_line = trimmed.lines().next().unwrap_or("");
             // `{}` says nothing of a record: a one-line empty object is a (memberless) JSON
             // document, not a log of one record.
@@ -214,6 +220,20 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
     }
 }
 
+/// A trace export, from the key that opens its first object (`after` follows the `{`): OTLP's
+/// `resourceSpans`, or Jaeger's `data` holding objects with `traceID` and `spans`.
+fn trace_export(after: &str) -> Option<Format> {
+    if after.starts_with("\"resourceSpans\"") || after.starts_with("\"resource_spans\"") {
+        return Some(Format::Otlp);
+    }
+    let rest = after.strip_prefix("\"data\"")?.trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start().strip_prefix('[')?;
+    let rest = rest.trim_start();
+    let jaeger = rest.starts_with(']')
+        || (rest.starts_with('{') && rest.contains("\"traceID\"") && rest.contains("\"spans\""));
+    jaeger.then_some(Format::Jaeger)
+}
+
 /// An access log (nginx, Envoy, ALB, W3C, HAProxy, JSON with a syslog prefix ...), or an
 /// error that says which formats were tried.
 fn access_log(prefix: &[u8]) -> Result<Sniffed, String> {
@@ -250,6 +270,25 @@ mod tests {
         assert!(sniff(b"hello world\nthis is prose\n", "x")
             .unwrap_err()
             .contains("--log-format"));
+        assert_eq!(
+            sniff(b"{\"resourceSpans\":[{\"resource\":{}}]}\n", "x")
+                .unwrap()
+                .format,
+            Format::Otlp
+        );
+        assert_eq!(
+            sniff(
+                b"{\n  \"data\": [\n    {\n      \"traceID\": \"a\", \"spans\": []",
+                "x"
+            )
+            .unwrap()
+            .format,
+            Format::Jaeger
+        );
+        assert_eq!(
+            sniff(b"{\"data\":[{\"id\":1}]}\n", "x").unwrap().format,
+            Format::Jsonl
+        );
         assert_eq!(
             sniff(b"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326\n", "x")
                 .unwrap()

@@ -756,6 +756,7 @@ pub(crate) fn stream<T: Send>(
             return Tail {
                 creator: None,
                 error: Some(format!("cannot read: {e}")),
+                traces: None,
             }
         }
     };
@@ -773,6 +774,7 @@ pub(crate) fn stream<T: Send>(
                 return Tail {
                     creator: None,
                     error: Some(format!("{e}{hint}")),
+                    traces: None,
                 };
             }
         },
@@ -798,7 +800,11 @@ pub(crate) fn stream<T: Send>(
         &|job, items| work(job, items, source, opts, map, view, &pool),
         sink,
     );
-    Tail { creator, error }
+    Tail {
+        creator,
+        error,
+        traces: None,
+    }
 }
 
 /// Read a whole access log into a `Vec` (tests, and callers holding an open reader).

@@ -122,6 +122,7 @@ pub(crate) fn stream<T: Send>(
             return Tail {
                 creator: None,
                 error: Some(format!("cannot read: {e}")),
+                traces: None,
             };
         }
         sink(&mut Done {
@@ -280,6 +281,7 @@ pub(crate) fn stream<T: Send>(
     Tail {
         creator: walked.creator.map(|c| opts.redactor.text(&c)),
         error,
+        traces: None,
     }
 }
 

@@ -1432,6 +1432,7 @@ pub(crate) fn stream<T: Send>(
     Tail {
         creator: None,
         error,
+        traces: None,
     }
 }
 
