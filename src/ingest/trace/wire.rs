@@ -180,8 +180,22 @@ pub struct JaegerTag {
 }
 
 impl JaegerTag {
+    /// The value as text; an array attribute, which Jaeger's OTLP translator writes as its
+    /// JSON text (`["3"]`), as its items joined by ", " (as OTLP's are).
     pub fn text(&self) -> Option<String> {
         match &self.value {
+            serde_json::Value::String(s) if s.starts_with('[') => {
+                match serde_json::from_str::<Vec<serde_json::Value>>(s) {
+                    Ok(items) => Some(
+                        items
+                            .iter()
+                            .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                    Err(_) => Some(s.clone()),
+                }
+            }
             serde_json::Value::String(s) => Some(s.clone()),
             serde_json::Value::Number(n) => Some(n.to_string()),
             serde_json::Value::Bool(b) => Some(b.to_string()),
