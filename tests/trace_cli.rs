@@ -9,7 +9,6 @@ mod traces;
 
 use common::*;
 use serde_json::Value;
-use std::collections::BTreeSet;
 
 const SDK_EXPORT: &str = "traces/python-sdk-requests.otlp.jsonl";
 
@@ -26,62 +25,12 @@ fn analyze_json(path: &str) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
 }
 
-/// What every trace input must show: rows = the 429 spans, clients = the services, the nested
-/// retries with span ids of the export.
-pub fn assert_trace_report(report: &Value, otlp: &str, format: &str) {
-    let input = &report["inputs"][0];
-    assert_eq!(input["format"], format, "{input:#}");
-    assert!(input["error"].is_null(), "{input:#}");
-    let limited = traces::limited_span_ids(otlp);
-    assert!(!limited.is_empty());
-    let rows: BTreeSet<String> = report["rate_limited"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["span"]["span_id"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(rows, limited, "every 429 span is a row, and only those");
-    let clients: BTreeSet<String> = report["clients"]["list"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(clients, traces::services(otlp), "{:#}", report["clients"]);
-    let nested = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["kind"] == "nested_retries")
-        .unwrap_or_else(|| panic!("no nested_retries: {:#}", report["findings"]));
-    let ev = &nested["evidence"];
-    assert_eq!(ev["source"], "trace", "{ev:#}");
-    let all_ids: BTreeSet<String> = traces::otlp_spans(otlp)
-        .iter()
-        .map(|(_, s)| s["spanId"].as_str().unwrap().to_string())
-        .collect();
-    let chain = &ev["chains"][0];
-    assert!(all_ids.contains(chain["owner"]["span_id"].as_str().unwrap()));
-    assert_eq!(chain["owner"]["name"], "app.fetch");
-    let mut attempts = 0;
-    for round in chain["rounds"].as_array().unwrap() {
-        assert_eq!(round["under"]["name"], "sdk.get");
-        for a in round["attempts"].as_array().unwrap() {
-            assert!(all_ids.contains(a["span_id"].as_str().unwrap()), "{a}");
-            attempts += 1;
-        }
-    }
-    assert_eq!(chain["attempts"], attempts);
-    assert!(ev["outer_attempts"].as_u64().unwrap() >= 2, "{ev:#}");
-    assert!(ev["inner_attempts"].as_u64().unwrap() >= 2, "{ev:#}");
-}
-
 #[test]
 fn an_sdk_otlp_export_is_read_with_no_flag() {
     let path = fixture(SDK_EXPORT);
     let otlp = std::fs::read_to_string(&path).unwrap();
     let report = analyze_json(&path);
-    assert_trace_report(&report, &otlp, "otlp");
+    traces::assert_trace_report(&report, &otlp, "otlp");
     let t = &report["inputs"][0]["traces"];
     assert_eq!(
         t["spans"].as_u64().unwrap() as usize,
@@ -105,7 +54,7 @@ fn the_same_spans_as_jaeger_json_give_the_same_answers() {
     let path = dir.path().join("trace.json");
     std::fs::write(&path, traces::otlp_to_jaeger(&otlp)).unwrap();
     let report = analyze_json(path.to_str().unwrap());
-    assert_trace_report(&report, &otlp, "jaeger");
+    traces::assert_trace_report(&report, &otlp, "jaeger");
     let o = analyze_json(&fixture(SDK_EXPORT));
     for k in ["requests", "rate_limited", "by_status"] {
         assert_eq!(report["summary"][k], o["summary"][k], "{k}");

@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! Trace exports for the tests: OTLP/JSON → Jaeger JSON (as Jaeger's OTLP translator maps
 //! them: attributes to tags, arrays to their JSON text, `kind` to `span.kind`, times to
 //! microseconds, the parent to a `CHILD_OF` reference), and what a test expects of an OTLP
@@ -148,4 +149,54 @@ pub fn otlp_to_jaeger(text: &str) -> String {
         "data": data, "total": 0, "limit": 0, "offset": 0, "errors": null
     }))
     .unwrap()
+}
+
+/// What every trace input must show: rows = the 429 spans, clients = the services, the nested
+/// retries with span ids of the export.
+pub fn assert_trace_report(report: &Value, otlp: &str, format: &str) {
+    let input = &report["inputs"][0];
+    assert_eq!(input["format"], format, "{input:#}");
+    assert!(input["error"].is_null(), "{input:#}");
+    let limited = limited_span_ids(otlp);
+    assert!(!limited.is_empty());
+    let rows: BTreeSet<String> = report["rate_limited"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["span"]["span_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(rows, limited, "every 429 span is a row, and only those");
+    let clients: BTreeSet<String> = report["clients"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(clients, services(otlp), "{:#}", report["clients"]);
+    let nested = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "nested_retries")
+        .unwrap_or_else(|| panic!("no nested_retries: {:#}", report["findings"]));
+    let ev = &nested["evidence"];
+    assert_eq!(ev["source"], "trace", "{ev:#}");
+    let all_ids: BTreeSet<String> = otlp_spans(otlp)
+        .iter()
+        .map(|(_, s)| s["spanId"].as_str().unwrap().to_string())
+        .collect();
+    let chain = &ev["chains"][0];
+    assert!(all_ids.contains(chain["owner"]["span_id"].as_str().unwrap()));
+    assert_eq!(chain["owner"]["name"], "app.fetch");
+    let mut attempts = 0;
+    for round in chain["rounds"].as_array().unwrap() {
+        assert_eq!(round["under"]["name"], "sdk.get");
+        for a in round["attempts"].as_array().unwrap() {
+            assert!(all_ids.contains(a["span_id"].as_str().unwrap()), "{a}");
+            attempts += 1;
+        }
+    }
+    assert_eq!(chain["attempts"], attempts);
+    assert!(ev["outer_attempts"].as_u64().unwrap() >= 2, "{ev:#}");
+    assert!(ev["inner_attempts"].as_u64().unwrap() >= 2, "{ev:#}");
 }
