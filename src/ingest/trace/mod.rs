@@ -379,9 +379,10 @@ fn take_batch(a: &mut Assembler, b: wire::Batch, at: Position) {
                     .find_map(span::jaeger_sampler)
                     .map(|s| a.redactor.text(&s));
             }
-            for s in t.spans {
-                let n = a.facts.spans;
-                spans.push(span::from_jaeger(s, &t.processes, Position::Entry(n)));
+            // A span's place: its index among the export's spans.
+            let n = a.facts.spans;
+            for (k, s) in t.spans.into_iter().enumerate() {
+                spans.push(span::from_jaeger(s, &t.processes, Position::Entry(n + k)));
             }
         }
     }

@@ -206,6 +206,11 @@ fn jaeger_export() {
     assert_eq!(reqs.len(), 1);
     assert_eq!(reqs[0].status, 429);
     assert_eq!(reqs[0].client.client.as_deref(), Some("svc"));
+    assert_eq!(
+        reqs[0].location.position,
+        Position::Entry(2),
+        "the third span"
+    );
     assert_eq!(facts.sampler.as_deref(), Some("probabilistic 0.1"));
     assert!(facts.lacks.iter().any(|l| l.contains("probabilistic 0.1")));
 }
