@@ -12,6 +12,7 @@ use std::sync::Arc;
 pub use crate::http::headers::{Headers, HEADER_PART_MAX};
 
 pub mod event;
+pub mod trace;
 pub mod view;
 
 /// Where a record came from: the source path as the user gave it, and the entry or line in it.
@@ -111,6 +112,9 @@ pub struct Request {
     /// new on every operation, so computing it was an HMAC for every line of a log.
     #[serde(skip)]
     pub idem_hash: u32,
+    /// The span a trace reader read this record from (boxed: absent on every other record).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<Box<trace::SpanRef>>,
 }
 
 /// Which layer of the path sent a response.
@@ -197,6 +201,7 @@ impl Request {
             credential: None,
             layer_signal: None,
             idem_hash: 0,
+            span: None,
         }
     }
 
@@ -289,6 +294,9 @@ pub struct InputSummary {
     /// "0 rate-limited" and mean nothing).
     #[serde(skip)]
     pub no_status: Option<String>,
+    /// A trace export: its spans, what the instrumentation recorded and what traces lack.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traces: Option<Box<trace::TraceFacts>>,
 }
 
 impl InputSummary {

@@ -76,6 +76,9 @@ pub struct RateLimited {
     /// Redacted URL.
     pub url: Arc<str>,
     pub status: u16,
+    /// The trace and span of a record read from a trace export.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<Box<crate::model::trace::SpanRef>>,
     /// Shared with the analysis's kept row.
     pub retry_after: Arc<RetryAfter>,
     /// Shared between rows whose attribution is the same (a long incident repeats a few).

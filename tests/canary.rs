@@ -1518,6 +1518,8 @@ fn unreadable_policies_and_wrong_input_formats_quote_nothing() {
         "traefik",
         "caddy",
         "gcp-lb",
+        "otlp",
+        "jaeger",
     ];
     for input in [&har, &jsonl, &text, &string_doc] {
         for fmt in formats {
@@ -1548,4 +1550,107 @@ fn unreadable_policies_and_wrong_input_formats_quote_nothing() {
         }
         run_and_check(&format!("check {input}"), &["check", input], d);
     }
+}
+
+#[path = "common/traces.rs"]
+mod traces;
+
+/// An OTLP/JSON trace export with canaries where a trace may hold secrets: the URL (userinfo,
+/// query, fragment), captured request and response headers, attributes with secret names,
+/// span events' messages, the status message, resource attributes; a JWT as a span name.
+/// Two traces of an SDK's retries inside an application's retry loop, so the nested-retries
+/// evidence (span names, the URL) is printed too.
+fn otlp_with_canaries() -> String {
+    let s = |v: String| serde_json::json!({"stringValue": v});
+    let arr = |v: String| serde_json::json!({"arrayValue": {"values": [{"stringValue": v}]}});
+    let mut spans = Vec::new();
+    for t in 0..2 {
+        let trace = format!("{t:032x}");
+        let id = |n: u32| format!("{:016x}", 0x100 * (t + 1) + n);
+        let internal = |sid: String, parent: Option<String>, name: &str| {
+            serde_json::json!({
+                "traceId": trace, "spanId": sid, "parentSpanId": parent.unwrap_or_default(),
+                "name": name, "kind": 1,
+                "startTimeUnixNano": format!("{}", 1_767_225_600_000_000_000u64 + t as u64 * 10_000_000_000),
+                "endTimeUnixNano": format!("{}", 1_767_225_605_000_000_000u64 + t as u64 * 10_000_000_000),
+                "attributes": [{"key": "app.secret_token", "value": s(c(310))}],
+                "events": [{"name": "retry", "timeUnixNano": "1767225600000000000",
+                    "attributes": [{"key": "exception.message", "value": s(format!("Bearer {}", c(311)))}]}],
+                "status": {"code": 2, "message": format!("token={}", c(312))},
+            })
+        };
+        spans.push(internal(id(0), None, "job"));
+        spans.push(internal(id(1), Some(id(0)), JWT));
+        for round in 0..2u32 {
+            spans.push(internal(id(10 + round), Some(id(1)), "sdk.call"));
+            for k in 0..2u32 {
+                let start = 1_767_225_600_000_000_000u64
+                    + t as u64 * 10_000_000_000
+                    + round as u64 * 1_000_000_000
+                    + k as u64 * 100_000_000;
+                spans.push(serde_json::json!({
+                    "traceId": trace, "spanId": id(20 + round * 2 + k), "parentSpanId": id(10 + round),
+                    "name": format!("GET {}", c(313)), "kind": 3,
+                    "startTimeUnixNano": format!("{start}"), "endTimeUnixNano": format!("{}", start + 30_000_000),
+                    "attributes": [
+                        {"key": "http.request.method", "value": s("POST".into())},
+                        {"key": "url.full", "value": s(format!("https://u:{}@api.example.com/v1/pay?api_key={}&token={}#id_token={}", c(300), c(301), c(302), c(303)))},
+                        {"key": "http.response.status_code", "value": {"intValue": if round == 1 && k == 1 { "200" } else { "429" }}},
+                        {"key": "http.request.header.authorization", "value": arr(format!("Bearer {}", c(304)))},
+                        {"key": "http.request.header.x_api_key", "value": arr(c(305))},
+                        {"key": "http.request.header.cookie", "value": arr(format!("sid={}", c(306)))},
+                        {"key": "http.response.header.set_cookie", "value": arr(format!("s={}", c(307)))},
+                        {"key": "http.response.header.retry_after", "value": arr("2".into())},
+                        {"key": "db.password", "value": s(c(308))},
+                        {"key": "user_agent.original", "value": s(format!("sdk/1.0 token={}", c(309)))},
+                    ],
+                    "events": [{"name": "log", "attributes": [{"key": "message", "value": s(format!("api_key={}", c(314)))}]}],
+                }));
+            }
+        }
+    }
+    let line = serde_json::json!({"resourceSpans": [{
+        "resource": {"attributes": [
+            {"key": "service.name", "value": s("billing".into())},
+            {"key": "deployment.secret", "value": s(c(315))},
+        ]},
+        "scopeSpans": [{"scope": {"name": "canary"}, "spans": spans}],
+    }]});
+    line.to_string() + "\n"
+}
+
+#[test]
+fn no_canary_survives_in_trace_exports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let text = otlp_with_canaries();
+    let otlp = write(d, "canary-spans.jsonl", text.as_bytes());
+    let jaeger = write(
+        d,
+        "canary-jaeger.json",
+        traces::otlp_to_jaeger(&text).as_bytes(),
+    );
+    // The planted files hold the canaries, and the analysis reads the spans (and finds the
+    // nested retries, whose evidence prints span names and the URL): the test can fail.
+    for (p, format) in [(&otlp, "otlp"), (&jaeger, "jaeger")] {
+        assert!(std::fs::read_to_string(p).unwrap().contains("CANARY304x"));
+        let out = toomany()
+            .args(["analyze", p, "--format", "json"])
+            .current_dir(d)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["inputs"][0]["format"], format);
+        assert_eq!(v["summary"]["rate_limited"], 6, "{format}");
+        assert!(
+            v["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["kind"] == "nested_retries" && f["evidence"]["source"] == "trace"),
+            "{format}: {:#}",
+            v["findings"]
+        );
+    }
+    run_everything(d, &[otlp, jaeger]);
 }

@@ -621,3 +621,85 @@ fn grpcio_channel_follows_the_emitted_service_config() {
     );
     assert_eq!(times("throttled").len(), 1, "retryThrottling: {v}");
 }
+
+#[path = "common/traces.rs"]
+mod traces;
+
+/// The canary token `otel_traced_client.py` puts in every URL and in a span attribute.
+const TRACE_CANARY: &str = "tmcanary-4f1d9c2b7e";
+
+/// A real OpenTelemetry Python SDK (requests instrumentation, the JSON file exporter) traces a
+/// client with an SDK retry loop inside an application retry loop, then a plain client, against
+/// `toomany mock`; `toomany analyze` reads the span file with no flag, and the same spans as
+/// Jaeger JSON: every 429 span a rate-limited row, every service a client, the nested retries
+/// with span ids, and the client's token nowhere in any output format.
+#[test]
+fn an_otel_sdk_trace_export_shows_every_429_every_service_and_the_nested_retries() {
+    let Some(py) = python_with(
+        "requests, opentelemetry.sdk, opentelemetry.instrumentation.requests, opentelemetry.exporter.otlp.json.file",
+        &[
+            "requests",
+            "opentelemetry-sdk==1.45.2",
+            "opentelemetry-instrumentation-requests==0.66b2",
+            "opentelemetry-exporter-otlp-json-file==0.66b1",
+        ],
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let spans = tmp.path().join("spans.jsonl");
+    for (service, mode, n, stable) in [
+        ("billing-worker", "nested", "5", false),
+        ("report-api", "plain", "4", true),
+    ] {
+        // One mock per client (each writes its own log).
+        let dir = tmp.path().join(service);
+        std::fs::create_dir(&dir).unwrap();
+        batch(&dir, |base| {
+            let mut c = Command::new(&py);
+            c.arg(e2e_dir().join("otel_traced_client.py"))
+                .arg(base)
+                .arg(&spans)
+                .args([service, mode, n])
+                .env(
+                    "OTEL_INSTRUMENTATION_HTTP_CAPTURE_HEADERS_CLIENT_RESPONSE",
+                    "retry-after,ratelimit,ratelimit-policy,x-ratelimit-remaining",
+                );
+            if stable {
+                c.env("OTEL_SEMCONV_STABILITY_OPT_IN", "http");
+            } else {
+                c.env_remove("OTEL_SEMCONV_STABILITY_OPT_IN");
+            }
+            c
+        });
+    }
+    let otlp = std::fs::read_to_string(&spans).unwrap();
+    assert!(otlp.contains(TRACE_CANARY), "the canary is in the export");
+    let jaeger = tmp.path().join("spans-jaeger.json");
+    std::fs::write(&jaeger, traces::otlp_to_jaeger(&otlp)).unwrap();
+    for (path, format) in [(&spans, "otlp"), (&jaeger, "jaeger")] {
+        let out = toomany()
+            .arg("analyze")
+            .arg(path)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        traces::assert_trace_report(&report, &otlp, format);
+        for fmt in ["table", "json", "markdown", "html", "csv", "ndjson"] {
+            let out = toomany()
+                .arg("analyze")
+                .arg(path)
+                .args(["--all", "--format", fmt])
+                .output()
+                .unwrap();
+            for bytes in [&out.stdout, &out.stderr] {
+                assert!(
+                    !String::from_utf8_lossy(bytes).contains(TRACE_CANARY),
+                    "{format} --format {fmt} leaks the client's token"
+                );
+            }
+        }
+    }
+}

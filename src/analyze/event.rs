@@ -376,6 +376,10 @@ pub fn map(r: Request, input: u16, shared: &Shared) -> Mapped {
             && shared.wants_sample(host, view_sample_key(&v, input, shared.ranks()));
         event_of(&v, host, input, shared, baseline)
     };
+    // A trace links the attempts of one logical request itself: they share its chain.
+    if let Some(chain) = r.span.as_ref().map(|s| s.chain).filter(|&c| c != 0) {
+        m.ev.op = chain;
+    }
     if let Some(k) = kept {
         debug_assert_eq!(Kept::of(&m.ev), k);
         m.kept = Some(Box::new(r));

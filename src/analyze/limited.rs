@@ -250,6 +250,7 @@ impl Rows {
                     url: strings.share(r.url.as_str()),
                     status: r.status,
                     retry_after: row.retry_after.clone(),
+                    span: r.span.clone(),
                     attribution,
                 });
             }

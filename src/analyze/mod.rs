@@ -898,11 +898,12 @@ fn finish(
     let coarse = c.coarse_time();
     let early = c.take_early();
     let Replayed {
-        findings,
+        mut findings,
         mut evidence,
         overview,
         ..
     } = run_detectors(&c, &p, coarse, opts.limit.any, early);
+    crate::detect::nested_retries::apply_traces(&mut findings, &inputs);
 
     // What the recommendation reads: the timed requests (replayed), the untimed ones, and the
     // rate-limited responses in time order.

@@ -311,6 +311,15 @@ pub fn report_input_problems(inputs: &[crate::report::InputSummary], ui: Notices
                 ingest::KEPT_WARNINGS
             ));
         }
+        if let Some(t) = &s.traces {
+            ui.note(format_args!(
+                "{}: {} spans in {} traces: {} HTTP attempts read, {} spans without HTTP attributes skipped",
+                s.source, t.spans, t.traces, t.http_spans, t.not_http
+            ));
+            for l in &t.lacks {
+                ui.note(format_args!("{}: trace: {l}", s.source));
+            }
+        }
     }
 }
 

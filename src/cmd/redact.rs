@@ -53,8 +53,13 @@ pub fn run(args: RedactArgs, ui: crate::console::Notices) -> Outcome {
     if !(format == Format::Har || is_json_lines(format)) {
         // Positional text logs hold secrets in unnamed fields (a logged API-key header):
         // only a reader that knows the layout could find them, so no copy is written.
+        let what = if format.is_trace() {
+            "trace export"
+        } else {
+            "access log"
+        };
         return Err(Error::fatal(format!(
-            "{}: a {} access log; `redact` writes sanitized HAR and JSON-lines files only (analyze reads access logs and redacts them on ingestion)",
+            "{}: a {} {what}; `redact` writes sanitized HAR and JSON-lines files only (analyze reads {what}s and redacts them on ingestion)",
             args.input,
             format.as_str()
         )));
@@ -287,6 +292,7 @@ fn family(f: Format) -> u8 {
     match f {
         Format::Har => 0,
         f if is_json_lines(f) => 1,
+        f if f.is_trace() => 3,
         _ => 2,
     }
 }
@@ -295,6 +301,7 @@ fn describe(f: Format) -> &'static str {
     match family(f) {
         0 => "a HAR document",
         1 => "JSON lines",
+        3 => "a trace export",
         _ => "a text access log",
     }
 }

@@ -11,6 +11,7 @@
 use super::link::Logical;
 use super::retry_storm::nested_layers;
 use super::{median, r3, sort_f64, Cx, Detector, Finding, Placed, Severity, Step};
+use crate::model::trace::NestedHost;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -177,6 +178,89 @@ fn finding(cx: &Cx, host: &str, h: &mut Host) -> Option<Finding> {
                 "first": w.first,
                 "last": w.last,
             },
+        }),
+    ))
+}
+
+/// Put the nested retries a trace export's span tree shows (exact: span ids) in `findings`,
+/// one per host, in place of a finding read from timing for the same host.
+pub fn apply_traces(findings: &mut Vec<Finding>, inputs: &[crate::model::InputSummary]) {
+    let mut hosts: BTreeMap<String, NestedHost> = BTreeMap::new();
+    for t in inputs.iter().filter_map(|i| i.traces.as_deref()) {
+        for (host, h) in &t.nested {
+            hosts.entry(host.clone()).or_default().merge(h.clone());
+        }
+    }
+    let kind = super::Kind::NestedRetries.as_str();
+    for (host, h) in hosts {
+        let Some(f) = traced_finding(&host, &h) else {
+            continue;
+        };
+        let same = |g: &Finding| g.kind == kind && g.evidence["host"] == host.as_str();
+        if let Some(i) = findings.iter().position(same) {
+            findings[i] = f;
+            continue;
+        }
+        let rank = |k: &str| {
+            super::Kind::parse(k).and_then(|k| super::Kind::ALL.iter().position(|&a| a == k))
+        };
+        let mine = rank(kind);
+        let at = findings
+            .iter()
+            .rposition(|g| rank(&g.kind) <= mine)
+            .map_or(0, |i| i + 1);
+        findings.insert(at, f);
+    }
+}
+
+fn traced_finding(host: &str, h: &NestedHost) -> Option<Finding> {
+    let w = h.worst.first()?;
+    let (&(inner, outer), &count) = h
+        .shapes
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then((a.0 .0 * a.0 .1).cmp(&(b.0 .0 * b.0 .1))))?;
+    let product = inner * outer;
+    let requests = if h.chains == 1 {
+        "1 logical request".to_string()
+    } else {
+        format!("{} logical requests", h.chains)
+    };
+    let inner_name = w.rounds.first().map_or("", |r| r.under.name.as_str());
+    let spans: Vec<&str> = w
+        .rounds
+        .iter()
+        .flat_map(|r| r.attempts.iter().map(|a| a.span_id.as_str()))
+        .take(4)
+        .collect();
+    let summary = format!(
+        "{requests} to {host} went through two retry layers, as the trace's spans show: `{}` ran `{inner_name}` {outer} times, each making up to {inner} attempts, {inner} × {outer} = {product} attempts against a budget of {CROSS_LAYER_CAP} across all layers (worst: trace {}, {} attempts, spans {}…); cap attempts across all layers: keep one layer's retries (the one that reads Retry-After) and set the other to 1 attempt.",
+        w.owner.name,
+        w.trace_id,
+        w.attempts,
+        spans.join(", "),
+    );
+    let severity = if product >= 2 * CROSS_LAYER_CAP {
+        Severity::Critical
+    } else if product > CROSS_LAYER_CAP {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    Some(Finding::new(
+        super::Kind::NestedRetries,
+        severity,
+        summary,
+        json!({
+            "host": host,
+            "source": "trace",
+            "logical_requests": h.chains,
+            "with_this_shape": count,
+            "inner_attempts": inner,
+            "outer_attempts": outer,
+            "attempts_per_request": product,
+            "attempts_total": h.attempts,
+            "cross_layer_cap": CROSS_LAYER_CAP,
+            "chains": h.worst,
         }),
     ))
 }

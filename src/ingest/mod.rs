@@ -17,6 +17,7 @@ mod pipeline;
 pub mod scan;
 mod skim;
 pub mod source;
+pub mod trace;
 
 use crate::model::view::RecordView;
 use crate::model::{InputSummary, Position, Request, Warning};
@@ -53,6 +54,10 @@ pub enum Format {
     Caddy,
     /// Google Cloud HTTP(S) load balancing LogEntry JSON.
     GcpLb,
+    /// OpenTelemetry traces in OTLP/JSON (file exporters: one `TracesData` per line).
+    Otlp,
+    /// Jaeger's JSON trace export (`{"data":[{traceID, spans, processes}]}`).
+    Jaeger,
 }
 
 impl Format {
@@ -72,12 +77,19 @@ impl Format {
             Format::Traefik => "traefik",
             Format::Caddy => "caddy",
             Format::GcpLb => "gcp-lb",
+            Format::Otlp => "otlp",
+            Format::Jaeger => "jaeger",
         }
     }
 
     /// An access-log format (read by `access`), not HAR or generic JSON lines.
     pub fn is_access_log(&self) -> bool {
-        !matches!(self, Format::Har | Format::Jsonl)
+        !matches!(self, Format::Har | Format::Jsonl) && !self.is_trace()
+    }
+
+    /// A trace export (read by `trace`).
+    pub fn is_trace(&self) -> bool {
+        matches!(self, Format::Otlp | Format::Jaeger)
     }
 }
 
@@ -170,6 +182,8 @@ pub(crate) struct Tail {
     /// The input ended short of a whole one without an error (a cut last record, data after
     /// a HAR).
     pub incomplete: Option<crate::model::Incomplete>,
+    /// What a trace export held beyond its records.
+    pub traces: Option<Box<crate::model::trace::TraceFacts>>,
 }
 
 pub(crate) fn warn(source: &Arc<str>, pos: Option<Position>, msg: impl Into<String>) -> Warning {
@@ -194,6 +208,11 @@ fn empty_input_error(format: Format, records: usize, skipped: usize) -> Option<S
             "none of the {skipped} non-blank lines could be read as a request record"
         )),
         Format::Jsonl => Some("no records: the file has only blank lines".into()),
+        Format::Otlp | Format::Jaeger => Some(format!(
+            "no HTTP spans: the {} export holds no CLIENT or SERVER span with HTTP attributes{}",
+            format.as_str(),
+            if skipped > 0 { format!(" ({skipped} batches could not be read)") } else { String::new() }
+        )),
         f if skipped > 0 => Some(format!(
             "none of the {skipped} lines could be read as a {} log; if its format is custom, pass it with --log-format '...'",
             f.as_str()
@@ -321,6 +340,7 @@ pub fn stream_input_with<T: Send>(
         error: Some(msg),
         incomplete: None,
         no_status: None,
+        traces: None,
     };
     let counter = opts.progress.clone().map(|p| {
         let path = path.to_string();
@@ -393,6 +413,9 @@ pub fn stream_input_with<T: Send>(
             Format::Jsonl => {
                 jsonl::stream(opened.into_reader(), &source, opts, map, view, &mut take)
             }
+            Format::Otlp | Format::Jaeger => {
+                trace::stream(opened.into_reader(), &source, opts, map, &mut take)
+            }
             f => access::stream(opened.into_reader(), &source, opts, f, map, view, &mut take),
         }
     };
@@ -427,6 +450,7 @@ pub fn stream_input_with<T: Send>(
         error,
         incomplete,
         no_status,
+        traces: tail.traces,
     }
 }
 

@@ -188,6 +188,16 @@ pub fn sniff_with(prefix: &[u8], path: &str, gzip_layers: u8) -> Result<Sniffed,
     if let Some(doc) = one_document(trimmed) {
         return Ok(doc);
     }
+    // A trace export, pretty or one batch per line, by the key that opens it.
+    if let Some(format) = trimmed
+        .strip_prefix('{')
+        .and_then(|after| trace_export(after.trim_start()))
+    {
+        return Ok(Sniffed {
+            format,
+            jsonp: false,
+        });
+    }
     let records = sample.count(is_json_record);
     let first = sample.first_line();
     if records > 0 && records * 2 >= sample.len() {
@@ -424,6 +434,20 @@ fn is_text(line: &[u8], cut: bool) -> bool {
     true
 }
 
+/// A trace export, from the key that opens its first object (`after` follows the `{`): OTLP's
+/// `resourceSpans`, or Jaeger's `data` holding objects with `traceID` and `spans`.
+fn trace_export(after: &str) -> Option<Format> {
+    if after.starts_with("\"resourceSpans\"") || after.starts_with("\"resource_spans\"") {
+        return Some(Format::Otlp);
+    }
+    let rest = after.strip_prefix("\"data\"")?.trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start().strip_prefix('[')?;
+    let rest = rest.trim_start();
+    let jaeger = rest.starts_with(']')
+        || (rest.starts_with('{') && rest.contains("\"traceID\"") && rest.contains("\"spans\""));
+    jaeger.then_some(Format::Jaeger)
+}
+
 /// An access log (nginx, Envoy, ALB, W3C, HAProxy, JSON with a syslog prefix ...), or an
 /// error that says which formats were tried.
 fn access_log(prefix: &[u8]) -> Result<Sniffed, SourceError> {
@@ -469,6 +493,25 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("--log-format"));
+        assert_eq!(
+            sniff(b"{\"resourceSpans\":[{\"resource\":{}}]}\n", "x")
+                .unwrap()
+                .format,
+            Format::Otlp
+        );
+        assert_eq!(
+            sniff(
+                b"{\n  \"data\": [\n    {\n      \"traceID\": \"a\", \"spans\": []",
+                "x"
+            )
+            .unwrap()
+            .format,
+            Format::Jaeger
+        );
+        assert_eq!(
+            sniff(b"{\"data\":[{\"id\":1}]}\n", "x").unwrap().format,
+            Format::Jsonl
+        );
         assert_eq!(
             sniff(b"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326\n", "x")
                 .unwrap()

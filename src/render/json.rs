@@ -111,6 +111,8 @@ struct RowHead<'a> {
     method: &'a str,
     url: &'a str,
     status: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    span: Option<&'a crate::model::trace::SpanRef>,
 }
 
 /// The rest of a row: its Retry-After and its attribution's fields (flattened).
@@ -159,6 +161,7 @@ fn row_text(r: &RateLimited, tail: &[u8]) -> serde_json::Result<Vec<u8>> {
         method: &r.method,
         url: &r.url,
         status: r.status,
+        span: r.span.as_deref(),
     })?;
     // Less the closing `\n}`; the object goes on with the tail's fields.
     let head = head.get(..head.len().saturating_sub(2)).unwrap_or_default();

@@ -292,6 +292,7 @@ fn encode(r: &Request, source: u32, b: &mut Vec<u8>) {
         credential,
         layer_signal: _,
         idem_hash,
+        span,
     } = r;
     put_u32(b, source);
     match position {
@@ -328,6 +329,15 @@ fn encode(r: &Request, source: u32, b: &mut Vec<u8>) {
     put_opt_str(b, credential);
     put_u32(b, *idem_hash);
     b.push(u8::from(*body_not_captured));
+    match span {
+        None => b.push(0),
+        Some(s) => {
+            b.push(1);
+            put_str(b, &s.trace_id);
+            put_str(b, &s.span_id);
+            put_u64(b, s.chain);
+        }
+    }
 }
 
 /// Reads what [`encode`] wrote.
@@ -437,6 +447,15 @@ fn decode(bytes: &[u8], sources: &[Arc<str>]) -> Option<Request> {
         1 => true,
         _ => return None,
     };
+    let span = match c.u8()? {
+        0 => None,
+        1 => Some(Box::new(crate::model::trace::SpanRef {
+            trace_id: c.string()?,
+            span_id: c.string()?,
+            chain: c.u64()?,
+        })),
+        _ => return None,
+    };
     if !c.0.is_empty() {
         return None;
     }
@@ -458,6 +477,7 @@ fn decode(bytes: &[u8], sources: &[Arc<str>]) -> Option<Request> {
         credential,
         layer_signal: None,
         idem_hash,
+        span,
     })
 }
 

@@ -802,6 +802,7 @@ pub(crate) fn stream<T: Send>(
         creator,
         error,
         incomplete: None,
+        traces: None,
     }
 }
 

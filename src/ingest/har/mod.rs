@@ -289,6 +289,7 @@ pub(crate) fn stream<T: Send>(
         creator: walked.creator.map(|c| opts.redactor.text(&c)),
         error,
         incomplete,
+        traces: None,
     }
 }
 

@@ -1460,6 +1460,7 @@ pub(crate) fn stream<T: Send>(
         creator: None,
         error: split.error,
         incomplete,
+        traces: None,
     }
 }
 
