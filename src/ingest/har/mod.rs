@@ -177,24 +177,12 @@ pub(crate) fn stream<T: Send>(
                 .extend(notes.into_iter().map(|n| warn(source, pos, n)));
             match kind {
                 walk::EntryKind::Read { entry, post } => {
-                    let (req, ws, lite) =
-                        normalize(e.index, &entry, post, source, redactor, Some(&may_view));
-                    done.warnings.extend(ws);
-                    match req {
-                        Some(r) if lite => match view.and_then(|v| v.view(&RecordView::of(&r))) {
-                            Some(item) => done.items.push(item),
-                            None => {
-                                // The caller wants the full record after all (a baseline
-                                // sample): build it.
-                                let full = normalize(e.index, &entry, post, source, redactor, None);
-                                if let Some(r) = full.0 {
-                                    done.items.push(map(r));
-                                }
-                            }
-                        },
-                        Some(r) => done.items.push(map(r)),
-                        None => done.skipped += 1,
-                    }
+                    let at = EntryAt {
+                        index: e.index,
+                        source,
+                        redactor,
+                    };
+                    read_entry(&at, &entry, post, (&may_view, view, map), &mut done);
                 }
                 walk::EntryKind::NotObject(what) => {
                     done.skipped += 1;
@@ -249,19 +237,7 @@ pub(crate) fn stream<T: Send>(
         },
         None => walked,
     };
-    let error = walked.stop.as_ref().map(|stop| {
-        let what = match stop {
-            walk::Stop::Scan(e) => e.to_string(),
-            walk::Stop::NotHar(m) => format!("not a HAR document: {m}"),
-            walk::Stop::Halted => "an entry could not be read".to_string(),
-        };
-        match walked.stopped_at_entry {
-            Some(i) => format!(
-                "stopped at entry {i} of log.entries: {what}; the {kept} entries before it were read"
-            ),
-            None => what,
-        }
-    });
+    let error = stop_message(&walked, kept);
     if let Some(v) = &walked.version {
         if !matches!(v.trim(), "1.1" | "1.2" | "1.3") {
             sink(&mut Done {
@@ -281,6 +257,62 @@ pub(crate) fn stream<T: Send>(
         creator: walked.creator.map(|c| opts.redactor.text(&c)),
         error,
     }
+}
+
+/// Where an entry is: its index, its file, the run's redactor.
+struct EntryAt<'a> {
+    index: usize,
+    source: &'a Arc<str>,
+    redactor: &'a Redactor,
+}
+
+/// One entry read whole: normalized (lite when the caller may take its view), then its view
+/// or `map` of its full record into `done`.
+fn read_entry<T>(
+    at: &EntryAt,
+    entry: &RawEntry,
+    post: Option<walk::PostBody>,
+    (may_view, view, map): (
+        MayView<'_>,
+        Option<ViewMap<'_, T>>,
+        &(dyn Fn(Request) -> T + Sync),
+    ),
+    done: &mut Done<T>,
+) {
+    let (index, source, redactor) = (at.index, at.source, at.redactor);
+    let (req, ws, lite) = normalize(index, entry, post, source, redactor, Some(may_view));
+    done.warnings.extend(ws);
+    match req {
+        Some(r) if lite => match view.and_then(|v| v.view(&RecordView::of(&r))) {
+            Some(item) => done.items.push(item),
+            None => {
+                // The caller wants the full record after all (a baseline sample): build it.
+                let full = normalize(index, entry, post, source, redactor, None);
+                if let Some(r) = full.0 {
+                    done.items.push(map(r));
+                }
+            }
+        },
+        Some(r) => done.items.push(map(r)),
+        None => done.skipped += 1,
+    }
+}
+
+/// Why the walk stopped, if it did, and how many entries were read before.
+fn stop_message(walked: &walk::Walked, kept: usize) -> Option<String> {
+    walked.stop.as_ref().map(|stop| {
+        let what = match stop {
+            walk::Stop::Scan(e) => e.to_string(),
+            walk::Stop::NotHar(m) => format!("not a HAR document: {m}"),
+            walk::Stop::Halted => "an entry could not be read".to_string(),
+        };
+        match walked.stopped_at_entry {
+            Some(i) => format!(
+                "stopped at entry {i} of log.entries: {what}; the {kept} entries before it were read"
+            ),
+            None => what,
+        }
+    })
 }
 
 fn odd_note(field: &str, got: &str) -> String {
@@ -444,19 +476,7 @@ fn normalize(
         warns.push(odd_note("response", o.describe()));
     }
 
-    match &e.started {
-        LStr::Str(s) | LStr::Coerced(s) => match crate::http::date::parse_timestamp(s) {
-            Some(t) => r.started = Some(t),
-            None => warns.push(format!(
-                "startedDateTime {} is not a date; the record has no time",
-                redactor.quote(s)
-            )),
-        },
-        LStr::Missing | LStr::Null => {
-            warns.push("no startedDateTime; the record has no time".into())
-        }
-        LStr::Odd(o) => warns.push(odd_note("startedDateTime", o.describe())),
-    }
+    r.started = started(&e.started, redactor, &mut warns);
 
     let mut raw_req_headers = Vec::new();
     r.url = url;
@@ -485,77 +505,140 @@ fn normalize(
     }
 
     if let Some(resp) = resp {
-        match num_field(&resp.status, "response.status", &mut warns) {
-            Some(s) if (100.0..1000.0).contains(&s) => r.status = s as u16,
-            Some(s) if s <= 0.0 => r.status = 0, // -1 (Playwright, Charles) and 0: no response
-            Some(s) if (1.0..100.0).contains(&s) => {
-                warns.push(format!(
-                    "response.status {s} is not an HTTP status; kept as is"
-                ));
-                r.status = s as u16;
-            }
-            Some(s) => {
-                warns.push(format!(
-                    "response.status {s} is out of range; read as 0 (no response)"
-                ));
-            }
-            None => {}
-        }
-        let cap = (200..400)
-            .contains(&r.status)
-            .then_some(SUCCESS_HEADER_VALUE_MAX);
-        r.response_headers = headers_from(
-            &resp.headers,
-            "response.headers",
-            redactor,
-            None,
-            None,
-            cap,
-            keep_response,
-            &mut warns,
-        );
+        response(&mut r, resp, redactor, (lite, keep_response), &mut warns);
         debug_assert_eq!(r.status, status);
-        if let Some(c) = resp.content.get().filter(|_| !lite) {
-            // Only when the headers lack it: `Request::content_type` reads the header first.
-            if !r.response_headers.contains("content-type") {
-                r.response_mime = c
-                    .mime
-                    .as_str()
-                    .filter(|m| !m.is_empty())
-                    .map(str::to_string);
-            }
-            let keep_body = !(200..400).contains(&r.status);
-            if keep_body {
-                if let Some(head) = &c.text.0 {
-                    let base64 = c
-                        .encoding
-                        .as_str()
-                        .map(|s| s.eq_ignore_ascii_case("base64"))
-                        .unwrap_or(false);
-                    let text = if base64 {
-                        decode_base64_head(head)
-                    } else {
-                        Some(head.clone())
-                    };
-                    if let Some(t) = text.filter(|t| !t.is_empty()) {
-                        r.body_excerpt = Some(redactor.excerpt(&t, BODY_EXCERPT));
-                    }
-                }
-                r.body_not_captured =
-                    r.body_excerpt.is_none() && c.size.value().is_some_and(|n| n > 0.0);
-            }
-        }
     }
 
-    // Durations: `time` is the total; `-1` and missing mean unknown.
-    if let Some(t) = num_field(&e.time, "time", &mut warns) {
+    durations(&mut r, e, &mut warns);
+
+    let pageref = e.pageref.as_str().map(|p| redactor.text(p));
+    r.client = client_hints(&r, pageref.as_deref());
+    r.credential = redactor.credential(raw_req_headers.iter().copied(), raw_url);
+
+    if !lite {
+        r.shrink_to_fit();
+    }
+    let ws = warns
+        .into_iter()
+        .map(|m| warn(source, Some(pos), m))
+        .collect();
+    (Some(r), ws, lite)
+}
+
+/// `startedDateTime` as a time, or why the record has none.
+fn started(
+    v: &LStr,
+    redactor: &Redactor,
+    warns: &mut Vec<String>,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    match v {
+        LStr::Str(s) | LStr::Coerced(s) => {
+            let t = crate::http::date::parse_timestamp(s);
+            if t.is_none() {
+                warns.push(format!(
+                    "startedDateTime {} is not a date; the record has no time",
+                    redactor.quote(s)
+                ));
+            }
+            t
+        }
+        LStr::Missing | LStr::Null => {
+            warns.push("no startedDateTime; the record has no time".into());
+            None
+        }
+        LStr::Odd(o) => {
+            warns.push(odd_note("startedDateTime", o.describe()));
+            None
+        }
+    }
+}
+
+/// The response's status, headers (only those `keep` names when the record is `lite`) and,
+/// for an error, the head of its body.
+fn response(
+    r: &mut Request,
+    resp: &RawResponse,
+    redactor: &Redactor,
+    (lite, keep): (bool, NameFilter),
+    warns: &mut Vec<String>,
+) {
+    match num_field(&resp.status, "response.status", warns) {
+        Some(s) if (100.0..1000.0).contains(&s) => r.status = s as u16,
+        Some(s) if s <= 0.0 => r.status = 0, // -1 (Playwright, Charles) and 0: no response
+        Some(s) if (1.0..100.0).contains(&s) => {
+            warns.push(format!(
+                "response.status {s} is not an HTTP status; kept as is"
+            ));
+            r.status = s as u16;
+        }
+        Some(s) => {
+            warns.push(format!(
+                "response.status {s} is out of range; read as 0 (no response)"
+            ));
+        }
+        None => {}
+    }
+    let cap = (200..400)
+        .contains(&r.status)
+        .then_some(SUCCESS_HEADER_VALUE_MAX);
+    r.response_headers = headers_from(
+        &resp.headers,
+        "response.headers",
+        redactor,
+        None,
+        None,
+        cap,
+        keep,
+        warns,
+    );
+    if let Some(c) = resp.content.get().filter(|_| !lite) {
+        content(r, c, redactor);
+    }
+}
+
+/// The response's MIME type (when no header says it) and, for an error, its body's head.
+fn content(r: &mut Request, c: &RawContent, redactor: &Redactor) {
+    // Only when the headers lack it: `Request::content_type` reads the header first.
+    if !r.response_headers.contains("content-type") {
+        r.response_mime = c
+            .mime
+            .as_str()
+            .filter(|m| !m.is_empty())
+            .map(str::to_string);
+    }
+    let keep_body = !(200..400).contains(&r.status);
+    if !keep_body {
+        return;
+    }
+    if let Some(head) = &c.text.0 {
+        let base64 = c
+            .encoding
+            .as_str()
+            .map(|s| s.eq_ignore_ascii_case("base64"))
+            .unwrap_or(false);
+        let text = if base64 {
+            decode_base64_head(head)
+        } else {
+            Some(head.clone())
+        };
+        if let Some(t) = text.filter(|t| !t.is_empty()) {
+            r.body_excerpt = Some(redactor.excerpt(&t, BODY_EXCERPT));
+        }
+    }
+    r.body_not_captured = r.body_excerpt.is_none() && c.size.value().is_some_and(|n| n > 0.0);
+}
+
+/// Durations: `time` is the total; `-1` and missing mean unknown; else the sum of the
+/// timings' known parts.
+fn durations(r: &mut Request, e: &RawEntry, warns: &mut Vec<String>) {
+    if let Some(t) = num_field(&e.time, "time", warns) {
         if t >= 0.0 && t.is_finite() {
             r.duration_ms = Some(t);
         }
     }
     match &e.timings {
         LObj::Val(t) => {
-            let wait = num_field(&t.wait, "timings.wait", &mut warns);
+            let wait = num_field(&t.wait, "timings.wait", warns);
             r.wait_ms = wait.filter(|w| *w >= 0.0);
             if r.duration_ms.is_none() {
                 let parts = [&t.blocked, &t.dns, &t.connect, &t.send, &t.wait, &t.receive];
@@ -572,19 +655,6 @@ fn normalize(
         LObj::Odd(o) => warns.push(odd_note("timings", o.describe())),
         LObj::Missing | LObj::Null => {}
     }
-
-    let pageref = e.pageref.as_str().map(|p| redactor.text(p));
-    r.client = client_hints(&r, pageref.as_deref());
-    r.credential = redactor.credential(raw_req_headers.iter().copied(), raw_url);
-
-    if !lite {
-        r.shrink_to_fit();
-    }
-    let ws = warns
-        .into_iter()
-        .map(|m| warn(source, Some(pos), m))
-        .collect();
-    (Some(r), ws, lite)
 }
 
 /// Decode the head of a base64 body; the head may end mid-quantum, so cut to a multiple of 4.
