@@ -242,7 +242,9 @@ pub fn stream_input<T: Send>(
 /// [`crate::analyze::event::map_view`]).
 pub trait Views<T>: Sync {
     /// A cheap pre-check, before the view is built: `false` when a record of this status,
-    /// layer signal and redacted URL will want its full record anyway (then build that at once).
+    /// layer signal and URL will want its full record anyway (then build that at once). The
+    /// URL is the redacted one, or the raw one in a reader's skim before it redacts anything
+    /// (then a "yes" is asked again of the redacted URL's host when the two hosts differ).
     fn may_view(&self, status: u16, layer_signal: bool, url: &str) -> bool;
     /// The caller's item straight from a record's borrowed view, or `None` when the caller
     /// wants the full record after all (then the reader builds it and calls `map`).
