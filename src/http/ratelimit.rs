@@ -145,6 +145,49 @@ const PREFIXES: &[&str] = &[
     "ratelimit-",
 ];
 
+/// `USED/LIMIT` (Shopify's call limit, each of Salesforce's limits): one family.
+fn used_of_limit(
+    header: String,
+    v: &str,
+    window_seconds: Option<f64>,
+    policy: String,
+) -> Option<Family> {
+    let (used, limit) = v.split_once('/')?;
+    let (u, l) = (num(used)?, num(limit)?);
+    Some(Family {
+        header,
+        unit: Unit::Requests,
+        limits: Limits {
+            limit: Some(l),
+            remaining: Some((l - u).max(0.0)),
+            reset_seconds: None,
+            window_seconds,
+            policy: Some(policy),
+        },
+    })
+}
+
+/// Zendesk's `Zendesk-RateLimit-NAME: total=…; remaining=…; resets=…`.
+fn zendesk(n: &str, v: &str) -> Option<Family> {
+    let mut acc = Acc {
+        header: n.to_string(),
+        ..Acc::default()
+    };
+    for kv in v.split(';') {
+        let Some((k, x)) = kv.trim().split_once('=') else {
+            continue;
+        };
+        match k.trim() {
+            "total" => acc.limit = num(x),
+            "remaining" => acc.remaining = num(x),
+            "resets" => acc.reset = num(x),
+            _ => {}
+        }
+    }
+    acc.policy = n.strip_prefix("zendesk-ratelimit-").map(str::to_string);
+    acc.has_numbers().then(|| acc.finish())
+}
+
 /// Every family of rate-limit headers on a response, in header order.
 pub fn parse_all(headers: &Headers, now: Option<DateTime<Utc>>) -> Vec<Family> {
     let mut accs: Vec<(String, Acc)> = Vec::new();
@@ -159,21 +202,12 @@ pub fn parse_all(headers: &Headers, now: Option<DateTime<Utc>>) -> Vec<Family> {
                 continue
             }
             "x-shopify-shop-api-call-limit" => {
-                if let Some((used, limit)) = v.split_once('/') {
-                    if let (Some(u), Some(l)) = (num(used), num(limit)) {
-                        out.push(Family {
-                            header: "x-shopify-shop-api-call-limit".into(),
-                            unit: Unit::Requests,
-                            limits: Limits {
-                                limit: Some(l),
-                                remaining: Some((l - u).max(0.0)),
-                                reset_seconds: None,
-                                window_seconds: None,
-                                policy: Some("leaky bucket".into()),
-                            },
-                        });
-                    }
-                }
+                out.extend(used_of_limit(
+                    "x-shopify-shop-api-call-limit".into(),
+                    v,
+                    None,
+                    "leaky bucket".into(),
+                ));
                 continue;
             }
             "sforce-limit-info" => {
@@ -182,21 +216,12 @@ pub fn parse_all(headers: &Headers, now: Option<DateTime<Utc>>) -> Vec<Family> {
                         continue;
                     };
                     let val = val.split('(').next().unwrap_or(val);
-                    if let Some((used, limit)) = val.split_once('/') {
-                        if let (Some(u), Some(l)) = (num(used), num(limit)) {
-                            out.push(Family {
-                                header: format!("sforce-limit-info {}", k.trim()),
-                                unit: Unit::Requests,
-                                limits: Limits {
-                                    limit: Some(l),
-                                    remaining: Some((l - u).max(0.0)),
-                                    reset_seconds: None,
-                                    window_seconds: Some(86400.0),
-                                    policy: Some(k.trim().to_string()),
-                                },
-                            });
-                        }
-                    }
+                    out.extend(used_of_limit(
+                        format!("sforce-limit-info {}", k.trim()),
+                        val,
+                        Some(86400.0),
+                        k.trim().to_string(),
+                    ));
                 }
                 continue;
             }
@@ -209,25 +234,7 @@ pub fn parse_all(headers: &Headers, now: Option<DateTime<Utc>>) -> Vec<Family> {
             _ => {}
         }
         if n.starts_with("zendesk-ratelimit-") {
-            let mut acc = Acc {
-                header: n.clone(),
-                ..Acc::default()
-            };
-            for kv in v.split(';') {
-                let Some((k, x)) = kv.trim().split_once('=') else {
-                    continue;
-                };
-                match k.trim() {
-                    "total" => acc.limit = num(x),
-                    "remaining" => acc.remaining = num(x),
-                    "resets" => acc.reset = num(x),
-                    _ => {}
-                }
-            }
-            acc.policy = n.strip_prefix("zendesk-ratelimit-").map(str::to_string);
-            if acc.has_numbers() {
-                out.push(acc.finish());
-            }
+            out.extend(zendesk(&n, v));
             continue;
         }
         let Some(prefix) = PREFIXES.iter().find(|p| n.starts_with(**p)) else {

@@ -309,6 +309,39 @@ fn whole_ms(ms: f64) -> Option<u64> {
     Some(r as u64)
 }
 
+/// A spec's options (`name` or `name=value`), read against the spec's text for errors.
+struct SpecOptions<'a> {
+    input: &'a str,
+    opts: Vec<(String, Option<String>)>,
+}
+
+impl SpecOptions<'_> {
+    fn get(&self, name: &str) -> Option<Option<String>> {
+        self.opts
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// `name=value`'s value; an error for `name` without one.
+    fn value(&self, name: &str) -> Result<Option<String>, SpecError> {
+        match self.get(name) {
+            Some(Some(v)) => Ok(Some(v)),
+            Some(None) => Err(err(self.input, Problem::NeedsValue(name.to_string()))),
+            None => Ok(None),
+        }
+    }
+
+    /// Is the flag `name` given? An error for `name=value`.
+    fn flag(&self, name: &str) -> Result<bool, SpecError> {
+        match self.get(name) {
+            Some(Some(_)) => Err(err(self.input, Problem::TakesNoValue(name.to_string()))),
+            Some(None) => Ok(true),
+            None => Ok(false),
+        }
+    }
+}
+
 /// Parse `MODEL:RATE[,option]...`.
 pub fn parse_spec(input: &str) -> Result<Spec, SpecError> {
     let s = input.trim();
@@ -349,28 +382,14 @@ pub fn parse_spec(input: &str) -> Result<Spec, SpecError> {
             ));
         }
     }
-    let opt = |name: &str| opts.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let value = |name: &str| -> Result<Option<String>, SpecError> {
-        match opt(name) {
-            Some(Some(v)) => Ok(Some(v)),
-            Some(None) => Err(err(input, Problem::NeedsValue(name.to_string()))),
-            None => Ok(None),
-        }
-    };
-    let flag = |name: &str| -> Result<bool, SpecError> {
-        match opt(name) {
-            Some(Some(_)) => Err(err(input, Problem::TakesNoValue(name.to_string()))),
-            Some(None) => Ok(true),
-            None => Ok(false),
-        }
-    };
+    let o = SpecOptions { input, opts };
     let spec = match model.as_str() {
         "fixed-window" => {
             let (limit, window_ns) = rate(input, first)?;
-            let align_first = match value("align")?.as_deref() {
+            let align_first = match o.value("align")?.as_deref() {
                 None | Some("clock") => false,
                 Some("first") => true,
-                Some(o) => return Err(err(input, Problem::Align(o.to_string()))),
+                Some(a) => return Err(err(input, Problem::Align(a.to_string()))),
             };
             Spec::FixedWindow {
                 limit,
@@ -383,76 +402,11 @@ pub fn parse_spec(input: &str) -> Result<Spec, SpecError> {
             Spec::SlidingWindow {
                 limit,
                 window_ns,
-                count_rejected: flag("count-rejected")?,
+                count_rejected: o.flag("count-rejected")?,
             }
         }
-        "token-bucket" | "gcra" => {
-            let (c, period_ns) = rate(input, first)?;
-            let burst = match value("burst")? {
-                Some(b) => count(input, "burst", &b)?,
-                None => return Err(err(input, Problem::NeedsBurst(model.clone()))),
-            };
-            if model == "gcra" {
-                Spec::Gcra {
-                    count: c,
-                    period_ns,
-                    burst,
-                }
-            } else {
-                let fill_interval_ns = match value("interval")? {
-                    Some(i) => {
-                        let n = window_ns(input, &i, "interval")?;
-                        // Whole tokens per fill: count × interval / period must be an integer.
-                        if !(c as u128 * n as u128).is_multiple_of(period_ns as u128) {
-                            return Err(err(
-                                input,
-                                Problem::Interval {
-                                    interval: i.clone(),
-                                    rate: first.to_string(),
-                                },
-                            ));
-                        }
-                        Some(n)
-                    }
-                    None => None,
-                };
-                Spec::TokenBucket {
-                    count: c,
-                    period_ns,
-                    burst,
-                    fill_interval_ns,
-                }
-            }
-        }
-        "leaky-bucket" => {
-            // nginx accepts only whole requests per second or per minute.
-            let (n, unit) = first
-                .split_once('/')
-                .ok_or_else(|| err(input, Problem::NotANginxRate(first.to_string())))?;
-            let r = count(input, "the rate", n.trim().trim_end_matches('r'))?;
-            let per_minute = match unit.trim().to_ascii_lowercase().as_str() {
-                "s" | "sec" | "second" => false,
-                "m" | "min" | "minute" => true,
-                u => return Err(err(input, Problem::NginxUnit(u.to_string()))),
-            };
-            let burst = match value("burst")? {
-                Some(b) => count(input, "burst", &b)?,
-                None => 0,
-            };
-            let nodelay = flag("nodelay")?;
-            let delay = match (value("delay")?, nodelay) {
-                (Some(_), true) => return Err(err(input, Problem::DelayAndNodelay)),
-                (Some(d), false) => NginxDelay::Delay(count(input, "delay", &d)?),
-                (None, true) => NginxDelay::NoDelay,
-                (None, false) => NginxDelay::Delay(0),
-            };
-            Spec::LeakyBucket {
-                rate: r,
-                per_minute,
-                burst,
-                delay,
-            }
-        }
+        "token-bucket" | "gcra" => bucket(&model, first, &o)?,
+        "leaky-bucket" => leaky_bucket(first, &o)?,
         "concurrency" => Spec::Concurrency {
             max: count(input, "the concurrency", first)?,
         },
@@ -462,6 +416,78 @@ pub fn parse_spec(input: &str) -> Result<Spec, SpecError> {
         _ => unreachable!("model names are checked above"),
     };
     Ok(spec)
+}
+
+/// `token-bucket:RATE,burst=N[,interval=D]` and `gcra:RATE,burst=N`.
+fn bucket(model: &str, first: &str, o: &SpecOptions) -> Result<Spec, SpecError> {
+    let input = o.input;
+    let (c, period_ns) = rate(input, first)?;
+    let burst = match o.value("burst")? {
+        Some(b) => count(input, "burst", &b)?,
+        None => return Err(err(input, Problem::NeedsBurst(model.to_string()))),
+    };
+    if model == "gcra" {
+        return Ok(Spec::Gcra {
+            count: c,
+            period_ns,
+            burst,
+        });
+    }
+    let fill_interval_ns = match o.value("interval")? {
+        Some(i) => {
+            let n = window_ns(input, &i, "interval")?;
+            // Whole tokens per fill: count × interval / period must be an integer.
+            if !(c as u128 * n as u128).is_multiple_of(period_ns as u128) {
+                return Err(err(
+                    input,
+                    Problem::Interval {
+                        interval: i.clone(),
+                        rate: first.to_string(),
+                    },
+                ));
+            }
+            Some(n)
+        }
+        None => None,
+    };
+    Ok(Spec::TokenBucket {
+        count: c,
+        period_ns,
+        burst,
+        fill_interval_ns,
+    })
+}
+
+/// `leaky-bucket:Nr/s|Nr/m[,burst=N][,nodelay|,delay=N]`, as nginx's `limit_req` reads them.
+fn leaky_bucket(first: &str, o: &SpecOptions) -> Result<Spec, SpecError> {
+    let input = o.input;
+    // nginx accepts only whole requests per second or per minute.
+    let (n, unit) = first
+        .split_once('/')
+        .ok_or_else(|| err(input, Problem::NotANginxRate(first.to_string())))?;
+    let r = count(input, "the rate", n.trim().trim_end_matches('r'))?;
+    let per_minute = match unit.trim().to_ascii_lowercase().as_str() {
+        "s" | "sec" | "second" => false,
+        "m" | "min" | "minute" => true,
+        u => return Err(err(input, Problem::NginxUnit(u.to_string()))),
+    };
+    let burst = match o.value("burst")? {
+        Some(b) => count(input, "burst", &b)?,
+        None => 0,
+    };
+    let nodelay = o.flag("nodelay")?;
+    let delay = match (o.value("delay")?, nodelay) {
+        (Some(_), true) => return Err(err(input, Problem::DelayAndNodelay)),
+        (Some(d), false) => NginxDelay::Delay(count(input, "delay", &d)?),
+        (None, true) => NginxDelay::NoDelay,
+        (None, false) => NginxDelay::Delay(0),
+    };
+    Ok(Spec::LeakyBucket {
+        rate: r,
+        per_minute,
+        burst,
+        delay,
+    })
 }
 
 #[cfg(test)]

@@ -186,6 +186,9 @@ fn table(out: &mut String, class: &str, header: &[(&str, bool)], rows: &[Vec<Str
     out.push_str("</tbody></table>");
 }
 
+/// The page: the header, the verdict cards, the timeline, the findings' evidence, the plans,
+/// the grouped responses, the top talkers, every response (capped), the inputs; then the shell
+/// around them.
 pub fn render(report: &Report, style: Style) -> Vec<u8> {
     let mut body = String::with_capacity(256 * 1024);
     let n = report.rate_limited.len();
@@ -194,9 +197,23 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         if n == 1 { "" } else { "s" },
         report.summary.requests
     );
+    let plans = verdict::plans(report);
+    let findings = verdict::findings_by_severity(report);
+    header(&mut body, report, &title);
+    verdict_cards(&mut body, report, &plans, &findings);
+    timeline_section(&mut body, report);
+    evidence_section(&mut body, &findings);
+    plans_section(&mut body, &plans);
+    groups_section(&mut body, report);
+    talkers_section(&mut body, report);
+    responses_section(&mut body, report, style);
+    inputs_section(&mut body, report);
+    page(report, &title, &body)
+}
 
-    // Header.
-    let _ = write!(body, "<header><h1>{}</h1>", esc(&title));
+/// The title, what was read and when, the status counts and any notes on the input.
+fn header(body: &mut String, report: &Report, title: &str) {
+    let _ = write!(body, "<header><h1>{}</h1>", esc(title));
     let _ = write!(
         body,
         r#"<p class="sub">{}</p>"#,
@@ -226,9 +243,38 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         let _ = write!(body, r#"<p class="sub">{}.</p>"#, esc(&note));
     }
     body.push_str("</header>");
+}
 
-    // The verdict.
+/// The verdict: who limited you, the plan, the findings (most severe first).
+fn verdict_cards(
+    body: &mut String,
+    report: &Report,
+    plans: &[&crate::recommend::Recommendation],
+    findings: &[&crate::detect::Finding],
+) {
     body.push_str(r#"<section class="verdict" id="verdict">"#);
+    who_card(body, report);
+    plan_card(body, plans);
+    body.push_str(r#"<div class="card wide"><h2>Findings, most severe first</h2>"#);
+    if findings.is_empty() {
+        body.push_str("<p>None.</p>");
+    } else {
+        body.push_str("<ul>");
+        for f in findings {
+            let sev = severity_word(f.severity);
+            let _ = write!(
+                body,
+                r#"<li><span class="badge sev-{sev}">{sev}</span> <span class="kind">{}</span>: {}</li>"#,
+                esc(&f.kind),
+                esc(&f.summary)
+            );
+        }
+        body.push_str("</ul>");
+    }
+    body.push_str("</div></section>");
+}
+
+fn who_card(body: &mut String, report: &Report) {
     body.push_str(r#"<div class="card"><h2>Who limited you</h2>"#);
     let who = verdict::who_limited(report);
     if who.is_empty() {
@@ -265,13 +311,14 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         body.push_str("</ul>");
     }
     body.push_str("</div>");
+}
 
-    let plans = verdict::plans(report);
+fn plan_card(body: &mut String, plans: &[&crate::recommend::Recommendation]) {
     body.push_str(r#"<div class="card"><h2>The plan</h2>"#);
     if plans.is_empty() {
         body.push_str("<p>None: no rate-limited response (pass --limit for a plan).</p>");
     }
-    for r in &plans {
+    for r in plans {
         let _ = write!(
             body,
             r#"<p><b>{}</b>: <b>{}</b>"#,
@@ -290,334 +337,350 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         );
     }
     body.push_str("</div>");
-    body.push_str(r#"<div class="card wide"><h2>Findings, most severe first</h2>"#);
-    let findings = verdict::findings_by_severity(report);
-    if findings.is_empty() {
-        body.push_str("<p>None.</p>");
-    } else {
-        body.push_str("<ul>");
-        for f in &findings {
-            let sev = severity_word(f.severity);
-            let _ = write!(
-                body,
-                r#"<li><span class="badge sev-{sev}">{sev}</span> <span class="kind">{}</span>: {}</li>"#,
-                esc(&f.kind),
-                esc(&f.summary)
-            );
-        }
-        body.push_str("</ul>");
-    }
+}
 
-    body.push_str("</div></section>");
-
-    // The timeline.
+/// The timeline picture with its legend, or a note when no record has a time.
+fn timeline_section(body: &mut String, report: &Report) {
     body.push_str(r#"<section id="timeline-section"><h2>Timeline</h2>"#);
     match svg::timeline(report) {
         Some(picture) => {
             body.push_str("<figure>");
             body.push_str(&picture);
-            let tl = &report.overview.timeline;
-            let other = tl.hosts.last().is_some_and(|h| h == "other hosts");
-            body.push_str(r#"<figcaption class="legend">"#);
-            for (i, h) in tl.hosts.iter().enumerate() {
-                let _ = write!(
-                    body,
-                    r#"<span>{}{}</span>"#,
-                    swatch(svg::host_color(i, tl.hosts.len(), other)),
-                    esc(h)
-                );
-            }
-            for l in crate::overview::LAYER_ORDER {
-                let _ = write!(
-                    body,
-                    r#"<span>{}429 from {}</span>"#,
-                    swatch(svg::layer_color(l)),
-                    l.as_str()
-                );
-            }
-            let _ = write!(
-                body,
-                "<br>Bands, top to bottom: requests started per second by host ({} buckets); rate-limited responses by layer; waits — each 429's Retry-After as a line (dashed when it runs past the window), its next attempt as a dot joined to it (red: before the Retry-After had elapsed, dark grey: after); mean requests in flight.",
-                esc(&crate::units::fmt_duration_ms(tl.bucket_ms as f64))
-            );
-            let left = svg::spans_left_out(report);
-            if left > 0 {
-                let _ = write!(
-                    body,
-                    " The waits band shows the first {} rate-limited responses; {left} more are counted in the 429 band.",
-                    svg::MAX_SPANS
-                );
-            }
+            timeline_legend(body, report);
             body.push_str("</figcaption></figure>");
         }
         None => body.push_str(r#"<p class="note">No record has a time: nothing to draw.</p>"#),
     }
     body.push_str("</section>");
+}
 
-    // Findings with evidence.
-    if !findings.is_empty() {
-        body.push_str(r#"<section id="findings"><h2>Findings and their evidence</h2>"#);
-        for f in &findings {
-            let sev = severity_word(f.severity);
-            let _ = write!(
-                body,
-                r#"<h3><span class="badge sev-{sev}">{sev}</span> <span class="kind">{}</span></h3><p>{}</p>"#,
-                esc(&f.kind),
-                esc(&f.summary)
-            );
-            let mut ev = serde_json::to_string_pretty(&f.evidence).unwrap_or_default();
-            let cut = ev.len() > MAX_EVIDENCE_BYTES;
+fn timeline_legend(body: &mut String, report: &Report) {
+    let tl = &report.overview.timeline;
+    let other = tl.hosts.last().is_some_and(|h| h == "other hosts");
+    body.push_str(r#"<figcaption class="legend">"#);
+    for (i, h) in tl.hosts.iter().enumerate() {
+        let _ = write!(
+            body,
+            r#"<span>{}{}</span>"#,
+            swatch(svg::host_color(i, tl.hosts.len(), other)),
+            esc(h)
+        );
+    }
+    for l in crate::overview::LAYER_ORDER {
+        let _ = write!(
+            body,
+            r#"<span>{}429 from {}</span>"#,
+            swatch(svg::layer_color(l)),
+            l.as_str()
+        );
+    }
+    let _ = write!(
+        body,
+        "<br>Bands, top to bottom: requests started per second by host ({} buckets); rate-limited responses by layer; waits — each 429's Retry-After as a line (dashed when it runs past the window), its next attempt as a dot joined to it (red: before the Retry-After had elapsed, dark grey: after); mean requests in flight.",
+        esc(&crate::units::fmt_duration_ms(tl.bucket_ms as f64))
+    );
+    let left = svg::spans_left_out(report);
+    if left > 0 {
+        let _ = write!(
+            body,
+            " The waits band shows the first {} rate-limited responses; {left} more are counted in the 429 band.",
+            svg::MAX_SPANS
+        );
+    }
+}
+
+/// Each finding with its evidence as JSON (cut at [`MAX_EVIDENCE_BYTES`]).
+fn evidence_section(body: &mut String, findings: &[&crate::detect::Finding]) {
+    if findings.is_empty() {
+        return;
+    }
+    body.push_str(r#"<section id="findings"><h2>Findings and their evidence</h2>"#);
+    for f in findings {
+        let sev = severity_word(f.severity);
+        let _ = write!(
+            body,
+            r#"<h3><span class="badge sev-{sev}">{sev}</span> <span class="kind">{}</span></h3><p>{}</p>"#,
+            esc(&f.kind),
+            esc(&f.summary)
+        );
+        let mut ev = serde_json::to_string_pretty(&f.evidence).unwrap_or_default();
+        let cut = ev.len() > MAX_EVIDENCE_BYTES;
+        if cut {
+            let mut end = MAX_EVIDENCE_BYTES;
+            while !ev.is_char_boundary(end) {
+                end -= 1;
+            }
+            ev.truncate(end);
+        }
+        let _ = write!(
+            body,
+            "<details><summary>evidence</summary><pre>{}</pre>{}</details>",
+            esc(&ev),
             if cut {
-                let mut end = MAX_EVIDENCE_BYTES;
-                while !ev.is_char_boundary(end) {
-                    end -= 1;
-                }
-                ev.truncate(end);
-            }
-            let _ = write!(
-                body,
-                "<details><summary>evidence</summary><pre>{}</pre>{}</details>",
-                esc(&ev),
-                if cut {
-                    r#"<p class="note">Cut at 16 KiB; --format json has all of it.</p>"#
-                } else {
-                    ""
-                }
-            );
-        }
-        body.push_str("</section>");
-    }
-
-    // The plans with their arithmetic.
-    if !plans.is_empty() {
-        body.push_str(r#"<section id="plans"><h2>The plan per host, with its arithmetic</h2>"#);
-        for r in &plans {
-            let _ = write!(
-                body,
-                "<h3>Recommendation{}: {} <code>{}</code></h3>",
-                esc(&super::recommend::for_host(r)),
-                action_words(r),
-                r.action.as_str()
-            );
-            body.push_str(r#"<table class="plan"><tbody>"#);
-            for (label, value) in super::recommend::key_lines(r) {
-                let _ = write!(body, "<tr><td>{label}</td><td>{}</td></tr>", esc(&value));
-            }
-            body.push_str("</tbody></table>");
-            if !r.warnings.is_empty() {
-                body.push_str(r#"<ul class="warn">"#);
-                for w in &r.warnings {
-                    let _ = write!(body, "<li>{}</li>", esc(w));
-                }
-                body.push_str("</ul>");
-            }
-            if !r.rationale.is_empty() {
-                body.push_str("<p><b>Why</b></p><ol>");
-                for line in &r.rationale {
-                    let _ = write!(body, "<li>{}</li>", esc(line));
-                }
-                body.push_str("</ol>");
-            }
-        }
-        body.push_str("</section>");
-    }
-
-    // Grouped rate-limited responses.
-    let groups = verdict::groups(report);
-    if !groups.is_empty() {
-        body.push_str(r#"<section id="groups"><h2>Rate-limited responses by host, layer, vendor and quota</h2>"#);
-        let rows: Vec<Vec<String>> = groups
-            .iter()
-            .take(MAX_GROUPS)
-            .map(|g| {
-                let mut ex = String::new();
-                let _ = write!(
-                    ex,
-                    "<details><summary>{}</summary><p class=\"url\">{} {}</p>",
-                    esc(&verdict::location(&g.exemplar.source, g.exemplar.position)),
-                    esc(&g.exemplar.method),
-                    esc(&g.exemplar.url)
-                );
-                evidence_list(&mut ex, &g.exemplar.attribution.evidence);
-                ex.push_str("</details>");
-                vec![
-                    esc(&g.host),
-                    who_html(g.layer, g.vendor.as_deref()),
-                    g.quota.as_str().to_string(),
-                    g.count.to_string(),
-                    esc(&verdict::short_range(g.first, g.last)),
-                    format!("{:.0} %", g.confidence * 100.0),
-                    esc(&g.retry_after.join(", ")),
-                    ex,
-                ]
-            })
-            .collect();
-        table(
-            &mut body,
-            "sortable",
-            &[
-                ("host", false),
-                ("sent by", false),
-                ("quota", false),
-                ("count", true),
-                ("first–last", false),
-                ("confidence", true),
-                ("retry-after", false),
-                ("example (click for its evidence)", false),
-            ],
-            &rows,
-        );
-        if groups.len() > MAX_GROUPS {
-            let _ = write!(
-                body,
-                r#"<p class="note">{} more groups not shown; --format json has every response.</p>"#,
-                groups.len() - MAX_GROUPS
-            );
-        }
-        body.push_str("</section>");
-    }
-
-    // Top talkers.
-    let c = &report.clients;
-    if !c.list.is_empty() {
-        let _ = write!(
-            body,
-            r#"<section id="talkers"><h2>Top talkers</h2><h3>Clients ({} of {}, busiest first)</h3><p class="note">{}</p>"#,
-            c.list.len(),
-            c.count,
-            esc(&c.rule)
-        );
-        let rows: Vec<Vec<String>> = c
-            .list
-            .iter()
-            .map(|row| {
-                vec![
-                    esc(&row.label),
-                    row.requests.to_string(),
-                    row.rate_limited.to_string(),
-                    verdict::percent(row.rate_limited, row.requests),
-                    esc(&row
-                        .credentials
-                        .iter()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")),
-                    esc(&verdict::short_range(row.first, row.last)),
-                ]
-            })
-            .collect();
-        table(
-            &mut body,
-            "sortable",
-            &[
-                ("client", false),
-                ("requests", true),
-                ("429s", true),
-                ("limited", true),
-                ("credentials", false),
-                ("first–last", false),
-            ],
-            &rows,
-        );
-        let ov = &report.overview;
-        if !ov.credentials.is_empty() {
-            let _ = write!(
-                body,
-                "<h3>Credentials ({} of {}, by keyed fingerprint, busiest first)</h3>",
-                ov.credentials.len(),
-                ov.credential_count
-            );
-            let rows: Vec<Vec<String>> = ov
-                .credentials
-                .iter()
-                .map(|row| {
-                    vec![
-                        esc(&row.fingerprint),
-                        row.requests.to_string(),
-                        row.rate_limited.to_string(),
-                        row.clients.to_string(),
-                        esc(&verdict::short_range(row.first, row.last)),
-                    ]
-                })
-                .collect();
-            table(
-                &mut body,
-                "sortable",
-                &[
-                    ("credential", false),
-                    ("requests", true),
-                    ("429s", true),
-                    ("clients", true),
-                    ("first–last", false),
-                ],
-                &rows,
-            );
-        }
-        body.push_str("</section>");
-    }
-
-    // Every rate-limited response (capped).
-    if n > 0 {
-        let shown = style.max_rows.unwrap_or(usize::MAX).min(MAX_ROWS).min(n);
-        let with_date = verdict::spans_days(report);
-        let _ = write!(
-            body,
-            r#"<section id="responses"><h2>Rate-limited responses ({})</h2>"#,
-            if shown < n {
-                format!("first {shown} of {n}")
+                r#"<p class="note">Cut at 16 KiB; --format json has all of it.</p>"#
             } else {
-                n.to_string()
+                ""
             }
         );
-        let rows: Vec<Vec<String>> = report
-            .rate_limited
-            .iter()
-            .take(shown)
-            .map(|r| {
-                let a = &r.attribution;
-                vec![
-                    esc(&verdict::time_of(r.time, with_date)),
-                    esc(&r.method),
-                    format!(r#"<span class="url">{}</span>"#, esc(&r.url)),
-                    r.status.to_string(),
-                    who_html(a.layer, a.vendor.as_deref()),
-                    a.quota.as_str().to_string(),
-                    format!("{:.0} %", a.confidence * 100.0),
-                    esc(&verdict::retry_after_text(&r.retry_after)),
-                    esc(&verdict::location(&r.source, r.position)),
-                ]
-            })
-            .collect();
-        table(
-            &mut body,
-            "sortable",
-            &[
-                ("time (UTC)", false),
-                ("method", false),
-                ("url", false),
-                ("status", true),
-                ("sent by", false),
-                ("quota", false),
-                ("confidence", true),
-                ("retry-after", false),
-                ("where", false),
-            ],
-            &rows,
-        );
-        if let Some(note) = verdict::where_note(&report.rate_limited[..shown]) {
-            let _ = write!(body, r#"<p class="note">{}</p>"#, esc(note));
-        }
-        if shown < n {
-            let _ = write!(
-                body,
-                r#"<p class="note">{} more not shown (--all lists up to {MAX_ROWS}; --format json always has every one).</p>"#,
-                n - shown
-            );
-        }
-        body.push_str("</section>");
     }
+    body.push_str("</section>");
+}
 
-    // Inputs.
+/// The plans with their arithmetic, warnings and reasons.
+fn plans_section(body: &mut String, plans: &[&crate::recommend::Recommendation]) {
+    if plans.is_empty() {
+        return;
+    }
+    body.push_str(r#"<section id="plans"><h2>The plan per host, with its arithmetic</h2>"#);
+    for r in plans {
+        let _ = write!(
+            body,
+            "<h3>Recommendation{}: {} <code>{}</code></h3>",
+            esc(&super::recommend::for_host(r)),
+            action_words(r),
+            r.action.as_str()
+        );
+        body.push_str(r#"<table class="plan"><tbody>"#);
+        for (label, value) in super::recommend::key_lines(r) {
+            let _ = write!(body, "<tr><td>{label}</td><td>{}</td></tr>", esc(&value));
+        }
+        body.push_str("</tbody></table>");
+        list(body, r#"<ul class="warn">"#, "</ul>", &r.warnings);
+        if !r.rationale.is_empty() {
+            body.push_str("<p><b>Why</b></p>");
+        }
+        list(body, "<ol>", "</ol>", &r.rationale);
+    }
+    body.push_str("</section>");
+}
+
+/// Escaped list items between `open` and `close`; nothing for no items.
+fn list(body: &mut String, open: &str, close: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    body.push_str(open);
+    for item in items {
+        let _ = write!(body, "<li>{}</li>", esc(item));
+    }
+    body.push_str(close);
+}
+
+/// Rate-limited responses grouped by host, layer, vendor and quota (capped at [`MAX_GROUPS`]),
+/// each with an example and its evidence.
+fn groups_section(body: &mut String, report: &Report) {
+    let groups = verdict::groups(report);
+    if groups.is_empty() {
+        return;
+    }
+    body.push_str(
+        r#"<section id="groups"><h2>Rate-limited responses by host, layer, vendor and quota</h2>"#,
+    );
+    let rows: Vec<Vec<String>> = groups
+        .iter()
+        .take(MAX_GROUPS)
+        .map(|g| {
+            let mut ex = String::new();
+            let _ = write!(
+                ex,
+                "<details><summary>{}</summary><p class=\"url\">{} {}</p>",
+                esc(&verdict::location(&g.exemplar.source, g.exemplar.position)),
+                esc(&g.exemplar.method),
+                esc(&g.exemplar.url)
+            );
+            evidence_list(&mut ex, &g.exemplar.attribution.evidence);
+            ex.push_str("</details>");
+            vec![
+                esc(&g.host),
+                who_html(g.layer, g.vendor.as_deref()),
+                g.quota.as_str().to_string(),
+                g.count.to_string(),
+                esc(&verdict::short_range(g.first, g.last)),
+                format!("{:.0} %", g.confidence * 100.0),
+                esc(&g.retry_after.join(", ")),
+                ex,
+            ]
+        })
+        .collect();
+    table(
+        body,
+        "sortable",
+        &[
+            ("host", false),
+            ("sent by", false),
+            ("quota", false),
+            ("count", true),
+            ("first–last", false),
+            ("confidence", true),
+            ("retry-after", false),
+            ("example (click for its evidence)", false),
+        ],
+        &rows,
+    );
+    if groups.len() > MAX_GROUPS {
+        let _ = write!(
+            body,
+            r#"<p class="note">{} more groups not shown; --format json has every response.</p>"#,
+            groups.len() - MAX_GROUPS
+        );
+    }
+    body.push_str("</section>");
+}
+
+/// The busiest clients and, when any request carried one, credentials.
+fn talkers_section(body: &mut String, report: &Report) {
+    let c = &report.clients;
+    if c.list.is_empty() {
+        return;
+    }
+    let _ = write!(
+        body,
+        r#"<section id="talkers"><h2>Top talkers</h2><h3>Clients ({} of {}, busiest first)</h3><p class="note">{}</p>"#,
+        c.list.len(),
+        c.count,
+        esc(&c.rule)
+    );
+    let rows: Vec<Vec<String>> = c
+        .list
+        .iter()
+        .map(|row| {
+            vec![
+                esc(&row.label),
+                row.requests.to_string(),
+                row.rate_limited.to_string(),
+                verdict::percent(row.rate_limited, row.requests),
+                esc(&row
+                    .credentials
+                    .iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")),
+                esc(&verdict::short_range(row.first, row.last)),
+            ]
+        })
+        .collect();
+    table(
+        body,
+        "sortable",
+        &[
+            ("client", false),
+            ("requests", true),
+            ("429s", true),
+            ("limited", true),
+            ("credentials", false),
+            ("first–last", false),
+        ],
+        &rows,
+    );
+    credentials_table(body, report);
+    body.push_str("</section>");
+}
+
+fn credentials_table(body: &mut String, report: &Report) {
+    let ov = &report.overview;
+    if ov.credentials.is_empty() {
+        return;
+    }
+    let _ = write!(
+        body,
+        "<h3>Credentials ({} of {}, by keyed fingerprint, busiest first)</h3>",
+        ov.credentials.len(),
+        ov.credential_count
+    );
+    let rows: Vec<Vec<String>> = ov
+        .credentials
+        .iter()
+        .map(|row| {
+            vec![
+                esc(&row.fingerprint),
+                row.requests.to_string(),
+                row.rate_limited.to_string(),
+                row.clients.to_string(),
+                esc(&verdict::short_range(row.first, row.last)),
+            ]
+        })
+        .collect();
+    table(
+        body,
+        "sortable",
+        &[
+            ("credential", false),
+            ("requests", true),
+            ("429s", true),
+            ("clients", true),
+            ("first–last", false),
+        ],
+        &rows,
+    );
+}
+
+/// Every rate-limited response, up to `--all`'s [`MAX_ROWS`] (else the style's rows).
+fn responses_section(body: &mut String, report: &Report, style: Style) {
+    let n = report.rate_limited.len();
+    if n == 0 {
+        return;
+    }
+    let shown = style.max_rows.unwrap_or(usize::MAX).min(MAX_ROWS).min(n);
+    let with_date = verdict::spans_days(report);
+    let _ = write!(
+        body,
+        r#"<section id="responses"><h2>Rate-limited responses ({})</h2>"#,
+        if shown < n {
+            format!("first {shown} of {n}")
+        } else {
+            n.to_string()
+        }
+    );
+    let rows: Vec<Vec<String>> = report
+        .rate_limited
+        .iter()
+        .take(shown)
+        .map(|r| {
+            let a = &r.attribution;
+            vec![
+                esc(&verdict::time_of(r.time, with_date)),
+                esc(&r.method),
+                format!(r#"<span class="url">{}</span>"#, esc(&r.url)),
+                r.status.to_string(),
+                who_html(a.layer, a.vendor.as_deref()),
+                a.quota.as_str().to_string(),
+                format!("{:.0} %", a.confidence * 100.0),
+                esc(&verdict::retry_after_text(&r.retry_after)),
+                esc(&verdict::location(&r.source, r.position)),
+            ]
+        })
+        .collect();
+    table(
+        body,
+        "sortable",
+        &[
+            ("time (UTC)", false),
+            ("method", false),
+            ("url", false),
+            ("status", true),
+            ("sent by", false),
+            ("quota", false),
+            ("confidence", true),
+            ("retry-after", false),
+            ("where", false),
+        ],
+        &rows,
+    );
+    if let Some(note) = verdict::where_note(&report.rate_limited[..shown]) {
+        let _ = write!(body, r#"<p class="note">{}</p>"#, esc(note));
+    }
+    if shown < n {
+        let _ = write!(
+            body,
+            r#"<p class="note">{} more not shown (--all lists up to {MAX_ROWS}; --format json always has every one).</p>"#,
+            n - shown
+        );
+    }
+    body.push_str("</section>");
+}
+
+/// The inputs read, with their counts and problems; then the footer.
+fn inputs_section(body: &mut String, report: &Report) {
     body.push_str(r#"<section id="inputs"><h2>Inputs</h2>"#);
     let rows: Vec<Vec<String>> = report
         .inputs
@@ -634,7 +697,7 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         })
         .collect();
     table(
-        &mut body,
+        body,
         "",
         &[
             ("input", false),
@@ -653,7 +716,10 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         esc(&report.generated_by),
         report.schema_version
     );
+}
 
+/// The document around `body`: the policy that admits only this page's style and script.
+fn page(report: &Report, title: &str, body: &str) -> Vec<u8> {
     let mut out = String::with_capacity(body.len() + CSS.len() + SCRIPT.len() + 1024);
     let _ = write!(
         out,
@@ -669,9 +735,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         hash(CSS),
         hash(SCRIPT),
         esc(&report.generated_by),
-        esc(&title)
+        esc(title)
     );
-    out.push_str(&body);
+    out.push_str(body);
     let _ = write!(out, "\n</main><script>{SCRIPT}</script></body></html>\n");
     out.into_bytes()
 }

@@ -91,8 +91,15 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
 }
 
 fn verdict_block(report: &Report, o: &mut Out) {
+    capture(report, o);
+    who_limited(report, o);
+    findings(report, o);
+    plans(report, o);
+}
+
+/// The capture in two lines, the status counts and any notes on the input.
+fn capture(report: &Report, o: &mut Out) {
     let p = o.palette;
-    // The capture in two lines.
     o.lines
         .push(p.paint(Paint::Heading, &printable(&verdict::capture_line(report))));
     for w in verdict::window_lines(report) {
@@ -113,8 +120,10 @@ fn verdict_block(report: &Report, o: &mut Out) {
     if let Some(note) = verdict::input_problems(report) {
         o.prose(&note, "", "  ");
     }
+}
 
-    // Who limited you.
+fn who_limited(report: &Report, o: &mut Out) {
+    let p = o.palette;
     let who = verdict::who_limited(report);
     let n = report.rate_limited.len();
     if who.is_empty() {
@@ -157,8 +166,10 @@ fn verdict_block(report: &Report, o: &mut Out) {
             o.lines.append(&mut lines);
         }
     }
+}
 
-    // Findings, most severe first.
+/// Findings, most severe first.
+fn findings(report: &Report, o: &mut Out) {
     let findings = verdict::findings_by_severity(report);
     if findings.is_empty() {
         o.heading("Findings: none");
@@ -175,8 +186,11 @@ fn verdict_block(report: &Report, o: &mut Out) {
             );
         }
     }
+}
 
-    // The plan per host.
+/// The plan per host.
+fn plans(report: &Report, o: &mut Out) {
+    let p = o.palette;
     let plans = verdict::plans(report);
     if plans.is_empty() {
         o.heading("Recommendation: none (no rate-limited response; pass --limit for a plan)");
@@ -205,11 +219,18 @@ fn verdict_block(report: &Report, o: &mut Out) {
 
 fn details(report: &Report, style: Style, o: &mut Out) {
     let p = o.palette;
-    let with_date = verdict::spans_days(report);
     o.blank();
     o.lines.push(p.paint(Paint::Heading, "── Details ──"));
+    groups(report, o);
+    clients(report, o);
+    credentials(report, o);
+    arithmetic(report, o);
+    inputs(report, o);
+    responses(report, style, o);
+}
 
-    // Grouped rate-limited responses.
+/// Grouped rate-limited responses.
+fn groups(report: &Report, o: &mut Out) {
     let groups = verdict::groups(report);
     if !groups.is_empty() {
         o.heading("Rate-limited responses by host, layer, vendor and quota");
@@ -241,8 +262,10 @@ fn details(report: &Report, style: Style, o: &mut Out) {
         }
         o.grid(&g, "");
     }
+}
 
-    // Top talkers.
+/// Top talkers: clients.
+fn clients(report: &Report, o: &mut Out) {
     let c = &report.clients;
     if !c.list.is_empty() {
         let shown = c.list.len().min(TOP_TALKERS);
@@ -275,6 +298,10 @@ fn details(report: &Report, style: Style, o: &mut Out) {
         }
         o.grid(&g, "");
     }
+}
+
+/// Top talkers: credentials.
+fn credentials(report: &Report, o: &mut Out) {
     let ov = &report.overview;
     if !ov.credentials.is_empty() {
         let shown = ov.credentials.len().min(TOP_TALKERS);
@@ -300,8 +327,10 @@ fn details(report: &Report, style: Style, o: &mut Out) {
         }
         o.grid(&g, "");
     }
+}
 
-    // The plans' arithmetic.
+/// The plans' arithmetic.
+fn arithmetic(report: &Report, o: &mut Out) {
     for r in verdict::plans(report) {
         if r.rationale.is_empty() {
             continue;
@@ -314,8 +343,9 @@ fn details(report: &Report, style: Style, o: &mut Out) {
             o.prose(line, "  - ", "    ");
         }
     }
+}
 
-    // Inputs.
+fn inputs(report: &Report, o: &mut Out) {
     o.heading("Inputs");
     let mut g = Grid::new(vec![
         Column::new("input").shrink(Fit::Middle, 16, 0),
@@ -336,8 +366,11 @@ fn details(report: &Report, style: Style, o: &mut Out) {
         ]);
     }
     o.grid(&g, "");
+}
 
-    // Every rate-limited response (bounded unless --all: the JSON always has every one).
+/// Every rate-limited response (bounded unless --all: the JSON always has every one).
+fn responses(report: &Report, style: Style, o: &mut Out) {
+    let with_date = verdict::spans_days(report);
     let total = report.rate_limited.len();
     if total > 0 {
         let shown = style.max_rows.unwrap_or(usize::MAX).min(total);

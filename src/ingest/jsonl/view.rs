@@ -172,22 +172,7 @@ pub(super) fn with_view<R>(
     if !warns.is_empty() {
         return None;
     }
-    // The client hints `har::client_hints` derives from the redacted request headers.
-    let forwarded_for = asked
-        .value(Kind::ForwardedFor, request)
-        .and_then(|v| v.split(',').next())
-        .map(str::trim)
-        .filter(|s| !s.is_empty());
-    let origin: Option<Cow<'_, str>> = asked
-        .value(Kind::Origin, request)
-        .filter(|o| !o.is_empty() && *o != "null")
-        .map(Cow::Borrowed)
-        .or_else(|| {
-            asked
-                .value(Kind::Referer, request)
-                .and_then(crate::http::url::origin)
-                .map(Cow::Owned)
-        });
+    let (forwarded_for, origin) = client_hints(&asked, request);
     let view = RecordView {
         position: Position::Line(n),
         started,
@@ -209,6 +194,30 @@ pub(super) fn with_view<R>(
         signals: Signals::default(),
     };
     Some(take(&view, hint))
+}
+
+/// The client hints `har::client_hints` derives from the redacted request headers: the first
+/// forwarded-for address and the origin (or the referer's).
+fn client_hints<'h>(
+    asked: &Firsts,
+    request: &'h Headers,
+) -> (Option<&'h str>, Option<Cow<'h, str>>) {
+    let forwarded_for = asked
+        .value(Kind::ForwardedFor, request)
+        .and_then(|v| v.split(',').next())
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let origin = asked
+        .value(Kind::Origin, request)
+        .filter(|o| !o.is_empty() && *o != "null")
+        .map(Cow::Borrowed)
+        .or_else(|| {
+            asked
+                .value(Kind::Referer, request)
+                .and_then(crate::http::url::origin)
+                .map(Cow::Owned)
+        });
+    (forwarded_for, origin)
 }
 
 /// An emptied vector of another lifetime, in the same allocation: the raw credential headers
