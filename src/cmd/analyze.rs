@@ -2,7 +2,7 @@
 
 use super::{ingest_options, Error, Outcome};
 use crate::analyze::{analyze_files, AnalyzeOptions};
-use crate::cli::{AnalyzeArgs, ColorChoice, ReportFormat};
+use crate::cli::{AnalyzeArgs, ColorChoice, LiveView, ReportFormat};
 use crate::console::Notices;
 use crate::ingest;
 use crate::output;
@@ -54,7 +54,7 @@ fn report_format(args: &AnalyzeArgs) -> Result<ReportFormat, Error> {
 }
 
 pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
-    let mut opts = ingest_options(&args.input, ui)?;
+    let opts = ingest_options(&args.input, ui)?;
     let limit = match &args.limit {
         Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
         None => None,
@@ -87,32 +87,23 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
         ui.warn(w);
     }
 
-    let bars = if ui.quiet {
-        None
-    } else {
-        progress_bars(&args.files)
-    };
-    if let Some((_, bars)) = &bars {
-        let bars = bars.clone();
-        opts.progress = Some(std::sync::Arc::new(move |path: &str, n: u64| {
-            if let Some(b) = bars.get(path) {
-                b.inc(n);
-            }
-        }));
-    }
     let rec_opts = crate::recommend::Options {
         limit,
         headroom: po.headroom,
         latency_ms: po.latency_ms,
         backoff: po.backoff.clone(),
     };
-    let report = analyze_files(&args.files, &opts, &AnalyzeOptions { limit }, &rec_opts);
-    if let Some((multi, bars)) = bars {
-        for b in bars.values() {
-            b.finish_and_clear();
-        }
-        let _ = multi.clear();
-    }
+    let report = if args.follow {
+        let live = super::follow::Live {
+            interval: super::follow::interval(args.interval)?,
+            view: args.view.unwrap_or(LiveView::Auto),
+        };
+        super::follow::run(&args.files, &opts, &live, ui, |c| {
+            c.finish(&args.files, &AnalyzeOptions { limit }, &rec_opts)
+        })?
+    } else {
+        read_all(&args.files, opts, limit, &rec_opts, ui)
+    };
     report_input_problems(&report.inputs, ui);
     if !report.inputs.iter().any(|i| i.records > 0) {
         return Err(Error::fatal(
@@ -162,6 +153,33 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(gate_status(&gates, |g| g.holds(&report), ui))
+}
+
+/// Read and analyse the inputs to their end, with progress bars for big inputs.
+fn read_all(
+    files: &[String],
+    mut opts: ingest::Options,
+    limit: Option<Rate>,
+    rec_opts: &crate::recommend::Options,
+    ui: Notices,
+) -> crate::report::Report {
+    let bars = if ui.quiet { None } else { progress_bars(files) };
+    if let Some((_, bars)) = &bars {
+        let bars = bars.clone();
+        opts.progress = Some(std::sync::Arc::new(move |path: &str, n: u64| {
+            if let Some(b) = bars.get(path) {
+                b.inc(n);
+            }
+        }));
+    }
+    let report = analyze_files(files, &opts, &AnalyzeOptions { limit }, rec_opts);
+    if let Some((multi, bars)) = bars {
+        for b in bars.values() {
+            b.finish_and_clear();
+        }
+        let _ = multi.clear();
+    }
+    report
 }
 
 /// Flags the chosen format does not read: said once on stderr rather than silently ignored,

@@ -7,6 +7,7 @@ pub mod check;
 pub mod compare;
 pub mod docs;
 pub mod emit;
+pub mod follow;
 pub mod mock;
 pub mod plan;
 pub mod redact;
@@ -116,6 +117,7 @@ pub fn ingest_options(args: &InputArgs, ui: Notices) -> Result<ingest::Options, 
         redactor,
         progress: None,
         threads,
+        piece: None,
     })
 }
 

@@ -1267,6 +1267,7 @@ fn too_long(source: &Arc<str>, line: usize, len: usize) -> Warning {
 /// read through `fill_buf`, as it is never held.
 fn split_lines(
     reader: &mut dyn BufRead,
+    first_line: usize,
     feed: &mut dyn FnMut(Job),
     buffers: &Buffers,
 ) -> Option<String> {
@@ -1275,7 +1276,7 @@ fn split_lines(
     let mut chunk: Vec<u8> = buffers.take();
     let mut filled = 0usize;
     // Line number of the first line in `chunk`.
-    let mut first_line = 1usize;
+    let mut first_line = first_line;
     // Where the unterminated last line of `chunk` starts (everything before ends in '\n').
     let mut tail = 0usize;
     // Inside an over-long line being skipped: its number and the bytes seen so far.
@@ -1425,7 +1426,7 @@ pub(crate) fn stream<T: Send>(
     let buffers = Buffers::default();
     let error = pipeline::run(
         pipeline::workers(opts.threads),
-        |feed| split_lines(&mut *reader, feed, &buffers),
+        |feed| split_lines(&mut *reader, opts.first_line(), feed, &buffers),
         &|job, items| work_lines(job, items, source, opts, &schema, map, view, &buffers),
         sink,
     );
@@ -2151,6 +2152,7 @@ mod tests {
             let mut next_line = 1;
             let err = split_lines(
                 &mut reader,
+                1,
                 &mut |job: Job| {
                     assert_eq!(job.first_line, next_line);
                     assert!(job.too_long.is_none());
