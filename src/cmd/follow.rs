@@ -101,6 +101,7 @@ fn open_all(files: &[String]) -> Result<Vec<Input>, Error> {
     files
         .iter()
         .map(|f| {
+            refuse_har(f)?;
             let follower = Follower::open(f).map_err(|e| Error::fatal(format!("{f}: {e}")))?;
             Ok(Input {
                 name: f.clone(),
@@ -110,6 +111,24 @@ fn open_all(files: &[String]) -> Result<Vec<Input>, Error> {
             })
         })
         .collect()
+}
+
+/// A file that already holds a HAR is refused before it is followed (a HAR's single line may
+/// never end in a newline, so it would wait forever); stdin's is refused on its first piece.
+fn refuse_har(path: &str) -> Result<(), Error> {
+    if path == "-" {
+        return Ok(());
+    }
+    let mut prefix = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = std::io::Read::read_to_end(&mut std::io::Read::take(f, 64 * 1024), &mut prefix);
+    }
+    match ingest::source::sniff(&prefix, path) {
+        Ok(s) if s.format == ingest::Format::Har => Err(Error::fatal(
+            crate::analyze::live::NotFollowable(path.to_string()).to_string(),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Poll every input once and analyse what is new; true when anything was.
