@@ -43,15 +43,17 @@ JSONL_MB=${JSONL_MB:-"200 800"}
 ACCESS_MB=${ACCESS_MB:-600}
 HAR_MB=${HAR_MB:-100}
 mkdir -p "$DATA"
+# The `dist` profile (fat LTO, one codegen unit; Cargo.toml): what the recorded figures in
+# docs/performance.md were measured on, 2–4 % less CPU than `--release` (docs/decisions.md).
 if [ -n "${TOOMANY:-}" ]; then
   bin=$TOOMANY
-  [ -x target/release/examples/gen_real ] && [ -x target/release/examples/gen_har ] ||
-    cargo build --release --quiet --example gen_real --example gen_har
+  [ -x target/dist/examples/gen_real ] && [ -x target/dist/examples/gen_har ] ||
+    cargo build --profile dist --quiet --example gen_real --example gen_har
 else
-  cargo build --release --quiet --example gen_real --example gen_har --bin toomany
-  bin=target/release/toomany
+  cargo build --profile dist --quiet --example gen_real --example gen_har --bin toomany
+  bin=target/dist/toomany
 fi
-gen=target/release/examples
+gen=target/dist/examples
 DUCK=${DUCKDB:-$( [ -x "$DATA/venv/bin/duckdb" ] && echo "$DATA/venv/bin/duckdb" || command -v duckdb || true)}
 [ -n "$DUCK" ] || echo "note: no duckdb (python3 -m venv $DATA/venv && $DATA/venv/bin/pip install duckdb-cli): no DuckDB rows" >&2
 WT=${WIRETRAIL:-$(command -v wiretrail || { [ -x "$HOME/.cargo/bin/wiretrail" ] && echo "$HOME/.cargo/bin/wiretrail"; } || true)}

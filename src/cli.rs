@@ -146,9 +146,11 @@ pub struct AnalyzeArgs {
     /// device; a FIFO or character device is written into, never replaced).
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.
-    #[arg(long, value_name = "RATE")]
-    pub limit: Option<String>,
+    /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day, for --host's host, else the one
+    /// that sent the most rate-limited responses; HOST=RATE for one host (repeatable, e.g.
+    /// --limit api.example.com=120/min --limit cdn.example.com=10/s).
+    #[arg(long, value_name = "[HOST=]RATE")]
+    pub limit: Vec<String>,
     /// When to use colour in the table format (default: auto, which is off when stdout is not
     /// a terminal or NO_COLOR is set).
     #[arg(long, value_enum, value_name = "WHEN")]
@@ -157,9 +159,10 @@ pub struct AnalyzeArgs {
     /// 50) and up to 10,000 in HTML (default: 500); JSON, CSV and NDJSON always list them all.
     #[arg(long)]
     pub all: bool,
-    /// With --emit-config: write only the plan for this host, into DIR itself (by default each
-    /// rate-limited host's plan goes into DIR/<host>/ when there are several).
-    #[arg(long, value_name = "NAME", requires = "emit_config")]
+    /// The plan for this host only (a --limit without a host is its limit); with
+    /// --emit-config its config goes into DIR itself (by default each rate-limited host's plan
+    /// goes into DIR/<host>/ when there are several).
+    #[arg(long, value_name = "NAME")]
     pub host: Option<String>,
     /// Exit 1 (after writing the report) when this holds: any-429, finding:KIND (burst,
     /// retry_storm, ...) or severity:info|warning|critical (that severity or worse). Repeatable;
@@ -227,9 +230,10 @@ pub struct CompareArgs {
     /// Replace FILE if it exists.
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// The known limit, e.g. 120/min (applied to both sides).
-    #[arg(long, value_name = "RATE")]
-    pub limit: Option<String>,
+    /// The known limit, e.g. 120/min, or HOST=RATE for one host (repeatable; applied to both
+    /// sides).
+    #[arg(long, value_name = "[HOST=]RATE")]
+    pub limit: Vec<String>,
     /// When to use colour in the table format (default: auto, which is off when stdout is not
     /// a terminal or NO_COLOR is set).
     #[arg(long, value_enum, value_name = "WHEN")]
@@ -294,9 +298,10 @@ pub struct PolicyArgs {
     #[arg(long, default_value = "8s", value_name = "DURATION")]
     pub backoff_cap: String,
     /// Total time for one request, every attempt and wait included; a Retry-After longer than
-    /// what is left means stop, not wait.
-    #[arg(long, default_value = "30s", value_name = "DURATION")]
-    pub retry_deadline: String,
+    /// what is left means stop, not wait. Default: 30s, raised in an analysis to fit the
+    /// Retry-After the server stated (up to 2 min) plus the spread.
+    #[arg(long, value_name = "DURATION")]
+    pub retry_deadline: Option<String>,
     /// Random spread added on top of the server's Retry-After.
     #[arg(long, default_value = "1s", value_name = "DURATION")]
     pub retry_after_spread: String,
@@ -315,7 +320,7 @@ pub struct PolicyArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    after_long_help = "Examples:\n  toomany plan --requests 600 --limit 120/min --latency 2s\n  toomany plan --requests 600 --limit 120/min --deadline 5m --format json\n  toomany plan --requests 5000 --limit 10000/day --emit-config ./client-config"
+    after_long_help = "Examples:\n  toomany plan --requests 600 --limit 120/min --latency 2s\n  toomany plan --requests 600 --limit 120/min --deadline 5m --format json\n  toomany plan --requests 20000 --limit 10000/day --emit-config ./client-config   # spans 3 days"
 )]
 pub struct PlanArgs {
     /// Requests the job has to send.

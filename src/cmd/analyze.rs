@@ -7,7 +7,7 @@ use crate::console::Notices;
 use crate::ingest;
 use crate::output;
 use crate::render::{self, Style};
-use crate::units::Rate;
+use crate::units::GivenLimits;
 
 /// `-o FILE`'s extension -> the report format, when --format is not given. An extension not
 /// listed is an error: a table silently written to `report.csv` looks like a broken export.
@@ -55,10 +55,19 @@ fn report_format(args: &AnalyzeArgs) -> Result<ReportFormat, Error> {
 
 pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
     let opts = ingest_options(&args.input, ui)?;
-    let limit = match &args.limit {
-        Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
-        None => None,
-    };
+    let mut limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
+    let host = args.host.as_deref().map(str::to_ascii_lowercase);
+    if let Some(h) = &host {
+        // A limit without a host is --host's.
+        if let Some(rate) = limit.any.take() {
+            if limit.named(h).is_some() {
+                return Err(Error::fatal(format!(
+                    "--limit {rate} and --limit {h}=…: two limits for --host {h}; give one"
+                )));
+            }
+            limit.hosts.push((h.clone(), rate));
+        }
+    }
     let po = super::emit::policy_options(&args.policy)?;
     let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
     // Every output is checked before the inputs are read: a refusal costs nothing.
@@ -88,7 +97,8 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
     }
 
     let rec_opts = crate::recommend::Options {
-        limit,
+        limit: limit.clone(),
+        host: host.clone(),
         headroom: po.headroom,
         latency_ms: po.latency_ms,
         backoff: po.backoff.clone(),
@@ -111,6 +121,16 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
         ));
     }
     refuse_unmapped(&report.inputs)?;
+    if let Some(h) = &host {
+        let hosts = &report.summary.hosts;
+        if !hosts.iter().any(|c| c.host.eq_ignore_ascii_case(h)) {
+            let names: Vec<&str> = hosts.iter().map(|c| c.host.as_str()).take(10).collect();
+            return Err(Error::fatal(format!(
+                "--host {h}: no request to that host in the inputs; their hosts: {}",
+                names.join(", ")
+            )));
+        }
+    }
     if let Some((dir, targets)) = &po.emit {
         let sets = config_sets(&report, dir, args.host.as_deref(), ui)?;
         let sets: Vec<(std::path::PathBuf, &crate::recommend::config::Policy)> =
@@ -159,7 +179,7 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
 fn read_all(
     files: &[String],
     mut opts: ingest::Options,
-    limit: Option<Rate>,
+    limit: GivenLimits,
     rec_opts: &crate::recommend::Options,
     ui: Notices,
 ) -> crate::report::Report {

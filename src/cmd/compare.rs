@@ -9,14 +9,11 @@ use crate::compare::{self, gate};
 use crate::ingest;
 use crate::output;
 use crate::render::{self, Style};
-use crate::units::Rate;
+use crate::units::GivenLimits;
 
 pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
     let opts = ingest_options(&args.input, ui)?;
-    let limit = match &args.limit {
-        Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
-        None => None,
-    };
+    let limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
     let gates = gate::parse_all(&args.fail_on, true).map_err(Error::fatal)?;
     let stdin_uses = args
         .before
@@ -74,7 +71,7 @@ pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
     }
 
     let rec_opts = crate::recommend::Options {
-        limit,
+        limit: limit.clone(),
         ..Default::default()
     };
     let mut sides = Vec::with_capacity(2);
@@ -89,7 +86,14 @@ pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
         }
         refuse_unmapped(&summaries)?;
         let (summaries, requests) = merge_inputs(inputs);
-        let report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
+        let report = analyze_with(
+            summaries,
+            &requests,
+            &AnalyzeOptions {
+                limit: limit.clone(),
+            },
+            &rec_opts,
+        );
         sides.push(compare::side(files.clone(), &requests, &report));
     }
     let after = sides.pop().expect("two sides");

@@ -50,7 +50,11 @@ pub fn policy_options(a: &PolicyArgs) -> Result<PolicyOptions, Error> {
         base_ms: whole_ms("--backoff-base", &a.backoff_base)?,
         cap_ms: whole_ms("--backoff-cap", &a.backoff_cap)?,
         max_attempts: a.max_attempts,
-        deadline_ms: whole_ms("--retry-deadline", &a.retry_deadline)?,
+        deadline_ms: match &a.retry_deadline {
+            Some(d) => whole_ms("--retry-deadline", d)?,
+            None => BackoffOptions::default().deadline_ms,
+        },
+        deadline_given: a.retry_deadline.is_some(),
         retry_after_spread_ms: whole_ms("--retry-after-spread", &a.retry_after_spread)?,
         attempt_timeout_ms: match &a.attempt_timeout {
             Some(t) => Some(whole_ms("--attempt-timeout", t)?),

@@ -107,7 +107,8 @@ mod tests {
             latency_ms: Some(200.0),
             deadline_ms: None,
             backoff: Default::default(),
-        }));
+        }))
+        .expect("a paced plan");
         let files = emit(&p);
         let notes = &files[1].contents;
         assert!(notes.contains("× random(0.8, 1.2)"), "{notes}");

@@ -7,14 +7,16 @@ use crate::units::Rate;
 use serde_json::Value;
 
 fn policy(limit: &str, latency: &str, backoff: BackoffOptions) -> Policy {
+    // More requests than one window of any allowance holds: every policy paces.
     Policy::from_plan(&plan(&PlanInput {
-        requests: 600,
+        requests: 1_000_000,
         limit: Rate::parse(limit).unwrap(),
         headroom: 0.75,
         latency_ms: Some(crate::units::parse_duration_ms(latency).unwrap()),
         deadline_ms: None,
         backoff,
     }))
+    .expect("a paced plan")
 }
 
 /// Policies that exercise rounding, caps and odd units.
