@@ -91,7 +91,10 @@ for ((s = EVERY; s <= LATE; s += EVERY)); do
   kill -0 "$follower" 2> /dev/null || { echo "the follower exited:" >&2; cat "$DATA/stderr.txt" >&2; exit 1; }
   rss=$(kb VmRSS); hwm=$(kb VmHWM)
   read_lines=$(tail -n 1 "$DATA/intervals.ndjson" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"]["requests"])' 2> /dev/null || echo "?")
-  tmp=$(du -sm "$TMPDIR" | cut -f1)
+  # The temporary files are anonymous (unlinked at once): sized through the follower's fds.
+  tmp=$(for f in /proc/"$follower"/fd/*; do
+      case "$(readlink "$f")" in "$TMPDIR"/*) stat -L -c %s "$f" ;; esac
+    done | awk '{ s += $1 } END { printf "%.1f", s / 1e6 }')
   printf "| %d | %s | %.1f | %.1f | %s |\n" "$s" "$read_lines" "$(echo "$rss / 1024" | bc -l)" "$(echo "$hwm / 1024" | bc -l)" "$tmp"
   if [ -z "$early_rss" ] && [ "$s" -ge "$EARLY" ]; then early_rss=$rss; fi
 done
@@ -99,5 +102,11 @@ late_rss=$(kb VmRSS)
 kill -INT "$follower"
 wait "$follower" && rc=0 || rc=$?
 echo
-echo "early (${EARLY} s) VmRSS $(echo "$early_rss / 1024" | bc -l | cut -c1-6) MB, late (${LATE} s) $(echo "$late_rss / 1024" | bc -l | cut -c1-6) MB: late/early = $(echo "$late_rss / $early_rss" | bc -l | cut -c1-5)"
-echo "Ctrl-C: exit $rc; report: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["summary"]; print(r["requests"], "requests,", r["rate_limited"], "rate-limited")' "$DATA/report.json")"
+awk -v e="$early_rss" -v l="$late_rss" -v es="$EARLY" -v ls="$LATE" 'BEGIN {
+  printf "early (%d s) VmRSS %.1f MB, late (%d s) %.1f MB: late/early = %.2f\n", es, e / 1024, ls, l / 1024, l / e }'
+echo "Ctrl-C: exit $rc"
+python3 - "$DATA/report.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print("report:", s["requests"], "requests,", s["rate_limited"], "rate-limited")
+PY

@@ -358,10 +358,12 @@ impl Following {
         opts: &ingest::Options,
         observe: &mut dyn FnMut(&Mapped),
     ) -> Result<(), NotFollowable> {
+        // Blank lines only: nothing to read (an access log's reader would find no line to
+        // learn its layout from).
+        if piece.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
         if opts.format.is_none() && self.formats[i].is_none() {
-            if piece.iter().all(u8::is_ascii_whitespace) {
-                return Ok(());
-            }
             if let Ok(s) = ingest::source::sniff(&piece, name) {
                 self.formats[i] = Some(s.format);
             }

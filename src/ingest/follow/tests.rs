@@ -135,3 +135,61 @@ fn an_endless_line_is_handed_out_rather_than_held() {
     assert_eq!(c.bytes.len(), CARRY_MAX + 11);
     assert!(l.take(false).is_none());
 }
+
+/// A followed piece goes through the ordinary readers with its lines numbered from where it
+/// starts in the stream, and a JSON-lines piece with no record is no error of its own (an
+/// access log's blank piece is never streamed: `analyze::live::Following` skips it).
+#[test]
+fn a_piece_is_numbered_from_its_first_line_and_may_hold_no_record() {
+    use crate::ingest::{source::Opened, stream_opened, Options};
+    use crate::model::{Position, Request};
+    let opts = |piece| Options {
+        piece: Some(piece),
+        threads: Some(1),
+        ..Options::new(crate::redact::Redactor::from_key_material(b"k"))
+    };
+    let pieces: [(&str, &[u8]); 2] = [
+        (
+            "p.jsonl",
+            b"{\"status\":429,\"url\":\"https://a.example/x\"}\n\n{\"status\":200,\"url\":\"https://a.example/y\"}\n",
+        ),
+        (
+            "p.log",
+            b"1.2.3.4 - - [07/Dec/2026:16:00:00 +0000] \"GET /x HTTP/1.1\" 429 12 \"-\" \"curl/8\"\n\n1.2.3.4 - - [07/Dec/2026:16:00:01 +0000] \"GET /y HTTP/1.1\" 200 12 \"-\" \"curl/8\"\n",
+        ),
+    ];
+    for (name, text) in pieces {
+        let mut got = Vec::new();
+        let map = |r: Request| r.location.position;
+        let s = stream_opened(
+            name,
+            Ok(Opened::from_bytes(text.to_vec())),
+            &opts(21),
+            &map,
+            None,
+            &mut |b| got.append(b),
+        );
+        assert_eq!(got, vec![Position::Line(21), Position::Line(23)], "{name}");
+        assert_eq!(s.records, 2, "{name}");
+        if name != "p.jsonl" {
+            continue;
+        }
+        let s = stream_opened(
+            name,
+            Ok(Opened::from_bytes(b"\n\n".to_vec())),
+            &Options {
+                format: s.format.as_deref().and_then(|f| {
+                    <crate::ingest::Format as clap::ValueEnum>::value_variants()
+                        .iter()
+                        .copied()
+                        .find(|x| x.as_str() == f)
+                }),
+                ..opts(24)
+            },
+            &map,
+            None,
+            &mut |b| got.append(b),
+        );
+        assert_eq!((s.records, s.error), (0, None), "{name}");
+    }
+}
