@@ -7,6 +7,7 @@ use super::format::parse_status;
 use super::record::{evidence_field, present, Fields, Stamp};
 use super::signal::rule;
 use super::time;
+use crate::ingest::error::LineError;
 use std::borrow::Cow;
 
 const TYPES: &[&str] = &["http", "https", "h2", "grpcs", "ws", "wss"];
@@ -15,7 +16,7 @@ const REQUIRED: usize = 14;
 const MAX_FIELDS: usize = 40;
 
 /// Split into fields: `"..."` quoted (may hold spaces) or bare.
-fn split(line: &str) -> Result<Vec<&str>, String> {
+fn split(line: &str) -> Result<Vec<&str>, LineError> {
     let b = line.as_bytes();
     let mut out = Vec::with_capacity(30);
     let mut i = 0;
@@ -34,7 +35,7 @@ fn split(line: &str) -> Result<Vec<&str>, String> {
                         }
                         j = at + 1;
                     }
-                    None => return Err(format!("unterminated quote in field {}", out.len() + 1)),
+                    None => return Err(LineError::UnterminatedQuote(out.len() + 1)),
                 }
             }
         } else {
@@ -53,13 +54,13 @@ fn seconds(v: &str) -> Option<f64> {
 }
 
 /// Parse one ALB line; `true` = it has more fields than this reader knows (tolerated).
-pub fn parse(line: &str) -> Result<(Fields<'_>, bool), String> {
+pub fn parse(line: &str) -> Result<(Fields<'_>, bool), LineError> {
     let c = split(line)?;
     if c.len() < REQUIRED {
-        return Err(format!(
-            "{} fields, an ALB entry has at least {REQUIRED}",
-            c.len()
-        ));
+        return Err(LineError::AlbFields {
+            found: c.len(),
+            required: REQUIRED,
+        });
     }
     if !TYPES.contains(&c[0]) {
         return Err(

@@ -12,6 +12,7 @@ use super::format::parse_status;
 use super::record::{evidence_field, Fields, Stamp};
 use super::signal::rule;
 use super::time;
+use crate::ingest::error::LineError;
 use std::borrow::Cow;
 
 /// Is this the `[06/Feb/2009:12:14:14.655]` token?
@@ -24,7 +25,7 @@ fn num(v: &str) -> Option<i64> {
     v.strip_prefix('+').unwrap_or(v).parse().ok()
 }
 
-pub fn parse(line: &str) -> Result<Fields<'_>, String> {
+pub fn parse(line: &str) -> Result<Fields<'_>, LineError> {
     // Find `ci:cp [tr]` after whatever syslog prefix: the first token followed by an accept
     // date.
     let mut starts = Vec::with_capacity(24);

@@ -8,6 +8,7 @@ use super::format::parse_status;
 use super::record::{evidence_field, last_upstream_status, present, Fields, Stamp};
 use super::signal::{rule, LogRule};
 use super::time;
+use crate::ingest::error::LineError;
 use crate::ingest::Format;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -116,13 +117,10 @@ impl Vendor {
         &self,
         line: &'a str,
         each: &mut dyn FnMut(Fields<'a>, bool),
-    ) -> Result<(), String> {
+    ) -> Result<(), LineError> {
         let text = json_part(line).ok_or("not a JSON object")?;
         let v: Value = serde_json::from_str(text).map_err(|e| {
-            format!(
-                "not valid JSON ({})",
-                crate::redact::scrub_message(&e.to_string())
-            )
+            LineError::NotJson(crate::redact::scrub_message(&e.to_string()).to_string())
         })?;
         let objs: Vec<&Obj> = match &v {
             Value::Object(o) => vec![o],
@@ -134,7 +132,7 @@ impl Vendor {
         }
         for o in objs {
             if !self.matches(o) {
-                return Err(format!("an object without the keys of a {}", self.label()));
+                return Err(LineError::NotVendor(self.label()));
             }
             let f = match self {
                 Vendor::Cloudflare => cloudflare(o),
@@ -238,13 +236,13 @@ fn headers_of(v: Option<&Value>, out: &mut Vec<(Cow<'static, str>, Cow<'static, 
     }
 }
 
-fn require_status(s: Option<u16>, field: &str) -> Result<u16, String> {
-    s.ok_or_else(|| format!("no {field} (the status code)"))
+fn require_status(s: Option<u16>, field: &'static str) -> Result<u16, LineError> {
+    s.ok_or(LineError::NoStatus(field))
 }
 
 // ------------------------------------------------------------------------------------------
 
-fn cloudflare(o: &Obj) -> Result<Fields<'static>, String> {
+fn cloudflare(o: &Obj) -> Result<Fields<'static>, LineError> {
     let edge = require_status(status(o, "EdgeResponseStatus"), "EdgeResponseStatus")?;
     let mut f = Fields {
         status: Some(edge),
@@ -325,7 +323,7 @@ fn cloudflare_signal(o: &Obj, edge: u16) -> Option<crate::model::LayerSignal> {
     })
 }
 
-fn kong(o: &Obj) -> Result<Fields<'static>, String> {
+fn kong(o: &Obj) -> Result<Fields<'static>, LineError> {
     let st = require_status(status(o, "response.status"), "response.status")?;
     let mut f = Fields {
         status: Some(st),
@@ -373,7 +371,7 @@ fn kong(o: &Obj) -> Result<Fields<'static>, String> {
     Ok(f)
 }
 
-fn traefik(o: &Obj) -> Result<Fields<'static>, String> {
+fn traefik(o: &Obj) -> Result<Fields<'static>, LineError> {
     let st = require_status(status(o, "DownstreamStatus"), "DownstreamStatus")?;
     let mut f = Fields {
         status: Some(st),
@@ -431,7 +429,7 @@ const CADDY_UPSTREAM_KEYS: &[&str] = &[
     "upstream_address",
 ];
 
-fn caddy(o: &Obj) -> Result<Fields<'static>, String> {
+fn caddy(o: &Obj) -> Result<Fields<'static>, LineError> {
     let st = require_status(status(o, "status"), "status")?;
     let mut f = Fields {
         status: Some(st),
@@ -473,7 +471,7 @@ fn caddy(o: &Obj) -> Result<Fields<'static>, String> {
     Ok(f)
 }
 
-fn gcp(o: &Obj) -> Result<Fields<'static>, String> {
+fn gcp(o: &Obj) -> Result<Fields<'static>, LineError> {
     let st = require_status(status(o, "httpRequest.status"), "httpRequest.status")?;
     let mut f = Fields {
         status: Some(st),
@@ -517,7 +515,7 @@ fn gcp(o: &Obj) -> Result<Fields<'static>, String> {
     Ok(f)
 }
 
-fn envoy_json(o: &Obj) -> Result<Fields<'static>, String> {
+fn envoy_json(o: &Obj) -> Result<Fields<'static>, LineError> {
     let st = require_status(status(o, "response_code"), "response_code")?;
     let mut f = Fields {
         status: Some(st),

@@ -24,6 +24,7 @@ pub mod signal;
 pub mod time;
 pub mod w3c;
 
+use super::error::{Closest, LineError, SourceError};
 use super::pipeline::{self, Done};
 use super::{warn, Format, Options, ReadOutcome, Tail, ViewMap};
 use crate::model::Warning;
@@ -121,7 +122,7 @@ impl Parser {
 
     /// A directive line: the parser that reads the lines after it. `None`: not a directive of
     /// this format (a comment, or not a W3C log).
-    pub fn directive(&self, line: &str) -> Option<Result<Parser, String>> {
+    pub fn directive(&self, line: &str) -> Option<Result<Parser, LineError>> {
         let Kind::W3c(_) = &self.kind else {
             return None;
         };
@@ -146,7 +147,7 @@ impl Parser {
         &'a self,
         line: &'a str,
         each: &mut dyn FnMut(Fields<'a>, bool),
-    ) -> Result<(), String> {
+    ) -> Result<(), LineError> {
         match &self.kind {
             Kind::Text { format, family } => {
                 let m = format.parse(line).map_err(|m| m.reason)?;
@@ -180,7 +181,7 @@ impl Parser {
         agents: &record::AgentCache,
         map: &(dyn Fn(Request) -> T + Sync),
         view: ViewMap<'_, T>,
-    ) -> Result<T, String> {
+    ) -> Result<T, LineError> {
         let cv = Convert {
             source,
             redactor: &opts.redactor,
@@ -211,7 +212,7 @@ impl Parser {
                 None => f.into_request(line_no, &cv).map(map),
             });
         })?;
-        out.unwrap_or_else(|| Err("no record on the line".to_string()))
+        out.unwrap_or(Err(LineError::Layout("no record on the line")))
     }
 
     /// Parse one line into normalized, redacted requests (pushed to `out`).
@@ -222,7 +223,7 @@ impl Parser {
         source: &Arc<str>,
         opts: &Options,
         out: &mut Vec<Request>,
-    ) -> Result<(), String> {
+    ) -> Result<(), LineError> {
         self.parse_line_with(line, line_no, source, opts, None, out)
     }
 
@@ -235,7 +236,7 @@ impl Parser {
         opts: &Options,
         agents: Option<&record::AgentCache>,
         out: &mut Vec<Request>,
-    ) -> Result<(), String> {
+    ) -> Result<(), LineError> {
         let cv = Convert {
             source,
             redactor: &opts.redactor,
@@ -361,7 +362,7 @@ fn sample_lines(prefix: &[u8]) -> Vec<String> {
 }
 
 /// Decide the layout from the first bytes. `hint` = `--input-format` (a family) when given.
-pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, String> {
+pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, SourceError> {
     // W3C logs announce their fields.
     let text = String::from_utf8_lossy(&prefix[..prefix.len().min(64 * 1024)]);
     if hint.is_none() || matches!(hint, Some(Format::W3c | Format::Cloudfront)) {
@@ -372,19 +373,19 @@ pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, Strin
                 label: "W3C".into(),
             };
             if let Some(p) = seed.directive(line.trim_end_matches('\r')) {
-                return p.map_err(|e| format!("the #Fields: directive cannot be read: {e}"));
+                return p.map_err(SourceError::FieldsDirective);
             }
         }
         if matches!(hint, Some(Format::W3c | Format::Cloudfront)) {
-            return Err("no `#Fields:` directive in the first 64 KiB: a W3C log (CloudFront, IIS) starts with one".into());
+            return Err(SourceError::NoFieldsDirective);
         }
     }
     let lines = sample_lines(prefix);
     if lines.is_empty() {
-        return Err("no log lines in the first 64 KiB".into());
+        return Err(SourceError::NoLogLines);
     }
     let mut best: Option<(usize, usize, usize, Parser)> = None;
-    let mut closest: Option<(usize, String, String)> = None;
+    let mut closest: Option<(usize, String, usize, LineError)> = None;
     for cand in candidates(hint) {
         let (mut ok, mut exact) = (0, 0);
         let mut first_err = None;
@@ -401,14 +402,14 @@ pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, Strin
                 }
                 Err(e) => {
                     if first_err.is_none() {
-                        first_err = Some(format!("line {}: {e}", i + 1));
+                        first_err = Some((i + 1, e));
                     }
                 }
             }
         }
-        if let Some(e) = first_err {
-            if ok > 0 && closest.as_ref().is_none_or(|(n, _, _)| ok > *n) {
-                closest = Some((ok, cand.label.clone(), e));
+        if let Some((line, e)) = first_err {
+            if ok > 0 && closest.as_ref().is_none_or(|(n, ..)| ok > *n) {
+                closest = Some((ok, cand.label.clone(), line, e));
             }
         }
         let richness = match &cand.kind {
@@ -426,17 +427,16 @@ pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, Strin
     match best {
         Some((ok, _, _, p)) if ok * 2 >= lines.len() => Ok(p),
         _ => {
-            let near = closest
-                .map(|(_, label, e)| format!(" (closest: {label}, {e})"))
-                .unwrap_or_default();
+            let closest = Closest(closest.map(|(_, label, line, e)| (label, line, e)));
             Err(match hint {
-                Some(f) => format!(
-                    "the lines do not match any {} layout toomany knows{near}; pass the format from your config with --log-format '...'",
-                    f.as_str()
-                ),
-                None => format!(
-                    "not a HAR file or JSON-lines log, nor an access log toomany recognizes (tried {TRIED}){near}. For a custom access log, pass its format from your config: --log-format '<nginx log_format | Envoy format string | Apache LogFormat>'"
-                ),
+                Some(f) => SourceError::NoLayoutOf {
+                    format: f.as_str(),
+                    closest,
+                },
+                None => SourceError::NoLayout {
+                    tried: TRIED,
+                    closest,
+                },
             })
         }
     }
@@ -455,7 +455,7 @@ pub fn custom_fits(prefix: &[u8], format: &Arc<LogFormat>) -> bool {
 }
 
 /// For the top-level sniffer: the access-log format of a text prefix, if any.
-pub fn sniff_text(prefix: &[u8]) -> Result<Format, String> {
+pub fn sniff_text(prefix: &[u8]) -> Result<Format, SourceError> {
     sniff_layout(prefix, None).map(|p| p.format)
 }
 

@@ -12,6 +12,7 @@ use super::format::parse_status;
 use super::record::{evidence_field, present, Fields, Stamp};
 use super::signal::rule;
 use super::time;
+use crate::ingest::error::LineError;
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Default)]
@@ -43,7 +44,7 @@ impl Header {
     }
 
     /// The names after `#Fields:`.
-    pub fn parse(names: &str) -> Result<Header, String> {
+    pub fn parse(names: &str) -> Result<Header, LineError> {
         let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
         if names.is_empty() {
             return Err("no field names".into());
@@ -101,7 +102,7 @@ impl Header {
         escape::percent(v, !self.cloudfront)
     }
 
-    pub fn parse_line<'a>(&self, line: &'a str) -> Result<Fields<'a>, String> {
+    pub fn parse_line<'a>(&self, line: &'a str) -> Result<Fields<'a>, LineError> {
         if self.names.is_empty() {
             return Err("a log line before any #Fields: directive".into());
         }
@@ -117,10 +118,10 @@ impl Header {
             n += 1;
         }
         if n < self.names.len().min(cols.len()) {
-            return Err(format!(
-                "{n} fields, the #Fields: directive names {}",
-                self.names.len()
-            ));
+            return Err(LineError::W3cFields {
+                found: n,
+                named: self.names.len(),
+            });
         }
         let get = |i: Option<usize>| i.map(|i| cols[i]).filter(|v| present(v));
         let status = get(self.status)

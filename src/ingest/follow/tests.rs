@@ -178,12 +178,7 @@ fn a_piece_is_numbered_from_its_first_line_and_may_hold_no_record() {
             name,
             Ok(Opened::from_bytes(b"\n\n".to_vec())),
             &Options {
-                format: s.format.as_deref().and_then(|f| {
-                    <crate::ingest::Format as clap::ValueEnum>::value_variants()
-                        .iter()
-                        .copied()
-                        .find(|x| x.as_str() == f)
-                }),
+                format: Some(crate::ingest::Format::Jsonl),
                 ..opts(24)
             },
             &map,
