@@ -143,7 +143,7 @@ pub enum ColorChoice {
 
 #[derive(Debug, Args)]
 #[command(
-    after_long_help = "Examples:\n  toomany analyze samples/cdn-burst.har\n  toomany analyze logs/*.jsonl --limit 120/min --format json\n  cat app.jsonl | toomany analyze -\n  toomany analyze ci-run.har --fail-on any-429   # CI gate: exit 1 on any 429\n\nExit status: 0 success; 1 a --fail-on condition holds (the report is still written); 2 error."
+    after_long_help = "Examples:\n  toomany analyze samples/cdn-burst.har\n  toomany analyze logs/*.jsonl --limit 120/min --format json\n  cat app.jsonl | toomany analyze -\n  toomany analyze ci-run.har --fail-on any-429   # CI gate: exit 1 on any 429\n  toomany analyze --follow /var/log/nginx/access.log   # live; Ctrl-C prints the report\n  kubectl logs -f deploy/api | toomany analyze --follow - --view ndjson\n\nExit status: 0 success; 1 a --fail-on condition holds (the report is still written); 2 error."
 )]
 pub struct AnalyzeArgs {
     /// HAR files, JSON-lines logs or access logs (`-` for stdin; `.gz` is read transparently;
@@ -189,6 +189,30 @@ pub struct AnalyzeArgs {
     pub fail_on: Vec<String>,
     #[command(flatten)]
     pub policy: PolicyArgs,
+    /// Keep reading the inputs as they grow, like `tail -F` (a rotation by rename or
+    /// copytruncate is followed; `-` reads stdin until it ends), and show the last minute and
+    /// the last 10 minutes every --interval. Ctrl-C (or the end of stdin) prints the full
+    /// report as without --follow (docs/live.md).
+    #[arg(long)]
+    pub follow: bool,
+    /// With --follow: seconds between two views (0.2 to 3600; default 2).
+    #[arg(long, value_name = "SECONDS", requires = "follow")]
+    pub interval: Option<f64>,
+    /// With --follow: how each interval is shown (default auto: a screen redrawn in place when
+    /// stdout is a terminal, else one JSON object per line).
+    #[arg(long, value_enum, value_name = "HOW", requires = "follow")]
+    pub view: Option<LiveView>,
+}
+
+/// How `analyze --follow` shows each interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LiveView {
+    /// A screen on a terminal, NDJSON otherwise.
+    Auto,
+    /// A screen redrawn in place (on the alternate screen, like `htop`).
+    Screen,
+    /// One JSON object per interval, one per line (docs/live.md).
+    Ndjson,
 }
 
 /// Formats of the comparison.

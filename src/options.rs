@@ -139,6 +139,7 @@ pub fn input(args: &InputArgs) -> Result<Input, UsageError> {
         redactor,
         progress: None,
         threads,
+        piece: None,
     };
     Ok(Input { options, warnings })
 }

@@ -25,6 +25,7 @@ mod baseline_tests;
 pub mod collect;
 pub mod event;
 pub mod limited;
+pub mod live;
 pub mod order;
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 
 use super::{ingest_options, Error, Outcome};
 use crate::analyze::{analyze_files, AnalyzeOptions};
-use crate::cli::{AnalyzeArgs, ReportFormat};
+use crate::cli::{AnalyzeArgs, LiveView, ReportFormat};
 use crate::console::Notices;
 use crate::ingest;
 use crate::options::Env;
@@ -11,7 +11,7 @@ use crate::render::{self, Style};
 use crate::units::GivenLimits;
 
 pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
-    let mut opts = ingest_options(&args.input, ui)?;
+    let opts = ingest_options(&args.input, ui)?;
     let mut limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
     let host = args.host.as_deref().map(str::to_ascii_lowercase);
     if let Some(h) = &host {
@@ -53,19 +53,6 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         ui.warn(w);
     }
 
-    let bars = if ui.quiet {
-        None
-    } else {
-        progress_bars(&args.files, env.stderr_terminal)
-    };
-    if let Some((_, bars)) = &bars {
-        let bars = bars.clone();
-        opts.progress = Some(std::sync::Arc::new(move |path: &str, n: u64| {
-            if let Some(b) = bars.get(path) {
-                b.inc(n);
-            }
-        }));
-    }
     let rec_opts = crate::recommend::Options {
         limit: limit.clone(),
         host: host.clone(),
@@ -73,13 +60,17 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         latency_ms: po.latency_ms,
         backoff: po.backoff.clone(),
     };
-    let report = analyze_files(&args.files, &opts, &AnalyzeOptions { limit }, &rec_opts);
-    if let Some((multi, bars)) = bars {
-        for b in bars.values() {
-            b.finish_and_clear();
-        }
-        let _ = multi.clear();
-    }
+    let report = if args.follow {
+        let live = super::follow::Live {
+            interval: super::follow::interval(args.interval)?,
+            view: args.view.unwrap_or(LiveView::Auto),
+        };
+        super::follow::run(&args.files, &opts, &live, ui, |c| {
+            c.finish(&args.files, &AnalyzeOptions { limit }, &rec_opts)
+        })?
+    } else {
+        read_all(&args.files, opts, limit, &rec_opts, env, ui)
+    };
     report_input_problems(&report.inputs, ui);
     if !report.inputs.iter().any(|i| i.records > 0) {
         return Err(Error::fatal(
@@ -134,6 +125,38 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(gate_status(&gates, |g| g.holds(&report), ui))
+}
+
+/// Read and analyse the inputs to their end, with progress bars for big inputs.
+fn read_all(
+    files: &[String],
+    mut opts: ingest::Options,
+    limit: GivenLimits,
+    rec_opts: &crate::recommend::Options,
+    env: &Env,
+    ui: Notices,
+) -> crate::report::Report {
+    let bars = if ui.quiet {
+        None
+    } else {
+        progress_bars(files, env.stderr_terminal)
+    };
+    if let Some((_, bars)) = &bars {
+        let bars = bars.clone();
+        opts.progress = Some(std::sync::Arc::new(move |path: &str, n: u64| {
+            if let Some(b) = bars.get(path) {
+                b.inc(n);
+            }
+        }));
+    }
+    let report = analyze_files(files, &opts, &AnalyzeOptions { limit }, rec_opts);
+    if let Some((multi, bars)) = bars {
+        for b in bars.values() {
+            b.finish_and_clear();
+        }
+        let _ = multi.clear();
+    }
+    report
 }
 
 /// Exit 1 when a `--fail-on` condition holds (each one that holds is named on stderr), else 0.

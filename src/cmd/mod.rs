@@ -7,6 +7,7 @@ pub mod check;
 pub mod compare;
 pub mod docs;
 pub mod emit;
+pub mod follow;
 pub mod mock;
 pub mod plan;
 pub mod redact;

@@ -9,6 +9,7 @@ pub mod access;
 pub mod caps;
 pub mod error;
 pub mod fieldmap;
+pub mod follow;
 pub mod har;
 pub mod jsonl;
 pub mod lazy;
@@ -112,9 +113,18 @@ pub struct Options {
     /// Worker threads per input (None = rayon's pool size, which follows `--threads` and
     /// `RAYON_NUM_THREADS`). 1 reads, parses and normalizes on the calling thread alone.
     pub threads: Option<usize>,
+    /// This input is a piece of a followed stream (`analyze --follow`) whose first line is
+    /// line N of the stream: line numbers go on from N, and a piece without records is no
+    /// error (the stream as a whole is judged at its end).
+    pub piece: Option<usize>,
 }
 
 impl Options {
+    /// The number of the input's first line (1, or where a followed piece starts).
+    pub fn first_line(&self) -> usize {
+        self.piece.unwrap_or(1).max(1)
+    }
+
     /// Sniffed format, no field map, silent, default thread count.
     pub fn new(redactor: Redactor) -> Options {
         Options {
@@ -124,6 +134,7 @@ impl Options {
             redactor,
             progress: None,
             threads: None,
+            piece: None,
         }
     }
 }
@@ -328,6 +339,25 @@ pub fn stream_input_with<T: Send>(
     view: Option<ViewMap<'_, T>>,
     sink: &mut dyn FnMut(&mut Vec<T>),
 ) -> InputSummary {
+    let counter = opts.progress.clone().map(|p| {
+        let path = path.to_string();
+        Box::new(move |n: u64| p(&path, n)) as Box<dyn FnMut(u64) + Send>
+    });
+    let opened = source::open_counted(path, counter);
+    stream_opened(path, opened, opts, map, view, sink)
+}
+
+/// [`stream_input_with`] over an input already opened (or that failed to open), named `path`:
+/// a followed file's new lines are streamed this way, chunk by chunk
+/// ([`source::Opened::from_bytes`]).
+pub fn stream_opened<T: Send>(
+    path: &str,
+    opened: Result<source::Opened, error::SourceError>,
+    opts: &Options,
+    map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
+    sink: &mut dyn FnMut(&mut Vec<T>),
+) -> InputSummary {
     let source: Arc<str> = Arc::from(path);
     let failed = |format: Option<Format>, msg: String| InputSummary {
         source: source.clone(),
@@ -342,11 +372,7 @@ pub fn stream_input_with<T: Send>(
         no_status: None,
         traces: None,
     };
-    let counter = opts.progress.clone().map(|p| {
-        let path = path.to_string();
-        Box::new(move |n: u64| p(&path, n)) as Box<dyn FnMut(u64) + Send>
-    });
-    let mut opened = match source::open_counted(path, counter) {
+    let mut opened = match opened {
         Ok(o) => o,
         Err(e) => return failed(None, e.to_string()),
     };
@@ -419,9 +445,10 @@ pub fn stream_input_with<T: Send>(
             f => access::stream(opened.into_reader(), &source, opts, f, map, view, &mut take),
         }
     };
-    let error = tail
-        .error
-        .or_else(|| empty_input_error(format, tally.records, tally.skipped));
+    let error = tail.error.or_else(|| match opts.piece {
+        Some(_) => None,
+        None => empty_input_error(format, tally.records, tally.skipped),
+    });
     // A file shorter now than when it was opened was truncated while it was read: that says
     // more than a last line cut short, which it usually causes.
     let incomplete = watch

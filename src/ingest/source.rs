@@ -51,6 +51,14 @@ impl Opened {
 }
 
 impl Opened {
+    /// Bytes already in memory (a followed file's new lines), all of them the prefix.
+    pub fn from_bytes(bytes: Vec<u8>) -> Opened {
+        Opened {
+            prefix: bytes,
+            rest: Box::new(io::empty()),
+        }
+    }
+
     /// An unbuffered reader over the whole (decompressed) content, prefix included, for
     /// consumers with a buffer of their own (the JSON scanner).
     pub fn into_plain_reader(self) -> Box<dyn Read + Send> {

@@ -11,6 +11,7 @@ pub mod export;
 pub mod grid;
 pub mod html;
 pub mod json;
+pub mod live;
 pub mod markdown;
 pub mod recommend;
 pub mod svg;

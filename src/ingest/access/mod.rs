@@ -614,10 +614,11 @@ fn produce(
     reader: &mut dyn BufRead,
     mut parser: Arc<Parser>,
     source: &Arc<str>,
+    first_line: usize,
     pool: &BlockPool,
     feed: &mut dyn FnMut(Job),
 ) -> Option<String> {
-    let mut line_no = 1usize;
+    let mut line_no = first_line;
     let mut carry: Vec<u8> = Vec::new();
     let mut skipping_long = false;
     let mut eof = false;
@@ -794,7 +795,7 @@ pub(crate) fn stream<T: Send>(
     let pool = BlockPool::default();
     let error = pipeline::run(
         pipeline::workers(opts.threads),
-        |feed| produce(&mut *reader, parser, source, &pool, feed),
+        |feed| produce(&mut *reader, parser, source, opts.first_line(), &pool, feed),
         &|job, items| work(job, items, source, opts, map, view, &pool),
         sink,
     );

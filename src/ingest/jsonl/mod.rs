@@ -1273,13 +1273,18 @@ struct Split {
 /// `BufReader`'s buffer bypasses it), not copied there from the reader's buffer: that copy was
 /// every input byte once more (~2 % of the CPU of a large log). Only a line being skipped is
 /// read through `fill_buf`, as it is never held.
-fn split_lines(reader: &mut dyn BufRead, feed: &mut dyn FnMut(Job), buffers: &Buffers) -> Split {
+fn split_lines(
+    reader: &mut dyn BufRead,
+    first_line: usize,
+    feed: &mut dyn FnMut(Job),
+    buffers: &Buffers,
+) -> Split {
     // `chunk[..filled]` is the text; past it, up to `chunk.len()`, stale bytes already
     // initialized (see `Buffers`), read over without zeroing them again.
     let mut chunk: Vec<u8> = buffers.take();
     let mut filled = 0usize;
     // Line number of the first line in `chunk`.
-    let mut first_line = 1usize;
+    let mut first_line = first_line;
     // Where the unterminated last line of `chunk` starts (everything before ends in '\n').
     let mut tail = 0usize;
     // Inside an over-long line being skipped: its number and the bytes seen so far.
@@ -1446,7 +1451,7 @@ pub(crate) fn stream<T: Send>(
     let buffers = Buffers::default();
     let split = pipeline::run(
         pipeline::workers(opts.threads),
-        |feed| split_lines(&mut *reader, feed, &buffers),
+        |feed| split_lines(&mut *reader, opts.first_line(), feed, &buffers),
         &|job, items| work_lines(job, items, source, opts, &schema, map, view, &buffers),
         sink,
     );

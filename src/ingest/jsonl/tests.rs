@@ -736,6 +736,7 @@ fn chunks_read_in_place_are_the_input_with_reused_buffers_and_read_errors() {
         let mut next_line = 1;
         let err = split_lines(
             &mut reader,
+            1,
             &mut |job: Job| {
                 assert_eq!(job.first_line, next_line);
                 assert!(job.too_long.is_none());
