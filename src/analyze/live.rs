@@ -442,7 +442,9 @@ fn empty_summary(name: &str) -> InputSummary {
         warning_count: 0,
         warnings: Vec::new(),
         error: Some("no records: nothing was read while it was followed".into()),
+        incomplete: None,
         no_status: None,
+        traces: None,
     }
 }
 

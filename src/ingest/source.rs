@@ -55,6 +55,8 @@ impl Opened {
     pub fn from_bytes(bytes: Vec<u8>) -> Opened {
         Opened {
             prefix: bytes,
+            gzip_layers: 0,
+            watch: None,
             rest: Box::new(io::empty()),
         }
     }
