@@ -466,3 +466,33 @@ fn json_findings_in_severity_order_with_the_plans_resume_at() {
     assert!(quota["evidence"]["resume_at"].is_string(), "{quota}");
     assert_eq!(quota["evidence"]["resume_at"], plan["resume_at"]);
 }
+
+// ---- The same requests counted once -----------------------------------------------------
+
+/// The same HAR given twice (or a copy of it) is read once: 67 requests, and the plan's limit
+/// is the single capture's (it was doubled, 80/min instead of 40/min), with a warning.
+#[test]
+fn the_same_input_twice_is_counted_once() {
+    let har = sample("cdn-burst.har");
+    let once = analyze_json(&har);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.har");
+    std::fs::copy(repo().join(&har), &copy).unwrap();
+    let copy = copy.to_string_lossy().into_owned();
+    for extra in [har.as_str(), copy.as_str()] {
+        let out = toomany()
+            .args(["analyze", &har, extra, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v = json_of(&out.stdout);
+        assert_eq!(v["summary"]["requests"], 67, "{extra}");
+        assert_eq!(v["summary"]["requests"], once["summary"]["requests"]);
+        assert_eq!(
+            v["recommendations"][0]["limit"],
+            once["recommendations"][0]["limit"]
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("read once"), "{err}");
+    }
+}

@@ -96,10 +96,15 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
         ui.warn(w);
     }
 
+    // A repeated input is read once (its records counted twice would double every rate).
+    let (files, repeats) = crate::ingest::source::distinct_inputs(&args.files);
+    for r in &repeats {
+        ui.warn(&r.note);
+    }
     let bars = if ui.quiet {
         None
     } else {
-        progress_bars(&args.files)
+        progress_bars(&files)
     };
     if let Some((_, bars)) = &bars {
         let bars = bars.clone();
@@ -116,7 +121,7 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
         latency_ms: po.latency_ms,
         backoff: po.backoff.clone(),
     };
-    let report = analyze_files(&args.files, &opts, &AnalyzeOptions { limit }, &rec_opts);
+    let report = analyze_files(&files, &opts, &AnalyzeOptions { limit }, &rec_opts);
     if let Some((multi, bars)) = bars {
         for b in bars.values() {
             b.finish_and_clear();
