@@ -262,6 +262,16 @@ pub fn fmt_duration_ms(ms: f64) -> String {
     }
 }
 
+/// A count and its noun, singular for one: `1 rate-limited response`, `3 rate-limited responses`
+/// (`noun` is the singular; the plural adds an `s`).
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// A number without trailing zeros: `1.5`, `90`, `0.667`.
 pub fn fmt_num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
@@ -288,6 +298,13 @@ mod tests {
         assert!(e.0.contains("accepted forms"));
         assert!(Rate::parse("0/s").is_err());
         assert!(Rate::parse("").is_err());
+    }
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(count(1, "rate-limited response"), "1 rate-limited response");
+        assert_eq!(count(0, "request"), "0 requests");
+        assert_eq!(count(2, "request"), "2 requests");
     }
 
     #[test]

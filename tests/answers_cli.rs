@@ -398,3 +398,101 @@ fn a_stated_limit_names_its_header_and_body() {
     );
     assert!(!text.contains("estimated from traffic"), "{text}");
 }
+
+// ---- Small wrong numbers and words ------------------------------------------------------
+
+fn table_of(args: &[&str]) -> String {
+    let out = toomany()
+        .env("NO_COLOR", "1")
+        .arg("analyze")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A 2.4 s capture has no sustained rate: the burst says what its "1/s" is (the host's first
+/// attempts taken over a minute) instead of "a sustained 1/s over the capture".
+#[test]
+fn a_short_capture_claims_no_sustained_rate() {
+    let t = table_of(&[&sample("cdn-burst.har")]);
+    assert!(!t.contains("sustained"), "{t}");
+    let flat = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("against 1/s if the host's 60 first attempts were all of a minute's (they span only 1.5 s)"),
+        "{flat}"
+    );
+}
+
+/// Percentages are written one way (`69 %`, as `(86 %)` beside them).
+#[test]
+fn percentages_read_one_way() {
+    let t = table_of(&[&sample("nginx-incident.log")]);
+    assert!(t.contains("(86 %)"), "{t}");
+    assert!(t.contains("(69 %)"), "{t}");
+    assert!(!t.contains("9%)"), "{t}");
+}
+
+/// JSON findings come in the report's order (most severe first), and a spent quota's finding
+/// names its resume time as the plan does (`resume_at`).
+#[test]
+fn json_findings_in_severity_order_with_the_plans_resume_at() {
+    let v = analyze_json(&sample("batch-burst.jsonl"));
+    let rank = |s: &str| match s {
+        "critical" => 0,
+        "warning" => 1,
+        _ => 2,
+    };
+    let sev: Vec<i32> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| rank(f["severity"].as_str().unwrap()))
+        .collect();
+    assert!(sev.windows(2).all(|w| w[0] <= w[1]), "{sev:?}");
+    let quota = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "quota_exhausted")
+        .expect("quota_exhausted");
+    let plan = v["recommendations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["host"] == "api.llm.example")
+        .expect("plan");
+    assert!(quota["evidence"]["resume_at"].is_string(), "{quota}");
+    assert_eq!(quota["evidence"]["resume_at"], plan["resume_at"]);
+}
+
+// ---- The same requests counted once -----------------------------------------------------
+
+/// The same HAR given twice (or a copy of it) is read once: 67 requests, and the plan's limit
+/// is the single capture's (it was doubled, 80/min instead of 40/min), with a warning.
+#[test]
+fn the_same_input_twice_is_counted_once() {
+    let har = sample("cdn-burst.har");
+    let once = analyze_json(&har);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("copy.har");
+    std::fs::copy(repo().join(&har), &copy).unwrap();
+    let copy = copy.to_string_lossy().into_owned();
+    for extra in [har.as_str(), copy.as_str()] {
+        let out = toomany()
+            .args(["analyze", &har, extra, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let v = json_of(&out.stdout);
+        assert_eq!(v["summary"]["requests"], 67, "{extra}");
+        assert_eq!(v["summary"]["requests"], once["summary"]["requests"]);
+        assert_eq!(
+            v["recommendations"][0]["limit"],
+            once["recommendations"][0]["limit"]
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("read once"), "{err}");
+    }
+}

@@ -824,8 +824,13 @@ fn run_detectors(
                 .unwrap_or_default()
         })
         .collect();
-    // Report order: detector, then each detector's own order.
-    all.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1 .0.cmp(&b.1 .0)));
+    // Report order, the same in every format: most severe first, then detector, then each
+    // detector's own order.
+    all.sort_by(|a, b| {
+        (b.1 .1.severity.cmp(&a.1 .1.severity))
+            .then(a.0.cmp(&b.0))
+            .then_with(|| a.1 .0.cmp(&b.1 .0))
+    });
     Replayed {
         findings: all.into_iter().map(|(_, (_, f))| f).collect(),
         evidence,

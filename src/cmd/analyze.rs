@@ -53,6 +53,11 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         ui.warn(w);
     }
 
+    // A repeated input is read once (its records counted twice would double every rate).
+    let (files, repeats) = crate::ingest::source::distinct_inputs(&args.files);
+    for r in &repeats {
+        ui.warn(&r.note);
+    }
     let rec_opts = crate::recommend::Options {
         limit: limit.clone(),
         host: host.clone(),
@@ -69,7 +74,7 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
             c.finish(&args.files, &AnalyzeOptions { limit }, &rec_opts)
         })?
     } else {
-        read_all(&args.files, opts, limit, &rec_opts, env, ui)
+        read_all(&files, opts, limit, &rec_opts, env, ui)
     };
     report_input_problems(&report.inputs, ui);
     if !report.inputs.iter().any(|i| i.records > 0) {

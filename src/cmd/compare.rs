@@ -57,7 +57,13 @@ pub fn run(args: CompareArgs, env: &Env, ui: crate::console::Notices) -> Outcome
         ..Default::default()
     };
     let mut sides = Vec::with_capacity(2);
-    for (name, files) in [("BEFORE", &args.before), ("AFTER", &args.against)] {
+    for (name, given) in [("BEFORE", &args.before), ("AFTER", &args.against)] {
+        // A repeated input is read once on its side (counted twice, it doubles every rate).
+        let (distinct, repeats) = ingest::source::distinct_inputs(given);
+        for r in &repeats {
+            ui.warn(&r.note);
+        }
+        let files = &distinct;
         let inputs = ingest::read_inputs(files, &opts);
         let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
         report_input_problems(&summaries, ui);

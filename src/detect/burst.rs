@@ -367,6 +367,14 @@ fn finding(cx: &Cx, host: &str, h: &Host, found: &[Found], limit: Option<&KnownL
     let against = match limit {
         Some(l) => format!("against a limit of {}", l.text()),
         None => match h.active.windows {
+            // The rate is taken over at least a minute: a shorter capture shows no sustained
+            // rate, so say what the figure is.
+            1 if h.active.seconds < 60.0 => format!(
+                "against {} if the host's {} were all of a minute's (they span only {})",
+                rate_text(sustained),
+                crate::units::count(h.firsts, "first attempt"),
+                seconds_text(h.active.seconds)
+            ),
             1 => format!(
                 "against a sustained {} over the capture",
                 rate_text(sustained)
@@ -378,7 +386,10 @@ fn finding(cx: &Cx, host: &str, h: &Host, found: &[Found], limit: Option<&KnownL
         },
     };
     let consequence = if hit > 0 {
-        format!("; {hit} rate-limited responses followed")
+        format!(
+            "; {} followed",
+            crate::units::count(hit, "rate-limited response")
+        )
     } else {
         String::new()
     };

@@ -218,8 +218,8 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
         )
     };
     let summary = format!(
-        "The {} rate-limited responses from {host} came with {at_429}, versus a median of {} (p90 {}) at the {} successes, while the start rate over the previous 10 s was {}({} vs {}): this looks like {limit_text}; bound requests in flight, since a slower start rate alone will not fix it.",
-        h.lim.fl.len(),
+        "The {} from {host} came with {at_429}, versus a median of {} (p90 {}) at the {} successes, while the start rate over the previous 10 s was {}({} vs {}): this looks like {limit_text}; bound requests in flight, since a slower start rate alone will not fix it.",
+        crate::units::count(h.lim.fl.len(), "rate-limited response"),
         h.ok.fl.percentile(0.5),
         h.ok.fl.percentile(0.9),
         h.ok.fl.len(),

@@ -193,11 +193,15 @@ impl Detector for QuotaExhausted {
             let kept = if after == 0 {
                 String::new()
             } else {
-                format!("; the client sent {after} more requests after the first such response ({after_limited} rejected)")
+                format!(
+                    "; the client sent {after} more {} after the first such response ({after_limited} rejected)",
+                    if after == 1 { "request" } else { "requests" }
+                )
             };
             let summary = format!(
-                "The long-window allowance (daily, monthly or credit) for {host} is spent: {} rate-limited responses say so ({}); slowing down will not help, {until}{kept}.",
-                h.hits,
+                "The long-window allowance (daily, monthly or credit) for {host} is spent: {} {} so ({}); slowing down will not help, {until}{kept}.",
+                crate::units::count(h.hits, "rate-limited response"),
+                if h.hits == 1 { "says" } else { "say" },
                 h.signals.join(", ")
             );
             let examples: Vec<Value> = h
@@ -216,6 +220,8 @@ impl Detector for QuotaExhausted {
                         "responses": h.hits,
                         "signals": h.kinds,
                         "first": cx.at(first),
+                        "resume_at": time_str(resume),
+                        // The same time under its first name (schema 1 keeps it).
                         "resume_after": time_str(resume),
                         "requests_after_first": after,
                         "rejected_after_first": after_limited,

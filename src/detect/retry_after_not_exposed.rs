@@ -146,11 +146,7 @@ impl Detector for NotExposed {
 
 fn finding(host: &str, h: &Host) -> Finding {
     let n = h.hidden;
-    let responses = if n == 1 {
-        "1 rate-limited response".to_string()
-    } else {
-        format!("{n} rate-limited responses")
-    };
+    let responses = crate::units::count(n, "rate-limited response");
     let from = h.origins.join(", ");
     let why = if h.unreadable == n {
         "had no Access-Control-Allow-Origin for the page, so the browser withheld the whole response (the page saw a network error, not even the status)".to_string()

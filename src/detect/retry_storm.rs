@@ -221,7 +221,7 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
         // Never claim a product larger than any logical request actually reached.
         .filter(|((k, m), _)| (k * m) as f64 <= max);
     let mut summary = format!(
-        "{retries} of {total} requests to {host} were retries ({:.0}%): {firsts} logical requests took up to {} attempts (p95 {}), {} retries per first attempt",
+        "{retries} of {total} requests to {host} were retries ({:.0} %): {firsts} logical requests took up to {} attempts (p95 {}), {} retries per first attempt",
         share * 100.0,
         max as usize,
         p95 as usize,

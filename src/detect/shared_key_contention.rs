@@ -190,7 +190,7 @@ fn finding(cx: &Cx, cred_id: u32, c: &Cred, earlier: &[Finding]) -> Option<Findi
         .take(6)
         .map(|(id, m)| {
             format!(
-                "{} {:.0}%",
+                "{} {:.0} %",
                 cx.client_label(*id),
                 m.requests as f64 * 100.0 / total as f64
             )
