@@ -132,7 +132,12 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
     match trimmed.as_bytes()[0] {
         b'{' => {
             let after = trimmed[1..].trim_start();
-            if after.starts_with("\"log\"") {
+            // `{"log": {` is a HAR; `{"log": "` is Docker's json-file driver.
+            let log_object = after
+                .strip_prefix("\"log\"")
+                .map(|r| r.trim_start().trim_start_matches(':').trim_start())
+                .is_some_and(|r| !r.starts_with('"'));
+            if log_object {
                 return Ok(Sniffed {
                     format: Format::Har,
                     jsonp: false,
@@ -143,8 +148,12 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
                 .map(|v| v.is_object())
                 .unwrap_or(false);
             if one_line_object {
-                // Access logs in JSON: the vendor's keys say which (Cloudflare, Kong, ...).
-                if let Some(format) = super::access::sniff_json(first_line) {
+                // Access logs in JSON: the vendor's keys say which (Cloudflare, Kong, ...), or
+                // nginx's variable names, or a wrapper holding access-log lines (Docker
+                // json-file, a log shipper, journald), judged on the first lines.
+                if let Some(format) = super::access::sniff_json(first_line)
+                    .or_else(|| super::access::sniff_json_lines(prefix))
+                {
                     return Ok(Sniffed {
                         format,
                         jsonp: false,

@@ -630,7 +630,7 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         .map(|i| {
             vec![
                 esc(&i.source),
-                esc(i.format.as_deref().unwrap_or("?")),
+                esc(&i.format_label()),
                 i.records.to_string(),
                 i.skipped.to_string(),
                 i.warning_count.to_string(),

@@ -271,7 +271,7 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
         .map(|i| {
             vec![
                 i.source.to_string(),
-                i.format.clone().unwrap_or_else(|| "?".into()),
+                i.format_label(),
                 i.records.to_string(),
                 i.skipped.to_string(),
                 i.warning_count.to_string(),

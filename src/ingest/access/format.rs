@@ -203,6 +203,8 @@ pub struct Matched<'a> {
     pub signal: SignalInputs<'a>,
     /// The line went on after the format's end (tolerated; sniffing prefers exact matches).
     pub trailing: bool,
+    /// Where the format's end is in the line.
+    pub end: usize,
 }
 
 impl LogFormat {
@@ -274,23 +276,24 @@ impl LogFormat {
     pub fn parse<'a>(&'a self, line: &'a str) -> Result<Matched<'a>, Mismatch> {
         let mut f = Fields::default();
         let mut sig = SignalInputs::default();
-        let trailing = self.parse_into(line, &mut f, &mut sig)?;
+        let end = self.parse_into(line, &mut f, &mut sig)?;
         Ok(Matched {
             fields: f,
             signal: sig,
-            trailing,
+            trailing: end < line.len(),
+            end,
         })
     }
 
     /// [`LogFormat::parse`] into the caller's (default) record and signal inputs, which a
-    /// reader of many lines keeps in place instead of moving a `Matched` per line. `Ok` = did
-    /// the line go on after the format's end.
+    /// reader of many lines keeps in place instead of moving a `Matched` per line. `Ok` = where
+    /// the format ends in the line (the line's length when nothing follows it).
     pub fn parse_into<'a>(
         &'a self,
         line: &'a str,
         f: &mut Fields<'a>,
         sig: &mut SignalInputs<'a>,
-    ) -> Result<bool, Mismatch> {
+    ) -> Result<usize, Mismatch> {
         let b = line.as_bytes();
         // One scan of the line for the escape character instead of one per decoded value.
         let plain = if self.escape == Escape::None && self.shape == Shape::Walk {
@@ -298,8 +301,8 @@ impl LogFormat {
         } else {
             let clean = memchr(b'\\', b).is_none();
             if clean && self.shape == Shape::Combined {
-                if let Some(trailing) = parse_combined(line, f) {
-                    return Ok(trailing);
+                if let Some(end) = parse_combined(line, f) {
+                    return Ok(end);
                 }
             }
             clean || self.escape == Escape::None
@@ -314,7 +317,7 @@ impl LogFormat {
         plain: bool,
         f: &mut Fields<'a>,
         sig: &mut SignalInputs<'a>,
-    ) -> Result<bool, Mismatch> {
+    ) -> Result<usize, Mismatch> {
         let b = line.as_bytes();
         let mut pos = 0usize;
         let n = self.items.len();
@@ -356,7 +359,7 @@ impl LogFormat {
             }
             i += 1;
         }
-        Ok(pos < b.len())
+        Ok(pos)
     }
 
     fn describe_field(&self, name: u16) -> String {
@@ -455,81 +458,6 @@ impl LogFormat {
     ) -> Result<(), &'static str> {
         let missing = v.is_empty() || v == "-";
         match var {
-            Var::Status => {
-                if !missing {
-                    f.status = Some(parse_status(v).ok_or("a status code")?);
-                }
-            }
-            Var::TimeLocalEnd | Var::TimeLocalStart => {
-                if !missing {
-                    let t = time::clf(v.as_bytes()).ok_or("a Common Log Format time")?;
-                    f.time = Some(if var == Var::TimeLocalEnd {
-                        Stamp::End(t)
-                    } else {
-                        Stamp::Start(t)
-                    });
-                }
-            }
-            Var::TimeIsoEnd => {
-                if !missing {
-                    f.time = Some(Stamp::End(
-                        time::iso(v.as_bytes()).ok_or("an ISO 8601 time")?,
-                    ));
-                }
-            }
-            Var::MsecEnd => {
-                if !missing {
-                    f.time = Some(Stamp::End(
-                        time::epoch_seconds(v.as_bytes()).ok_or("epoch seconds")?,
-                    ));
-                }
-            }
-            Var::BracketedStart => {
-                if !missing {
-                    let inner = v
-                        .strip_prefix('[')
-                        .and_then(|x| x.strip_suffix(']'))
-                        .unwrap_or(v);
-                    let t = time::any(inner.as_bytes()).ok_or("a time")?;
-                    f.time = Some(Stamp::Start(t));
-                }
-            }
-            Var::AnyStart | Var::AnyEnd => {
-                if !missing {
-                    let t = time::any(v.as_bytes()).ok_or("a time")?;
-                    f.time = Some(if var == Var::AnyStart {
-                        Stamp::Start(t)
-                    } else {
-                        Stamp::End(t)
-                    });
-                }
-            }
-            Var::DurationSeconds | Var::DurationMs | Var::DurationUs => {
-                if !missing {
-                    let x: f64 = v.trim().parse().map_err(|_| "a duration")?;
-                    let scale = match var {
-                        Var::DurationSeconds => 1000.0,
-                        Var::DurationMs => 1.0,
-                        _ => 0.001,
-                    };
-                    if x >= 0.0 {
-                        f.duration_ms = Some(x * scale);
-                    }
-                }
-            }
-            Var::RequestLine => f.request_line = Some(self.decode(v, plain)),
-            Var::Method => set(&mut f.method, self, v, plain),
-            Var::Target => set(&mut f.target, self, v, plain),
-            Var::Path => set(&mut f.path, self, v, plain),
-            Var::Query => set(&mut f.query, self, v, plain),
-            Var::Host => set(&mut f.host, self, v, plain),
-            Var::Scheme => set(&mut f.scheme, self, v, plain),
-            Var::RemoteAddr => set(&mut f.client_ip, self, v, plain),
-            Var::ForwardedFor => set(&mut f.forwarded_for, self, v, plain),
-            Var::UserAgent => set(&mut f.user_agent, self, v, plain),
-            Var::RemoteUser => set(&mut f.remote_user, self, v, plain),
-            Var::Identity => set(&mut f.identity, self, v, plain),
-            Var::RequestId => set(&mut f.request_id, self, v, plain),
             Var::ReqHeader(h) => {
                 if !missing {
                     f.request_headers
@@ -542,24 +470,157 @@ impl LogFormat {
                         .push((Cow::Borrowed(self.name(h)), self.decode(v, plain)));
                 }
             }
-            Var::UpstreamStatus => sig.upstream_status = Some(v),
-            Var::UpstreamAddr => sig.upstream_addr = Some(v),
-            Var::LimitReqStatus => sig.limit_req_status = Some(v),
-            Var::LimitConnStatus => sig.limit_conn_status = Some(v),
-            Var::ResponseFlags => sig.response_flags = Some(v),
-            Var::ResponseDetails => sig.response_details = Some(v),
-            Var::UpstreamHost => sig.upstream_host = Some(v),
-            Var::UpstreamServiceTime => sig.upstream_service_time = Some(v),
-            Var::Ignore => {}
             Var::Other(_) => {
                 if !missing {
                     f.extra
                         .push((Cow::Borrowed(self.name(name)), self.decode(v, plain)));
                 }
             }
+            _ => assign_var(var, v, || self.decode(v, plain), f, sig)?,
         }
         Ok(())
     }
+}
+
+/// Put one value where `var` says (every variable but the named ones: headers and `Other`,
+/// which the caller names). `decoded` undoes the value's escapes, called only for text kept.
+/// Shared by compiled formats and logs that carry the names themselves (JSON, `key=value`).
+pub(crate) fn assign_var<'a>(
+    var: Var,
+    v: &'a str,
+    decoded: impl FnOnce() -> Text<'a>,
+    f: &mut Fields<'a>,
+    sig: &mut SignalInputs<'a>,
+) -> Result<(), &'static str> {
+    let missing = v.is_empty() || v == "-";
+    let slot = match var {
+        Var::Status => {
+            // `-`: the server logged no status (Traefik with no response written, Apache
+            // with none set): a request without a response, status 0.
+            f.status = Some(if missing {
+                0
+            } else {
+                parse_status(v).ok_or("a status code")?
+            });
+            return Ok(());
+        }
+        Var::TimeLocalEnd | Var::TimeLocalStart => {
+            if !missing {
+                let t = time::clf(v.as_bytes()).ok_or("a Common Log Format time")?;
+                f.time = Some(if var == Var::TimeLocalEnd {
+                    Stamp::End(t)
+                } else {
+                    Stamp::Start(t)
+                });
+            }
+            return Ok(());
+        }
+        Var::TimeIsoEnd => {
+            if !missing {
+                f.time = Some(Stamp::End(
+                    time::iso(v.as_bytes()).ok_or("an ISO 8601 time")?,
+                ));
+            }
+            return Ok(());
+        }
+        Var::MsecEnd => {
+            if !missing {
+                f.time = Some(Stamp::End(
+                    time::epoch_seconds(v.as_bytes()).ok_or("epoch seconds")?,
+                ));
+            }
+            return Ok(());
+        }
+        Var::BracketedStart => {
+            if !missing {
+                let inner = v
+                    .strip_prefix('[')
+                    .and_then(|x| x.strip_suffix(']'))
+                    .unwrap_or(v);
+                let t = time::any(inner.as_bytes()).ok_or("a time")?;
+                f.time = Some(Stamp::Start(t));
+            }
+            return Ok(());
+        }
+        Var::AnyStart | Var::AnyEnd => {
+            if !missing {
+                let t = time::any(v.as_bytes()).ok_or("a time")?;
+                f.time = Some(if var == Var::AnyStart {
+                    Stamp::Start(t)
+                } else {
+                    Stamp::End(t)
+                });
+            }
+            return Ok(());
+        }
+        Var::DurationSeconds | Var::DurationMs | Var::DurationUs => {
+            if !missing {
+                let x: f64 = v.trim().parse().map_err(|_| "a duration")?;
+                let scale = match var {
+                    Var::DurationSeconds => 1000.0,
+                    Var::DurationMs => 1.0,
+                    _ => 0.001,
+                };
+                if x >= 0.0 {
+                    f.duration_ms = Some(x * scale);
+                }
+            }
+            return Ok(());
+        }
+        Var::RequestLine => {
+            f.request_line = Some(decoded());
+            return Ok(());
+        }
+        Var::UpstreamStatus => {
+            sig.upstream_status = Some(v);
+            return Ok(());
+        }
+        Var::UpstreamAddr => {
+            sig.upstream_addr = Some(v);
+            return Ok(());
+        }
+        Var::LimitReqStatus => {
+            sig.limit_req_status = Some(v);
+            return Ok(());
+        }
+        Var::LimitConnStatus => {
+            sig.limit_conn_status = Some(v);
+            return Ok(());
+        }
+        Var::ResponseFlags => {
+            sig.response_flags = Some(v);
+            return Ok(());
+        }
+        Var::ResponseDetails => {
+            sig.response_details = Some(v);
+            return Ok(());
+        }
+        Var::UpstreamHost => {
+            sig.upstream_host = Some(v);
+            return Ok(());
+        }
+        Var::UpstreamServiceTime => {
+            sig.upstream_service_time = Some(v);
+            return Ok(());
+        }
+        Var::Ignore | Var::ReqHeader(_) | Var::RespHeader(_) | Var::Other(_) => return Ok(()),
+        Var::Method => &mut f.method,
+        Var::Target => &mut f.target,
+        Var::Path => &mut f.path,
+        Var::Query => &mut f.query,
+        Var::Host => &mut f.host,
+        Var::Scheme => &mut f.scheme,
+        Var::RemoteAddr => &mut f.client_ip,
+        Var::ForwardedFor => &mut f.forwarded_for,
+        Var::UserAgent => &mut f.user_agent,
+        Var::RemoteUser => &mut f.remote_user,
+        Var::Identity => &mut f.identity,
+        Var::RequestId => &mut f.request_id,
+    };
+    if !missing {
+        *slot = Some(decoded());
+    }
+    Ok(())
 }
 
 /// Where literal `lit` first starts in `b` at or after `from` (the walk's `field_end` on a
@@ -585,7 +646,7 @@ fn missing(v: &[u8]) -> bool {
 /// nginx `combined` on a line without a backslash, as the walk over its items reads it (see
 /// [`Shape`]): the same field ends and values, all borrowed. `None` = the walk answers (a
 /// literal not found, a time or status that does not parse); then nothing has been written.
-fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
+fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<usize> {
     let b = line.as_bytes();
     let addr_end = find_lit(b, 0, b" - ")?;
     let user = addr_end + 3;
@@ -615,7 +676,7 @@ fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
     };
     let st = &line[status..status_end];
     let st = if missing(st.as_bytes()) {
-        None
+        Some(0)
     } else {
         Some(parse_status(st)?)
     };
@@ -634,19 +695,11 @@ fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
         f.time = t;
     }
     f.request_line = Some(Cow::Borrowed(&line[req..req_end]));
-    if st.is_some() {
-        f.status = st;
-    }
+    f.status = st;
     if let Some(v) = text(agent, agent_end) {
         f.user_agent = Some(v);
     }
-    Some(agent_end + 1 < b.len())
-}
-
-fn set<'a>(slot: &mut Option<Text<'a>>, fmt: &'a LogFormat, v: &'a str, plain: bool) {
-    if !(v.is_empty() || v == "-") {
-        *slot = Some(fmt.decode(v, plain));
-    }
+    Some(agent_end + 1)
 }
 
 /// A 3-digit status (Envoy logs 0 for "no response").
@@ -770,7 +823,7 @@ impl Builder {
 }
 
 /// A header name from a variable suffix: `retry_after` → `retry-after`.
-fn header_name(suffix: &str) -> String {
+pub(crate) fn header_name(suffix: &str) -> String {
     suffix.replace('_', "-").to_ascii_lowercase()
 }
 
@@ -791,7 +844,20 @@ fn is_identity_name(n: &str) -> bool {
     .any(|w| l.contains(w))
 }
 
-fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), String> {
+/// What an nginx variable name means, without the compiled format's name table (header
+/// names are given as written after their prefix). `true` = a comma/colon list.
+pub enum Meaning<'n> {
+    Var(Var),
+    /// `$http_NAME`: a request header (the part after the prefix, `_` for `-`).
+    ReqHeader(&'n str),
+    /// `$sent_http_NAME` / `$upstream_http_NAME`: a response header.
+    RespHeader(&'n str),
+    Other,
+}
+
+/// The nginx variable `name` (the one table for `log_format` and for logs that carry the
+/// names themselves: JSON with `escape=json`, `key=value`).
+pub fn nginx_meaning(name: &str) -> (Meaning<'_>, bool) {
     let v = match name {
         "remote_addr" | "proxy_protocol_addr" | "realip_remote_addr" => Var::RemoteAddr,
         "remote_user" => Var::RemoteUser,
@@ -813,8 +879,8 @@ fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), String> {
         "http_user_agent" => Var::UserAgent,
         "http_x_forwarded_for" | "proxy_add_x_forwarded_for" => Var::ForwardedFor,
         "request_id" | "req_id" | "http_x_request_id" => Var::RequestId,
-        "upstream_status" => return Ok((Var::UpstreamStatus, true)),
-        "upstream_addr" => return Ok((Var::UpstreamAddr, true)),
+        "upstream_status" => return (Meaning::Var(Var::UpstreamStatus), true),
+        "upstream_addr" => return (Meaning::Var(Var::UpstreamAddr), true),
         "limit_req_status" => Var::LimitReqStatus,
         "limit_conn_status" => Var::LimitConnStatus,
         "body_bytes_sent"
@@ -833,17 +899,28 @@ fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), String> {
         | "server_addr"
         | "request_completion" => Var::Ignore,
         n if n.starts_with("upstream_http_") => {
-            Var::RespHeader(b.name(&header_name(&n["upstream_http_".len()..])))
+            return (Meaning::RespHeader(&n["upstream_http_".len()..]), false)
         }
         n if n.starts_with("sent_http_") => {
-            Var::RespHeader(b.name(&header_name(&n["sent_http_".len()..])))
+            return (Meaning::RespHeader(&n["sent_http_".len()..]), false)
         }
-        n if n.starts_with("upstream_") => return Ok((Var::Ignore, true)),
-        n if n.starts_with("http_") => Var::ReqHeader(b.name(&header_name(&n["http_".len()..]))),
+        n if n.starts_with("upstream_") => return (Meaning::Var(Var::Ignore), true),
+        n if n.starts_with("http_") => return (Meaning::ReqHeader(&n["http_".len()..]), false),
         n if is_identity_name(n) => Var::Identity,
-        n => Var::Other(b.name(n)),
+        _ => return (Meaning::Other, false),
     };
-    Ok((v, false))
+    (Meaning::Var(v), false)
+}
+
+fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), String> {
+    let (meaning, list) = nginx_meaning(name);
+    let v = match meaning {
+        Meaning::Var(v) => v,
+        Meaning::ReqHeader(h) => Var::ReqHeader(b.name(&header_name(h))),
+        Meaning::RespHeader(h) => Var::RespHeader(b.name(&header_name(h))),
+        Meaning::Other => Var::Other(b.name(name)),
+    };
+    Ok((v, list))
 }
 
 /// Compile an nginx `log_format` body (`$remote_addr - ...`), variables `$name` or `${name}`.

@@ -5,9 +5,13 @@
 
 use super::envoy;
 use super::format::parse_status;
+use super::format::SignalInputs;
+use super::kv;
+use super::nginx;
 use super::record::{evidence_field, last_upstream_status, present, Fields, Stamp};
 use super::signal::{rule, LogRule};
 use super::time;
+use crate::ingest::skip::{Miss, NotRequest};
 use crate::ingest::Format;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -20,6 +24,8 @@ pub enum Vendor {
     Caddy,
     GcpLb,
     EnvoyJson,
+    /// nginx `log_format ... escape=json`, recognised by its variables' names.
+    Nginx,
 }
 
 type Obj = Map<String, Value>;
@@ -32,6 +38,7 @@ impl Vendor {
         Vendor::Caddy,
         Vendor::GcpLb,
         Vendor::EnvoyJson,
+        Vendor::Nginx,
     ];
 
     pub fn format(&self) -> Format {
@@ -42,6 +49,7 @@ impl Vendor {
             Vendor::Caddy => Format::Caddy,
             Vendor::GcpLb => Format::GcpLb,
             Vendor::EnvoyJson => Format::Envoy,
+            Vendor::Nginx => Format::Nginx,
         }
     }
 
@@ -53,6 +61,7 @@ impl Vendor {
             Vendor::Caddy => "Caddy JSON",
             Vendor::GcpLb => "Google Cloud load balancing LogEntry",
             Vendor::EnvoyJson => "Envoy Gateway JSON",
+            Vendor::Nginx => "nginx JSON (escape=json)",
         }
     }
 
@@ -62,6 +71,7 @@ impl Vendor {
             Vendor::Caddy => "caddy.no-field",
             Vendor::GcpLb => "google-cloud-lb.no-field",
             Vendor::EnvoyJson => "envoy.no-field",
+            Vendor::Nginx => "nginx.no-field",
             Vendor::Kong | Vendor::Traefik => return None,
         }))
     }
@@ -97,6 +107,7 @@ impl Vendor {
                 has("response_code")
                     && (has("start_time") || has("upstream_host") || has("response_flags"))
             }
+            Vendor::Nginx => nginx_named(o),
         }
     }
 
@@ -116,7 +127,7 @@ impl Vendor {
         &self,
         line: &'a str,
         each: &mut dyn FnMut(Fields<'a>, bool),
-    ) -> Result<(), String> {
+    ) -> Result<(), Miss> {
         let text = json_part(line).ok_or("not a JSON object")?;
         let v: Value = serde_json::from_str(text).map_err(|e| {
             format!(
@@ -134,7 +145,9 @@ impl Vendor {
         }
         for o in objs {
             if !self.matches(o) {
-                return Err(format!("an object without the keys of a {}", self.label()));
+                // Another kind of record (a server's runtime log beside its access log), or
+                // another vendor's: the reader tries the others before it counts it as such.
+                return Err(Miss::NotRequest(NotRequest::JsonRecord));
             }
             let f = match self {
                 Vendor::Cloudflare => cloudflare(o),
@@ -143,6 +156,7 @@ impl Vendor {
                 Vendor::Caddy => caddy(o),
                 Vendor::GcpLb => gcp(o),
                 Vendor::EnvoyJson => envoy_json(o),
+                Vendor::Nginx => nginx_json(o),
             }?;
             each(f, false);
         }
@@ -541,4 +555,62 @@ fn envoy_json(o: &Obj) -> Result<Fields<'static>, String> {
         f.signal = envoy::signal(s("response_flags"), s("response_code_details"), host);
     }
     Ok(f)
+}
+
+/// Keys that only an nginx log carries (its variables' names): a `status` and either an
+/// upstream or limiter variable, or three of nginx's request variables.
+fn nginx_named(o: &Obj) -> bool {
+    if !o.contains_key("status") {
+        return false;
+    }
+    const DECIDING: &[&str] = &[
+        "upstream_status",
+        "upstream_addr",
+        "limit_req_status",
+        "limit_conn_status",
+    ];
+    const NGINX: &[&str] = &[
+        "remote_addr",
+        "remote_user",
+        "time_local",
+        "time_iso8601",
+        "msec",
+        "request",
+        "request_uri",
+        "request_method",
+        "body_bytes_sent",
+        "bytes_sent",
+        "request_time",
+        "http_user_agent",
+        "http_referer",
+        "http_x_forwarded_for",
+        "server_name",
+    ];
+    DECIDING.iter().any(|k| o.contains_key(*k))
+        || NGINX.iter().filter(|k| o.contains_key(**k)).count() >= 3
+}
+
+/// nginx JSON: every key read as the variable of that name ([`kv::meaning`]), so
+/// `$upstream_status` decides who answered as it does in the text layouts. With
+/// `escape=json` a variable that is not set is written as `""` [N5].
+fn nginx_json(o: &Obj) -> Result<Fields<'static>, String> {
+    let vals: Vec<(&str, Cow<'_, str>)> = o
+        .iter()
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some((k.as_str(), Cow::Borrowed(s.as_str()))),
+            Value::Number(n) => Some((k.as_str(), Cow::Owned(n.to_string()))),
+            _ => None,
+        })
+        .collect();
+    let mut f = Fields::default();
+    let mut sig = SignalInputs::default();
+    for (k, v) in &vals {
+        kv::assign(k, v, Cow::Borrowed(v), &mut f, &mut sig)
+            .map_err(|why| format!("{k} is not {why}"))?;
+    }
+    let st = require_status(f.status.filter(|_| o.get("status").is_some()), "status")?;
+    if st >= 400 {
+        f.signal = nginx::signal(st, &sig);
+    }
+    Ok(f.into_owned())
 }

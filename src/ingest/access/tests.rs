@@ -7,6 +7,8 @@
 
 use super::*;
 use crate::attribute::{self, Attribution, Layer, Role};
+use crate::ingest::ReadOutcome;
+use crate::model::Position;
 use crate::model::SignalVerdict;
 use crate::redact::Redactor;
 use chrono::SecondsFormat;
@@ -550,9 +552,10 @@ fn haproxy_from_the_manual() {
     assert_eq!(label, "HAProxy httplog");
     // %tr is when the request's first byte arrived (local time, read as UTC).
     assert_eq!(start(&r), "2009-02-06T12:14:14.655000Z");
+    // The manual's configuration captures the Host header first: `{1wt.eu}`.
     assert_eq!(
         (r.method.as_str(), r.url.as_str(), r.status),
-        ("GET", "/index.html", 200)
+        ("GET", "//1wt.eu/index.html", 200)
     );
     assert_eq!(r.duration_ms, Some(109.0));
     assert_eq!(r.client.client_ip.as_deref(), Some("10.0.1.2"));

@@ -116,6 +116,7 @@ pub(crate) fn stream<T: Send>(
     if jsonp {
         if let Err(e) = skip_jsonp_prefix(&mut reader) {
             return Tail {
+                unwrapped: None,
                 creator: None,
                 error: Some(format!("cannot read: {e}")),
             };
@@ -274,6 +275,7 @@ pub(crate) fn stream<T: Send>(
         }
     }
     Tail {
+        unwrapped: None,
         creator: walked.creator.map(|c| opts.redactor.text(&c)),
         error,
     }

@@ -1437,6 +1437,7 @@ pub(crate) fn stream<T: Send>(
         sink,
     );
     Tail {
+        unwrapped: None,
         creator: None,
         error,
     }
