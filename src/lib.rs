@@ -16,6 +16,7 @@ pub mod ingest;
 pub mod limiter;
 pub mod mock;
 pub mod model;
+pub mod options;
 pub mod output;
 pub mod overview;
 pub mod recommend;

@@ -9,6 +9,11 @@ use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
 
+pub use crate::http::headers::{Headers, HEADER_PART_MAX};
+
+pub mod event;
+pub mod view;
+
 /// Where a record came from: the source path as the user gave it, and the entry or line in it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Location {
@@ -31,170 +36,6 @@ impl fmt::Display for Location {
             Position::Entry(i) => write!(f, "{}: entry {}", self.source, i),
             Position::Line(n) => write!(f, "{}:{}", self.source, n),
         }
-    }
-}
-
-/// HTTP header fields in their original order, duplicates kept; names compared case-insensitively.
-///
-/// Stored compactly (one text buffer plus a pair of lengths per field) because a large capture
-/// holds millions of header fields: a `Vec<(String, String)>` costs two allocations per field,
-/// and 32-bit offsets cost three times what 16-bit lengths do.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct Headers {
-    text: String,
-    /// `(name length, value length)` of each field, in order; fields are laid end to end in
-    /// `text`.
-    lens: Vec<(u16, u16)>,
-}
-
-/// Longest header name or value stored (longer ones are cut at a char boundary): the 16-bit
-/// lengths that keep a record small. Real header values are far shorter.
-pub const HEADER_PART_MAX: usize = u16::MAX as usize;
-
-fn cut_to(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut cut = max;
-    while cut > 0 && !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    &s[..cut]
-}
-
-impl Headers {
-    pub fn new() -> Self {
-        Headers::default()
-    }
-
-    /// Empty, with room for `text` bytes of names and values and `fields` fields (a parser
-    /// that knows roughly what it will push grows the buffers once, not field by field).
-    pub fn with_capacity(text: usize, fields: usize) -> Self {
-        Headers {
-            text: String::with_capacity(text),
-            lens: Vec::with_capacity(fields),
-        }
-    }
-
-    /// Build from `(name, value)` pairs.
-    pub fn from_pairs<N: AsRef<str>, V: AsRef<str>>(
-        pairs: impl IntoIterator<Item = (N, V)>,
-    ) -> Self {
-        let mut h = Headers::new();
-        for (n, v) in pairs {
-            h.push(n.as_ref(), v.as_ref());
-        }
-        h
-    }
-
-    pub fn push(&mut self, name: impl AsRef<str>, value: impl AsRef<str>) {
-        let name = cut_to(name.as_ref(), HEADER_PART_MAX);
-        let value = cut_to(value.as_ref(), HEADER_PART_MAX);
-        self.text.push_str(name);
-        self.text.push_str(value);
-        self.lens.push((name.len() as u16, value.len() as u16));
-    }
-
-    /// Push with the value cut to at most `max` bytes (at a char boundary, marked with `…`).
-    /// Used for responses no analysis reads in full (2xx/3xx): their names and the start of
-    /// their values are what baselines need, and browsers send multi-KB policy headers.
-    pub fn push_capped(&mut self, name: impl AsRef<str>, value: impl AsRef<str>, max: usize) {
-        let v = value.as_ref();
-        if v.len() <= max {
-            self.push(name, v);
-            return;
-        }
-        let mut cut = max;
-        while cut > 0 && !v.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        self.push(name, format!("{}…", &v[..cut]));
-    }
-
-    /// The value of field `i` (in push order).
-    pub fn value_at(&self, i: usize) -> Option<&str> {
-        self.iter().nth(i).map(|(_, v)| v)
-    }
-
-    /// The value of the field pushed last.
-    pub fn last_value(&self) -> Option<&str> {
-        let &(_, v) = self.lens.last()?;
-        Some(&self.text[self.text.len() - v as usize..])
-    }
-
-    /// The first value of `name` (case-insensitive).
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v)
-    }
-
-    /// Every value of `name`, in order.
-    pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.iter()
-            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v)
-    }
-
-    pub fn contains(&self, name: &str) -> bool {
-        self.get(name).is_some()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
-        let mut at = 0usize;
-        self.lens.iter().map(move |&(n, v)| {
-            let (n, v) = (n as usize, v as usize);
-            let name = &self.text[at..at + n];
-            let value = &self.text[at + n..at + n + v];
-            at += n + v;
-            (name, value)
-        })
-    }
-
-    pub fn len(&self) -> usize {
-        self.lens.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lens.is_empty()
-    }
-
-    /// Empty, keeping the room (a reader that fills one map line after line).
-    pub fn clear(&mut self) {
-        self.text.clear();
-        self.lens.clear();
-    }
-
-    /// Make this map a copy of `other` in the room it has (a reader that fills one map line
-    /// after line from a remembered one).
-    pub fn copy_from(&mut self, other: &Headers) {
-        self.text.clear();
-        self.text.push_str(&other.text);
-        self.lens.clear();
-        self.lens.extend_from_slice(&other.lens);
-    }
-
-    /// Release spare capacity once a record is complete.
-    pub fn shrink_to_fit(&mut self) {
-        self.text.shrink_to_fit();
-        self.lens.shrink_to_fit();
-    }
-}
-
-impl fmt::Debug for Headers {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
-    }
-}
-
-impl Serialize for Headers {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let mut seq = s.serialize_seq(Some(self.len()))?;
-        for (n, v) in self.iter() {
-            seq.serialize_element(&[n, v])?;
-        }
-        seq.end()
     }
 }
 
@@ -259,12 +100,36 @@ pub struct Request {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layer_signal: Option<Box<LayerSignal>>,
     /// [`crate::redact::Redactor::idem_hash`] of the raw idempotency key the request carried
-    /// (the first non-blank [`crate::detect::logical::is_idempotency_header`]); 0 when none was
+    /// (the first non-blank [`crate::http::idempotency::is_idempotency_header`]); 0 when none was
     /// read, or for a record no ingester made. Kept so retries are compared by key without a
     /// keyed fingerprint per request: the redacted header holds one, but idempotency keys are
     /// new on every operation, so computing it was an HMAC for every line of a log.
     #[serde(skip)]
     pub idem_hash: u32,
+}
+
+/// Which layer of the path sent a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// CDN or WAF edge.
+    Cdn,
+    /// Reverse proxy, API gateway, service mesh, load balancer.
+    Proxy,
+    /// The origin application.
+    Api,
+    Unknown,
+}
+
+impl Layer {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Layer::Cdn => "cdn",
+            Layer::Proxy => "proxy",
+            Layer::Api => "api",
+            Layer::Unknown => "unknown",
+        }
+    }
 }
 
 /// What the line says about the response's producer.
@@ -285,11 +150,11 @@ pub struct LayerSignal {
     pub verdict: SignalVerdict,
     /// Vendor slug of the layer that wrote the line (`nginx`, `envoy`, `aws-alb`, ...).
     pub logger: &'static str,
-    pub logger_layer: crate::attribute::Layer,
+    pub logger_layer: Layer,
     /// For `Generated`: who produced it — the logger itself, or the product acting inside it
     /// (`aws-waf` on an ALB, `google-cloud-armor` on a Google Cloud load balancer).
     pub producer: &'static str,
-    pub producer_layer: crate::attribute::Layer,
+    pub producer_layer: Layer,
     /// The deciding field and its value as logged, e.g. `upstream_status=-` (values are checked
     /// against the field's grammar before they are kept, so no free text reaches a report).
     pub field: String,
@@ -372,6 +237,70 @@ impl Request {
     }
 }
 
+/// What was read from one input.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    pub source: Arc<str>,
+    /// `har` or `jsonl`; `null` when the format could not be told.
+    pub format: Option<String>,
+    /// HAR `log.creator` name and version, when present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creator: Option<String>,
+    /// Records read into the analysis.
+    pub records: usize,
+    /// Entries or lines that could not be used at all.
+    pub skipped: usize,
+    /// Count of warnings (odd or missing fields that became defaults, skipped lines...).
+    pub warning_count: usize,
+    /// The first warnings, each with its entry/line (bounded so a broken file cannot flood).
+    pub warnings: Vec<Warning>,
+    /// Set when reading stopped early (truncated or unreadable file): what and where.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// A JSON-lines input in which no record had a status (nothing mapped to one): why, with
+    /// the field names seen. The commands refuse such an input (a report on it would say
+    /// "0 rate-limited" and mean nothing).
+    #[serde(skip)]
+    pub no_status: Option<String>,
+    /// Access logs: lines recognised as records that are not HTTP requests (TCP connection
+    /// records, error-log lines, other programs' syslog messages), skipped.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_requests: usize,
+    /// Every line that gave no record, counted per reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_reasons: Vec<SkipReason>,
+    /// The wrapper removed from every line before it was read (`"Docker json-file"`, `"CRI
+    /// container log"`, `"syslog"`, `"log shipper JSON"`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unwrapped: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Lines of one input that gave no record for one reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkipReason {
+    pub reason: String,
+    pub lines: usize,
+    pub first_line: usize,
+    /// The lines are records that are not HTTP requests (not unreadable ones).
+    pub not_request: bool,
+}
+
+impl InputSummary {
+    /// The format as the report shows it: with the wrapper removed, if any
+    /// (`nginx in Docker json-file`).
+    pub fn format_label(&self) -> String {
+        let f = self.format.as_deref().unwrap_or("?");
+        match &self.unwrapped {
+            Some(w) => format!("{f} in {w}"),
+            None => f.to_string(),
+        }
+    }
+}
+
 /// A problem with one part of the input that did not stop the rest from being read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Warning {
@@ -388,46 +317,5 @@ impl fmt::Display for Warning {
             Some(Position::Line(n)) => write!(f, "{}:{}: {}", self.source, n, self.message),
             None => write!(f, "{}: {}", self.source, self.message),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn oversized_parts_are_cut_not_wrapped() {
-        let mut h = Headers::new();
-        let big = "é".repeat(HEADER_PART_MAX);
-        h.push("x", &big);
-        h.push("y", "1");
-        assert!(h.get("x").unwrap().len() <= HEADER_PART_MAX);
-        assert_eq!(h.get("y"), Some("1"));
-    }
-
-    #[test]
-    fn capped_values_cut_at_char_boundaries() {
-        let mut h = Headers::new();
-        h.push_capped("a", "ééé", 3);
-        h.push_capped("b", "short", 10);
-        assert_eq!(h.get("a"), Some("é…"));
-        assert_eq!(h.get("b"), Some("short"));
-    }
-
-    #[test]
-    fn headers_keep_order_and_duplicates() {
-        let h = Headers::from_pairs([("Set-Cookie", "a"), ("X", "1"), ("set-cookie", "b")]);
-        assert_eq!(h.get("SET-COOKIE"), Some("a"));
-        assert_eq!(h.get_all("set-cookie").collect::<Vec<_>>(), vec!["a", "b"]);
-        assert_eq!(
-            h.iter().map(|(n, _)| n).collect::<Vec<_>>(),
-            vec!["Set-Cookie", "X", "set-cookie"]
-        );
-        assert_eq!(h.len(), 3);
-        assert!(!h.contains("y"));
-        assert_eq!(
-            serde_json::to_string(&h).unwrap(),
-            r#"[["Set-Cookie","a"],["X","1"],["set-cookie","b"]]"#
-        );
     }
 }

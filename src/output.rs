@@ -595,22 +595,6 @@ mod cleanup {
     fn install() {}
 }
 
-/// Should colour be used on stdout? `auto` = a terminal and `NO_COLOR` unset.
-pub fn use_color(choice: crate::cli::ColorChoice) -> bool {
-    use crate::cli::ColorChoice::*;
-    use std::io::IsTerminal;
-    match choice {
-        Always => true,
-        Never => false,
-        Auto => {
-            std::env::var_os("NO_COLOR")
-                .map(|v| v.is_empty())
-                .unwrap_or(true)
-                && io::stdout().is_terminal()
-        }
-    }
-}
-
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 //! the input: at most [`MAX_BUCKETS`] buckets, [`TIMELINE_HOSTS`] hosts, [`MAX_WINDOWS`]
 //! windows and [`LISTED_CREDENTIALS`] credentials.
 
-use crate::attribute::Layer;
+use crate::model::Layer;
 use chrono::{DateTime, Utc};
 
 /// Maps keyed by operation hashes, looked up once per request: foldhash, not SipHash (the

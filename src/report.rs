@@ -5,7 +5,8 @@ use crate::attribute::Attribution;
 use crate::detect::clients::ClientsSection;
 use crate::detect::Finding;
 use crate::http::retry_after::RetryAfter;
-use crate::model::{Position, Warning};
+pub use crate::model::InputSummary;
+use crate::model::Position;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -34,70 +35,6 @@ pub struct Report {
     /// talkers); not serialized, so the JSON stays the versioned contract.
     #[serde(skip)]
     pub overview: crate::overview::Overview,
-}
-
-/// What was read from one input.
-#[derive(Debug, Clone, Serialize)]
-pub struct InputSummary {
-    pub source: Arc<str>,
-    /// `har` or `jsonl`; `null` when the format could not be told.
-    pub format: Option<String>,
-    /// HAR `log.creator` name and version, when present.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub creator: Option<String>,
-    /// Records read into the analysis.
-    pub records: usize,
-    /// Entries or lines that could not be used at all.
-    pub skipped: usize,
-    /// Count of warnings (odd or missing fields that became defaults, skipped lines...).
-    pub warning_count: usize,
-    /// The first warnings, each with its entry/line (bounded so a broken file cannot flood).
-    pub warnings: Vec<Warning>,
-    /// Set when reading stopped early (truncated or unreadable file): what and where.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// A JSON-lines input in which no record had a status (nothing mapped to one): why, with
-    /// the field names seen. The commands refuse such an input (a report on it would say
-    /// "0 rate-limited" and mean nothing).
-    #[serde(skip)]
-    pub no_status: Option<String>,
-    /// Access logs: lines recognised as records that are not HTTP requests (TCP connection
-    /// records, error-log lines, other programs' syslog messages), skipped.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub not_requests: usize,
-    /// Every line that gave no record, counted per reason.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub skipped_reasons: Vec<SkipReason>,
-    /// The wrapper removed from every line before it was read (`"Docker json-file"`, `"CRI
-    /// container log"`, `"syslog"`, `"log shipper JSON"`, ...).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub unwrapped: Option<String>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-/// Lines of one input that gave no record for one reason.
-#[derive(Debug, Clone, Serialize)]
-pub struct SkipReason {
-    pub reason: String,
-    pub lines: usize,
-    pub first_line: usize,
-    /// The lines are records that are not HTTP requests (not unreadable ones).
-    pub not_request: bool,
-}
-
-impl InputSummary {
-    /// The format as the report shows it: with the wrapper removed, if any
-    /// (`nginx in Docker json-file`).
-    pub fn format_label(&self) -> String {
-        let f = self.format.as_deref().unwrap_or("?");
-        match &self.unwrapped {
-            Some(w) => format!("{f} in {w}"),
-            None => f.to_string(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -218,7 +218,7 @@ fn streaming_two_workers_keep_the_exact_baseline() {
     opts.threads = Some(2);
     let views = std::sync::atomic::AtomicUsize::new(0);
     struct Counting<'a>(
-        crate::ingest::EventViews<'a>,
+        crate::analyze::event::EventViews<'a>,
         &'a std::sync::atomic::AtomicUsize,
     );
     impl crate::ingest::Views<Mapped> for Counting<'_> {
@@ -232,7 +232,7 @@ fn streaming_two_workers_keep_the_exact_baseline() {
         }
     }
     let counting = Counting(
-        crate::ingest::EventViews {
+        crate::analyze::event::EventViews {
             input: 0,
             shared: &shared,
         },

@@ -68,7 +68,7 @@ pub fn analyze_files(
         let input = i.min(u16::MAX as usize) as u16;
         c.start_input(i);
         let map = |r: Request| event::map(r, input, &shared);
-        let views = ingest::EventViews {
+        let views = event::EventViews {
             input,
             shared: &shared,
         };
@@ -1127,7 +1127,7 @@ fn cx_of<'a>(
         creds: &p.creds,
         endpoints: &p.endpoints,
         sources: &c.names,
-        rows: &c.rows,
+        rows: &c.rows.rows,
         cred_host: &p.cred_host,
         polls_after_failure: 0,
     }

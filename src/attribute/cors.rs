@@ -37,7 +37,7 @@ pub struct Cors {
 impl Cors {
     /// The page and the URL are on the same site: the browser said so (`Sec-Fetch-Site:
     /// same-site`), or their hosts share the registrable part (a rough reading, see
-    /// [`crate::recommend::owner::site`]).
+    /// [`crate::http::url::site`]).
     pub fn same_site(&self) -> bool {
         if self.how_known == "Sec-Fetch-Site: same-site" {
             return true;
@@ -47,7 +47,7 @@ impl Cors {
             h.rsplit_once(':').map(|(h, _)| h).unwrap_or(h).to_string()
         };
         let (a, b) = (host(&self.page_origin), host(&self.target_origin));
-        let site = crate::recommend::owner::site;
+        let site = crate::http::url::site;
         !a.is_empty() && site(&a) == site(&b) && site(&a).contains('.')
     }
 }

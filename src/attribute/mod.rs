@@ -18,32 +18,10 @@ mod tests;
 pub(crate) static DOCS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 use crate::http::ratelimit::Limits;
+pub use crate::model::Layer;
 use crate::model::Request;
 use serde::Serialize;
 use std::collections::HashMap;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Layer {
-    /// CDN or WAF edge.
-    Cdn,
-    /// Reverse proxy, API gateway, service mesh, load balancer.
-    Proxy,
-    /// The origin application.
-    Api,
-    Unknown,
-}
-
-impl Layer {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Layer::Cdn => "cdn",
-            Layer::Proxy => "proxy",
-            Layer::Api => "api",
-            Layer::Unknown => "unknown",
-        }
-    }
-}
 
 /// What kind of allowance was exhausted. Different problems: a slower queue never brings back
 /// an exhausted daily quota.

@@ -133,7 +133,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
             color: if report_file.is_some() {
                 args.color == Some(ColorChoice::Always)
             } else {
-                output::use_color(args.color.unwrap_or(ColorChoice::Auto))
+                crate::options::use_color(args.color.unwrap_or(ColorChoice::Auto))
             },
             width: report_width(report_file.is_none()),
             max_rows,

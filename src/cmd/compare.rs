@@ -105,7 +105,7 @@ pub fn run(args: CompareArgs) -> Outcome {
                 color: if report_file.is_some() {
                     args.color == Some(ColorChoice::Always)
                 } else {
-                    output::use_color(args.color.unwrap_or(ColorChoice::Auto))
+                    crate::options::use_color(args.color.unwrap_or(ColorChoice::Auto))
                 },
                 width: super::analyze::report_width(report_file.is_none()),
                 max_rows: None,

@@ -213,7 +213,7 @@ pub fn side(inputs: Vec<String>, requests: &[Request], report: &Report) -> Side 
     // The linked attempts of every timed request (the analysis's rule), in time order.
     let cx = SideCx {
         requests,
-        attempts: detect::logical::Attempts::build(requests, &detect::clients::Clients::default()),
+        attempts: crate::analyze::link_records(requests),
     };
     let all_idx: Vec<usize> = {
         let mut v: Vec<usize> = (0..requests.len())

@@ -21,7 +21,7 @@
 use super::limit::KnownLimit;
 use super::timeline::{Candidates, Window};
 use super::{r3, rate_text, seconds_text, Cx, Detector, Finding, Placed, Severity, Step};
-use crate::analyze::event::Event;
+use crate::model::event::Event;
 use serde_json::{json, Value};
 
 /// Worst windows reported per host.
@@ -451,7 +451,7 @@ mod tests {
     fn six_hundred_in_ten_seconds_is_a_burst() {
         // 600 requests ~17 ms apart (10 s), no retries: the window lets 120 through.
         let reqs = batch(600, 0.007);
-        let d = crate::detect::run(
+        let d = crate::detect::testkit::run(
             &reqs,
             &unknown_attributions(&reqs),
             Some(crate::units::Rate::parse("120/min").unwrap()),
@@ -511,7 +511,7 @@ mod tests {
                 .get("https://api.example.com/v1/me", 200);
         }
         let reqs = s.build();
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()

@@ -6,8 +6,7 @@
 //! log's IP field), HAR page (one tab or page load) and Origin/Referer origin. The credential
 //! is *not* part of the identity: it is what `shared_key_contention` looks for across clients.
 
-pub use crate::analyze::event::ClientKey;
-use crate::model::Request;
+pub use crate::model::event::ClientKey;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -92,7 +91,7 @@ pub struct Counted {
 
 /// Which hints the input had at all, by name.
 pub fn hint_names(bits: u16) -> BTreeSet<&'static str> {
-    use crate::analyze::event::flag;
+    use crate::model::event::flag;
     [
         (flag::HINT_CLIENT, "client"),
         (flag::HINT_UA, "user_agent"),
@@ -159,10 +158,6 @@ pub struct Clients {
 }
 
 impl Clients {
-    pub fn identify(requests: &[Request]) -> Clients {
-        crate::analyze::identify_clients(requests)
-    }
-
     pub fn label(&self, id: usize) -> &str {
         self.list
             .get(id)
@@ -230,7 +225,6 @@ pub struct ClientRow {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::detect::testkit::*;
 
     #[test]
@@ -249,7 +243,7 @@ mod tests {
             .ua("sdk/1")
             .get("https://api.x.com/a", 200);
         let reqs = s.build();
-        let c = Clients::identify(&reqs);
+        let c = identify_clients(&reqs);
         assert_eq!(c.list.len(), 2);
         assert_eq!(c.of_request, vec![0, 0, 1]);
         assert_eq!(c.label(1), "w2");
@@ -271,7 +265,7 @@ mod tests {
             .page("page_1")
             .get("https://x.com/b", 200);
         let reqs = s.build();
-        let c = Clients::identify(&reqs);
+        let c = identify_clients(&reqs);
         assert_eq!(c.of_request, vec![0, 1, 0]);
         assert!(c.hints_seen.contains("pageref"));
     }

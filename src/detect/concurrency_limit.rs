@@ -9,8 +9,8 @@
 //! the rate-limited responses.
 
 use super::{r3, rate_text, Cx, Detector, Finding, Placed, Severity, Step};
-use crate::analyze::event::Event;
 use crate::attribute::Quota;
+use crate::model::event::Event;
 use crate::stats::Counts;
 use serde_json::json;
 use std::cmp::Reverse;
@@ -276,7 +276,7 @@ mod tests {
             sim.workers.push(w);
         }
         let reqs = sim.run();
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()

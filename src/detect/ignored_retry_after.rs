@@ -11,7 +11,7 @@
 //! followed a Retry-After. Polls on their own cadence are not retries and are not judged.
 
 use super::{median, r3, seconds_text, Cx, Detector, Finding, Placed, Severity, Step};
-use crate::analyze::event::{flag, Event};
+use crate::model::event::{flag, Event};
 use crate::stats::Samples;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -202,7 +202,7 @@ mod tests {
     #[test]
     fn seconds_read_as_milliseconds() {
         let reqs = run(RaUse::Millis, Some(12.0));
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn ignored_with_own_backoff() {
         let reqs = run(RaUse::Ignore, Some(20.0));
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()
@@ -260,7 +260,7 @@ mod tests {
             }
         }
         let reqs = s.build();
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()

@@ -124,7 +124,7 @@ mod tests {
         s.at(0.0).get("https://cdn.x.com/a.js", 200);
         let reqs = s.build();
         let lim = unknown_attributions(&reqs);
-        let cx = crate::analyze::known_limits(&reqs, &lim, Some(Rate::parse("120/min").unwrap()));
+        let cx = known_limits(&reqs, &lim, Some(Rate::parse("120/min").unwrap()));
         let k = for_host(&cx, "api.x.com").unwrap();
         assert_eq!((k.count, k.window_s), (120.0, 60.0));
         assert_eq!(k.text(), "120/min (2/s)");
@@ -146,7 +146,7 @@ mod tests {
             0,
             attribution(Quota::Rate, Some(limits(100.0, 0.0, 60.0, 12.0))),
         )];
-        let cx = crate::analyze::known_limits(&reqs, &lim, None);
+        let cx = known_limits(&reqs, &lim, None);
         let k = for_host(&cx, "api.x.com").unwrap();
         assert_eq!((k.count, k.window_s), (100.0, 60.0));
         assert!(k.source.contains("headers"));

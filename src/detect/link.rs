@@ -15,7 +15,7 @@
 //! be retried, and past [`KEY_CAP`] such keys closes the operations of the least recently seen.
 
 use super::{median, sort_f64};
-use crate::analyze::event::{is_failure, Event};
+use crate::model::event::{is_failure, Event};
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};

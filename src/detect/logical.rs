@@ -13,8 +13,9 @@
 //! successes in between, a request that comes after a failure at (about) that cadence is the
 //! next poll, not a retry of the failed one.
 
-use super::clients::Clients;
-use crate::model::{Headers, Request};
+use crate::model::Request;
+
+pub use crate::http::idempotency::{idempotency_key, is_idempotency_header};
 
 pub use super::link::{MAX_RETRY_WINDOW_S, MIN_RETRY_WINDOW_S};
 
@@ -31,31 +32,6 @@ pub fn coarse_timestamps(requests: &[Request]) -> bool {
         }
     }
     n >= 10
-}
-
-/// Request header names that carry an idempotency key (compared case-insensitively): anything
-/// containing `idempoten` (`Idempotency-Key`, `X-Idempotency-Key`, `Idempotence-Key`, ...) and
-/// these vendor forms.
-const VENDOR_IDEMPOTENCY_HEADERS: &[&str] = &[
-    "paypal-request-id",
-    "x-client-request-token",
-    "client-token",
-];
-
-/// The idempotency key a request carried: (header name, redacted value).
-pub fn idempotency_key(h: &Headers) -> Option<(&str, &str)> {
-    h.iter()
-        .find(|(n, v)| !v.trim().is_empty() && is_idempotency_header(n))
-}
-
-/// A header that names an idempotency key (any case).
-pub fn is_idempotency_header(name: &str) -> bool {
-    name.as_bytes()
-        .windows(9)
-        .any(|w| w.eq_ignore_ascii_case(b"idempoten"))
-        || VENDOR_IDEMPOTENCY_HEADERS
-            .iter()
-            .any(|v| v.eq_ignore_ascii_case(name))
 }
 
 pub fn is_write(method: &str) -> bool {
@@ -196,10 +172,6 @@ pub struct Attempts {
 }
 
 impl Attempts {
-    pub fn build(requests: &[Request], _clients: &Clients) -> Attempts {
-        crate::analyze::link_records(requests)
-    }
-
     /// Is request `i` a retry (attempt 2 or later of its logical request)?
     pub fn is_retry(&self, i: usize) -> bool {
         matches!(self.of_request.get(i), Some(Some((_, n))) if *n > 0)
@@ -294,8 +266,7 @@ mod tests {
 
     fn build(s: Scenario) -> (Vec<Request>, Attempts) {
         let reqs = s.build();
-        let c = Clients::identify(&reqs);
-        let a = Attempts::build(&reqs, &c);
+        let a = link_records(&reqs);
         (reqs, a)
     }
 
@@ -412,8 +383,7 @@ mod tests {
         let mut reqs = s.build();
         reqs[0].credential = Some("0000000a".into());
         reqs[1].credential = Some("0000000b".into());
-        let c = Clients::identify(&reqs);
-        let a = Attempts::build(&reqs, &c);
+        let a = link_records(&reqs);
         assert_eq!(a.logical.len(), 1);
     }
 }

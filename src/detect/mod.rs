@@ -3,8 +3,8 @@
 //! # How the detectors run
 //!
 //! Every detector reads the requests **once, in time order, with bounded state**: the
-//! analysis replays the compact events ([`crate::analyze::event::Event`], 64 bytes, held packed) of all
-//! inputs merged by time, and hands each timed request to every detector as a [`Step`]: the
+//! analysis replays the compact events ([`crate::model::event::Event`], 64 bytes, held
+//! packed) of all inputs merged by time, and hands each timed request to every detector as a [`Step`]: the
 //! event, its place in the merged order, and where it stands among its logical operation's
 //! attempts ([`link::Linked`]: first attempt or retry, and the attempt before it). When a
 //! logical operation can get no more attempts (its last attempt succeeded, or its retry window
@@ -23,23 +23,20 @@
 //!    request (keep per-host or per-key state, bounded), optionally `closed` for whole logical
 //!    operations, `second_look` + `step_again` when a decision needs a figure only known at the
 //!    end (a second replay, e.g. burst's window extents; a detector that needs only a few of
-//!    the requests again keeps them in a [`crate::analyze::order::Log`] instead, see
+//!    the requests again keeps them in a [`crate::model::event::log::Log`] instead, see
 //!    synchronized_retries), and `finish` returning the findings,
 //!    each with its sort key (host name, then a number) so the output never depends on how the
 //!    hosts were split between threads.
 //! 2. Register it in [`detectors`] (report order) and document the kind in
 //!    docs/report-schema.md.
-//! 3. Unit tests beside it with [`testkit`] scenarios (`crate::detect::run` runs the whole
-//!    engine on a `Vec<Request>`), a held-out case in `tests/heldout/`, and the golden reports.
+//! 3. Unit tests beside it with [`testkit`] scenarios (`testkit::run` runs the whole engine
+//!    on a `Vec<Request>`), a held-out case in `tests/heldout/`, and the golden reports.
 //!
 //! Detectors never see clap and do no I/O of their own (a log they keep continues in the
 //! analysis's temporary files past its memory budget), and their output depends only on the
 //! merged order.
 
-use crate::analyze::event::Event;
-use crate::analyze::limited::Rows;
-use crate::attribute::Attribution;
-use crate::model::Request;
+use crate::model::event::Event;
 use crate::units::Rate;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
@@ -50,6 +47,7 @@ pub mod burst;
 pub mod clients;
 pub mod concurrency_limit;
 pub mod ignored_retry_after;
+pub mod kept;
 pub mod limit;
 pub mod link;
 pub mod logical;
@@ -123,7 +121,7 @@ pub struct Cx<'a> {
     pub sources: &'a [Arc<str>],
     /// The rate-limited responses (and failures with a Retry-After): their Retry-After and
     /// what attribution said.
-    pub rows: &'a Rows,
+    pub rows: &'a [kept::Row],
     /// The host each credential was used with most (by credential id).
     pub cred_host: &'a [u32],
     /// Repeats after a failure read as the next poll of a cadence (all hosts; set before
@@ -165,9 +163,9 @@ impl Cx<'_> {
     }
 
     /// The kept row of a response (rate-limited, or a failure with a Retry-After).
-    pub fn row(&self, ev: &Event) -> Option<&crate::analyze::limited::Row> {
-        (ev.detail != crate::analyze::event::NONE)
-            .then(|| self.rows.get(ev.detail))
+    pub fn row(&self, ev: &Event) -> Option<&kept::Row> {
+        (ev.detail != crate::model::event::NONE)
+            .then(|| self.rows.get(ev.detail as usize))
             .flatten()
     }
 
@@ -177,7 +175,7 @@ impl Cx<'_> {
     }
 
     /// What attribution said about a rate-limited response.
-    pub fn facts(&self, ev: &Event) -> Option<&crate::analyze::limited::Facts> {
+    pub fn facts(&self, ev: &Event) -> Option<&kept::Facts> {
         self.row(ev).and_then(|r| r.facts.as_deref())
     }
 
@@ -249,17 +247,6 @@ pub struct Detected {
     pub clients: clients::ClientsSection,
 }
 
-/// Run every detector over `requests` (time-sorted), with the attribution of each
-/// rate-limited one given (`limited`: request index and attribution). For tests and callers
-/// that hold the records; the analysis streams instead.
-pub fn run(
-    requests: &[Request],
-    limited: &[(usize, Attribution)],
-    limit_option: Option<Rate>,
-) -> Detected {
-    crate::analyze::detect_records(requests, limited, limit_option)
-}
-
 // ---- small helpers shared by the detectors ----
 
 /// Seconds since the Unix epoch, as a float (microsecond precision).
@@ -275,7 +262,7 @@ pub(crate) fn time_str(t: Option<DateTime<Utc>>) -> Value {
     }
 }
 
-pub(crate) use crate::analyze::event::is_failure;
+pub(crate) use crate::model::event::is_failure;
 
 /// `p` in 0..=1 of sorted values (nearest rank).
 pub(crate) fn percentile(sorted: &[f64], p: f64) -> f64 {

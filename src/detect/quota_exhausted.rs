@@ -8,10 +8,10 @@
 //! gives a Retry-After or reset under an hour: then the body only mentions the long limit).
 
 use super::{r3, time_str, Cx, Detector, Finding, Placed, Severity, Step};
-use crate::analyze::event::Event;
 use crate::attribute::{Attribution, Quota};
 use crate::http::ratelimit;
 use crate::http::retry_after::RetryAfter;
+use crate::model::event::Event;
 use crate::model::Request;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
@@ -249,7 +249,7 @@ mod tests {
         w.spacing_s = 2.0;
         sim.workers.push(w);
         let reqs = sim.run();
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()

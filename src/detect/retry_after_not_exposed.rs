@@ -15,8 +15,8 @@
 //! whole-second timestamps), measured from the end of the refused response.
 
 use super::{median, r3, seconds_text, Cx, Detector, Finding, Placed, Severity, Step};
-use crate::analyze::event::Event;
-use crate::analyze::limited::Row;
+use crate::detect::kept::Row;
+use crate::model::event::Event;
 use crate::stats::Samples;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

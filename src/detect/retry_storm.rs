@@ -310,7 +310,7 @@ mod tests {
             },
             4,
         );
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()
@@ -335,7 +335,7 @@ mod tests {
             },
             3,
         );
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()
@@ -365,7 +365,7 @@ mod tests {
         // SDK: 3 attempts, 0.5 s then 1 s; app: 4 rounds, 2 s, 4 s, 8 s between rounds.
         let g = [0.5, 1.0, 2.0, 0.5, 1.0, 4.0, 0.5, 1.0, 8.0, 0.5, 1.0];
         let reqs = shaped(&g, 4);
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()
@@ -377,7 +377,7 @@ mod tests {
             &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 32.0, 32.0, 32.0, 32.0, 32.0],
             4,
         );
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()
@@ -445,7 +445,7 @@ mod tests {
         // 6 quick attempts, one long wait, a 7th: one layer whose last wait stands out. Before,
         // this read as "6 × 2 = 12" although no request made more than 7 attempts.
         let reqs = outage(&[0.3, 0.3, 0.3, 0.3, 0.3, 9.0], 30, 270);
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()

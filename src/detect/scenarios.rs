@@ -108,7 +108,7 @@ fn retry_after_read_as_milliseconds() {
     w.ra = RaUse::Millis;
     sim.workers.push(w);
     let reqs = sim.run();
-    let d = super::run(&reqs, &unknown_attributions(&reqs), None);
+    let d = super::testkit::run(&reqs, &unknown_attributions(&reqs), None);
     let f = d
         .findings
         .iter()
@@ -247,7 +247,7 @@ fn incident_inside_ordinary_traffic() {
     w.ra = RaUse::Ignore;
     sim.workers.push(w);
     let reqs = merge(vec![clean, sim.run()]);
-    let d = super::run(&reqs, &unknown_attributions(&reqs), None);
+    let d = super::testkit::run(&reqs, &unknown_attributions(&reqs), None);
     for f in &d.findings {
         assert_eq!(
             f.evidence["host"], "api.example.com",
@@ -350,8 +350,8 @@ mod robustness {
             let b = kinds(&reqs, limit);
             prop_assert_eq!(a, b);
             let lim = unknown_attributions(&reqs);
-            let d1 = crate::detect::run(&reqs, &lim, None);
-            let d2 = crate::detect::run(&reqs, &lim, None);
+            let d1 = crate::detect::testkit::run(&reqs, &lim, None);
+            let d2 = crate::detect::testkit::run(&reqs, &lim, None);
             prop_assert_eq!(serde_json::to_string(&d1.findings).unwrap(), serde_json::to_string(&d2.findings).unwrap());
         }
     }

@@ -12,7 +12,7 @@
 
 use super::timeline::Peak;
 use super::{r3, Cx, Detector, Finding, Placed, Severity, Step};
-use crate::analyze::event::{Event, NONE};
+use crate::model::event::{Event, NONE};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -290,7 +290,7 @@ mod tests {
     fn four_services_share_one_key() {
         // Each sends ~0.7/s (42/min, well under 120/min); together 2.8/s.
         let reqs = shared(4, 1.3, false);
-        let d = crate::detect::run(
+        let d = crate::detect::testkit::run(
             &reqs,
             &unknown_attributions(&reqs),
             Some(crate::units::Rate::parse("120/min").unwrap()),
@@ -387,7 +387,7 @@ mod tests {
             sim.horizon_s = start + 300.0;
             reqs.extend(sim.run());
         }
-        let d = crate::detect::run(
+        let d = crate::detect::testkit::run(
             &reqs,
             &unknown_attributions(&reqs),
             Some(crate::units::Rate::parse("120/min").unwrap()),

@@ -20,9 +20,9 @@
 //! request again.
 
 use super::{median, percentile, r3, seconds_text, Cx, Detector, Finding, Placed, Severity, Step};
-use crate::analyze::event::pack::{Packing, MAX_PACKED};
-use crate::analyze::event::Event;
-use crate::analyze::order::{Codec, Log};
+use crate::model::event::log::{Codec, Log};
+use crate::model::event::pack::{Packing, MAX_PACKED};
+use crate::model::event::Event;
 use crate::stats::Samples;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -451,7 +451,7 @@ mod tests {
     #[test]
     fn workers_without_jitter_come_back_together() {
         let reqs = herd(0.0);
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()
@@ -472,7 +472,7 @@ mod tests {
             s.at(t + 0.02 + 2.0).client(&c).dur(20.0).get(&url, 200);
         }
         let reqs = s.build();
-        let d = crate::detect::run(&reqs, &unknown_attributions(&reqs), None);
+        let d = crate::detect::testkit::run(&reqs, &unknown_attributions(&reqs), None);
         let f = d
             .findings
             .iter()
@@ -510,9 +510,9 @@ mod tests {
 
     /// Waves of retries on one host (and a few retries on another), as linked steps in time
     /// order.
-    fn linked_herd() -> Vec<(crate::analyze::event::Event, crate::detect::link::Linked)> {
-        use crate::analyze::event::{pack_loc, Event};
+    fn linked_herd() -> Vec<(crate::model::event::Event, crate::detect::link::Linked)> {
         use crate::detect::link::{Attempt, Linked};
+        use crate::model::event::{pack_loc, Event};
         let mut out = Vec::new();
         let mut line = 0;
         let mut ev = |host: u32, client: u32, t: f64| {
@@ -566,7 +566,6 @@ mod tests {
             "other.example.com".to_string(),
         ];
         let sources: Vec<std::sync::Arc<str>> = vec!["sim.jsonl".into()];
-        let rows = crate::analyze::limited::Rows::default();
         let cx = Cx {
             coarse_time: false,
             limit_option: None,
@@ -576,7 +575,7 @@ mod tests {
             creds: &[],
             endpoints: &[],
             sources: &sources,
-            rows: &rows,
+            rows: &[],
             cred_host: &[],
             polls_after_failure: 0,
         };

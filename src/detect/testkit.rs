@@ -9,6 +9,37 @@ use chrono::{DateTime, TimeZone, Utc};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+// ---- the engine on records in memory: detectors are tested through the analysis that drives
+// them (the one place detect's tests reach above detect) ----
+
+/// Every detector over `requests` (time-sorted), with the attribution of each rate-limited one.
+pub fn run(
+    requests: &[Request],
+    limited: &[(usize, Attribution)],
+    limit_option: Option<crate::units::Rate>,
+) -> super::Detected {
+    crate::analyze::detect_records(requests, limited, limit_option)
+}
+
+/// Client numbers of time-sorted records, as the analysis numbers them.
+pub fn identify_clients(requests: &[Request]) -> super::clients::Clients {
+    crate::analyze::identify_clients(requests)
+}
+
+/// The logical operations of time-sorted records, as the analysis links them.
+pub fn link_records(requests: &[Request]) -> super::logical::Attempts {
+    crate::analyze::link_records(requests)
+}
+
+/// The known limit per host name, for time-sorted records with the given attributions.
+pub fn known_limits(
+    requests: &[Request],
+    limited: &[(usize, Attribution)],
+    limit_option: Option<crate::units::Rate>,
+) -> std::collections::BTreeMap<String, super::limit::KnownLimit> {
+    crate::analyze::known_limits(requests, limited, limit_option)
+}
+
 pub fn base() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 2, 9, 0, 0)
         .single()
@@ -179,7 +210,7 @@ pub fn findings_of(
     limited: &[(usize, Attribution)],
     limit: Option<crate::units::Rate>,
 ) -> Vec<crate::detect::Finding> {
-    super::run(reqs, limited, limit)
+    run(reqs, limited, limit)
         .findings
         .into_iter()
         .filter(|f| f.kind == kind)
@@ -190,7 +221,7 @@ pub fn findings_of(
 pub fn kinds(reqs: &[Request], limit: Option<&str>) -> Vec<String> {
     let limited = unknown_attributions(reqs);
     let rate = limit.map(|l| crate::units::Rate::parse(l).expect("test limit parses"));
-    let d = super::run(reqs, &limited, rate);
+    let d = run(reqs, &limited, rate);
     let mut k: Vec<String> = d.findings.into_iter().map(|f| f.kind).collect();
     k.sort();
     k.dedup();

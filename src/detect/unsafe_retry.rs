@@ -18,12 +18,12 @@
 
 use super::link::{Attempt, Logical};
 use super::{Cx, Detector, Finding, Placed, Severity, Step};
-use crate::analyze::event::{flag, Event, Method, NONE};
+use crate::model::event::{flag, Event, Method, NONE};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[cfg(test)]
-use crate::analyze::event::path_template;
+use crate::model::event::path_template;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Problem {
@@ -288,7 +288,7 @@ mod tests {
     }
 
     fn unsafe_findings(reqs: &[crate::model::Request]) -> Vec<crate::detect::Finding> {
-        crate::detect::run(reqs, &unknown_attributions(reqs), None)
+        crate::detect::testkit::run(reqs, &unknown_attributions(reqs), None)
             .findings
             .into_iter()
             .filter(|f| f.kind == "unsafe_retry")

@@ -1,7 +1,11 @@
-//! HTTP helpers shared by ingestion and analysis: URL pieces, HTTP dates, Retry-After.
+//! HTTP vocabulary shared by every stage: the header map, URL pieces, HTTP dates, Retry-After
+//! and rate-limit headers. Depends on nothing above [`crate::units`].
 
 pub mod date;
+pub mod headers;
+pub mod idempotency;
 pub mod name_memo;
 pub mod ratelimit;
 pub mod retry_after;
+pub mod stated;
 pub mod url;

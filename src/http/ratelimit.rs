@@ -8,7 +8,7 @@
 //! AN1, SH1, X1, H1, D1, SF1, J1, HS1, ZD1, P14, P17].
 
 use super::date::{epoch_to_datetime, parse_http_date, parse_timestamp};
-use crate::model::Headers;
+use crate::http::headers::Headers;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 

@@ -3,7 +3,7 @@
 //! the report and the calculator can never disagree.
 
 use super::date::parse_http_date;
-use crate::model::Headers;
+use crate::http::headers::Headers;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 

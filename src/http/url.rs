@@ -227,6 +227,26 @@ pub fn normalize(url: &str) -> String {
     out
 }
 
+/// The registrable part of a host, roughly: the last two labels, three under a two-letter
+/// country code with a generic second level (`example.co.uk`). Only for comparing a page's
+/// site with an API's; browsers tell it exactly with `Sec-Fetch-Site: same-site`.
+pub fn site(host: &str) -> String {
+    let h = host.trim_end_matches('.').to_ascii_lowercase();
+    let labels: Vec<&str> = h.split('.').filter(|l| !l.is_empty()).collect();
+    let n = labels.len();
+    let keep = if n >= 3
+        && labels[n - 1].len() == 2
+        && matches!(
+            labels[n - 2],
+            "co" | "com" | "org" | "net" | "ac" | "gov" | "edu" | "ne" | "or"
+        ) {
+        3
+    } else {
+        2
+    };
+    labels[n.saturating_sub(keep)..].join(".")
+}
+
 #[cfg(test)]
 mod tests {
     /// The `str`-method splitter [`split`] replaced, which it must equal.

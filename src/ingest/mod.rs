@@ -18,10 +18,9 @@ mod skim;
 pub mod skip;
 pub mod source;
 
-use crate::analyze::event::RecordView;
-use crate::model::{Position, Request, Warning};
+use crate::model::view::RecordView;
+use crate::model::{InputSummary, Position, Request, Warning};
 use crate::redact::Redactor;
-use crate::report::InputSummary;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -279,35 +278,10 @@ pub trait Views<T>: Sync {
     }
 }
 
-pub use crate::analyze::event::ViewHint;
+pub use crate::model::view::ViewHint;
 
 /// The views a reader is given (`None`: build every record).
 pub type ViewMap<'f, T> = &'f dyn Views<T>;
-
-/// The events of one input straight from views ([`crate::analyze::event::map_view`]).
-pub struct EventViews<'s> {
-    pub input: u16,
-    pub shared: &'s crate::analyze::event::Shared,
-}
-
-impl Views<crate::analyze::event::Mapped> for EventViews<'_> {
-    fn may_view(&self, status: u16, layer_signal: bool, url: &str) -> bool {
-        crate::analyze::event::may_map_view(status, layer_signal, url, self.shared)
-    }
-    fn view(&self, v: &RecordView<'_>) -> Option<crate::analyze::event::Mapped> {
-        crate::analyze::event::map_view(v, self.input, self.shared)
-    }
-    fn may_view_hinted(&self, status: u16, layer_signal: bool, url: &str) -> Option<ViewHint> {
-        crate::analyze::event::may_map_view_hinted(status, layer_signal, url, self.shared)
-    }
-    fn view_hinted(
-        &self,
-        v: &RecordView<'_>,
-        hint: ViewHint,
-    ) -> Option<crate::analyze::event::Mapped> {
-        crate::analyze::event::map_view_hinted(v, self.input, self.shared, hint)
-    }
-}
 
 /// The caller's views, noting (as `map` does) whether any record had a status or a time.
 struct Watched<'a, T> {
@@ -457,7 +431,7 @@ pub fn stream_input_with<T: Send>(
             .reasons
             .reasons
             .into_iter()
-            .map(|r| crate::report::SkipReason {
+            .map(|r| crate::model::SkipReason {
                 reason: r.reason,
                 lines: r.lines,
                 first_line: r.first,

@@ -20,25 +20,7 @@ pub struct OwnLimit {
     pub alternatives: Vec<String>,
 }
 
-/// The registrable part of a host, roughly: the last two labels, three under a two-letter
-/// country code with a generic second level (`example.co.uk`). Only for comparing a page's
-/// site with an API's; browsers tell it exactly with `Sec-Fetch-Site: same-site`.
-pub fn site(host: &str) -> String {
-    let h = host.trim_end_matches('.').to_ascii_lowercase();
-    let labels: Vec<&str> = h.split('.').filter(|l| !l.is_empty()).collect();
-    let n = labels.len();
-    let keep = if n >= 3
-        && labels[n - 1].len() == 2
-        && matches!(
-            labels[n - 2],
-            "co" | "com" | "org" | "net" | "ac" | "gov" | "edu" | "ne" | "or"
-        ) {
-        3
-    } else {
-        2
-    };
-    labels[n.saturating_sub(keep)..].join(".")
-}
+pub use crate::http::url::site;
 
 /// Advice when most of the host's rate-limited responses came from an edge (CDN/WAF rule) or
 /// a gateway/proxy, and that layer is plausibly the user's: the page is on the same site, or

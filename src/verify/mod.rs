@@ -164,7 +164,7 @@ pub fn verify(
         ));
     }
     let tol = opts.tolerance_ms.max(0.0);
-    let clients = Clients::identify(requests);
+    let clients = crate::analyze::identify_clients(requests);
     let origin = timed
         .iter()
         .filter_map(|&i| requests[i].started)

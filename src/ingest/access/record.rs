@@ -5,8 +5,8 @@
 //! module decides what becomes of each field, so every format normalizes and redacts alike.
 
 use super::signal::{self, LogRule};
-use crate::analyze::event::{view_suffices, RecordView, Signals};
 use crate::ingest::har::{REQUEST_HEADER_VALUE_MAX, SUCCESS_HEADER_VALUE_MAX};
+use crate::model::view::{view_suffices, RecordView, Signals};
 use crate::model::{ClientHints, LayerSignal, Location, Position, Request};
 use crate::redact::Redactor;
 use std::borrow::Cow;
@@ -426,7 +426,7 @@ impl<'a> Fields<'a> {
             }
             if r.idem_hash == 0
                 && !v.trim().is_empty()
-                && crate::detect::logical::is_idempotency_header(n)
+                && crate::http::idempotency::is_idempotency_header(n)
             {
                 r.idem_hash = red.idem_hash_named(n, v, REQUEST_HEADER_VALUE_MAX);
             }

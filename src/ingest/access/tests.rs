@@ -932,17 +932,12 @@ fn check_view(parser: &Parser, line: &str, o: &Options) -> Option<bool> {
         fn may_view(&self, _: u16, _: bool, _: &str) -> bool {
             true
         }
-        fn view(&self, v: &crate::analyze::event::RecordView<'_>) -> Option<()> {
-            assert_eq!(
-                *v,
-                crate::analyze::event::RecordView::of(self.0),
-                "{}",
-                self.1
-            );
+        fn view(&self, v: &crate::model::view::RecordView<'_>) -> Option<()> {
+            assert_eq!(*v, crate::model::view::RecordView::of(self.0), "{}", self.1);
             Some(())
         }
     }
-    use crate::analyze::event::view_suffices;
+    use crate::model::view::view_suffices;
     let cache = record::AgentCache::default();
     let cv = Convert {
         source: &src(),

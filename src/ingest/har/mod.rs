@@ -12,7 +12,8 @@ use super::loose::{LList, LNum, LObj, LStr, LText, Odd};
 use super::pipeline::{self, Done};
 use super::scan::{Limits, ScanError, Scanner};
 use super::{warn, Options, ReadOutcome, Tail, ViewMap};
-use crate::analyze::event::{self, RecordView};
+use crate::http::stated::is_limit_header;
+use crate::model::view::{self, RecordView};
 use crate::model::{ClientHints, Headers, Location, Position, Request, Warning};
 use crate::redact::Redactor;
 use base64::Engine;
@@ -345,7 +346,7 @@ fn headers_from<'a>(
             // As `logical::idempotency_key` picks from the stored headers: the first not blank.
             if *idem == 0
                 && !value.trim().is_empty()
-                && crate::detect::logical::is_idempotency_header(name)
+                && crate::http::idempotency::is_idempotency_header(name)
             {
                 *idem = redactor.idem_hash_named(name, value, cap.unwrap_or(usize::MAX));
             }
@@ -429,9 +430,9 @@ fn normalize(
     } else {
         String::new()
     };
-    let lite = event::view_suffices(status, false) && may_view.is_some_and(|f| f(status, &url));
+    let lite = view::view_suffices(status, false) && may_view.is_some_and(|f| f(status, &url));
     let (keep_request, keep_response): (NameFilter, NameFilter) = if lite {
-        (event::is_view_request_header, event::is_limit_header)
+        (view::is_view_request_header, is_limit_header)
     } else {
         (every_name, every_name)
     };

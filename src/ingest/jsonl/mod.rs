@@ -6,9 +6,10 @@ use super::caps::{self, Cap};
 use super::lazy::{self, Node, Obj, Val, Wanted};
 use super::pipeline::{self, Done};
 use super::{warn, Options, ReadOutcome, Tail, ViewMap};
-use crate::analyze::event::{self, RecordView};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
 use crate::http::name_memo::NameMemo;
+use crate::http::stated::is_limit_header;
+use crate::model::view::{self as record_view, RecordView};
 use crate::model::{Headers, Location, Position, Request, Warning};
 use crate::redact::{HeaderRule, Redactor};
 use std::borrow::Cow;
@@ -497,7 +498,7 @@ const HEADERS_HINT: usize = 8;
 /// warnings are the same. Accepts an object (`{"Name": "v"}` or `{"Name": ["v1", "v2"]}`), a
 /// list of `{name, value}` objects, or a list of `[name, value]` pairs.
 ///
-/// [`RecordView`]: crate::analyze::event::RecordView
+/// [`RecordView`]: crate::model::view::RecordView
 #[allow(clippy::too_many_arguments)]
 fn fill_headers<'a>(
     h: &mut Headers,
@@ -666,7 +667,7 @@ impl RawIdem<'_> {
         }
         let mut h = Headers::new();
         h.push_capped("", red.header_cow_by_rule(self.rule, &self.value), self.cap);
-        h.value_at(0).is_some_and(|v| event::holds(v, fp))
+        h.value_at(0).is_some_and(|v| record_view::holds(v, fp))
     }
 }
 
@@ -735,7 +736,7 @@ impl HeaderPlans {
 /// kind went, so the view does not search the map for each (five searches a line, each
 /// comparing every stored name).
 ///
-/// [`RecordView`]: crate::analyze::event::RecordView
+/// [`RecordView`]: crate::model::view::RecordView
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Kind {
     Other,
@@ -744,8 +745,8 @@ pub(super) enum Kind {
     Origin,
     Referer,
     RetryAfter,
-    /// [`crate::detect::logical::is_idempotency_header`]; the first with a value not blank
-    /// is noted, as [`crate::detect::logical::idempotency_key`] reads.
+    /// [`crate::http::idempotency::is_idempotency_header`]; the first with a value not blank
+    /// is noted, as [`crate::http::idempotency::idempotency_key`] reads.
     Idempotency,
 }
 
@@ -760,7 +761,7 @@ fn kind_of(name: &str) -> Kind {
     ];
     match NAMED.iter().find(|(n, _)| name.eq_ignore_ascii_case(n)) {
         Some(&(_, k)) => k,
-        None if crate::detect::logical::is_idempotency_header(name) => Kind::Idempotency,
+        None if crate::http::idempotency::is_idempotency_header(name) => Kind::Idempotency,
         None => Kind::Other,
     }
 }
@@ -836,13 +837,14 @@ const VIEW_RESPONSE: NameFilter = 8;
 /// Request header names a view keeps: [`event::is_view_request_header`] less the idempotency
 /// keys, which the view compares by [`RawIdem`] without redacting them.
 fn view_request_header(name: &str) -> bool {
-    event::is_view_request_header(name) && !crate::detect::logical::is_idempotency_header(name)
+    record_view::is_view_request_header(name)
+        && !crate::http::idempotency::is_idempotency_header(name)
 }
 
 /// Response header names a view reads: the rate-limit families, and `Retry-After` (whose
 /// presence decides whether the `retry_after` field is read, and warned about).
 fn view_response_header(name: &str) -> bool {
-    event::is_limit_header(name) || name.eq_ignore_ascii_case("retry-after")
+    is_limit_header(name) || name.eq_ignore_ascii_case("retry-after")
 }
 
 /// Every question [`fill_headers`] asks of a header name, answered by the functions that own them.
@@ -1594,7 +1596,7 @@ mod tests {
             for _ in 0..2 {
                 // Twice: a scratch left by one line must not show in the next.
                 let decide = |status: u16, _: &str| {
-                    event::view_suffices(status, false).then(event::ViewHint::default)
+                    record_view::view_suffices(status, false).then(record_view::ViewHint::default)
                 };
                 let compare = |v: &RecordView<'_>, _| {
                     let want = RecordView::of(&full);
@@ -1604,7 +1606,7 @@ mod tests {
                 if let Some(Some(e)) = took {
                     return Err(e);
                 }
-                let expected = event::view_suffices(full.status, false) && full_ws.is_empty();
+                let expected = record_view::view_suffices(full.status, false) && full_ws.is_empty();
                 if took.is_some() != expected {
                     return Err(format!(
                         "{how}: view taken: {}, for status {} and warnings {full_ws:?}",
@@ -1614,7 +1616,7 @@ mod tests {
                 }
             }
         }
-        Ok(event::view_suffices(full.status, false) && full_ws.is_empty())
+        Ok(record_view::view_suffices(full.status, false) && full_ws.is_empty())
     }
 
     #[test]
@@ -1750,7 +1752,7 @@ mod tests {
             let (full, ws) = normalize(3, &obj, &src, &o, &paths);
             assert!(ws.is_empty(), "{line}: {ws:?}");
             let want = RecordView::of(&full);
-            let decide = |_: u16, _: &str| Some(event::ViewHint::default());
+            let decide = |_: u16, _: &str| Some(record_view::ViewHint::default());
             let compare =
                 |v: &RecordView<'_>, _| (v != &want).then(|| format!("{v:?}\nvs\n{want:?}"));
             match view::with_view(3, &obj, &o, &paths, &mut scratch, decide, compare) {
@@ -1811,12 +1813,12 @@ mod tests {
                     "{line}"
                 );
                 let decide = |status: u16, _: &str| {
-                    event::view_suffices(status, false).then(Default::default)
+                    record_view::view_suffices(status, false).then(Default::default)
                 };
                 let took = view::with_view(3, &shaped, &o, &paths, &mut scratch, decide, |v, _| {
                     assert_eq!(v, &RecordView::of(&full), "{line}");
                 });
-                let expected = event::view_suffices(full.status, false) && full_ws.is_empty();
+                let expected = record_view::view_suffices(full.status, false) && full_ws.is_empty();
                 assert_eq!(took.is_some(), expected, "{line}: {full_ws:?}");
             }
             // Every line after the first was read by the first one's layout.
@@ -1862,7 +1864,7 @@ mod tests {
             }
             assert_eq!(
                 firsts.value(Kind::Idempotency, &h),
-                crate::detect::logical::idempotency_key(&h).map(|(_, v)| v),
+                crate::http::idempotency::idempotency_key(&h).map(|(_, v)| v),
                 "{m}"
             );
         }

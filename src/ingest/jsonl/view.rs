@@ -15,9 +15,10 @@ use super::{
     read_duration, read_status, read_time, response_header_cap, Firsts, Kind, Lookup, Paths,
     Places, RawHeader, RawIdem, HEADER_PLANS, VIEW_REQUEST, VIEW_RESPONSE,
 };
-use crate::analyze::event::{self, RecordView, Signals, ViewHint};
+use crate::http::stated;
 use crate::ingest::lazy::{Node, Obj};
 use crate::ingest::Options;
+use crate::model::view::{RecordView, Signals, ViewHint};
 use crate::model::{Headers, Position};
 use crate::redact::HeaderRule;
 use std::borrow::Cow;
@@ -157,12 +158,12 @@ pub(super) fn with_view<R>(
             key => {
                 let answered =
                     fill_headers(response, &h, red, None, None, cap, VIEW_RESPONSE, warns, f);
-                header_limit = event::stated_limit(response, started);
+                header_limit = stated::stated_limit(response, started);
                 retry_after_header = answered.has(Kind::RetryAfter);
                 // Remembered only when the answer is the text's alone: no warning (which sends
                 // the line to its full record) and no reset read against the time.
                 if let Some(Err(slot)) = key {
-                    if warns.is_empty() && !event::stated_limit_reads_time(response) {
+                    if warns.is_empty() && !stated::stated_limit_reads_time(response) {
                         RESPONSES.with(|m| {
                             m.borrow_mut().put(
                                 slot,

@@ -251,7 +251,7 @@ impl Event {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::event::EVENT_BYTES;
+    use crate::model::event::EVENT_BYTES;
 
     fn same(a: &Event, b: &Event) -> bool {
         let (mut x, mut y) = ([0u8; EVENT_BYTES], [0u8; EVENT_BYTES]);
