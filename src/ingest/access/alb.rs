@@ -185,6 +185,10 @@ pub fn not_request(line: &str) -> Option<NotRequest> {
     if first == "tls" && second.starts_with(|c: char| c.is_ascii_digit()) {
         return Some(NotRequest::TlsListener);
     }
+    // A Classic Load Balancer's TCP listener: no status, request `"- - - "`.
+    if time::iso(first.as_bytes()).is_some() && line.contains(" \"- - - \" ") {
+        return Some(NotRequest::TcpConnection);
+    }
     let third = t.next()?;
     let ip_only = second.parse::<std::net::IpAddr>().is_ok();
     if time::iso(first.as_bytes()).is_some()
@@ -221,6 +225,12 @@ mod tests {
         assert_eq!(
             not_request("tls 2.0 2018-12-20T02:59:40 net/my-network-loadbalancer/c6e77e28c25b2234 g3d4b5e8bb8464cd 72.21.218.154:51341 172.100.100.185:443 5 2 98 246 - arn:aws:acm:us-east-2:671290407336:certificate/2a108f19-aded-46b0-8493-c63eb1ef4a99 - ECDHE-RSA-AES128-SHA tlsv12 - my-network-loadbalancer-c6e77e28c25b2234.elb.us-east-2.amazonaws.com - - - 2018-12-20T02:59:30"),
             Some(NotRequest::TlsListener)
+        );
+        assert_eq!(
+            not_request(
+                r#"2015-05-13T23:39:43.945958Z my-loadbalancer 192.168.131.39:2817 10.0.0.1:80 0.001069 0.000028 0.000041 - - 82 305 "- - - " "-" - -"#
+            ),
+            Some(NotRequest::TcpConnection)
         );
         assert_eq!(
             not_request("2023-10-26T16:12:23.524560Z 192.0.2.10 53574 443 TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256 3 - - - Success -"),

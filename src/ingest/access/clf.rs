@@ -80,13 +80,26 @@ fn head(h: &str) -> Result<Head<'_>, &'static str> {
             addr: t(0),
             user: t(2),
         }),
-        4 => Ok(Head {
+        4 if hostlike(t(0)) => Ok(Head {
             vhost: Some(t(0)),
             addr: t(1),
             user: t(3),
         }),
         _ => Err("not `address ident user` before the time or request"),
     }
+}
+
+/// A virtual host as `%v` or `%v:%p` logs it (not a timestamp a wrapper put first).
+fn hostlike(v: &str) -> bool {
+    let (host, port) = match v.rsplit_once(':') {
+        Some((h, p)) => (h, Some(p)),
+        None => (v, None),
+    };
+    !host.is_empty()
+        && host
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_'))
+        && port.is_none_or(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
 }
 
 /// A request line as CLF quotes it: `METHOD target [PROTOCOL]`, `-`, empty, or escaped
@@ -276,6 +289,7 @@ mod tests {
     fn what_is_not_clf() {
         for l in [
             "2019/01/01 10:00:00 [error] 7#7: *1 connect() failed",
+            r#"2026-12-03T10:00:00.5Z 10.0.0.1 - - [03/Dec/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 1"#,
             "Jan  3 09:47:02 veridian sudo: timstack : TTY=pts/6 ; COMMAND=/usr/bin/tail",
             r#"[2019-04-06T06:20:05.972Z] "- - -" 0 UF,URX 0 0 0 - "-" "-" "-" "-" "127.0.0.1:9200""#,
             r#"a b c d e "GET / HTTP/1.1" 200 1"#,

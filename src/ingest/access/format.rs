@@ -89,13 +89,41 @@ pub enum Var {
     ResponseDetails,
     UpstreamHost,
     UpstreamServiceTime,
-    /// Known and not needed (bytes, protocol, referer).
+    /// A byte count (`$body_bytes_sent`, `%b`, `%BYTES_SENT%`): not needed, one token.
+    Bytes,
+    /// Known and not needed (protocol, referer).
     Ignore,
     /// Unknown to us: kept by name.
     Other(u16),
 }
 
 impl Var {
+    /// A value that is one token (no space in it, a list aside): a field at the end of a
+    /// format ends where the token does, so what a line adds after the format is seen as
+    /// such (the `k=v` fields after an Apache `%b`) instead of read as the field's value.
+    pub fn is_token(&self) -> bool {
+        matches!(
+            self,
+            Var::Status
+                | Var::Bytes
+                | Var::DurationSeconds
+                | Var::DurationMs
+                | Var::DurationUs
+                | Var::MsecEnd
+                | Var::RequestId
+                | Var::UpstreamStatus
+                | Var::UpstreamAddr
+                | Var::LimitReqStatus
+                | Var::LimitConnStatus
+                | Var::ResponseFlags
+                | Var::ResponseDetails
+                | Var::UpstreamHost
+                | Var::UpstreamServiceTime
+                | Var::Scheme
+                | Var::Method
+        )
+    }
+
     /// Signal inputs of the format-string family.
     pub fn is_signal(&self) -> bool {
         matches!(
@@ -155,7 +183,7 @@ const COMBINED_SHAPE: [(Var, &str); 8] = [
     (Var::TimeLocalEnd, "] \""),
     (Var::RequestLine, "\" "),
     (Var::Status, " "),
-    (Var::Ignore, " \""),
+    (Var::Bytes, " \""),
     (Var::Ignore, "\" \""),
     (Var::UserAgent, "\""),
 ];
@@ -334,6 +362,13 @@ impl LogFormat {
                     // `field_end` only answers where the next literal starts, so that literal
                     // is matched with the field: `after` = its length, skipped below.
                     let (end, after) = match self.items.get(i + 1) {
+                        // The format's last field: a token ends at a space (what follows is
+                        // the line's own addition), anything else runs to the line's end.
+                        None if var.is_token() => (
+                            self.field_end(b, pos, b" ", *list, *var, false)
+                                .unwrap_or(b.len()),
+                            None,
+                        ),
                         None => (b.len(), None),
                         Some(Item::Lit(l)) => {
                             let last = i + 2 == n;
@@ -603,7 +638,10 @@ pub(crate) fn assign_var<'a>(
             sig.upstream_service_time = Some(v);
             return Ok(());
         }
-        Var::Ignore | Var::ReqHeader(_) | Var::RespHeader(_) | Var::Other(_) => return Ok(()),
+        Var::Ignore | Var::Bytes | Var::ReqHeader(_) | Var::RespHeader(_) | Var::Other(_) => {
+            return Ok(())
+        }
+        Var::RemoteAddr if !address_like(v) => return Err("an address"),
         Var::Method => &mut f.method,
         Var::Target => &mut f.target,
         Var::Path => &mut f.path,
@@ -621,6 +659,21 @@ pub(crate) fn assign_var<'a>(
         *slot = Some(decoded());
     }
     Ok(())
+}
+
+/// An address field of more than one token is a list of IP addresses (`$remote_addr` logging
+/// an X-Forwarded-For list, a proxy's address after it); a token that is not one (a virtual
+/// host, a time a wrapper put first) belongs to another layout.
+pub(crate) fn address_like(v: &str) -> bool {
+    !v.contains(' ')
+        || v.split(' ').all(|t| {
+            let t = t.trim_matches(|c| c == '"' || c == ',');
+            t.is_empty()
+                || t == "-"
+                || t.eq_ignore_ascii_case("unknown")
+                || t.parse::<std::net::IpAddr>().is_ok()
+                || t.parse::<std::net::SocketAddr>().is_ok()
+        })
 }
 
 /// Where literal `lit` first starts in `b` at or after `from` (the walk's `field_end` on a
@@ -685,6 +738,9 @@ fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<usize> {
         let v = &line[from..to];
         (!missing(v.as_bytes())).then_some(Cow::Borrowed(v))
     };
+    if !address_like(&line[..addr_end]) {
+        return None;
+    }
     if let Some(v) = text(0, addr_end) {
         f.client_ip = Some(v);
     }
@@ -883,10 +939,8 @@ pub fn nginx_meaning(name: &str) -> (Meaning<'_>, bool) {
         "upstream_addr" => return (Meaning::Var(Var::UpstreamAddr), true),
         "limit_req_status" => Var::LimitReqStatus,
         "limit_conn_status" => Var::LimitConnStatus,
-        "body_bytes_sent"
-        | "bytes_sent"
-        | "request_length"
-        | "connection"
+        "body_bytes_sent" | "bytes_sent" | "request_length" => Var::Bytes,
+        "connection"
         | "connection_requests"
         | "server_protocol"
         | "http_referer"
@@ -990,9 +1044,8 @@ fn envoy_var(b: &mut Builder, op: &str, arg: Option<&str>) -> Var {
             "x-envoy-upstream-service-time" => Var::UpstreamServiceTime,
             l => Var::RespHeader(b.name(l)),
         },
+        ("BYTES_RECEIVED", _) | ("BYTES_SENT", _) => Var::Bytes,
         ("PROTOCOL", _)
-        | ("BYTES_RECEIVED", _)
-        | ("BYTES_SENT", _)
         | ("CONNECTION_TERMINATION_DETAILS", _)
         | ("UPSTREAM_TRANSPORT_FAILURE_REASON", _) => Var::Ignore,
         (o, _) if is_identity_name(o) => Var::Identity,
@@ -1108,17 +1161,8 @@ fn apache_var(b: &mut Builder, directive: char, arg: Option<&str>, final_status:
             l => Var::ReqHeader(b.name(l)),
         },
         ('o', Some(h)) => Var::RespHeader(b.name(&h.to_ascii_lowercase())),
-        ('l', _)
-        | ('b', _)
-        | ('B', _)
-        | ('H', _)
-        | ('p', _)
-        | ('P', _)
-        | ('k', _)
-        | ('X', _)
-        | ('I', _)
-        | ('O', _)
-        | ('S', _) => Var::Ignore,
+        ('b', _) | ('B', _) | ('I', _) | ('O', _) | ('S', _) => Var::Bytes,
+        ('l', _) | ('H', _) | ('p', _) | ('P', _) | ('k', _) | ('X', _) => Var::Ignore,
         (d, a) => {
             let n = match a {
                 Some(a) => format!("{{{a}}}{d}"),
@@ -1645,6 +1689,17 @@ mod tests {
         );
         assert_eq!(m.fields.request_headers[0].0, "x-api-key");
         assert_eq!(m.fields.extra[0].0, "ssl_client_s_dn_x");
+    }
+
+    #[test]
+    fn an_address_holds_no_timestamp() {
+        assert!(address_like("10.0.0.1"));
+        assert!(address_like("10.0.0.2, 10.0.0.1, 127.0.0.1"));
+        assert!(address_like("\"10.5.102.222, 199.96.1.1\" 10.2.1.185"));
+        assert!(address_like("2a03:0:10ff::8000, 10.225.192.17 10.2.2.121"));
+        assert!(!address_like("2026-12-03T10:00:00.5Z 10.0.0.1"));
+        assert!(!address_like("2026-12-03T10:00:00.123456789+01:00 ::1"));
+        assert!(!address_like("vhost1.example.org 192.168.33.1"));
     }
 
     #[test]

@@ -123,10 +123,15 @@ pub fn parse(line: &str) -> Result<Fields<'_>, Miss> {
         first_capture.get_or_insert(&r[..close]);
         rest = r[close + 1..].trim_start();
     }
-    let request = rest
-        .strip_prefix('"')
-        .map(|r| r.strip_suffix('"').unwrap_or(r))
-        .unwrap_or(rest);
+    // `%{+Q}r` ends the default layouts; `option httpslog` logs TLS fields after it, and a
+    // request HAProxy truncated has no closing quote.
+    let request = match rest.strip_prefix('"') {
+        Some(r) => match r.find("\" ") {
+            Some(end) => &r[..end],
+            None => r.strip_suffix('"').unwrap_or(r),
+        },
+        None => rest,
+    };
     let mut f = Fields {
         time: Some(Stamp::Start(start)),
         status: Some(status),

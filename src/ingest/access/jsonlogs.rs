@@ -388,7 +388,8 @@ fn kong(o: &Obj) -> Result<Fields<'static>, String> {
 }
 
 fn traefik(o: &Obj) -> Result<Fields<'static>, String> {
-    let st = require_status(status(o, "DownstreamStatus"), "DownstreamStatus")?;
+    // No `DownstreamStatus`: Traefik wrote no response (the client went away).
+    let st = status(o, "DownstreamStatus").unwrap_or(0);
     let mut f = Fields {
         status: Some(st),
         method: text(o, "RequestMethod"),
@@ -486,7 +487,9 @@ fn caddy(o: &Obj) -> Result<Fields<'static>, String> {
 }
 
 fn gcp(o: &Obj) -> Result<Fields<'static>, String> {
-    let st = require_status(status(o, "httpRequest.status"), "httpRequest.status")?;
+    // No status: the load balancer sent no response (`statusDetails` says why, e.g.
+    // `client_disconnected_before_any_response`).
+    let st = status(o, "httpRequest.status").unwrap_or(0);
     let mut f = Fields {
         status: Some(st),
         method: text(o, "httpRequest.requestMethod"),

@@ -231,8 +231,12 @@ impl Parser {
                 Ok(())
             }
             Kind::Loose(family) => {
-                let (mut f, sig) = clf::parse(line)?;
-                f.signal = text_signal(*family, f.status, &sig);
+                let (mut f, mut sig) = if *family == Family::Envoy {
+                    envoy::parse_loose(line)?
+                } else {
+                    clf::parse(line)?
+                };
+                finish_text(*family, line, line.len(), &mut f, &mut sig)?;
                 each(f, true);
                 Ok(())
             }
@@ -421,7 +425,8 @@ impl Parser {
             Kind::Text {
                 family: Family::Envoy,
                 ..
-            } => Group::Envoy,
+            }
+            | Kind::Loose(Family::Envoy) => Group::Envoy,
             Kind::Text { .. } | Kind::Loose(_) => Group::Clf,
             Kind::Kv => Group::Kv,
             Kind::Alb | Kind::ElbClassic => Group::Elb,
@@ -510,12 +515,19 @@ pub fn others_of(first: &Parser) -> Vec<Parser> {
         .into_iter()
         .filter(|p| p.label != first.label)
         .collect();
-    if group == Group::Clf && !matches!(first.kind, Kind::Loose(_)) {
-        let family = match &first.kind {
-            Kind::Text { family, .. } => *family,
-            _ => Family::Nginx,
-        };
-        v.push(Parser::loose(family, first.format));
+    if matches!(first.kind, Kind::Loose(_)) {
+        return v;
+    }
+    match group {
+        Group::Clf => {
+            let family = match &first.kind {
+                Kind::Text { family, .. } => *family,
+                _ => Family::Nginx,
+            };
+            v.push(Parser::loose(family, first.format));
+        }
+        Group::Envoy => v.push(Parser::loose(Family::Envoy, first.format)),
+        _ => {}
     }
     v
 }
@@ -548,11 +560,7 @@ impl Reader {
             Kind::Text { family, .. } => *family,
             _ => Family::Nginx,
         };
-        let others = if family == Family::Envoy {
-            Vec::new()
-        } else {
-            vec![Parser::loose(family, first.format)]
-        };
+        let others = vec![Parser::loose(family, first.format)];
         Reader {
             first,
             others,

@@ -151,6 +151,9 @@ fn best_in_group(
             .unwrap_or(Format::Nginx);
         layouts.push(Parser::loose(super::Family::Nginx, fmt));
     }
+    if group == Group::Envoy {
+        layouts.push(Parser::loose(super::Family::Envoy, Format::Envoy));
+    }
     let (mut read_any, mut not_req_any) = (0u32, 0u32);
     let mut first: Option<((u32, u32, u32), Parser)> = None;
     for p in layouts {
@@ -220,7 +223,12 @@ pub fn sniff_reader(prefix: &[u8], hint: Option<Format>) -> Result<Reader, Strin
         if inner.is_empty() {
             continue;
         }
+        // JSON records are read as JSON (a text layout may find its pattern inside one).
+        let json = inner.iter().all(|l| l.trim_start().starts_with('{'));
         for group in groups_for(hint) {
+            if json && group != Group::Json {
+                continue;
+            }
             if let Some((score, first)) = best_in_group(group, &inner, hint, wrapper) {
                 if best.as_ref().is_none_or(|(s, _, _)| score > *s) {
                     best = Some((score, first, wrapper));

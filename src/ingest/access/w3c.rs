@@ -51,6 +51,11 @@ pub const IIS_DEFAULT_NO_REFERER: &str = "date time s-ip cs-method cs-uri-stem c
 /// Every W3C field IIS can log, in the order they occur in a record [W1]; custom fields
 /// (an `X-Forwarded-For` added in IIS Manager) come after them.
 pub const IIS_ALL: &str = "date time s-sitename s-computername s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs-version cs(User-Agent) cs(Cookie) cs(Referer) cs-host sc-status sc-substatus sc-win32-status sc-bytes cs-bytes time-taken";
+/// IIS 6's default set (IIS 6.0 `LogExtFileFlags` "internal default", learn.microsoft.com), in the log's order.
+pub const IIS6_DEFAULT: &str = "date time s-sitename s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) sc-status sc-substatus sc-win32-status";
+/// What Azure App Service's web server logging writes (its `#Fields:` line, as in
+/// elastic/beats' `filebeat/module/iis/access/test/access-azure.log`).
+pub const APP_SERVICE: &str = "date time s-sitename cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Cookie) cs(Referer) cs-host sc-status sc-substatus sc-win32-status sc-bytes cs-bytes time-taken";
 /// CloudFront's standard log fields in their documented order (33 fields; older files have
 /// the first 23 or 24, fields are only ever added at the end) [F1].
 pub const CLOUDFRONT: &str = "date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query cs(Cookie) x-edge-result-type x-edge-request-id x-host-header cs-protocol cs-bytes time-taken x-forwarded-for ssl-protocol ssl-cipher x-edge-response-result-type cs-protocol-version fle-status fle-encrypted-fields c-port time-to-first-byte x-edge-detailed-result-type sc-content-type sc-content-len sc-range-start sc-range-end";
@@ -185,6 +190,14 @@ impl Header {
                 "W3C extended (IIS 7 default fields, no #Fields)",
             ),
             Header::default_of(IIS_ALL, "W3C extended (every IIS field, no #Fields)"),
+            Header::default_of(
+                APP_SERVICE,
+                "W3C extended (Azure App Service fields, no #Fields)",
+            ),
+            Header::default_of(
+                IIS6_DEFAULT,
+                "W3C extended (IIS 6 default fields, no #Fields)",
+            ),
         ]
     }
 

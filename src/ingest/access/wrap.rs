@@ -35,6 +35,8 @@ pub enum Wrapper {
     KubectlTimestamps,
     Syslog,
     Compose,
+    /// `kubectl logs --prefix`: `[pod/<name>/<container>] <line>`.
+    KubectlPrefix,
 }
 
 /// One line without its wrapper.
@@ -68,6 +70,7 @@ impl Wrapper {
         Wrapper::KubectlTimestamps,
         Wrapper::Syslog,
         Wrapper::Compose,
+        Wrapper::KubectlPrefix,
     ];
 
     /// What the report says was removed.
@@ -80,6 +83,7 @@ impl Wrapper {
             Wrapper::KubectlTimestamps => "kubectl logs --timestamps",
             Wrapper::Syslog => "syslog",
             Wrapper::Compose => "docker compose logs",
+            Wrapper::KubectlPrefix => "kubectl logs --prefix",
         }
     }
 
@@ -91,6 +95,7 @@ impl Wrapper {
             Wrapper::KubectlTimestamps => kubectl(line),
             Wrapper::Syslog => syslog(line),
             Wrapper::Compose => compose(line),
+            Wrapper::KubectlPrefix => kubectl_prefix(line),
         }
     }
 
@@ -175,6 +180,17 @@ fn compose(line: &str) -> Option<Unwrapped<'_>> {
     Some(Unwrapped::of(rest.strip_prefix(' ').unwrap_or(rest)))
 }
 
+fn kubectl_prefix(line: &str) -> Option<Unwrapped<'_>> {
+    let rest = line.strip_prefix("[pod/")?;
+    let close = rest.find("] ")?;
+    let name = &rest[..close];
+    let host = name.split('/').next().filter(|p| !p.is_empty());
+    Some(Unwrapped {
+        host: host.map(Cow::Borrowed),
+        ..Unwrapped::of(&rest[close + 2..])
+    })
+}
+
 const MONTHS: [&str; 12] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 ];
@@ -219,6 +235,15 @@ fn syslog(line: &str) -> Option<Unwrapped<'_>> {
     let (host, rest) = rest.split_once(' ')?;
     if host.is_empty() {
         return None;
+    }
+    // No host, the tag right after the stamp (`Mar 24 14:02:50 nginx: ...`).
+    if host.ends_with(':') {
+        return Some(Unwrapped {
+            line: Cow::Borrowed(rest),
+            time: t,
+            host: None,
+            partial: false,
+        });
     }
     // `tag[pid]: ` or `tag: `; a line without a tag (`--- last message repeated ---`) is a
     // message of its own.
@@ -331,6 +356,9 @@ fn json(line: &str) -> Option<(Unwrapped<'_>, JsonKind)> {
                 JsonKind::Shipper
             },
         )
+    } else if let Some(m) = text(&o, "line").or_else(|| text(&o, "short_message")) {
+        // Loki's `logcli --output jsonl` (`line`), Graylog's GELF (`short_message`).
+        (m, JsonKind::Shipper)
     } else {
         return None;
     };
@@ -458,6 +486,23 @@ mod tests {
         let repeated = "Mar 24 14:26:01 --- last message repeated 2 times ---";
         assert!(Wrapper::Syslog.unwrap(repeated).is_some());
         assert!(Wrapper::Syslog.unwrap(NGINX).is_none());
+    }
+
+    #[test]
+    fn kubectl_prefix_and_hostless_syslog() {
+        let k = format!("[pod/web-7d4b9/nginx] {NGINX}");
+        let u = inner(Wrapper::KubectlPrefix, &k);
+        assert_eq!(u.line, NGINX);
+        assert_eq!(u.host.as_deref(), Some("web-7d4b9"));
+        let s = format!("Oct 10 13:55:36 nginx: {NGINX}");
+        let u = inner(Wrapper::Syslog, &s);
+        assert_eq!(u.line, NGINX);
+        assert_eq!(u.host, None);
+        let loki = format!(
+            r#"{{"labels":{{"app":"web"}},"line":{},"timestamp":"2024-10-10T13:55:36Z"}}"#,
+            serde_json::to_string(NGINX).unwrap()
+        );
+        assert_eq!(inner(Wrapper::Json(JsonKind::Shipper), &loki).line, NGINX);
     }
 
     #[test]
