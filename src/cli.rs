@@ -18,6 +18,10 @@ configuration stops it. Secrets are redacted on ingestion, before anything is an
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Print errors only: no warnings, notes or progress on stderr (the exit status still
+    /// tells a --fail-on condition or a failure).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -142,9 +146,11 @@ pub struct AnalyzeArgs {
     /// device; a FIFO or character device is written into, never replaced).
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day.
-    #[arg(long, value_name = "RATE")]
-    pub limit: Option<String>,
+    /// The known limit, e.g. 120/min, 2/s, 7200/h, 10000/day, for --host's host, else the one
+    /// that sent the most rate-limited responses; HOST=RATE for one host (repeatable, e.g.
+    /// --limit api.example.com=120/min --limit cdn.example.com=10/s).
+    #[arg(long, value_name = "[HOST=]RATE")]
+    pub limit: Vec<String>,
     /// When to use colour in the table format (default: auto, which is off when stdout is not
     /// a terminal or NO_COLOR is set).
     #[arg(long, value_enum, value_name = "WHEN")]
@@ -153,9 +159,10 @@ pub struct AnalyzeArgs {
     /// 50) and up to 10,000 in HTML (default: 500); JSON, CSV and NDJSON always list them all.
     #[arg(long)]
     pub all: bool,
-    /// With --emit-config: write only the plan for this host, into DIR itself (by default each
-    /// rate-limited host's plan goes into DIR/<host>/ when there are several).
-    #[arg(long, value_name = "NAME", requires = "emit_config")]
+    /// The plan for this host only (a --limit without a host is its limit); with
+    /// --emit-config its config goes into DIR itself (by default each rate-limited host's plan
+    /// goes into DIR/<host>/ when there are several).
+    #[arg(long, value_name = "NAME")]
     pub host: Option<String>,
     /// Exit 1 (after writing the report) when this holds: any-429, finding:KIND (burst,
     /// retry_storm, ...) or severity:info|warning|critical (that severity or worse). Repeatable;
@@ -199,9 +206,10 @@ pub struct CompareArgs {
     /// Replace FILE if it exists.
     #[arg(long, requires = "output")]
     pub force: bool,
-    /// The known limit, e.g. 120/min (applied to both sides).
-    #[arg(long, value_name = "RATE")]
-    pub limit: Option<String>,
+    /// The known limit, e.g. 120/min, or HOST=RATE for one host (repeatable; applied to both
+    /// sides).
+    #[arg(long, value_name = "[HOST=]RATE")]
+    pub limit: Vec<String>,
     /// When to use colour in the table format (default: auto, which is off when stdout is not
     /// a terminal or NO_COLOR is set).
     #[arg(long, value_enum, value_name = "WHEN")]
@@ -266,9 +274,10 @@ pub struct PolicyArgs {
     #[arg(long, default_value = "8s", value_name = "DURATION")]
     pub backoff_cap: String,
     /// Total time for one request, every attempt and wait included; a Retry-After longer than
-    /// what is left means stop, not wait.
-    #[arg(long, default_value = "30s", value_name = "DURATION")]
-    pub retry_deadline: String,
+    /// what is left means stop, not wait. Default: 30s, raised in an analysis to fit the
+    /// Retry-After the server stated (up to 2 min) plus the spread.
+    #[arg(long, value_name = "DURATION")]
+    pub retry_deadline: Option<String>,
     /// Random spread added on top of the server's Retry-After.
     #[arg(long, default_value = "1s", value_name = "DURATION")]
     pub retry_after_spread: String,
@@ -287,7 +296,7 @@ pub struct PolicyArgs {
 
 #[derive(Debug, Args)]
 #[command(
-    after_long_help = "Examples:\n  toomany plan --requests 600 --limit 120/min --latency 2s\n  toomany plan --requests 600 --limit 120/min --deadline 5m --format json\n  toomany plan --requests 5000 --limit 10000/day --emit-config ./client-config"
+    after_long_help = "Examples:\n  toomany plan --requests 600 --limit 120/min --latency 2s\n  toomany plan --requests 600 --limit 120/min --deadline 5m --format json\n  toomany plan --requests 20000 --limit 10000/day --emit-config ./client-config   # spans 3 days"
 )]
 pub struct PlanArgs {
     /// Requests the job has to send.
@@ -433,15 +442,23 @@ pub struct SimulateArgs {
 #[command(
     after_long_help = "The first line on stdout is `listening on http://ADDRESS`. Any method and path is answered: \
 admitted requests get 200 and a small JSON body, refused ones the --status, the model's own Retry-After and rate-limit \
-headers, and a --body. Every request is logged as one JSON line (time, method, url, status, duration_ms, \
-request_headers, response_headers, client, plus the limiter's decision) that `toomany analyze` and `toomany verify` \
-read as they are; credentials in the log are redacted. A request header X-Client-Id (or X-Worker-Id) names the \
-client, else its IP. Stops on --exit-after, --duration, Ctrl-C or SIGTERM, and then writes the log.\n\n\
+headers, and a --body; or, with --preset, exactly what that provider sends (status, headers, body, limit model and \
+its documented limits; `toomany mock --list-presets`). Every request is logged as one JSON line (time, method, url, \
+status, duration_ms, request_headers, response_headers, the refusal's response_body, client, the limiter's decision, \
+abandoned when the client hung up, fault) that `toomany analyze` and `toomany verify` read as they are; credentials \
+in the log are redacted. A request header X-Client-Id (or X-Worker-Id) names the client, else its IP. Stops on \
+--exit-after, --duration, Ctrl-C or SIGTERM, and then writes the log.\n\n\
 Limits (see docs/limiters.md): fixed-window:120/min[,align=first], sliding-window:120/min[,count-rejected], \
-token-bucket:2/s,burst=5[,interval=1s], gcra:2/s,burst=5, leaky-bucket:2/s,burst=5[,nodelay|,delay=N], concurrency:4, daily:1000.\n\n\
+token-bucket:2/s,burst=5[,interval=1s], gcra:2/s,burst=5, leaky-bucket:2/s,burst=5[,nodelay|,delay=N], concurrency:4, \
+daily:1000; each may add ,cost=request|body:max_tokens|header:NAME|estimate|points:1/5, \
+,key=global|ip|client|credential|header:NAME and ,name=NAME. Repeat --limit for several limits at once. With a \
+preset, --limit NAME=10/min (or just 10/min for a one-limit preset) changes its numbers and keeps its shape.\n\n\
+Faults (seeded by --seed, on admitted requests): --fault delay=10%:2s, 503=5%, 503=5%:30s, reset=2%, truncate=2%.\n\n\
 Examples:\n  toomany mock --limit fixed-window:120/min --log mock.jsonl\n  \
+toomany mock --preset openai --limit tokens=20000/min --log mock.jsonl\n  \
+toomany mock --limit token-bucket:60/min,burst=60,name=requests --limit token-bucket:40000/min,burst=40000,cost=body:max_tokens,key=credential,name=tokens\n  \
 toomany mock --limit leaky-bucket:10/s,burst=5 --status 503 --retry-after none --latency 50ms --exit-after 20 --log mock.jsonl\n  \
-toomany mock --listen 127.0.0.1:8080 --limit gcra:2/s,burst=5 --headers ietf --retry-after date --duration 60s"
+toomany mock --preset github-secondary --fault 503=5%:10s --fault reset=1% --seed 7 --retry-after date --duration 60s"
 )]
 pub struct MockArgs {
     /// Address to listen on (port 0 picks a free one). Only loopback unless
@@ -451,21 +468,41 @@ pub struct MockArgs {
     /// Listen on a non-loopback address: anyone who can reach it can use the mock.
     #[arg(long)]
     pub allow_non_loopback: bool,
-    /// The limiter model, e.g. fixed-window:120/min.
-    #[arg(long, value_name = "SPEC")]
-    pub limit: String,
-    /// Retry-After on refusals: delta-seconds (rounded up), an HTTP-date, or none.
-    #[arg(long, value_enum, default_value = "seconds")]
-    pub retry_after: crate::limiter::headers::RetryAfterStyle,
+    /// A limit, e.g. fixed-window:120/min (repeatable: every limit must admit a request). With
+    /// --preset: NAME=RATE changes a preset limit's numbers.
+    #[arg(long, value_name = "SPEC", required_unless_present_any = ["preset", "list_presets"])]
+    pub limit: Vec<String>,
+    /// Answer as this provider does (status, headers, body, limits); see --list-presets.
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// List the presets with their limits and sources, then exit.
+    #[arg(long, exclusive = true)]
+    pub list_presets: bool,
+    /// Retry-After on refusals: delta-seconds (rounded up), an HTTP-date, an HTTP-date in the
+    /// past, or none (default: seconds, or the preset's own form).
+    #[arg(long, value_enum)]
+    pub retry_after: Option<crate::limiter::headers::RetryAfterStyle>,
     /// Rate-limit headers on every response.
-    #[arg(long, value_enum, default_value = "both")]
+    #[arg(long, value_enum, default_value = "both", conflicts_with = "preset")]
     pub headers: crate::limiter::headers::HeaderStyle,
     /// Body of a refusal.
-    #[arg(long, value_enum, default_value = "json")]
+    #[arg(long, value_enum, default_value = "json", conflicts_with = "preset")]
     pub body: crate::limiter::headers::BodyStyle,
     /// Status of a refusal (nginx's limit_req answers 503 by default).
-    #[arg(long, default_value_t = 429, value_name = "CODE")]
+    #[arg(
+        long,
+        default_value_t = 429,
+        value_name = "CODE",
+        conflicts_with = "preset"
+    )]
     pub status: u16,
+    /// Inject faults into a share of admitted requests: delay=10%:2s, 503=5%[:30s], reset=2%,
+    /// truncate=2% (repeatable).
+    #[arg(long = "fault", value_name = "KIND=SHARE[:ARG]")]
+    pub faults: Vec<String>,
+    /// Seed of the faults (and request ids): the same seed and request order give the same run.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub seed: u64,
     /// Time every response takes (admitted ones after any nginx-style hold).
     #[arg(long, default_value = "0ms", value_name = "DURATION")]
     pub latency: String,

@@ -44,7 +44,7 @@ fn main() {
         disable_huge_pages();
     }
     let cli = Cli::parse();
-    let code = match toomany::cmd::run(cli.command) {
+    let code = match toomany::cmd::run(cli.command, toomany::console::Notices::new(cli.quiet)) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("toomany: error: {e}");

@@ -85,6 +85,11 @@ pub struct Request {
     /// First few KiB of a non-2xx/3xx response body, redacted. 2xx/3xx bodies are never kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body_excerpt: Option<String>,
+    /// The response had a body the input did not record: a HAR entry whose `content.size` is
+    /// above zero with no text, a log line with no body field, an access log (which never holds
+    /// bodies). Its body is unknown, not empty; see [`Request::body_unknown`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub body_not_captured: bool,
     /// Keyed fingerprint of the request body (writes with the same body share it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_body_fingerprint: Option<String>,
@@ -186,12 +191,29 @@ impl Request {
             response_headers: Headers::new(),
             response_mime: None,
             body_excerpt: None,
+            body_not_captured: false,
             request_body_fingerprint: None,
             client: ClientHints::default(),
             credential: None,
             layer_signal: None,
             idem_hash: 0,
         }
+    }
+
+    /// Whether the response's body is unknown rather than empty or shown: the input did not
+    /// record it ([`Request::body_not_captured`]), or a `Content-Length` above zero came with no
+    /// text (a HEAD response's length describes a body never sent, so it does not count).
+    pub fn body_unknown(&self) -> bool {
+        if self.body_excerpt.as_deref().is_some_and(|b| !b.is_empty()) {
+            return false;
+        }
+        self.body_not_captured
+            || (!self.method.eq_ignore_ascii_case("HEAD")
+                && self
+                    .response_headers
+                    .get("content-length")
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .is_some_and(|n| n > 0))
     }
 
     /// Host part of the URL, lower-cased ("" when the URL has none).

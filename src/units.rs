@@ -121,6 +121,86 @@ impl std::str::FromStr for Rate {
     }
 }
 
+/// The allowances given with `--limit`: one per host (`HOST=RATE`, repeatable) and at most one
+/// without a host (`RATE`), which is for the host the report is mainly about (`--host`, else
+/// the one that sent the most rate-limited responses, else all traffic when none did).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GivenLimits {
+    /// `--limit RATE`.
+    pub any: Option<Rate>,
+    /// `--limit HOST=RATE`, host lower-cased, in the order given.
+    pub hosts: Vec<(String, Rate)>,
+}
+
+impl GivenLimits {
+    /// Every `--limit` value; the message names the bad one.
+    pub fn parse(values: &[String]) -> Result<GivenLimits, UnitError> {
+        let mut out = GivenLimits::default();
+        for v in values {
+            match v.split_once('=') {
+                Some((host, rate)) => {
+                    let host = host.trim().to_ascii_lowercase();
+                    if host.is_empty() {
+                        return Err(UnitError(format!(
+                            "--limit {v:?}: the host before `=` is empty (HOST=RATE, e.g. api.example.com=120/min)"
+                        )));
+                    }
+                    let rate =
+                        Rate::parse(rate).map_err(|e| UnitError(format!("--limit {v:?}: {e}")))?;
+                    if out.hosts.iter().any(|(h, _)| *h == host) {
+                        return Err(UnitError(format!("--limit {v:?}: {host} is given twice")));
+                    }
+                    out.hosts.push((host, rate));
+                }
+                None => {
+                    if out.any.is_some() {
+                        return Err(UnitError(format!(
+                            "--limit {v:?}: only one limit without a host; name the others' hosts (HOST=RATE)"
+                        )));
+                    }
+                    out.any = Some(Rate::parse(v).map_err(|e| UnitError(format!("--limit: {e}")))?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Just one limit for every host (`analyze` on records in memory, tests).
+    pub fn any(rate: Option<Rate>) -> GivenLimits {
+        GivenLimits {
+            any: rate,
+            hosts: Vec::new(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.any.is_none() && self.hosts.is_empty()
+    }
+
+    /// The limit given for `host` by name.
+    pub fn named(&self, host: &str) -> Option<Rate> {
+        self.hosts
+            .iter()
+            .find(|(h, _)| h.eq_ignore_ascii_case(host))
+            .map(|(_, r)| *r)
+    }
+
+    /// The limit given for `host`: its own, else the one without a host when `host` is the one
+    /// that limit is for (`principal`).
+    pub fn get(&self, host: &str, principal: bool) -> Option<Rate> {
+        self.named(host).or_else(|| self.any.filter(|_| principal))
+    }
+
+    /// The `--limit` value that gave a host's limit, as it would be typed.
+    pub fn flag_text(&self, host: &str, rate: Rate) -> String {
+        if self.named(host).is_some() {
+            format!("--limit {host}={rate}")
+        } else {
+            format!("--limit {rate}")
+        }
+    }
+}
+
 /// Parse a duration like `667ms`, `2s`, `1m30s`, `1.5h` into milliseconds.
 pub fn parse_duration_ms(input: &str) -> Result<f64, UnitError> {
     let s = input.trim().to_ascii_lowercase().replace(' ', "");

@@ -220,14 +220,14 @@ fn run_everything(d: &Path, inputs: &[String]) {
             .unwrap()
             .to_string_lossy()
             .replace('.', "-");
-        for fmt in ["table", "json", "markdown"] {
+        for fmt in ["table", "json", "markdown", "html", "csv", "ndjson"] {
             run_and_check(
                 &format!("analyze {input} --format {fmt}"),
                 &["analyze", input, "--format", fmt, "--all"],
                 d,
             );
         }
-        for out in ["report.json", "report.txt", "report.md"] {
+        for out in ["report.json", "report.txt", "report.md", "report.html"] {
             run_and_check(
                 &format!("analyze {input} -o {out}"),
                 &["analyze", input, "-o", &format!("{tag}-{out}")],
@@ -1264,5 +1264,288 @@ fn redact_is_idempotent_and_keeps_structure_and_numbers_exactly() {
         same_shape(&input, &output, f);
         // The planted canaries are gone from every copy.
         assert_clean(&format!("redact {f}"), &once);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 41: the classes that still leaked — secrets under plural names, the `Authentication`
+// header, a URL's token inside another header's value, `SAMLResponse`, vendor key shapes used as
+// header names and object keys, a bearer credential in `Retry-After`, a field mapped through a
+// secret's name, and policy files or wrong `--input-format`s whose errors quoted the input.
+// ---------------------------------------------------------------------------------------------
+
+/// A key shape of `prefix` with canary `n` inside, `len` characters after the prefix.
+fn shaped(prefix: &str, n: u32, len: usize) -> String {
+    format!("{prefix}{}", pad(&format!("CANARY{n:03}x"), len))
+}
+
+fn trust_har() -> String {
+    use serde_json::json;
+    let body = json!({"api_keys": [c(500), c(501)], "tokens": [c(502)],
+        shaped("ghp_", 508, 36): "v"})
+    .to_string();
+    let resp_body = json!({"error": "slow down", "tokens": [c(511)],
+        shaped("npm_", 512, 36): 1})
+    .to_string();
+    let mut limited = entry(
+        429,
+        0,
+        json!({
+            "method": "POST",
+            "url": format!("https://api.example.com/v1/sso/acs?SAMLResponse={}&RelayState=ok", c(505)),
+            "queryString": [{"name": "SAMLResponse", "value": c(505)}, {"name": "RelayState", "value": "ok"}],
+            "headers": [
+                {"name": "Authentication", "value": format!("Bearer {}", c(503))},
+                {"name": shaped("ghp_", 506, 36), "value": "1"},
+                {"name": format!("X-{}", shaped("glpat-", 507, 20)), "value": "1"},
+            ],
+            "postData": {"mimeType": "application/json", "text": body},
+        }),
+        json!({"size": 10, "mimeType": "application/json", "text": resp_body}),
+    );
+    limited["response"]["headers"] = json!([
+        {"name": "Retry-After", "value": format!("Bearer {}", c(510))},
+        {"name": "Refresh", "value": format!("0; url=https://app.example.com/next?token={}", c(504))},
+        {"name": shaped("sk_live_", 509, 24), "value": "x"},
+    ]);
+    limited["_custom"] = json!({"api_keys": [c(514)], "AKIACANARY515XABCDEF": 1,
+        shaped("xoxb-", 516, 24): "slack"});
+    let ok = entry(
+        200,
+        2,
+        json!({"url": "https://api.example.com/v1/items?page=1"}),
+        json!({"size": 2, "mimeType": "application/json", "text": "{}"}),
+    );
+    json!({"log": {"version": "1.2", "creator": {"name": "canary", "version": "1"},
+        "entries": [limited, ok]}})
+    .to_string()
+}
+
+fn trust_jsonl() -> String {
+    use serde_json::json;
+    let mut lines = Vec::new();
+    for (i, status) in [429, 429, 200].iter().enumerate() {
+        lines.push(
+            json!({
+                "time": format!("2026-01-01T00:00:0{i}.000Z"), "method": "GET",
+                "url": format!("https://api.example.com/a?SAMLResponse={}&page=1", c(520)),
+                "status": status, "client": "worker-1",
+                "request_headers": {"Authentication": format!("Bearer {}", c(521)),
+                    shaped("ghp_", 528, 36): "1"},
+                "response_headers": {"Retry-After": format!("Bearer {}", c(522)),
+                    "Refresh": format!("0; url=/x?token={}", c(523))},
+                "api_keys": [c(524)], "tokens": [c(525)], "api_key": c(526),
+                "response_body": json!({"tokens": [c(527)]}).to_string(),
+                shaped("glpat-", 529, 20): 5,
+            })
+            .to_string(),
+        );
+    }
+    lines.join("\n") + "\n"
+}
+
+/// The issue-41 inputs, written into `d`, with their canaries checked present.
+fn trust_inputs(d: &Path) -> (String, String) {
+    let har = write(d, "canary41.har", trust_har().as_bytes());
+    let jsonl = write(d, "canary41.jsonl", trust_jsonl().as_bytes());
+    let text = std::fs::read_to_string(&har).unwrap();
+    for n in [500, 503, 504, 505, 506, 507, 509, 510, 514, 515, 516] {
+        assert!(text.contains(&format!("CANARY{n:03}")), "{n} planted");
+    }
+    serde_json::from_str::<serde_json::Value>(&text).expect("valid JSON");
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    for n in [520, 521, 522, 523, 524, 526, 528, 529] {
+        assert!(text.contains(&format!("CANARY{n:03}")), "{n} planted");
+    }
+    (har, jsonl)
+}
+
+#[test]
+fn no_issue41_canary_survives_any_subcommand_or_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (har, jsonl) = trust_inputs(d);
+    run_everything(d, &[har, jsonl]);
+}
+
+/// `--map client=<a secret's name>`: the client is the value's token, in every output of every
+/// subcommand that reads logs, and two different secrets are still two clients.
+#[test]
+fn a_field_mapped_through_a_secret_name_is_shown_as_its_token() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (_, jsonl) = trust_inputs(d);
+    let mut other = trust_jsonl().replace(&c(526), &c(530));
+    other = other.replace("00:00:0", "00:00:1");
+    let jsonl2 = write(d, "canary41b.jsonl", other.as_bytes());
+    let plan = "cfg-plan41";
+    run_and_check(
+        "plan",
+        &[
+            "plan",
+            "--requests",
+            "60",
+            "--limit",
+            "60/min",
+            "--emit-config",
+            plan,
+        ],
+        d,
+    );
+    for map in [
+        "client=api_key",
+        "client=request_headers.Authentication",
+        "client_ip=tokens",
+    ] {
+        for fmt in ["table", "json", "markdown", "html", "csv", "ndjson"] {
+            run_and_check(
+                &format!("analyze --map {map} --format {fmt}"),
+                &[
+                    "analyze", &jsonl, &jsonl2, "--map", map, "--format", fmt, "--all",
+                ],
+                d,
+            );
+        }
+        let plan_file = format!("{plan}/toomany.toml");
+        for fmt in ["table", "json"] {
+            let args = [
+                "verify", &jsonl, "--plan", &plan_file, "--map", map, "--format", fmt,
+            ];
+            run_and_check(&format!("verify --map {map}"), &args, d);
+            let args = [
+                "compare",
+                &jsonl,
+                "--against",
+                &jsonl2,
+                "--map",
+                map,
+                "--format",
+                fmt,
+            ];
+            run_and_check(&format!("compare --map {map}"), &args, d);
+        }
+    }
+    // Two keys, two clients: the fingerprint still tells them apart.
+    let out = toomany()
+        .args([
+            "analyze",
+            &jsonl,
+            &jsonl2,
+            "--map",
+            "client=api_key",
+            "--format",
+            "json",
+        ])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let rep = json_of(&out.stdout);
+    let clients = rep["clients"]["list"].as_array().expect("clients listed");
+    let tokens: Vec<&str> = clients
+        .iter()
+        .filter_map(|c| c["label"].as_str())
+        .filter(|c| c.starts_with("<redacted:"))
+        .collect();
+    assert_eq!(tokens.len(), 2, "{clients:#?}");
+}
+
+/// Policy files that are not policies, and inputs read under the wrong `--input-format`: the
+/// errors are located, never quoted.
+#[test]
+fn unreadable_policies_and_wrong_input_formats_quote_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (har, jsonl) = trust_inputs(d);
+    let text = write(
+        d,
+        "canary41.log",
+        format!("{} GET /x?token={} 200\n{{\"a\": 1}}\n", c(550), c(552)).as_bytes(),
+    );
+    let string_doc = write(d, "canary41s.json", format!("\"{}\"\n", c(551)).as_bytes());
+    let policies = [
+        (
+            "bad.toml",
+            format!("api_key = \"{}\"\nthis is {}\n", c(540), c(541)),
+        ),
+        ("string.json", format!("\"{}\"", c(542))),
+        (
+            "json-named.toml",
+            format!("{{\"schema_version\": \"{}\"}}", c(543)),
+        ),
+        (
+            "typed.json",
+            format!("{{\"schema_version\": 1, \"retry\": \"{}\"}}", c(544)),
+        ),
+        ("plain.txt", format!("{}\n", c(545))),
+    ];
+    for (name, content) in &policies {
+        let p = write(d, name, content.as_bytes());
+        let out = toomany()
+            .args(["verify", &jsonl, "--plan", &p])
+            .current_dir(d)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert_clean(&format!("verify --plan {name}"), &out.stderr);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("line"), "{name}: located: {err}");
+        run_and_check(
+            &format!("simulate --policy {name}"),
+            &[
+                "simulate",
+                "--policy",
+                &p,
+                "--limit",
+                "fixed-window:60/min",
+                "--requests",
+                "10",
+            ],
+            d,
+        );
+    }
+    let formats = [
+        "har",
+        "jsonl",
+        "nginx",
+        "clf",
+        "envoy",
+        "alb",
+        "cloudfront",
+        "w3c",
+        "haproxy",
+        "cloudflare",
+        "kong",
+        "traefik",
+        "caddy",
+        "gcp-lb",
+    ];
+    for input in [&har, &jsonl, &text, &string_doc] {
+        for fmt in formats {
+            for (what, args) in [
+                (
+                    "analyze",
+                    vec!["analyze", input, "--input-format", fmt, "--format", "json"],
+                ),
+                (
+                    "compare",
+                    vec!["compare", input, "--against", input, "--input-format", fmt],
+                ),
+            ] {
+                run_and_check(&format!("{what} {input} --input-format {fmt}"), &args, d);
+            }
+            // `redact` copies what is not a secret: of the plain-text inputs (whose canaries have
+            // neither a secret's name nor its shape) only its messages are held to quote nothing.
+            let args = ["redact", input, "--input-format", fmt, "-o", "-"];
+            if input == &har || input == &jsonl {
+                run_and_check(&format!("redact {input} --input-format {fmt}"), &args, d);
+            } else {
+                let out = toomany().args(args).current_dir(d).output().unwrap();
+                assert_clean(
+                    &format!("redact {input} --input-format {fmt} stderr"),
+                    &out.stderr,
+                );
+            }
+        }
+        run_and_check(&format!("check {input}"), &["check", input], d);
     }
 }

@@ -12,14 +12,7 @@ type Expected = (&'static str, &'static str, &'static str);
 const EXPECTED: &[(&str, &[Expected])] = &[
     (
         "charles-4.2.7-har1.3-handedited.har",
-        &[
-            (
-                "log.entries[",
-                "cache.beforeRequest.lastAccess",
-                "not a real date",
-            ),
-            ("log.entries[", "pageref", "names no page"),
-        ],
+        &[("log.entries[", "pageref", "names no page")],
     ),
     (
         "browsermob-gson-nonisodate-noversion.har",
@@ -40,6 +33,10 @@ const EXPECTED: &[(&str, &[Expected])] = &[
             ),
             ("log.entries[0]", "response.status", "not an HTTP status"),
         ],
+    ),
+    (
+        "firebug-1.12-har1.1-cnn.har",
+        &[("log.entries[", "request.url", "includes a fragment")],
     ),
     (
         "zap-devbuild-jackson-spacing.har",

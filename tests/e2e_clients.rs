@@ -8,8 +8,21 @@
 //! 2/s with 0.75 headroom = 1.5/s), so every client meets refusals with Retry-After and its
 //! retry path is exercised, not only its spacing.
 //!
-//! Python packages and Node modules are installed by `.ci/run`; when they are missing a test
-//! tries to install them itself, and skips with a note on stderr only when that fails too.
+//! grpcio loads the emitted `grpc-service-config.json` into a real channel; `toomany mock` speaks
+//! HTTP/1.1 only, so a grpcio server on loopback does the refusing there.
+//!
+//! The Go client (go-retryablehttp + golang.org/x/time/rate) runs the emitted `retryablehttp.go`
+//! with 5 goroutines calling at once: every attempt it starts must reach the mock (none may fail
+//! on the client's side, queued behind the limiter or the in-flight cap).
+//!
+//! Where the clients come from: Python packages go into a venv of the tests' own
+//! (`CARGO_TARGET_TMPDIR/e2e-venv`, or `TOOMANY_E2E_VENV`), never the system's Python; Node
+//! modules into `CARGO_TARGET_TMPDIR/e2e-node`; Go and its two modules from Debian's packages
+//! (`golang-go`, `golang-github-hashicorp-go-retryablehttp-dev`, `golang-golang-x-time-dev`),
+//! built in GOPATH mode with the module proxy off (`TOOMANY_E2E_GOPATH` names another root).
+//! `.ci/run` installs them all. When one is missing a test tries to install it itself (the venv
+//! and the Node modules), and skips with a note on stderr saying what is missing; with
+//! `TOOMANY_REQUIRE_E2E` set (CI, once it installed them) it fails instead.
 //! Every loop is bounded: 20 requests, the plan's attempt cap, a 180 s limit per client.
 
 mod common;
@@ -209,18 +222,47 @@ fn assert_passes(log: &Path, plan_dir: &Path, out: &str) {
     );
 }
 
-fn python_ready() -> bool {
+/// A client this test cannot find: a note when skipping is allowed, a failure in CI.
+fn missing(what: &str) {
+    if std::env::var_os("TOOMANY_REQUIRE_E2E").is_some() {
+        panic!("TOOMANY_REQUIRE_E2E is set but {what}");
+    }
+    eprintln!("note: SKIPPED: {what}");
+}
+
+/// The tests' own venv with urllib3 ≥ 2, requests and tenacity ≥ 8.3 (made and filled when
+/// missing): its python.
+fn python() -> Option<PathBuf> {
+    python_with(
+        "urllib3, requests, tenacity",
+        &["urllib3>=2", "requests", "tenacity>=8.3"],
+    )
+}
+
+/// The tests' own venv (`CARGO_TARGET_TMPDIR/e2e-venv`, or `TOOMANY_E2E_VENV`) able to
+/// `import modules`, made and filled with `packages` when it cannot: its python.
+fn python_with(modules: &str, packages: &[&str]) -> Option<PathBuf> {
+    let venv = std::env::var_os("TOOMANY_E2E_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-venv"));
+    let py = venv.join("bin/python");
     let probe = || {
-        Command::new("python3")
-            .args(["-c", "import urllib3, requests, tenacity"])
+        Command::new(&py)
+            .args(["-c", &format!("import {modules}")])
             .stderr(Stdio::null())
             .status()
             .is_ok_and(|s| s.success())
     };
     if probe() {
-        return true;
+        return Some(py);
     }
-    let _ = Command::new("python3")
+    if !py.exists() {
+        let _ = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status();
+    }
+    let _ = Command::new(&py)
         .args([
             "-m",
             "pip",
@@ -228,25 +270,29 @@ fn python_ready() -> bool {
             "--quiet",
             "--disable-pip-version-check",
         ])
-        .args(["urllib3>=2", "requests", "tenacity>=8.3"])
+        .args(packages)
         .status();
     if probe() {
-        return true;
+        return Some(py);
     }
-    eprintln!("note: SKIPPED: python3 with urllib3 ≥ 2, requests and tenacity ≥ 8.3 is not available and `pip install` failed");
-    false
+    missing(&format!(
+        "no venv with {} at {} (python3 -m venv and pip install failed)",
+        packages.join(", "),
+        venv.display()
+    ));
+    None
 }
 
 #[test]
 fn urllib3_client_from_the_emitted_config_passes_verify() {
-    if !python_ready() {
+    let Some(py) = python() else {
         return;
-    }
+    };
     let tmp = tempfile::tempdir().unwrap();
     let plan = tmp.path().join("plan");
     emit_plan(&plan);
     let (log, out) = batch(tmp.path(), |base| {
-        let mut c = Command::new("python3");
+        let mut c = Command::new(&py);
         c.arg(e2e_dir().join("urllib3_client.py"))
             .arg(&plan)
             .arg(base)
@@ -258,14 +304,14 @@ fn urllib3_client_from_the_emitted_config_passes_verify() {
 
 #[test]
 fn tenacity_client_from_the_emitted_config_passes_verify() {
-    if !python_ready() {
+    let Some(py) = python() else {
         return;
-    }
+    };
     let tmp = tempfile::tempdir().unwrap();
     let plan = tmp.path().join("plan");
     emit_plan(&plan);
     let (log, out) = batch(tmp.path(), |base| {
-        let mut c = Command::new("python3");
+        let mut c = Command::new(&py);
         c.arg(e2e_dir().join("tenacity_client.py"))
             .arg(&plan)
             .arg(base)
@@ -283,7 +329,7 @@ fn a_naive_client_fails_verify_with_the_right_checks_named() {
         .status()
         .is_ok_and(|s| s.success())
     {
-        eprintln!("note: SKIPPED: no python3 for the naive client");
+        missing("no python3 for the naive client");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -340,7 +386,7 @@ fn node_modules() -> Option<PathBuf> {
         .status()
         .map_or(true, |s| !s.success())
     {
-        eprintln!("note: SKIPPED: Node is not on this machine");
+        missing("Node is not on this machine");
         return None;
     }
     if !ready() {
@@ -354,10 +400,10 @@ fn node_modules() -> Option<PathBuf> {
     if ready() {
         Some(nm)
     } else {
-        eprintln!(
-            "note: SKIPPED: bottleneck and p-retry are not in {} and `npm install` failed",
+        missing(&format!(
+            "bottleneck and p-retry are not in {} and `npm install` failed",
             nm.display()
-        );
+        ));
         None
     }
 }
@@ -381,4 +427,197 @@ fn node_bottleneck_client_from_the_emitted_config_passes_verify() {
         c
     });
     assert_passes(&log, &plan, &out);
+}
+
+/// The GOPATH root that holds go-retryablehttp and golang.org/x/time/rate (Debian's packages,
+/// or `TOOMANY_E2E_GOPATH`), when `go` runs.
+fn go_modules() -> Option<PathBuf> {
+    let root = std::env::var_os("TOOMANY_E2E_GOPATH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/share/gocode"));
+    if !Command::new("go")
+        .arg("version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        missing("Go is not on this machine (Debian: golang-go)");
+        return None;
+    }
+    let src = root.join("src");
+    let has = |p: &str| src.join(p).is_dir();
+    if has("github.com/hashicorp/go-retryablehttp") && has("golang.org/x/time/rate") {
+        return Some(root);
+    }
+    missing(&format!(
+        "go-retryablehttp and golang.org/x/time/rate are not under {} (Debian: golang-github-hashicorp-go-retryablehttp-dev golang-golang-x-time-dev; the module proxy is not used)",
+        src.display()
+    ));
+    None
+}
+
+/// `go` in GOPATH mode over `gopath` and the modules' root, offline, with its cache in the
+/// target directory.
+fn go(gopath: &Path, modules: &Path) -> Command {
+    let mut c = Command::new("go");
+    c.env("GO111MODULE", "off")
+        .env("GOPROXY", "off")
+        .env("GOFLAGS", "")
+        .env(
+            "GOPATH",
+            std::env::join_paths([gopath, modules]).expect("GOPATH"),
+        )
+        .env(
+            "GOCACHE",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e-go-cache"),
+        );
+    c
+}
+
+/// Five calls at once through the emitted client: the limiter's queue and the in-flight cap
+/// wait outside the attempt's timeout, so every attempt the client starts reaches the mock (the
+/// file had http.Client.Timeout over both: 40 of 62 attempts failed unsent and 3 reads gave up).
+#[test]
+fn go_retryablehttp_client_from_the_emitted_config_passes_verify_with_5_calls_at_once() {
+    const WORKERS: usize = 5;
+    let Some(modules) = go_modules() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join("plan");
+    emit_plan(&plan);
+    let gopath = tmp.path().join("gopath");
+    for (pkg, from, to) in [
+        (
+            "toomanyclient",
+            plan.join("retryablehttp.go"),
+            "retryablehttp.go",
+        ),
+        ("e2eclient", e2e_dir().join("go_client.go"), "main.go"),
+    ] {
+        let dir = gopath.join("src").join(pkg);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(&from, dir.join(to)).unwrap();
+    }
+    let unformatted = Command::new("gofmt")
+        .arg("-l")
+        .arg(gopath.join("src/toomanyclient"))
+        .output()
+        .expect("gofmt runs");
+    assert!(
+        unformatted.status.success() && unformatted.stdout.is_empty(),
+        "the emitted Go file is not gofmt-clean: {}",
+        String::from_utf8_lossy(&unformatted.stdout)
+    );
+    let bin = tmp.path().join("e2eclient");
+    let built = go(&gopath, &modules)
+        .args(["vet", "toomanyclient", "e2eclient"])
+        .output()
+        .expect("go vet runs");
+    assert!(
+        built.status.success(),
+        "go vet: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let built = go(&gopath, &modules)
+        .arg("build")
+        .arg("-o")
+        .arg(&bin)
+        .arg("e2eclient")
+        .output()
+        .expect("go build runs");
+    assert!(
+        built.status.success(),
+        "go build: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let (log, out) = batch(tmp.path(), |base| {
+        let mut c = Command::new(&bin);
+        c.arg(base)
+            .arg(REQUESTS.to_string())
+            .arg(WORKERS.to_string());
+        c
+    });
+    // "attempts A answered B": every attempt started got an HTTP answer, and the mock logged
+    // each one.
+    let counts: Vec<u64> = out
+        .lines()
+        .find_map(|l| l.strip_prefix("attempts "))
+        .unwrap_or_else(|| panic!("no attempt count: {out}"))
+        .split(" answered ")
+        .map(|n| n.trim().parse().expect("a count"))
+        .collect();
+    let logged = std::fs::read_to_string(&log).unwrap().lines().count() as u64;
+    assert_eq!(
+        counts,
+        vec![logged, logged],
+        "attempts started, answered; the mock logged {logged}: {out}"
+    );
+    assert_passes(&log, &plan, &out);
+}
+
+/// The emitted gRPC service config in a real grpcio channel (`toomany mock` speaks HTTP/1.1, so
+/// a grpcio server on loopback refuses instead): the retry policy's attempts and waits (gRFC A6:
+/// min(maxBackoff, initialBackoff × 2^(n−1)) × random(0.8, 1.2), as the notes say, not full
+/// jitter), grpc-retry-pushback-ms honoured, and retryThrottling's 10 tokens spent by one
+/// request's 5 failed attempts (10 → 5, the threshold: the next refused call is not retried).
+#[test]
+fn grpcio_channel_follows_the_emitted_service_config() {
+    let Some(py) = python_with("grpc", &["grpcio"]) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let plan = tmp.path().join("plan");
+    // Short windows (0.1 s … 0.8 s) keep the test quick; the arithmetic is the same.
+    toomany()
+        .args([
+            "plan",
+            "--requests",
+            "20",
+            "--limit",
+            "120/min",
+            "--latency",
+            "50ms",
+            "--backoff-base",
+            "100ms",
+            "--backoff-cap",
+            "800ms",
+            "--emit-config",
+        ])
+        .arg(&plan)
+        .assert()
+        .success();
+    let mut c = Command::new(&py);
+    c.arg(e2e_dir().join("grpc_client.py")).arg(&plan);
+    let out = run_client(c);
+    let v: serde_json::Value =
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let times = |s: &str| -> Vec<f64> {
+        v[s]["attempts"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{s}: {v}"))
+            .iter()
+            .map(|t| t.as_f64().unwrap() * 1000.0)
+            .collect()
+    };
+    let plain = times("plain");
+    assert_eq!(plain.len(), 5, "maxAttempts 5: {v}");
+    assert_eq!(v["plain"]["final"], "RESOURCE_EXHAUSTED");
+    for (n, gap) in plain.windows(2).map(|w| w[1] - w[0]).enumerate() {
+        let window = (100.0 * 2f64.powi(n as i32)).min(800.0);
+        assert!(
+            gap >= 0.8 * window - 2.0 && gap <= 1.2 * window + 250.0,
+            "retry {} waited {gap} ms, window {window} ms × [0.8, 1.2]: {v}",
+            n + 1
+        );
+    }
+    let pushback = times("pushback");
+    assert_eq!(pushback.len(), 2, "{v}");
+    assert_eq!(v["pushback"]["final"], "OK");
+    let asked = v["pushback_ms"].as_f64().unwrap();
+    assert!(
+        pushback[1] - pushback[0] >= asked - 2.0,
+        "grpc-retry-pushback-ms {asked} not honoured: {v}"
+    );
+    assert_eq!(times("throttled").len(), 1, "retryThrottling: {v}");
 }

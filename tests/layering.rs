@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 /// The layers, from the bottom up. A module may use only modules of lower layers.
 const LAYERS: &[&[&str]] = &[
-    &["units", "stats"],
+    &["units", "stats", "memo"],
     &["http"],
     &["model"],
     &["redact", "limiter", "overview"],
@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
     &["analyze"],
     &["check", "compare", "mock", "simulate", "verify"],
     &["render"],
-    &["output", "cli"],
+    &["output", "cli", "console"],
     &["options"],
     &["cmd"],
 ];

@@ -125,10 +125,10 @@ fn check_passes_a_valid_har_and_reports_located_deviations() {
         .stdout(contains("0 deviation(s)"));
     let tmp = tempfile::tempdir().unwrap();
     let har = r#"{"log":{"version":"1.2","creator":{"name":"x","version":"1"},"entries":[
-      {"startedDateTime":"2024-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"u","httpVersion":"h2","cookies":[],"headers":[],"queryString":[],"headersSize":-1,"bodySize":-1},
+      {"startedDateTime":"2024-01-01T00:00:00Z","time":1,"request":{"method":"GET","url":"https://a.example/u","httpVersion":"h2","cookies":[],"headers":[],"queryString":[],"headersSize":-1,"bodySize":-1},
        "response":{"status":200,"statusText":"","httpVersion":"h2","cookies":[],"headers":[],"content":{"size":0,"mimeType":""},"redirectURL":"","headersSize":-1,"bodySize":-1},
        "cache":{},"timings":{"send":0,"wait":1,"receive":0}},
-      {"startedDateTime":"yesterday","time":1,"request":{"method":"GET","url":"u","httpVersion":"h2","cookies":[],"headers":[],"queryString":[],"headersSize":-1,"bodySize":-1},
+      {"startedDateTime":"yesterday","time":1,"request":{"method":"GET","url":"https://a.example/u","httpVersion":"h2","cookies":[],"headers":[],"queryString":[],"headersSize":-1,"bodySize":-1},
        "response":{"status":"200","statusText":"","httpVersion":"h2","cookies":[],"headers":[],"content":{"size":0,"mimeType":""},"redirectURL":"","headersSize":-1,"bodySize":-1},
        "cache":{},"timings":{}}
     ]}}"#;

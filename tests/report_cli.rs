@@ -271,10 +271,9 @@ fn batch_burst_gets_a_plan_for_each_host_with_its_own_limit() {
         llm["limit"]["rate_per_minute"],
         api["limit"]["rate_per_minute"]
     );
-    assert!(api["limit"]["detail"]
-        .as_str()
-        .unwrap()
-        .contains("observed"));
+    // The server states the count (X-RateLimit-Limit: 100); the traffic gives the window.
+    assert_eq!(api["limit"]["source"], "stated");
+    assert_eq!(api["limit"]["stated_by"], "X-RateLimit-Limit: 100");
     // The principal says, in a sentence, that the other host has its own plan.
     let w = llm["warnings"][0].as_str().unwrap();
     assert_eq!(
@@ -341,19 +340,20 @@ fn emit_config_writes_one_directory_per_host_or_the_one_named() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "--host nope.example: no plan for that host; the plans are for: api.llm.example, api.example.com",
+            "--host nope.example: no request to that host in the inputs; their hosts: api.llm.example, api.example.com",
         ));
     assert!(!none.exists(), "a refusal leaves no directory behind");
-    // --host does nothing without --emit-config: a usage error, not silence.
-    toomany()
-        .args([
-            "analyze",
-            &sample("batch-burst.jsonl"),
-            "--host",
-            "api.example.com",
-        ])
-        .assert()
-        .code(2);
+    // --host on its own narrows the plans to that host.
+    let v = json(&[
+        "analyze",
+        &sample("batch-burst.jsonl"),
+        "--host",
+        "api.example.com",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["recommendations"].as_array().unwrap().len(), 1);
+    assert_eq!(v["recommendation"]["host"], "api.example.com");
 }
 
 #[test]

@@ -217,7 +217,7 @@ impl Collector {
     /// Input number `i` starts (inputs are read one after another).
     pub fn start_input(&mut self, i: usize) {
         while self.orderers.len() <= i {
-            let mut o = Orderer::with_capacity(self.ranks.clone(), self.reorder);
+            let mut o = Orderer::with_capacity(self.reorder);
             // One input: its log is likely the whole merged order, so the replays' first
             // pass is made as it is written (a replay less; see `Orderer::take_early`).
             if self.names.len() == 1 {

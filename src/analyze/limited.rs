@@ -351,5 +351,10 @@ fn facts(r: &Request, a: &Arc<Attribution>, ra: &RetryAfter) -> Facts {
             .unwrap_or(false),
         quota_signals,
         quota_resume,
+        stated: crate::http::ratelimit::stated(
+            &r.response_headers,
+            r.body_excerpt.as_deref(),
+            r.started,
+        ),
     }
 }

@@ -47,8 +47,8 @@ use std::sync::Arc;
 /// Knobs of the analysis (typed, validated; the core never sees clap).
 #[derive(Debug, Clone, Default)]
 pub struct AnalyzeOptions {
-    /// A known limit (`--limit 120/min`).
-    pub limit: Option<crate::units::Rate>,
+    /// Known limits (`--limit 120/min`, `--limit api.example.com=120/min`).
+    pub limit: crate::units::GivenLimits,
 }
 
 /// Read and analyse `paths` (one after another, each on the ingest worker threads), streaming.
@@ -135,7 +135,7 @@ enum Attribute {
 /// the default recommendation knobs (and the `--limit` of `opts`).
 pub fn analyze(inputs: Vec<InputSummary>, requests: &[Request], opts: &AnalyzeOptions) -> Report {
     let rec = crate::recommend::Options {
-        limit: opts.limit,
+        limit: opts.limit.clone(),
         ..Default::default()
     };
     analyze_with(inputs, requests, opts, &rec)
@@ -217,7 +217,7 @@ struct Prepared {
 fn prepare(
     c: &mut Collector,
     attribute: &Attribute,
-    limit_option: Option<crate::units::Rate>,
+    given: &crate::units::GivenLimits,
 ) -> Prepared {
     c.rows
         .sort(|t_us, t_ns, loc| event::sample_key(t_us, t_ns, loc, &c.ranks));
@@ -283,14 +283,29 @@ fn prepare(
             }
         }
     }
+    let host_order: Vec<String> = summary(c, &hosts)
+        .hosts
+        .into_iter()
+        .map(|h| h.host)
+        .collect();
+    // The host a `--limit` without one is for: the busiest rate-limited one (the summary's
+    // first), as the principal plan.
+    let principal = host_order
+        .first()
+        .filter(|h| {
+            let id = hosts.iter().position(|n| n == *h);
+            id.is_some_and(|i| c.host_counts[i].rate_limited > 0)
+        })
+        .cloned();
     let inputs: Vec<limit::HostLimits> = (0..hosts.len())
         .map(|h| limit::HostLimits {
+            name: &hosts[h],
             limited: c.host_counts[h].rate_limited > 0,
             from_attribution: from_attr[h].take(),
             from_headers: Some(&c.host_counts[h].header_limits),
         })
         .collect();
-    let limits = limit::compute(&inputs, limit_option);
+    let limits = limit::compute(&inputs, given, principal.as_deref());
 
     // Clients, numbered by first appearance.
     let remap = c.client_order();
@@ -342,11 +357,6 @@ fn prepare(
     for (pos, &row) in c.rows.order.iter().enumerate() {
         listed[row as usize] = Some(pos as u32);
     }
-    let host_order = summary(c, &hosts)
-        .hosts
-        .into_iter()
-        .map(|h| h.host)
-        .collect();
     Prepared {
         host_order,
         listed,
@@ -863,7 +873,7 @@ fn finish(
         Some(i) => {
             let mut orderers = std::mem::take(&mut c.orderers);
             let (p, drained) = rayon::join(
-                || prepare(&mut c, attribute, opts.limit),
+                || prepare(&mut c, attribute, &opts.limit),
                 || orderers.get_mut(i).map_or(Ok(()), |o| o.finish()),
             );
             c.orderers = orderers;
@@ -875,7 +885,7 @@ fn finish(
             }
             p
         }
-        None => prepare(&mut c, attribute, opts.limit),
+        None => prepare(&mut c, attribute, &opts.limit),
     };
     if let (Some(e), Some(first)) = (c.rows.spill_error(), inputs.first_mut()) {
         first.warning_count += 1;
@@ -892,7 +902,7 @@ fn finish(
         mut evidence,
         overview,
         ..
-    } = run_detectors(&c, &p, coarse, opts.limit, early);
+    } = run_detectors(&c, &p, coarse, opts.limit.any, early);
 
     // What the recommendation reads: the timed requests (replayed), the untimed ones, and the
     // rate-limited responses in time order.
@@ -915,6 +925,7 @@ fn finish(
             time: row.started(),
             quota: f.quota(),
             limits: f.limits(),
+            stated: f.stated.as_ref(),
             retry_after: &row.retry_after,
             caller: row.op,
             layer: f.layer(),
@@ -924,7 +935,7 @@ fn finish(
     }
     let summary = summary(&c, &p.hosts);
     let (hosts, all) = ranked(evidence.into_values().collect());
-    let limited: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
+    let limited = planned_hosts(&hosts, rec);
     let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
     Report {
         schema_version: SCHEMA_VERSION,
@@ -938,6 +949,30 @@ fn finish(
         recommendations,
         overview,
     }
+}
+
+/// The hosts that get a plan, the principal one first: every rate-limited host (busiest
+/// first) and every host a `--limit HOST=RATE` names; with `--host`, that host alone.
+fn planned_hosts<'a>(
+    hosts: &'a [HostEvidence],
+    rec: &crate::recommend::Options,
+) -> Vec<&'a HostEvidence> {
+    fn name(h: &HostEvidence) -> &str {
+        h.host.as_deref().unwrap_or("")
+    }
+    if let Some(only) = &rec.host {
+        return hosts
+            .iter()
+            .filter(|h| name(h).eq_ignore_ascii_case(only))
+            .collect();
+    }
+    let mut out: Vec<&HostEvidence> = hosts.iter().filter(|h| h.rate_limited > 0).collect();
+    out.extend(
+        hosts
+            .iter()
+            .filter(|h| h.rate_limited == 0 && rec.limit.named(name(h)).is_some()),
+    );
+    out
 }
 
 fn summary(c: &Collector, hosts: &[String]) -> Summary {
@@ -1001,7 +1036,11 @@ pub fn detect_records(
 ) -> Detected {
     let mut c = collect_records(requests, Some(limited));
     let given = given_map(requests, limited);
-    let p = prepare(&mut c, &Attribute::Given(given), limit_option);
+    let p = prepare(
+        &mut c,
+        &Attribute::Given(given),
+        &crate::units::GivenLimits::any(limit_option),
+    );
     let coarse = c.coarse_time();
     let early = c.take_early();
     let findings = run_detectors(&c, &p, coarse, limit_option, early).findings;
@@ -1027,7 +1066,11 @@ fn given_map(
 /// Client numbers of time-sorted records, as the analysis numbers them.
 pub fn identify_clients(requests: &[Request]) -> clients::Clients {
     let mut c = collect_records(requests, None);
-    let p = prepare(&mut c, &Attribute::Given(HashMap::new()), None);
+    let p = prepare(
+        &mut c,
+        &Attribute::Given(HashMap::new()),
+        &Default::default(),
+    );
     let shared = Shared::default();
     let of_request = requests
         .iter()
@@ -1050,7 +1093,11 @@ pub fn identify_clients(requests: &[Request]) -> clients::Clients {
 /// The logical operations of time-sorted records, as the analysis links them.
 pub fn link_records(requests: &[Request]) -> crate::detect::logical::Attempts {
     let mut c = collect_records(requests, None);
-    let p = prepare(&mut c, &Attribute::Given(HashMap::new()), None);
+    let p = prepare(
+        &mut c,
+        &Attribute::Given(HashMap::new()),
+        &Default::default(),
+    );
     let coarse = c.coarse_time();
     let mut by_loc: HashMap<(u16, u64), usize> = HashMap::new();
     let mut inputs: HashMap<Arc<str>, u16> = HashMap::new();
@@ -1141,7 +1188,11 @@ pub fn known_limits(
 ) -> BTreeMap<String, KnownLimit> {
     let mut c = collect_records(requests, Some(limited));
     let given = given_map(requests, limited);
-    let p = prepare(&mut c, &Attribute::Given(given), limit_option);
+    let p = prepare(
+        &mut c,
+        &Attribute::Given(given),
+        &crate::units::GivenLimits::any(limit_option),
+    );
     p.hosts
         .into_iter()
         .zip(p.limits)
@@ -1184,10 +1235,19 @@ pub fn recommend_evidence(
     for rl in rate_limited {
         let host = crate::http::url::host(&rl.url).to_ascii_lowercase();
         if let Some(h) = by_host.get_mut(&host) {
+            // The report's row keeps the attribution's limits, not the response.
+            let stated = rl.attribution.limits.as_ref().and_then(|l| {
+                Some(crate::http::ratelimit::Stated {
+                    count: l.limit?,
+                    window_s: l.window_seconds,
+                    by: "rate-limit headers".into(),
+                })
+            });
             h.limited.observe(evidence::Limited {
                 time: rl.time,
                 quota: rl.attribution.quota,
                 limits: rl.attribution.limits.as_ref(),
+                stated: stated.as_ref(),
                 retry_after: &rl.retry_after,
                 caller: caller_key(&rl.method, &rl.url),
                 layer: rl.attribution.layer,

@@ -131,7 +131,7 @@ fn first_pass_made_early_equals_the_first_replay() {
     reqs.sort_by_key(|r| r.started);
     let run = |early: bool| {
         let mut c = collect_records(&reqs, None);
-        let p = prepare(&mut c, &Attribute::Engine, None);
+        let p = prepare(&mut c, &Attribute::Engine, &Default::default());
         let first = c.take_early();
         assert!(first.is_some(), "one input in time order");
         let r = run_detectors(&c, &p, c.coarse_time(), None, first.filter(|_| early));

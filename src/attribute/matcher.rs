@@ -19,10 +19,16 @@ pub enum M {
     /// The body contains the text, compared case-insensitively (for stock wording kept as the
     /// vendor writes it); like `Body`, also tried with whitespace removed.
     Text(&'static str),
+    /// A producer's error code, as it writes it: case-sensitive, a whole token (no letter,
+    /// digit or `_` on either side), in the body or an error-code header (`x-amzn-ErrorType`,
+    /// `x-ms-error-code`). `RESOURCE_EXHAUSTED` and `ThrottlingException` are codes; the same
+    /// letters in another case or inside a longer name are not.
+    Code(&'static str),
     /// The whole body is this text (case-insensitive, whitespace ignored): a producer's stock
     /// body with nothing else in it, e.g. a gateway's `{"message":"Too Many Requests"}`.
     BodyIs(&'static str),
-    /// The body is empty or absent.
+    /// The body is known to be empty: absent from a record that would have shown it, not a
+    /// body the input did not record ([`crate::model::Request::body_unknown`]).
     BodyEmpty,
     Status(u16),
     /// The request's host matches the glob (`*` for any run of characters).
@@ -40,6 +46,8 @@ pub struct Subject<'a> {
     pub req: &'a Request,
     body_lc: String,
     body_compact: String,
+    /// The body was there but not recorded ([`Request::body_unknown`]).
+    body_unknown: bool,
 }
 
 impl<'a> Subject<'a> {
@@ -50,6 +58,7 @@ impl<'a> Subject<'a> {
             req,
             body_lc,
             body_compact,
+            body_unknown: req.body_unknown(),
         }
     }
 
@@ -57,8 +66,25 @@ impl<'a> Subject<'a> {
         &self.body_lc
     }
 
+    /// The response's body is known to be empty (not merely unrecorded).
     pub fn body_is_empty(&self) -> bool {
-        self.body_lc.trim().trim_end_matches('…').trim().is_empty()
+        !self.body_unknown && self.body_lc.trim().trim_end_matches('…').trim().is_empty()
+    }
+
+    /// The response had a body that the input did not record: no rule can say it was empty.
+    pub fn body_unknown(&self) -> bool {
+        self.body_unknown
+    }
+
+    /// The same response read as if its unrecorded body had been empty: what a rule that needs
+    /// an empty body would have said.
+    pub fn as_if_empty(&self) -> Subject<'a> {
+        Subject {
+            req: self.req,
+            body_lc: self.body_lc.clone(),
+            body_compact: self.body_compact.clone(),
+            body_unknown: false,
+        }
     }
 }
 
@@ -105,6 +131,7 @@ fn contains_ci_in_lowered(hay_lc: &str, needle: &'static str) -> bool {
 
 /// The forms of a rule's (static) needle that matching compares against.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
 enum Form {
     /// ASCII letters lowered.
     Lowered,
@@ -122,24 +149,34 @@ fn form_of(text: &str, form: Form) -> String {
     }
 }
 
-type FormKey = (usize, usize, Form);
-
 thread_local! {
     /// Each static needle's forms, made once per thread: building them anew for every
-    /// condition of every rule on every response was most of a rate-limited row's cost.
-    static FORMS: std::cell::RefCell<
-        std::collections::HashMap<FormKey, Box<str>, foldhash::fast::FixedState>,
-    > = std::cell::RefCell::new(std::collections::HashMap::default());
+    /// condition of every rule on every response was most of a rate-limited row's cost (7 % of
+    /// a JSON-lines run's instructions on the realistic bench input). The rule table holds a
+    /// few hundred needles, up to three forms each: 8,192 slots keep collisions rare.
+    static FORMS: std::cell::RefCell<crate::memo::Memo<Box<str>>> =
+        const { std::cell::RefCell::new(crate::memo::Memo::new(8192, 17)) };
 }
 
-/// `f` of `form` of the static `text` (keyed by its address: a static never moves).
+/// `f` of `form` of the static `text`. Keyed by the text's address and length and the form: a
+/// static never moves nor changes, so those name its bytes.
 fn with_form<R>(text: &'static str, form: Form, f: impl FnOnce(&str) -> R) -> R {
+    let mut key = [0u8; 17];
+    key[..8].copy_from_slice(&(text.as_ptr() as usize as u64).to_le_bytes());
+    key[8..16].copy_from_slice(&(text.len() as u64).to_le_bytes());
+    key[16] = form as u8;
     FORMS.with(|m| {
         let mut m = m.borrow_mut();
-        let v = m
-            .entry((text.as_ptr() as usize, text.len(), form))
-            .or_insert_with(|| form_of(text, form).into_boxed_str());
-        f(v)
+        let miss = match m.find(&key) {
+            Ok(v) => return f(v),
+            Err(miss) => miss,
+        };
+        let v: Box<str> = form_of(text, form).into_boxed_str();
+        let r = f(&v);
+        if let Some(miss) = miss {
+            m.put(miss, &key, v);
+        }
+        r
     })
 }
 
@@ -198,35 +235,7 @@ impl M {
                     .collect();
                 (!hits.is_empty()).then_some(hits)
             }
-            // No body (most access-log lines): no text to find, and no needle to compact.
-            M::Body(needle) | M::Text(needle) if s.body_lc.is_empty() && !needle.is_empty() => None,
-            M::Body(needle) => {
-                let found = contains(&s.body_lc, needle)
-                    || if needle.contains(char::is_whitespace) {
-                        with_form(needle, Form::Compact, |compact| {
-                            !compact.is_empty() && contains(&s.body_compact, compact)
-                        })
-                    } else {
-                        contains(&s.body_compact, needle)
-                    };
-                found.then(|| vec![format!("body: \"{needle}\"")])
-            }
-            M::Text(text) => {
-                let found = contains_ci_in_lowered(&s.body_lc, text)
-                    || if text.contains(char::is_whitespace) {
-                        with_form(text, Form::CompactLc, |compact| {
-                            !compact.is_empty() && contains(&s.body_compact, compact)
-                        })
-                    } else {
-                        contains_ci_in_lowered(&s.body_compact, text)
-                    };
-                found.then(|| vec![format!("body: \"{}\"", shown(text))])
-            }
-            M::BodyIs(text) => {
-                let whole = s.body_compact.trim_end_matches('…');
-                (!whole.is_empty() && with_form(text, Form::CompactLc, |c| whole == c))
-                    .then(|| vec![format!("body is \"{}\"", shown(text))])
-            }
+            M::Body(_) | M::Text(_) | M::Code(_) | M::BodyIs(_) => self.eval_text(s),
             M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
             M::Status(code) => (s.req.status == *code).then(|| vec![format!("status {code}")]),
             M::Host(pattern) => {
@@ -254,6 +263,63 @@ impl M {
         }
     }
 
+    /// [`M::eval`] of the conditions on the body's text (and a code's headers).
+    fn eval_text(&self, s: &Subject) -> Option<Vec<String>> {
+        let h = &s.req.response_headers;
+        match self {
+            // No body (most access-log lines): no text to find, and no needle to compact.
+            M::Body(needle) | M::Text(needle) if s.body_lc.is_empty() && !needle.is_empty() => None,
+            M::Body(needle) => {
+                let found = contains(&s.body_lc, needle)
+                    || if needle.contains(char::is_whitespace) {
+                        with_form(needle, Form::Compact, |compact| {
+                            !compact.is_empty() && contains(&s.body_compact, compact)
+                        })
+                    } else {
+                        contains(&s.body_compact, needle)
+                    };
+                found.then(|| vec![format!("body: \"{needle}\"")])
+            }
+            M::Text(text) => {
+                let found = contains_ci_in_lowered(&s.body_lc, text)
+                    || if text.contains(char::is_whitespace) {
+                        with_form(text, Form::CompactLc, |compact| {
+                            !compact.is_empty() && contains(&s.body_compact, compact)
+                        })
+                    } else {
+                        contains_ci_in_lowered(&s.body_compact, text)
+                    };
+                found.then(|| vec![format!("body: \"{}\"", shown(text))])
+            }
+            M::Code(code) => {
+                let in_header = super::limited::CODE_HEADERS
+                    .iter()
+                    .filter_map(|n| h.get(n).map(|v| (n, v)))
+                    .find(|(_, v)| super::limited::has_token(v, code));
+                if let Some((n, _)) = in_header {
+                    return Some(vec![format!("{n}: {code}")]);
+                }
+                let body = s.req.body_excerpt.as_deref().unwrap_or("");
+                super::limited::has_token(body, code).then(|| vec![format!("code {code}")])
+            }
+            M::BodyIs(text) => {
+                let whole = s.body_compact.trim_end_matches('…');
+                (!whole.is_empty() && with_form(text, Form::CompactLc, |c| whole == c))
+                    .then(|| vec![format!("body is \"{}\"", shown(text))])
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the condition needs an empty body somewhere (not under a `Not`).
+    pub fn needs_empty_body(&self) -> bool {
+        match self {
+            M::BodyEmpty => true,
+            M::All(ms) | M::Any(ms) => ms.iter().any(M::needs_empty_body),
+            _ => false,
+        }
+    }
+
     /// Header names (or name prefixes) this condition looks at, to tell layer headers from the
     /// origin's own headers when building a host's baseline.
     pub fn header_names(&self, out: &mut Vec<&'static str>) {
@@ -263,6 +329,7 @@ impl M {
             M::Not(_)
             | M::Body(_)
             | M::Text(_)
+            | M::Code(_)
             | M::BodyIs(_)
             | M::BodyEmpty
             | M::Status(_)
@@ -279,6 +346,7 @@ impl M {
             M::NamePrefix(p) => format!("a header named `{p}*`"),
             M::Body(b) => format!("body contains `{}`", b.replace('|', "\\|")),
             M::Text(t) => format!("body contains `{}`", t.replace('|', "\\|")),
+            M::Code(c) => format!("code `{c}` (its case, a whole token)"),
             M::BodyIs(t) => format!("body is exactly `{}`", t.replace('|', "\\|")),
             M::BodyEmpty => "empty body".into(),
             M::Status(c) => format!("status {c}"),

@@ -709,8 +709,9 @@ const CONC: Option<Quota> = Some(Quota::Concurrency);
 const DAILY: Option<Quota> = Some(Quota::Daily);
 const TOKENS: Option<Quota> = Some(Quota::Tokens);
 
-/// Tier 1: explicit reason fields; tier 5: wording. Tiers 2–4 (header names and windows, the
-/// IETF policy, the size of the wait) and 6 (the product's limiter) are computed by the engine.
+/// Tier 1: explicit reason fields; tier 5: wording that names the kind; 6: vaguer words. The
+/// engine computes tiers 2–4 (header names and windows, the IETF policy, the size of the
+/// wait), the window stated in the body (5) and the product's limiter (6).
 #[rustfmt::skip]
 pub static CUES: &[Cue] = &[
     c("stripe.reason.concurrency", 1, Value("stripe-rate-limited-reason", "concurrency"), CONC, None, "[ST1]",
@@ -832,19 +833,23 @@ pub static CUES: &[Cue] = &[
       "AspNetCoreRateLimit's period in days (1d, 7d): an allowance until it rolls over"),
     c("google.vertex-generic", 1, Body("resource has been exhausted (e.g. check quota)"), RATE, None, "[GG1]",
       "Vertex AI's generic RESOURCE_EXHAUSTED: the per-minute shared quota"),
-    // Tier 5: wording in the body. Order matters within the tier: a stated short window beats
-    // the word "quota", which Google also uses for per-minute limits.
-    c("wording.billing", 5, Any(&[Body("billing"), Body("credit balance"), Body("payment required")]), DAILY, None,
+    // Tier 5: wording in the body that names the kind; the window the body states is read
+    // by the engine (`engine/quota.rs`, after these). Tier 6: vaguer words, before the
+    // product's own kind. The word "quota" alone names no kind: Google says it of per-minute
+    // limits, others of daily ones.
+    c("wording.billing", 5, Any(&[Body("billing"), Body("credit balance"), Body("payment required"), Body("insufficient credit"),
+                                  Body("insufficient funds"), Body("out of credits")]), DAILY, None,
       "[Q5]", "billing / credit wording: an allowance, not a rate"),
-    c("wording.concurrent", 5, Any(&[Body("concurrent"), Body("in flight"), Body("in-flight"), Body("simultaneous")]),
-      CONC, None, "[Q5]", "concurrency wording"),
-    c("wording.tokens", 5, Any(&[Body("tokens per"), Body("token rate"), Body("token limit"), Body("tokens limit")]),
-      TOKENS, None, "[Q5]", "token-budget wording"),
-    c("wording.short-window", 5, Any(&[Body("per second"), Body("per minute"), Body("per hour"), Body("per 10 seconds"),
-                                       Body("requests/min"), Body("req/s")]),
-      RATE, None, "[Q5]", "a short window stated in the body"),
-    c("wording.daily", 5, Any(&[Body("per day"), Body("daily"), Body("per month"), Body("monthly"), Body("quota")]), DAILY,
-      None, "[Q5]", "allowance wording (per day / monthly / quota)"),
-    c("wording.rate", 5, Any(&[Body("requests per"), Body("rate limit"), Body("slow down"), Body("throttl")]),
+    c("wording.concurrent", 5, Any(&[Body("concurren"), Body("in flight"), Body("in-flight"), Body("inflight"), Body("simultaneous"),
+                                     Body("parallel request"), Body("rejected execution"), Body("rejected_execution"),
+                                     Body("rejectedexecution"), Body("already in progress")]),
+      CONC, None, "[Q5]",
+      "concurrency wording: requests in flight at once (concurrent, concurrency, in flight, simultaneous, a thread pool's rejected execution, another request already in progress)"),
+    c("wording.tokens", 5, Any(&[Body("tokens per"), Body("token rate"), Body("token limit"), Body("tokens limit"),
+                                 Code("TPM"), Code("TPD"), Code("TPS"), Code("ITPM"), Code("OTPM")]),
+      TOKENS, None, "[Q5]", "token-budget wording (tokens per …, TPM / TPD as written)"),
+    c("wording.daily", 6, Any(&[Body("daily"), Body("monthly"), Body("weekly"), Body("annual")]), DAILY,
+      None, "[Q5]", "allowance wording (daily / weekly / monthly)"),
+    c("wording.rate", 6, Any(&[Body("requests per"), Body("rate limit"), Body("slow down"), Body("throttl"), Body("hourly")]),
       RATE, None, "[Q5]", "rate wording"),
 ];

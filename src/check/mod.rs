@@ -82,8 +82,8 @@ pub struct Checker {
     /// 1.3 fields seen before the version was known: (at, entry, field), and how many.
     pending_v13: Vec<(String, Option<usize>, String)>,
     pending_v13_count: usize,
-    /// Whether `log` had any member, and which of [`LOG_REQUIRED`] it had.
-    any_member: bool,
+    /// Whether `log` was an object, and which of [`LOG_REQUIRED`] it had.
+    log_object: bool,
     members: HashSet<&'static str>,
     warnings: Vec<Deviation>,
     warning_count: usize,
@@ -107,7 +107,7 @@ impl Checker {
             pagerefs_capped: false,
             pending_v13: Vec::new(),
             pending_v13_count: 0,
-            any_member: false,
+            log_object: false,
             members: HashSet::new(),
             warnings: Vec::new(),
             warning_count: 0,
@@ -128,8 +128,13 @@ impl Checker {
         }
     }
 
+    /// `log` is an object: its required members are checked in [`Checker::finish`], so an
+    /// empty `{"log": {}}` misses all three.
+    pub fn log_object(&mut self) {
+        self.log_object = true;
+    }
+
     fn member_seen(&mut self, key: &str) {
-        self.any_member = true;
         if let Some(k) = LOG_REQUIRED.iter().find(|k| **k == key) {
             self.members.insert(k);
         }
@@ -289,7 +294,7 @@ impl Checker {
 
     /// Settle the rules that need the whole document and build the report.
     pub fn finish(mut self, source: &str) -> CheckReport {
-        if self.any_member || self.entries > 0 {
+        if self.log_object {
             if !self.members.contains("version") {
                 self.push(
                     "log",
@@ -537,6 +542,7 @@ pub fn walk_value(doc: &Value, c: &mut Checker) {
         );
         return;
     };
+    c.log_object();
     for (k, v) in members {
         match (k.as_str(), v) {
             ("pages", Value::Array(items)) => {

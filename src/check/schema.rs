@@ -18,6 +18,8 @@ pub enum Ty {
     Int,
     Bool,
     Obj(&'static [Field]),
+    /// An object, or `null` where the spec gives `null` a meaning (a cache's "no cache entry").
+    ObjOrNull(&'static [Field]),
     /// An array of objects of one kind.
     Arr(&'static [Field]),
 }
@@ -43,6 +45,8 @@ pub enum Rule {
     NonNeg,
     /// An HTTP status: 100–999, or 0 for "no response" (what browsers write for a failure).
     Status,
+    /// "Absolute URL of the request (fragments are not included)": a scheme, no `#`.
+    AbsoluteUrl,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -124,7 +128,7 @@ const POST_DATA: &[Field] = &[
 
 const REQUEST: &[Field] = &[
     f("method", Ty::Str, Req, Plain),
-    f("url", Ty::Str, Req, Plain),
+    f("url", Ty::Str, Req, Rule::AbsoluteUrl),
     f("httpVersion", Ty::Str, Req, Plain),
     f("cookies", Ty::Arr(COOKIE), Req, Plain),
     f("headers", Ty::Arr(NAME_VALUE), Req, Plain),
@@ -159,17 +163,21 @@ const RESPONSE: &[Field] = &[
     COMMENT,
 ];
 
+/// The spec gives the cache entry's times no format (unlike the ISO 8601 it names for page,
+/// entry and cookie times), and its own example writes `"2009-16-02T15:50:34"`: only their type
+/// is checked.
 const CACHE_ENTRY: &[Field] = &[
-    f("expires", Ty::Str, Opt, Rule::Date),
-    f("lastAccess", Ty::Str, Req, Rule::Date),
+    f("expires", Ty::Str, Opt, Plain),
+    f("lastAccess", Ty::Str, Req, Plain),
     f("eTag", Ty::Str, Req, Plain),
     f("hitCount", Ty::Num, Req, Rule::NonNeg),
     COMMENT,
 ];
 
+/// `null` is the spec's "no cache entry" (its examples 2–4); a missing member is "not known".
 const CACHE: &[Field] = &[
-    f("beforeRequest", Ty::Obj(CACHE_ENTRY), Opt, Plain),
-    f("afterRequest", Ty::Obj(CACHE_ENTRY), Opt, Plain),
+    f("beforeRequest", Ty::ObjOrNull(CACHE_ENTRY), Opt, Plain),
+    f("afterRequest", Ty::ObjOrNull(CACHE_ENTRY), Opt, Plain),
     COMMENT,
 ];
 
@@ -215,6 +223,7 @@ fn ty_name(ty: Ty) -> &'static str {
         Ty::Int => "a whole number",
         Ty::Bool => "true or false",
         Ty::Obj(_) => "an object",
+        Ty::ObjOrNull(_) => "an object or null",
         Ty::Arr(_) => "an array of objects",
     }
 }
@@ -314,6 +323,7 @@ fn check_field(v: &Value, fl: &Field, spec: Spec, path: &str, out: &mut Vec<Foun
         (Ty::Num, Value::Number(_)) => true,
         (Ty::Int, Value::Number(n)) => n.is_i64() || n.is_u64(),
         (Ty::Obj(_), Value::Object(_)) | (Ty::Arr(_), Value::Array(_)) => true,
+        (Ty::ObjOrNull(_), Value::Object(_) | Value::Null) => true,
         _ => false,
     };
     if !type_ok {
@@ -329,7 +339,7 @@ fn check_field(v: &Value, fl: &Field, spec: Spec, path: &str, out: &mut Vec<Foun
         return;
     }
     match (fl.ty, v) {
-        (Ty::Obj(sub), _) => validate(v, sub, spec, &format!("{path}."), out),
+        (Ty::Obj(sub) | Ty::ObjOrNull(sub), _) => validate(v, sub, spec, &format!("{path}."), out),
         (Ty::Arr(sub), Value::Array(items)) => {
             for (i, it) in items.iter().enumerate() {
                 let p = format!("{path}[{i}]");
@@ -379,7 +389,26 @@ pub fn rule_problem(rule: Rule, v: &Value) -> Option<String> {
             (!(100..=999).contains(&s) && s != 0)
                 .then(|| format!("{s} is not an HTTP status (100–999; 0 = no response)"))
         }
+        Rule::AbsoluteUrl => url_problem(v.as_str()?),
     }
+}
+
+/// Why a request URL is not what the spec asks ("Absolute URL of the request (fragments are
+/// not included)"), never quoting it: a URL can carry a token.
+pub fn url_problem(url: &str) -> Option<String> {
+    let scheme = url.split_once(':').map(|(s, _)| s).filter(|s| {
+        s.bytes().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && s.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"+-.".contains(&c))
+    });
+    if scheme.is_none() {
+        return Some(
+            "not an absolute URL (no scheme such as `https:`); the spec asks for the request's absolute URL"
+                .into(),
+        );
+    }
+    url.contains('#')
+        .then(|| "includes a fragment (`#` and what follows); the spec's request URL leaves fragments out".into())
 }
 
 /// Numbers are shown as written (they are the deviation, not data to hide).
@@ -467,15 +496,19 @@ mod tests {
             "pageTimings".into(),
             "should be an object, found an empty array".into()
         )));
-        let out = run(json!({"beforeRequest": null}), CACHE);
+        // `null` is the spec's "no cache entry"; another wrong type is still named.
+        assert!(run(json!({"beforeRequest": null, "afterRequest": null}), CACHE).is_empty());
+        let out = run(json!({"beforeRequest": []}), CACHE);
         assert_eq!(out[0].0, "beforeRequest");
+        assert!(out[0].1.contains("an object or null"), "{out:?}");
+        let out = run(json!({"name": "a", "value": "b", "expires": null}), COOKIE);
         assert!(out[0].1.contains("leave the field out"), "{out:?}");
     }
 
     #[test]
     fn nested_paths_and_unknown_fields() {
         let out = run(
-            json!({"method":"GET","url":"u","httpVersion":"h","cookies":{},"headers":[{"name":"a"}],
+            json!({"method":"GET","url":"https://a/","httpVersion":"h","cookies":{},"headers":[{"name":"a"}],
                    "queryString":[7],"headersSize":-1,"bodySize":-2,"weird":1,"_ok":1,
                    "headersCompression":3}),
             REQUEST,
@@ -524,5 +557,23 @@ mod tests {
         assert!(rule_problem(Rule::NonNegOrUnknown, &json!(-3)).is_some());
         assert!(rule_problem(Rule::Status, &json!(0)).is_none());
         assert!(rule_problem(Rule::Status, &json!(-1)).is_some());
+        for ok in [
+            "https://a.example/p?q=1",
+            "data:text/plain,x",
+            "about:blank",
+            "HTTP://A/",
+        ] {
+            assert!(url_problem(ok).is_none(), "{ok}");
+        }
+        for (bad, says) in [
+            ("mockbin.com", "not an absolute URL"),
+            ("/v1/items?token=x", "not an absolute URL"),
+            ("", "not an absolute URL"),
+            ("1http://a/", "not an absolute URL"),
+            ("https://a.example/#frag", "fragment"),
+        ] {
+            let p = url_problem(bad).unwrap();
+            assert!(p.contains(says), "{bad}: {p}");
+        }
     }
 }

@@ -303,6 +303,7 @@ fn log(sc: &mut Sc<'_>, c: &mut Checker) -> Result<(), ReadError> {
         );
         return Ok(());
     }
+    c.log_object();
     loop {
         let key = match sc.next()? {
             Event::EndObject => break,

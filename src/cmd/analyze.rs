@@ -3,10 +3,11 @@
 use super::{ingest_options, Error, Outcome};
 use crate::analyze::{analyze_files, AnalyzeOptions};
 use crate::cli::{AnalyzeArgs, ColorChoice, ReportFormat};
+use crate::console::Notices;
 use crate::ingest;
 use crate::output;
 use crate::render::{self, Style};
-use crate::units::Rate;
+use crate::units::GivenLimits;
 
 /// `-o FILE`'s extension -> the report format, when --format is not given. An extension not
 /// listed is an error: a table silently written to `report.csv` looks like a broken export.
@@ -52,12 +53,21 @@ fn report_format(args: &AnalyzeArgs) -> Result<ReportFormat, Error> {
     }
 }
 
-pub fn run(args: AnalyzeArgs) -> Outcome {
-    let mut opts = ingest_options(&args.input)?;
-    let limit = match &args.limit {
-        Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
-        None => None,
-    };
+pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
+    let mut opts = ingest_options(&args.input, ui)?;
+    let mut limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
+    let host = args.host.as_deref().map(str::to_ascii_lowercase);
+    if let Some(h) = &host {
+        // A limit without a host is --host's.
+        if let Some(rate) = limit.any.take() {
+            if limit.named(h).is_some() {
+                return Err(Error::fatal(format!(
+                    "--limit {rate} and --limit {h}=…: two limits for --host {h}; give one"
+                )));
+            }
+            limit.hosts.push((h.clone(), rate));
+        }
+    }
     let po = super::emit::policy_options(&args.policy)?;
     let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
     // Every output is checked before the inputs are read: a refusal costs nothing.
@@ -83,10 +93,14 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
     // After the -o checks: `-o INPUT.har` is refused as the input, not for its extension.
     let format = report_format(&args)?;
     for w in no_effect(format, args.all, args.color) {
-        eprintln!("toomany: warning: {w}");
+        ui.warn(w);
     }
 
-    let bars = progress_bars(&args.files);
+    let bars = if ui.quiet {
+        None
+    } else {
+        progress_bars(&args.files)
+    };
     if let Some((_, bars)) = &bars {
         let bars = bars.clone();
         opts.progress = Some(std::sync::Arc::new(move |path: &str, n: u64| {
@@ -96,7 +110,8 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         }));
     }
     let rec_opts = crate::recommend::Options {
-        limit,
+        limit: limit.clone(),
+        host: host.clone(),
         headroom: po.headroom,
         latency_ms: po.latency_ms,
         backoff: po.backoff.clone(),
@@ -108,22 +123,32 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         }
         let _ = multi.clear();
     }
-    report_input_problems(&report.inputs);
+    report_input_problems(&report.inputs, ui);
     if !report.inputs.iter().any(|i| i.records > 0) {
         return Err(Error::fatal(
             "nothing could be read from the inputs (see the messages above)",
         ));
     }
     refuse_unmapped(&report.inputs)?;
+    if let Some(h) = &host {
+        let hosts = &report.summary.hosts;
+        if !hosts.iter().any(|c| c.host.eq_ignore_ascii_case(h)) {
+            let names: Vec<&str> = hosts.iter().map(|c| c.host.as_str()).take(10).collect();
+            return Err(Error::fatal(format!(
+                "--host {h}: no request to that host in the inputs; their hosts: {}",
+                names.join(", ")
+            )));
+        }
+    }
     if let Some((dir, targets)) = &po.emit {
-        let sets = config_sets(&report, dir, args.host.as_deref())?;
+        let sets = config_sets(&report, dir, args.host.as_deref(), ui)?;
         let sets: Vec<(std::path::PathBuf, &crate::recommend::config::Policy)> =
             sets.iter().map(|(d, p)| (d.clone(), p)).collect();
         let avoid = super::emit::Avoid {
             inputs: &args.files,
             report: report_file.as_ref(),
         };
-        super::emit::write_config_sets(&sets, targets, &avoid)?;
+        super::emit::write_config_sets(&sets, targets, &avoid, ui)?;
     }
 
     let max_rows = (!args.all).then_some(50);
@@ -156,7 +181,7 @@ pub fn run(args: AnalyzeArgs) -> Outcome {
         None => output::to_stdout_with(produce)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
-    Ok(gate_status(&gates, |g| g.holds(&report)))
+    Ok(gate_status(&gates, |g| g.holds(&report), ui))
 }
 
 /// Flags the chosen format does not read: said once on stderr rather than silently ignored,
@@ -186,6 +211,7 @@ fn no_effect(format: ReportFormat, all: bool, color: Option<ColorChoice>) -> Vec
 pub fn gate_status(
     gates: &[crate::compare::gate::FailOn],
     holds: impl Fn(&crate::compare::gate::FailOn) -> bool,
+    ui: Notices,
 ) -> i32 {
     let held: Vec<String> = gates
         .iter()
@@ -195,7 +221,10 @@ pub fn gate_status(
     if held.is_empty() {
         return 0;
     }
-    eprintln!("toomany: --fail-on {}: holds (exit 1)", held.join(", "));
+    ui.note(format_args!(
+        "--fail-on {}: holds (exit 1)",
+        held.join(", ")
+    ));
     1
 }
 
@@ -206,9 +235,9 @@ fn config_sets(
     report: &crate::report::Report,
     dir: &std::path::Path,
     host: Option<&str>,
+    ui: Notices,
 ) -> Result<Vec<(std::path::PathBuf, crate::recommend::config::Policy)>, Error> {
     use crate::recommend::config::Policy;
-    use std::io::Write;
     let plans = render::verdict::plans(report);
     let named = |r: &crate::recommend::Recommendation| r.host.clone().unwrap_or_default();
     if plans.is_empty() {
@@ -234,17 +263,13 @@ fn config_sets(
         return Ok(vec![(dir.to_path_buf(), p)]);
     }
     let mut sets = Vec::new();
-    let mut err = std::io::stderr().lock();
     for r in &plans {
         let h = named(r);
         match Policy::from_recommendation(r) {
             Ok(p) => sets.push((dir.join(host_dir_name(&h)), p)),
-            Err(e) => {
-                let _ = writeln!(
-                    err,
-                    "toomany: warning: --emit-config: no config for {h}: {e} (--host {h} --limit RATE writes it)"
-                );
-            }
+            Err(e) => ui.warn(format_args!(
+                "--emit-config: no config for {h}: {e} (--host {h} --limit RATE writes it)"
+            )),
         }
     }
     if sets.is_empty() {
@@ -252,12 +277,11 @@ fn config_sets(
             "--emit-config: no rate-limited host has a known limit: pass --limit (with --host NAME for one host)",
         ));
     }
-    let _ = writeln!(
-        err,
-        "toomany: {} hosts have their own plan: one config directory each under {dir} (--host NAME writes one host's into {dir} itself)",
+    ui.note(format_args!(
+        "{} hosts have their own plan: one config directory each under {dir} (--host NAME writes one host's into {dir} itself)",
         sets.len(),
         dir = dir.display()
-    );
+    ));
     Ok(sets)
 }
 
@@ -348,25 +372,23 @@ pub fn refuse_unmapped(inputs: &[crate::report::InputSummary]) -> Result<(), Err
 }
 
 /// Input errors and warnings go to stderr, once, each with its file and entry/line.
-pub fn report_input_problems(inputs: &[crate::report::InputSummary]) {
-    use std::io::Write;
-    let mut err = std::io::stderr().lock();
+/// An input that could not be fully read is an error (printed even with `--quiet`).
+pub fn report_input_problems(inputs: &[crate::report::InputSummary], ui: Notices) {
     for s in inputs {
         if let Some(e) = &s.error {
-            let _ = writeln!(err, "toomany: {}: {e}", s.source);
+            eprintln!("toomany: {}: {e}", s.source);
         }
         const SHOWN: usize = 5;
         for w in s.warnings.iter().take(SHOWN) {
-            let _ = writeln!(err, "toomany: warning: {w}");
+            ui.warn(w);
         }
         if s.warning_count > SHOWN {
-            let _ = writeln!(
-                err,
-                "toomany: warning: {}: {} more warnings (the JSON report lists the first {})",
+            ui.warn(format_args!(
+                "{}: {} more warnings (the JSON report lists the first {})",
                 s.source,
                 s.warning_count - SHOWN,
                 ingest::KEPT_WARNINGS
-            );
+            ));
         }
     }
 }

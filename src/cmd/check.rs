@@ -7,7 +7,7 @@ use crate::cli::{CheckArgs, OutputFormat};
 use crate::ingest::source;
 use crate::output;
 
-pub fn run(args: CheckArgs) -> Outcome {
+pub fn run(args: CheckArgs, ui: crate::console::Notices) -> Outcome {
     let src = &args.input;
     let opened = source::open(src).map_err(|e| Error::fatal(format!("{src}: {e}")))?;
     let prefix = opened.prefix.clone();
@@ -20,7 +20,10 @@ pub fn run(args: CheckArgs) -> Outcome {
         } else {
             format!(" {}", w.field)
         };
-        eprintln!("{src}: warning: {}{field}: {}", w.at, w.problem);
+        ui.line(format_args!(
+            "{src}: warning: {}{field}: {}",
+            w.at, w.problem
+        ));
     }
     let bytes = match args.format {
         OutputFormat::Json => {
@@ -73,7 +76,7 @@ fn render_table(r: &CheckReport) -> String {
             String::new()
         }
     );
-    if r.deviation_count > 0 {
+    if r.deviation_count > 0 && r.entries > 0 {
         let _ = writeln!(
             out,
             "toomany analyze reads this file anyway; other tools may reject it."

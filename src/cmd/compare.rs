@@ -9,14 +9,11 @@ use crate::compare::{self, gate};
 use crate::ingest;
 use crate::output;
 use crate::render::{self, Style};
-use crate::units::Rate;
+use crate::units::GivenLimits;
 
-pub fn run(args: CompareArgs) -> Outcome {
-    let opts = ingest_options(&args.input)?;
-    let limit = match &args.limit {
-        Some(l) => Some(Rate::parse(l).map_err(|e| Error::fatal(format!("--limit: {e}")))?),
-        None => None,
-    };
+pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
+    let opts = ingest_options(&args.input, ui)?;
+    let limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
     let gates = gate::parse_all(&args.fail_on, true).map_err(Error::fatal)?;
     let stdin_uses = args
         .before
@@ -67,21 +64,21 @@ pub fn run(args: CompareArgs) -> Outcome {
     };
     let format = format?;
     if args.color.is_some() && format != CompareFormat::Table {
-        eprintln!(
-            "toomany: warning: --color has no effect with --format {}: only the table format is coloured",
+        ui.warn(format_args!(
+            "--color has no effect with --format {}: only the table format is coloured",
             format!("{format:?}").to_lowercase()
-        );
+        ));
     }
 
     let rec_opts = crate::recommend::Options {
-        limit,
+        limit: limit.clone(),
         ..Default::default()
     };
     let mut sides = Vec::with_capacity(2);
     for (name, files) in [("BEFORE", &args.before), ("AFTER", &args.against)] {
         let inputs = ingest::read_inputs(files, &opts);
         let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
-        report_input_problems(&summaries);
+        report_input_problems(&summaries, ui);
         if !inputs.iter().any(|i| i.summary.records > 0) {
             return Err(Error::fatal(format!(
                 "nothing could be read from the {name} inputs (see the messages above)"
@@ -89,7 +86,14 @@ pub fn run(args: CompareArgs) -> Outcome {
         }
         refuse_unmapped(&summaries)?;
         let (summaries, requests) = merge_inputs(inputs);
-        let report = analyze_with(summaries, &requests, &AnalyzeOptions { limit }, &rec_opts);
+        let report = analyze_with(
+            summaries,
+            &requests,
+            &AnalyzeOptions {
+                limit: limit.clone(),
+            },
+            &rec_opts,
+        );
         sides.push(compare::side(files.clone(), &requests, &report));
     }
     let after = sides.pop().expect("two sides");
@@ -117,5 +121,5 @@ pub fn run(args: CompareArgs) -> Outcome {
         None => output::to_stdout(&bytes)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
-    Ok(gate_status(&gates, |g| compare::fails(g, &comparison)))
+    Ok(gate_status(&gates, |g| compare::fails(g, &comparison), ui))
 }

@@ -53,10 +53,10 @@ fn page(cmd: clap::Command) -> Result<(String, Vec<u8>), Error> {
     Ok((man.get_filename(), buf))
 }
 
-pub fn man(args: ManArgs) -> Outcome {
+pub fn man(args: ManArgs, ui: crate::console::Notices) -> Outcome {
     let pages = pages()?;
     if let Some(dir) = &args.dir {
-        return write_pages(dir, &pages, args.force);
+        return write_pages(dir, &pages, args.force, ui);
     }
     let want = match &args.command {
         None => "toomany.1".to_string(),
@@ -78,7 +78,12 @@ pub fn man(args: ManArgs) -> Outcome {
 }
 
 /// `--dir DIR`: every page, all or none (an existing page only with --force).
-fn write_pages(dir: &std::path::Path, pages: &[(String, Vec<u8>)], force: bool) -> Outcome {
+fn write_pages(
+    dir: &std::path::Path,
+    pages: &[(String, Vec<u8>)],
+    force: bool,
+    ui: crate::console::Notices,
+) -> Outcome {
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
@@ -106,10 +111,10 @@ fn write_pages(dir: &std::path::Path, pages: &[(String, Vec<u8>)], force: bool) 
         .map(|(f, (_, roff))| (f, roff.as_slice()))
         .collect();
     output::write_set(&set).map_err(Error::fatal)?;
-    eprintln!(
-        "toomany: wrote {} man pages to {}",
+    ui.note(format_args!(
+        "wrote {} man pages to {}",
         pages.len(),
         dir.display()
-    );
+    ));
     Ok(0)
 }

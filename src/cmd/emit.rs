@@ -3,11 +3,11 @@
 
 use super::Error;
 use crate::cli::PolicyArgs;
+use crate::console::Notices;
 use crate::output;
 use crate::recommend::config::{self, Policy, Target};
 use crate::recommend::{validate_headroom, BackoffOptions};
 use crate::units::parse_duration_ms;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Typed, validated policy knobs from the flags.
@@ -50,7 +50,11 @@ pub fn policy_options(a: &PolicyArgs) -> Result<PolicyOptions, Error> {
         base_ms: whole_ms("--backoff-base", &a.backoff_base)?,
         cap_ms: whole_ms("--backoff-cap", &a.backoff_cap)?,
         max_attempts: a.max_attempts,
-        deadline_ms: whole_ms("--retry-deadline", &a.retry_deadline)?,
+        deadline_ms: match &a.retry_deadline {
+            Some(d) => whole_ms("--retry-deadline", d)?,
+            None => BackoffOptions::default().deadline_ms,
+        },
+        deadline_given: a.retry_deadline.is_some(),
         retry_after_spread_ms: whole_ms("--retry-after-spread", &a.retry_after_spread)?,
         attempt_timeout_ms: match &a.attempt_timeout {
             Some(t) => Some(whole_ms("--attempt-timeout", t)?),
@@ -140,8 +144,9 @@ pub fn write_configs(
     policy: &Policy,
     targets: &[Target],
     avoid: &Avoid,
+    ui: Notices,
 ) -> Result<Vec<PathBuf>, Error> {
-    write_config_sets(&[(dir.to_path_buf(), policy)], targets, avoid)
+    write_config_sets(&[(dir.to_path_buf(), policy)], targets, avoid, ui)
 }
 
 /// [`write_configs`] for several policies at once (one directory each, e.g. one per host), all
@@ -150,6 +155,7 @@ pub fn write_config_sets(
     sets: &[(PathBuf, &Policy)],
     targets: &[Target],
     avoid: &Avoid,
+    ui: Notices,
 ) -> Result<Vec<PathBuf>, Error> {
     let mut _created = Vec::with_capacity(sets.len());
     for (dir, _) in sets {
@@ -199,25 +205,26 @@ pub fn write_config_sets(
         .map(|(o, (_, f))| (o, f.contents.as_bytes()))
         .collect();
     output::write_set(&set).map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
-    let mut written = Vec::new();
-    let mut err = std::io::stderr().lock();
-    for (dir, f) in &files {
-        let path = dir.join(&f.file_name);
-        let _ = writeln!(err, "toomany: wrote {}", path.display());
-        for c in &f.cannot_express {
-            // One directory: the file's name is enough; several: say which directory.
-            let shown = if sets.len() == 1 {
-                f.file_name.clone()
-            } else {
-                path.display().to_string()
-            };
-            let _ = writeln!(
-                err,
-                "toomany: warning: {shown}: {} cannot express: {c}",
-                f.target.name()
-            );
-        }
-        written.push(path);
+    let written: Vec<PathBuf> = files
+        .iter()
+        .map(|(dir, f)| dir.join(&f.file_name))
+        .collect();
+    for (dir, _) in sets {
+        let names: Vec<&str> = files
+            .iter()
+            .filter(|(d, _)| d == dir)
+            .map(|(_, f)| f.file_name.as_str())
+            .collect();
+        ui.note(format_args!(
+            "wrote {} file{} into {}: {}",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            dir.display(),
+            names.join(", ")
+        ));
+    }
+    if let Some(line) = cannot_express_summary(&files) {
+        ui.note(line);
     }
     for (dir, policy) in sets {
         if policy.action == crate::recommend::Action::StopOrReschedule {
@@ -226,11 +233,37 @@ pub fn write_config_sets(
             } else {
                 format!("{}: ", dir.display())
             };
-            let _ = writeln!(
-                err,
-                "toomany: warning: {which}the recommended action is stop_or_reschedule: the written settings apply after the allowance resets"
-            );
+            ui.warn(format_args!(
+                "{which}the recommended action is stop_or_reschedule: the written settings apply after the allowance resets"
+            ));
         }
     }
     Ok(written)
+}
+
+/// One line for the expected notes on what each tool cannot express (they are in each file's
+/// header, where the setting would go): how many, per tool. `None` when there are none.
+fn cannot_express_summary(files: &[(&Path, config::Emitted)]) -> Option<String> {
+    let mut per_tool: Vec<(&str, usize)> = Vec::new();
+    for (_, f) in files {
+        let n = f.cannot_express.len();
+        if n == 0 {
+            continue;
+        }
+        let name = f.target.name();
+        match per_tool.iter_mut().find(|(t, _)| *t == name) {
+            Some((_, c)) => *c += n,
+            None => per_tool.push((name, n)),
+        }
+    }
+    let total: usize = per_tool.iter().map(|(_, n)| n).sum();
+    if total == 0 {
+        return None;
+    }
+    let each: Vec<String> = per_tool.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    Some(format!(
+        "{total} note{} on what the tools cannot express ({}) are in the written files' comment headers",
+        if total == 1 { "" } else { "s" },
+        each.join(", ")
+    ))
 }

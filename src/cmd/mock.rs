@@ -7,8 +7,10 @@
 
 use super::{Error, Outcome};
 use crate::cli::MockArgs;
-use crate::limiter::parse_spec;
-use crate::mock::{self, LogSink, Options};
+use crate::mock::fault::{Fault, Faults};
+use crate::mock::policy::{Cost, Key, Limit};
+use crate::mock::preset::{self, Preset};
+use crate::mock::{self, LogSink, Options, Shape};
 use crate::output;
 use crate::units::parse_duration_ms;
 use std::io::{Seek, Write};
@@ -99,8 +101,150 @@ fn open_log(args: &MockArgs) -> Result<Log, Error> {
     Ok(Log::Staged { target, temp })
 }
 
-pub fn run(args: MockArgs) -> Outcome {
-    let spec = parse_spec(&args.limit).map_err(Error::fatal)?;
+/// Give repeated generic limits distinct names (`fixed-window`, `fixed-window-2`).
+fn unique_names(limits: &mut [Limit]) {
+    for i in 1..limits.len() {
+        let base = limits[i].name.clone();
+        let mut n = 1;
+        while limits[..i].iter().any(|l| l.name == limits[i].name) {
+            n += 1;
+            limits[i].name = format!("{base}-{n}");
+        }
+    }
+}
+
+/// A preset's limits with `--limit NAME=…` (or, for a one-limit preset, a bare `--limit …`)
+/// applied.
+fn preset_limits(p: &Preset, overrides: &[String]) -> Result<Vec<Limit>, Error> {
+    let mut limits = p.limits();
+    let names = || limits_named(p);
+    for o in overrides {
+        let named = o
+            .split_once('=')
+            .filter(|(n, _)| p.limit(n.trim()).is_some());
+        let (i, text) = match named {
+            Some((n, rest)) => (p.limits.iter().position(|l| l.name == n.trim()).unwrap_or(0), rest),
+            None if p.limits.len() == 1 => (0, o.as_str()),
+            None => {
+                return Err(Error::fatal(format!(
+                    "--limit {o:?}: the {} preset has several limits ({}); write NAME=RATE, e.g. --limit {}=10/min",
+                    p.name,
+                    names(),
+                    p.limits[0].name
+                )))
+            }
+        };
+        limits[i] = limits[i]
+            .overridden(text)
+            .map_err(|e| Error::fatal(format!("--limit {o:?}: {e}")))?;
+    }
+    Ok(limits)
+}
+
+fn limits_named(p: &Preset) -> String {
+    p.limits
+        .iter()
+        .map(|l| l.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn shape_and_limits(args: &MockArgs) -> Result<(Shape, Vec<Limit>), Error> {
+    if let Some(name) = &args.preset {
+        let p = preset::find(name.trim()).ok_or_else(|| {
+            Error::fatal(format!(
+                "--preset {name:?}: no such preset; presets: {}",
+                preset::names()
+            ))
+        })?;
+        return Ok((Shape::Preset(p), preset_limits(p, &args.limit)?));
+    }
+    let mut limits = args
+        .limit
+        .iter()
+        .map(|l| Limit::parse(l).map_err(|e| Error::fatal(format!("--limit {l:?}: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    unique_names(&mut limits);
+    let shape = Shape::Generic {
+        headers: args.headers,
+        body: args.body,
+        status: args.status,
+    };
+    Ok((shape, limits))
+}
+
+fn describe_cost(c: &Cost) -> String {
+    match c {
+        Cost::Request => String::new(),
+        Cost::Field(p) => format!(", cost = body {}", p.join(".")),
+        Cost::Header(h) => format!(", cost = header {h}"),
+        Cost::Estimate => ", cost = body bytes / 4".into(),
+        Cost::Points { read, write } => format!(", cost = {read} point(s) a read, {write} a write"),
+    }
+}
+
+fn describe_key(k: &Key) -> &str {
+    match k {
+        Key::Global => "one budget",
+        Key::Ip => "per client IP",
+        Key::Client => "per client",
+        Key::Credential => "per API key",
+        Key::Header(_) => "per header value",
+    }
+}
+
+/// `--list-presets`: each preset, its limits and where they come from.
+fn list_presets() -> Outcome {
+    let mut out = String::new();
+    for p in preset::PRESETS {
+        out.push_str(&format!(
+            "{}\n  {}\n  answers as {} ({}), status {}\n",
+            p.name,
+            p.title,
+            p.vendor,
+            p.layer.as_str(),
+            p.status
+        ));
+        for (l, pl) in p.limits().iter().zip(p.limits) {
+            out.push_str(&format!(
+                "  --limit {}={}: {} ({}{}), attributed as {}\n",
+                l.name,
+                l.spec,
+                pl.label,
+                describe_key(&l.key),
+                describe_cost(&l.cost),
+                pl.quota.as_str()
+            ));
+        }
+        for c in p.cites {
+            out.push_str(&format!("  source: {}\n", c.url));
+        }
+        out.push('\n');
+    }
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (| head) is not an error.
+    let _ = stdout
+        .write_all(out.as_bytes())
+        .and_then(|_| stdout.flush());
+    Ok(0)
+}
+
+fn faults(args: &MockArgs) -> Result<Faults, Error> {
+    let list = args
+        .faults
+        .iter()
+        .map(|f| Fault::parse(f))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Error::fatal)?;
+    Faults::new(list, args.seed).map_err(Error::fatal)
+}
+
+pub fn run(args: MockArgs, ui: crate::console::Notices) -> Outcome {
+    if args.list_presets {
+        return list_presets();
+    }
+    let (shape, limits) = shape_and_limits(&args)?;
+    let faults = faults(&args)?;
     if !(400..=599).contains(&args.status) {
         return Err(Error::fatal(format!(
             "--status {}: a refusal needs a 4xx or 5xx status (429, or 503 like nginx)",
@@ -143,16 +287,15 @@ pub fn run(args: MockArgs) -> Outcome {
         let _ = out.flush();
     }
     let opts = Options {
-        spec,
-        headers: args.headers,
+        shape,
+        limits,
         retry_after: args.retry_after,
-        body: args.body,
-        status: args.status,
+        faults,
         latency,
         exit_after: args.exit_after,
         duration: run_for,
         max_connections: args.max_connections,
-        echo: mock::stderr_is_terminal(),
+        echo: !ui.quiet && mock::stderr_is_terminal(),
     };
     let (sink, staged): (Option<Box<dyn LogSink>>, _) = match log {
         Log::None => (None, None),
@@ -161,7 +304,7 @@ pub fn run(args: MockArgs) -> Outcome {
             let f = temp
                 .reopen()
                 .map_err(|e| Error::fatal(format!("cannot open the log's temp file: {e}")))?;
-            (Some(Box::new(f)), Some((target, temp)))
+            (Some(Box::new(mock::Batched::new(f))), Some((target, temp)))
         }
     };
     let served = mock::serve(listener, opts, sink);
@@ -186,18 +329,21 @@ pub fn run(args: MockArgs) -> Outcome {
         }
     }
     let s = served.map_err(Error::fatal)?;
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "toomany mock: answered {} request{} ({} admitted, {} refused); stopped by {}{}",
+    ui.line(format_args!(
+        "toomany mock: answered {} request{} ({} admitted, {} refused{}); stopped by {}{}",
         s.requests,
         if s.requests == 1 { "" } else { "s" },
         s.admitted,
         s.refused,
+        if s.abandoned > 0 {
+            format!(", {} abandoned by the client", s.abandoned)
+        } else {
+            String::new()
+        },
         s.stopped_by,
         wrote
             .map(|w| format!("; log written to {w}"))
             .unwrap_or_default()
-    );
+    ));
     Ok(0)
 }

@@ -15,6 +15,7 @@ pub mod simulate;
 pub mod verify;
 
 use crate::cli::{Command, InputArgs};
+use crate::console::Notices;
 use crate::ingest;
 use crate::redact::Redactor;
 use std::fmt;
@@ -45,25 +46,25 @@ impl fmt::Display for Error {
 /// What a command tells `main`: the exit status when it did not fail outright.
 pub type Outcome = Result<i32, Error>;
 
-pub fn run(command: Command) -> Outcome {
+pub fn run(command: Command, ui: Notices) -> Outcome {
     match command {
-        Command::Analyze(a) => analyze::run(a),
-        Command::Redact(a) => redact::run(a),
-        Command::Check(a) => check::run(a),
-        Command::Plan(a) => plan::run(a),
+        Command::Analyze(a) => analyze::run(a, ui),
+        Command::Redact(a) => redact::run(a, ui),
+        Command::Check(a) => check::run(a, ui),
+        Command::Plan(a) => plan::run(a, ui),
         Command::Calc(a) => calc::run(a),
         Command::RetryAfter(a) => retry_after::run(a),
         Command::Simulate(a) => simulate::run(a),
-        Command::Mock(a) => mock::run(a),
-        Command::Verify(a) => verify::run(a),
-        Command::Compare(a) => compare::run(a),
+        Command::Mock(a) => mock::run(a, ui),
+        Command::Verify(a) => verify::run(a, ui),
+        Command::Compare(a) => compare::run(a, ui),
         Command::Completions(a) => docs::completions(a),
-        Command::Man(a) => docs::man(a),
+        Command::Man(a) => docs::man(a, ui),
     }
 }
 
 /// Typed ingestion options from the shared input flags.
-pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
+pub fn ingest_options(args: &InputArgs, ui: Notices) -> Result<ingest::Options, Error> {
     let mut field_map = Vec::new();
     for m in &args.maps {
         match m.split_once('=') {
@@ -77,7 +78,7 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
             }
         }
     }
-    warn_unknown_canonical(&field_map);
+    warn_unknown_canonical(&field_map, ui);
     let redactor = match &args.fingerprint_key_file {
         Some(p) => {
             let bytes = std::fs::read(p).map_err(|e| {
@@ -120,7 +121,7 @@ pub fn ingest_options(args: &InputArgs) -> Result<ingest::Options, Error> {
 
 /// `--map NAME=PATH` with a NAME the JSON-lines reader has no field for does nothing: say so,
 /// once per name, with the near canonical name when there is one.
-fn warn_unknown_canonical(field_map: &[(String, String)]) {
+fn warn_unknown_canonical(field_map: &[(String, String)], ui: Notices) {
     use ingest::fieldmap::{suggest, CANONICAL};
     let mut warned: Vec<&str> = Vec::new();
     for (canon, path) in field_map {
@@ -131,9 +132,9 @@ fn warn_unknown_canonical(field_map: &[(String, String)]) {
         let hint = suggest(canon)
             .map(|s| format!(" (did you mean --map {s}={path}?)"))
             .unwrap_or_default();
-        eprintln!(
-            "toomany: warning: --map {canon}={path}: {canon} is not a canonical field, so this mapping does nothing{hint}; canonical fields: {}",
+        ui.warn(format_args!(
+            "--map {canon}={path}: {canon} is not a canonical field, so this mapping does nothing{hint}; canonical fields: {}",
             CANONICAL.join(", ")
-        );
+        ));
     }
 }

@@ -7,10 +7,11 @@ use crate::cli::{OutputFormat, PlanArgs};
 use crate::output;
 use crate::recommend::config::Policy;
 use crate::recommend::plan::{plan, Plan, PlanInput};
+use crate::recommend::target::{rate_forms, spacing_text};
 use crate::units::{fmt_duration_ms, fmt_num, parse_duration_ms, Rate};
 use std::fmt::Write;
 
-pub fn run(args: PlanArgs) -> Outcome {
+pub fn run(args: PlanArgs, ui: crate::console::Notices) -> Outcome {
     let limit = Rate::parse(&args.limit).map_err(|e| Error::fatal(format!("--limit: {e}")))?;
     if args.requests == 0 {
         return Err(Error::fatal("--requests must be at least 1"));
@@ -39,11 +40,13 @@ pub fn run(args: PlanArgs) -> Outcome {
     // The table lists its warnings; JSON readers get them on stderr too.
     if args.format == OutputFormat::Json {
         for w in &p.warnings {
-            eprintln!("toomany: warning: {w}");
+            ui.warn(w);
         }
     }
     if let Some((dir, targets)) = &po.emit {
-        write_configs(dir, &Policy::from_plan(&p), targets, &Default::default())?;
+        let policy =
+            Policy::from_plan(&p).map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
+        write_configs(dir, &policy, targets, &Default::default(), ui)?;
     }
     let bytes = match args.format {
         OutputFormat::Json => {
@@ -71,25 +74,43 @@ pub fn render(p: &Plan) -> String {
         p.requests,
         fmt_num(p.headroom)
     );
-    let _ = writeln!(
-        out,
-        "  target rate    {}/min = {}/s",
-        fmt_num(p.rate_per_minute),
-        fmt_num(p.rate_per_second)
-    );
-    let _ = writeln!(
-        out,
-        "  spacing        one start every {} ms",
-        p.min_interval_ms
-    );
-    let _ = writeln!(out, "  concurrency    {} in flight", p.concurrency);
-    let _ = writeln!(
-        out,
-        "  duration       ≥ {} s ({}), plus response time and retries; ≥ {} at the full allowance",
-        fmt_num(p.duration_s),
-        fmt_duration_ms(p.duration_s * 1000.0),
-        fmt_duration_ms(p.duration_at_full_allowance_s * 1000.0)
-    );
+    if let Some(budget) = p.allowance_per_window {
+        let _ = writeln!(
+            out,
+            "  allowance      {} per {} for this job ({limit} × {}){}",
+            fmt_num(budget),
+            fmt_duration_ms(p.limit.window_s * 1000.0).replace("24 h", "day"),
+            fmt_num(p.headroom),
+            if p.fits_one_window {
+                format!(
+                    ": the {} requests fit in one, so it sets no pace",
+                    p.requests
+                )
+            } else {
+                ": spread evenly over each window".to_string()
+            }
+        );
+    }
+    if let (Some(rps), Some(i)) = (p.rate_per_second, p.min_interval_ms) {
+        let _ = writeln!(
+            out,
+            "  target rate    {}",
+            rate_forms(rps, p.limit.window_s)
+        );
+        let _ = writeln!(out, "  spacing        one start every {}", spacing_text(i));
+    }
+    if let Some(c) = p.concurrency {
+        let _ = writeln!(out, "  concurrency    {c} in flight");
+    }
+    if let (Some(d), Some(full)) = (p.duration_s, p.duration_at_full_allowance_s) {
+        let _ = writeln!(
+            out,
+            "  duration       ≥ {} s ({}), plus response time and retries; ≥ {} at the full allowance",
+            fmt_num(d),
+            fmt_duration_ms(d * 1000.0),
+            fmt_duration_ms(full * 1000.0)
+        );
+    }
     if let (Some(d), Some(fits)) = (p.deadline_s, p.fits_deadline) {
         let _ = writeln!(
             out,

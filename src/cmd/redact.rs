@@ -12,8 +12,8 @@ use crate::redact::Redactor;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-pub fn run(args: RedactArgs) -> Outcome {
-    let opts = ingest_options(&args.input_args)?;
+pub fn run(args: RedactArgs, ui: crate::console::Notices) -> Outcome {
+    let opts = ingest_options(&args.input_args, ui)?;
     // Checked before reading: never the input, a device or FIFO replaced, an existing file only
     // with --force (see `output`).
     let out_file = if output::is_stdout(Path::new(&args.output)) {
@@ -120,7 +120,7 @@ pub fn run(args: RedactArgs) -> Outcome {
             });
             match (outcome, wrote) {
                 (Some(Ok((c, bytes))), Ok(())) => {
-                    eprintln!("toomany: wrote {} ({bytes} bytes)", args.output);
+                    ui.note(format_args!("wrote {} ({bytes} bytes)", args.output));
                     c
                 }
                 (Some(Err(e)), _) => {
@@ -135,7 +135,7 @@ pub fn run(args: RedactArgs) -> Outcome {
         }
     };
     for w in copy_warnings(&copied) {
-        eprintln!("toomany: warning: {}: {w}", args.input);
+        ui.warn(format_args!("{}: {w}", args.input));
     }
     Ok(0)
 }

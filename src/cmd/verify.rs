@@ -25,7 +25,7 @@ struct Json<'a> {
     v: &'a Verification,
 }
 
-pub fn run(args: VerifyArgs) -> Outcome {
+pub fn run(args: VerifyArgs, ui: crate::console::Notices) -> Outcome {
     let plan = read_policy_file(&args.plan).map_err(|e| Error::fatal(format!("--plan {e}")))?;
     let tolerance_ms = match &args.tolerance {
         Some(t) => {
@@ -39,10 +39,10 @@ pub fn run(args: VerifyArgs) -> Outcome {
         }
         None => verify::DEFAULT_TOLERANCE_MS,
     };
-    let opts = ingest_options(&args.input)?;
+    let opts = ingest_options(&args.input, ui)?;
     let inputs = ingest::read_inputs(&args.files, &opts);
     let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
-    report_input_problems(&summaries);
+    report_input_problems(&summaries, ui);
     refuse_unmapped(&summaries)?;
     if let Some(bad) = inputs.iter().find(|i| i.summary.error.is_some()) {
         // A batch judged on part of its capture could pass wrongly: refuse instead.

@@ -1,7 +1,7 @@
 //! `--fail-on SPEC`: the conditions a CI pipeline gates on. A condition that holds makes the
 //! command exit 1 (after writing its report as usual); errors stay exit 2.
 
-use crate::detect::Severity;
+use crate::detect::{Kind, Severity};
 use crate::report::Report;
 
 /// One `--fail-on` condition.
@@ -16,18 +16,6 @@ pub enum FailOn {
     /// `compare` only: the verdict is `regressed`.
     Regressed,
 }
-
-/// The finding kinds the detectors report (the `finding:KIND` values).
-pub const FINDING_KINDS: &[&str] = &[
-    "burst",
-    "retry_storm",
-    "ignored_retry_after",
-    "synchronized_retries",
-    "shared_key_contention",
-    "unsafe_retry",
-    "quota_exhausted",
-    "concurrency_limit",
-];
 
 impl FailOn {
     /// Parse one spec; `compare` allows `regressed` too.
@@ -51,13 +39,13 @@ impl FailOn {
             };
         }
         if let Some(kind) = s.strip_prefix("finding:") {
-            let kind = kind.trim().replace('-', "_");
-            if FINDING_KINDS.contains(&kind.as_str()) {
-                return Ok(FailOn::Finding(kind));
+            if let Some(k) = Kind::parse(kind) {
+                return Ok(FailOn::Finding(k.as_str().to_string()));
             }
+            let known: Vec<&str> = Kind::ALL.iter().map(Kind::as_str).collect();
             return Err(format!(
                 "--fail-on {s}: unknown finding kind; known: {}",
-                FINDING_KINDS.join(", ")
+                known.join(", ")
             ));
         }
         if let Some(level) = s.strip_prefix("severity:") {

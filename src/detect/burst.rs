@@ -398,7 +398,7 @@ fn finding(cx: &Cx, host: &str, h: &Host, found: &[Found], limit: Option<&KnownL
         Severity::Warning
     };
     Finding::new(
-        "burst",
+        super::Kind::Burst,
         severity,
         summary,
         json!({

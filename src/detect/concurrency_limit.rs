@@ -228,7 +228,7 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
         rate_text(rate_ok),
     );
     Some(Finding::new(
-        "concurrency_limit",
+        super::Kind::ConcurrencyLimit,
         Severity::Warning,
         summary,
         json!({

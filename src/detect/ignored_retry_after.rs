@@ -152,7 +152,7 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
         })
         .collect();
     Some(Finding::new(
-        "ignored_retry_after",
+        super::Kind::IgnoredRetryAfter,
         severity,
         summary,
         json!({

@@ -43,6 +43,8 @@ pub struct Facts {
     /// Signals that a long-window allowance is spent, and when it should be back.
     pub quota_signals: Vec<String>,
     pub quota_resume: Option<chrono::DateTime<chrono::Utc>>,
+    /// The request allowance the response states (headers, body), with what stated it.
+    pub stated: Option<crate::http::ratelimit::Stated>,
 }
 
 /// Facts are the same when they hold the same shared verdict (the pointer: equal verdicts are
@@ -53,6 +55,7 @@ impl PartialEq for Facts {
         Arc::ptr_eq(&self.attribution, &o.attribution)
             && self.says_concurrency == o.says_concurrency
             && self.quota_signals == o.quota_signals
+            && self.stated == o.stated
             && self.quota_resume == o.quota_resume
     }
 }
@@ -65,6 +68,11 @@ impl std::hash::Hash for Facts {
         self.says_concurrency.hash(h);
         self.quota_signals.hash(h);
         self.quota_resume.hash(h);
+        if let Some(st) = &self.stated {
+            st.count.to_bits().hash(h);
+            st.window_s.map(f64::to_bits).hash(h);
+            st.by.hash(h);
+        }
     }
 }
 

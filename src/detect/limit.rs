@@ -2,7 +2,7 @@
 //! attribution of its rate-limited responses first, then any response's headers).
 
 use crate::http::ratelimit;
-use crate::units::{fmt_num, Rate};
+use crate::units::{fmt_num, GivenLimits, Rate};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -46,6 +46,8 @@ impl KnownLimit {
 /// What decides one host's known limit.
 #[derive(Debug, Clone, Default)]
 pub struct HostLimits<'a> {
+    /// The host's name (lower-cased).
+    pub name: &'a str,
     /// The host sent a rate-limited response.
     pub limited: bool,
     /// (limit × 1000, window × 1000) → responses, from the attribution of its rate-limited
@@ -67,24 +69,27 @@ pub fn pair(l: &ratelimit::Limits) -> Option<(u64, u64)> {
     }
 }
 
-/// The known limit of every host (in the order given). `--limit` applies to hosts that were
-/// rate-limited (or to every host when none was); headers apply to the host that sent them:
-/// the limits the attribution stage read from rate-limited responses first, else any
-/// response's headers. The most common (limit, window) pair wins; ties go to the smaller
-/// window.
-pub fn compute(hosts: &[HostLimits], limit_option: Option<Rate>) -> Vec<Option<KnownLimit>> {
+/// The known limit of every host (in the order given). `--limit HOST=RATE` applies to its
+/// host; `--limit RATE` to `principal` (the busiest rate-limited host), or to every host when
+/// none was rate-limited; headers apply to the host that sent them: the limits the attribution
+/// stage read from rate-limited responses first, else any response's headers. The most common
+/// (limit, window) pair wins; ties go to the smaller window.
+pub fn compute(
+    hosts: &[HostLimits],
+    given: &GivenLimits,
+    principal: Option<&str>,
+) -> Vec<Option<KnownLimit>> {
     let any_limited = hosts.iter().any(|h| h.limited);
     hosts
         .iter()
         .map(|h| {
-            if let Some(rate) = limit_option {
-                if h.limited || !any_limited {
-                    return Some(KnownLimit {
-                        count: rate.count_per_window(),
-                        window_s: rate.window_s,
-                        source: format!("--limit {rate}"),
-                    });
-                }
+            let is_principal = principal.map_or(!any_limited, |p| p == h.name);
+            if let Some(rate) = given.get(h.name, is_principal) {
+                return Some(KnownLimit {
+                    count: rate.count_per_window(),
+                    window_s: rate.window_s,
+                    source: given.flag_text(h.name, rate),
+                });
             }
             let seen = h.from_attribution.as_ref().or(h.from_headers)?;
             let (&(c, w), &n) = seen

@@ -74,6 +74,60 @@ pub enum Severity {
     Critical,
 }
 
+/// Every kind of finding the detectors report: the one list the report, the docs and
+/// `--fail-on finding:KIND` read (a kind is added here or nowhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Burst,
+    RetryStorm,
+    IgnoredRetryAfter,
+    SynchronizedRetries,
+    SharedKeyContention,
+    UnsafeRetry,
+    QuotaExhausted,
+    ConcurrencyLimit,
+    NestedRetries,
+    RetryAfterNotExposed,
+}
+
+impl Kind {
+    /// Every kind, in the order the report's detectors run.
+    pub const ALL: [Kind; 10] = [
+        Kind::Burst,
+        Kind::RetryStorm,
+        Kind::IgnoredRetryAfter,
+        Kind::SynchronizedRetries,
+        Kind::SharedKeyContention,
+        Kind::UnsafeRetry,
+        Kind::QuotaExhausted,
+        Kind::ConcurrencyLimit,
+        Kind::NestedRetries,
+        Kind::RetryAfterNotExposed,
+    ];
+
+    /// The name in the report (`finding.kind`) and in `--fail-on finding:KIND`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Kind::Burst => "burst",
+            Kind::RetryStorm => "retry_storm",
+            Kind::IgnoredRetryAfter => "ignored_retry_after",
+            Kind::SynchronizedRetries => "synchronized_retries",
+            Kind::SharedKeyContention => "shared_key_contention",
+            Kind::UnsafeRetry => "unsafe_retry",
+            Kind::QuotaExhausted => "quota_exhausted",
+            Kind::ConcurrencyLimit => "concurrency_limit",
+            Kind::NestedRetries => "nested_retries",
+            Kind::RetryAfterNotExposed => "retry_after_not_exposed",
+        }
+    }
+
+    /// A kind by its report name (`-` read as `_`).
+    pub fn parse(name: &str) -> Option<Kind> {
+        let name = name.trim().replace('-', "_");
+        Kind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
 /// One thing a client did wrong, with the numbers and locations to check it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
@@ -86,9 +140,9 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub(crate) fn new(kind: &str, severity: Severity, summary: String, evidence: Value) -> Finding {
+    pub(crate) fn new(kind: Kind, severity: Severity, summary: String, evidence: Value) -> Finding {
         Finding {
-            kind: kind.to_string(),
+            kind: kind.as_str().to_string(),
             severity,
             summary,
             evidence,

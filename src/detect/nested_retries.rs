@@ -155,7 +155,7 @@ fn finding(cx: &Cx, host: &str, h: &mut Host) -> Option<Finding> {
         Severity::Warning
     };
     Some(Finding::new(
-        "nested_retries",
+        super::Kind::NestedRetries,
         severity,
         summary,
         json!({

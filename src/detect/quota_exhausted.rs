@@ -208,7 +208,7 @@ impl Detector for QuotaExhausted {
             out.push((
                 (host.to_string(), 0),
                 Finding::new(
-                    "quota_exhausted",
+                    super::Kind::QuotaExhausted,
                     Severity::Critical,
                     summary,
                     json!({

@@ -173,7 +173,7 @@ fn finding(host: &str, h: &Host) -> Finding {
         }
     );
     Finding::new(
-        "retry_after_not_exposed",
+        super::Kind::RetryAfterNotExposed,
         Severity::Warning,
         summary,
         json!({

@@ -251,7 +251,7 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
         })
     });
     Some(Finding::new(
-        "retry_storm",
+        super::Kind::RetryStorm,
         severity,
         summary,
         json!({

@@ -242,7 +242,7 @@ fn finding(cx: &Cx, cred_id: u32, c: &Cred, earlier: &[Finding]) -> Option<Findi
         })
         .collect();
     Some(Finding::new(
-        "shared_key_contention",
+        super::Kind::SharedKeyContention,
         severity,
         summary,
         json!({

@@ -347,7 +347,7 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
     if !herd {
         let (attempt, logical, clients, md, spread) = identical_delays(h)?;
         return Some(Finding::new(
-            "synchronized_retries",
+            super::Kind::SynchronizedRetries,
             Severity::Warning,
             format!(
                 "Retries to {host} from {clients} clients waited identical delays ({} ± {} ms before retry {attempt}, {logical} logical requests): no jitter, so callers limited together come back together.",
@@ -401,7 +401,7 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
         })
         .collect();
     Some(Finding::new(
-        "synchronized_retries",
+        super::Kind::SynchronizedRetries,
         Severity::Warning,
         summary,
         json!({

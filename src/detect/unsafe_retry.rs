@@ -241,7 +241,7 @@ fn finding(cx: &Cx, host: &str, class: Class, g: &Group) -> Finding {
         })
         .collect();
     Finding::new(
-        "unsafe_retry",
+        super::Kind::UnsafeRetry,
         severity,
         summary,
         json!({

@@ -135,15 +135,6 @@ impl Headers {
         self.lens.clear();
     }
 
-    /// Make this map a copy of `other` in the room it has (a reader that fills one map line
-    /// after line from a remembered one).
-    pub fn copy_from(&mut self, other: &Headers) {
-        self.text.clear();
-        self.text.push_str(&other.text);
-        self.lens.clear();
-        self.lens.extend_from_slice(&other.lens);
-    }
-
     /// Release spare capacity once a record is complete.
     pub fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();

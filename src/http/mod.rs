@@ -4,7 +4,6 @@
 pub mod date;
 pub mod headers;
 pub mod idempotency;
-pub mod name_memo;
 pub mod ratelimit;
 pub mod retry_after;
 pub mod stated;

@@ -671,9 +671,137 @@ fn ietf(headers: &Headers, state_name: &str, policy_name: &str) -> Vec<Family> {
     out
 }
 
+/// A request allowance one response states: how many, over what window when it says, and
+/// which header or body phrase said so (for the report: a stated limit names its source).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stated {
+    pub count: f64,
+    pub window_s: Option<f64>,
+    /// `X-RateLimit-Limit: 120`, `the body: "120 requests per minute"`, or both.
+    pub by: String,
+}
+
+/// The request allowance a response states in its rate-limit headers (the binding family of
+/// requests) and its body ("120 requests per minute"); the body fills in a window the headers
+/// leave out when both give the same count.
+pub fn stated(headers: &Headers, body: Option<&str>, now: Option<DateTime<Utc>>) -> Option<Stated> {
+    let fams = parse_all(headers, now);
+    let fam = binding(&fams)
+        .filter(|f| {
+            matches!(f.unit, Unit::Requests | Unit::Unspecified) && f.limits.limit.is_some()
+        })
+        .or_else(|| {
+            fams.iter().find(|f| {
+                matches!(f.unit, Unit::Requests | Unit::Unspecified) && f.limits.limit.is_some()
+            })
+        });
+    let from_body = body.and_then(stated_in_text);
+    let from_headers = fam.and_then(|f| {
+        let count = f.limits.limit.filter(|c| *c > 0.0 && c.is_finite())?;
+        // The header line that carries the count, as written.
+        let line = headers
+            .iter()
+            .find(|(n, v)| {
+                let n = n.trim().to_ascii_lowercase();
+                n.starts_with(f.header.split(' ').next().unwrap_or(""))
+                    && n.contains("limit")
+                    && num(v) == Some(count)
+            })
+            .map(|(n, v)| format!("{}: {}", n.trim(), v.trim()))
+            .unwrap_or_else(|| f.header.clone());
+        Some(Stated {
+            count,
+            window_s: f
+                .limits
+                .window_seconds
+                .filter(|w| *w > 0.0 && w.is_finite()),
+            by: line,
+        })
+    });
+    match (from_headers, from_body) {
+        (Some(mut h), Some((c, w, phrase))) if h.count == c => {
+            if h.window_s.is_none() {
+                h.window_s = Some(w);
+            }
+            h.by = format!("{} and the body: \"{phrase}\"", h.by);
+            Some(h)
+        }
+        (Some(h), _) => Some(h),
+        (None, Some((c, w, phrase))) => Some(Stated {
+            count: c,
+            window_s: Some(w),
+            by: format!("the body: \"{phrase}\""),
+        }),
+        (None, None) => None,
+    }
+}
+
+/// A request allowance a server states in words, e.g. a 429 body's "Rate limit of 120
+/// requests per minute exceeded": (requests, window in seconds, the phrase as written).
+/// Only counts of requests (calls, queries) per a unit of time, or "limit of N per unit".
+pub fn stated_in_text(text: &str) -> Option<(f64, f64, String)> {
+    use std::sync::OnceLock;
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        let unit = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|s|m|h|d)\b";
+        regex::Regex::new(&format!(
+            r"(?i)(?:\b(\d[\d,]*(?:\.\d+)?)\s*(?:api\s+)?(?:requests?|reqs?|calls?|queries|hits)\s*(?:per|/|every|an?|each)\s*(\d+\s*)?{unit}|\blimit(?:ed)?\s*(?:of|to|is|:)?\s*(\d[\d,]*(?:\.\d+)?)\s*(?:per|/)\s*(\d+\s*)?{unit})"
+        ))
+        .expect("valid pattern")
+    });
+    let c = re.captures(text)?;
+    let (count, per, unit) = match (c.get(1), c.get(4)) {
+        (Some(n), _) => (n, c.get(2), c.get(3)?),
+        (None, Some(n)) => (n, c.get(5), c.get(6)?),
+        _ => return None,
+    };
+    let count: f64 = count.as_str().replace(',', "").parse().ok()?;
+    let per: f64 = match per {
+        Some(p) => p.as_str().trim().parse().ok()?,
+        None => 1.0,
+    };
+    let unit_s = match unit.as_str().to_ascii_lowercase().chars().next()? {
+        's' => 1.0,
+        'm' => 60.0,
+        'h' => 3600.0,
+        'd' => 86400.0,
+        _ => return None,
+    };
+    let window = per * unit_s;
+    if !(count > 0.0 && count.is_finite() && window > 0.0) {
+        return None;
+    }
+    Some((count, window, c.get(0)?.as_str().trim().to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_stated_in_words() {
+        let s = |t: &str| stated_in_text(t).map(|(c, w, _)| (c, w));
+        assert_eq!(
+            s("Rate limit of 120 requests per minute exceeded. Retry after 12 seconds."),
+            Some((120.0, 60.0))
+        );
+        assert_eq!(s("limit: 10 req/s"), Some((10.0, 1.0)));
+        assert_eq!(
+            s("You may make 1,000 API calls per day"),
+            Some((1000.0, 86400.0))
+        );
+        assert_eq!(
+            s("at most 100 requests per 10 seconds"),
+            Some((100.0, 10.0))
+        );
+        assert_eq!(s("Rate limited to 5 per hour"), Some((5.0, 3600.0)));
+        assert_eq!(s("Retry after 12 seconds."), None);
+        assert_eq!(s("Too Many Requests"), None);
+        assert_eq!(
+            stated_in_text("x 120 requests per minute y").unwrap().2,
+            "120 requests per minute"
+        );
+    }
 
     fn h(pairs: &[(&str, &str)]) -> Headers {
         let mut h = Headers::new();

@@ -122,6 +122,9 @@ fn parse_one(raw: &str, v: &str, now: Option<DateTime<Utc>>) -> RetryAfter {
         return RetryAfter::invalid(raw, "empty value");
     }
     if v.bytes().all(|b| b.is_ascii_digit()) {
+        if let Some(r) = epoch_timestamp(raw, v, now) {
+            return r;
+        }
         return match v.parse::<f64>() {
             Ok(s) if s <= MAX_REPRESENTABLE_S => RetryAfter {
                 raw: Some(raw.to_string()),
@@ -198,6 +201,40 @@ fn parse_one(raw: &str, v: &str, now: Option<DateTime<Utc>>) -> RetryAfter {
         };
     }
     RetryAfter::invalid(raw, "neither delay-seconds nor an HTTP-date")
+}
+
+/// Delay-seconds this large are at least this many years: no server asks for that wait.
+const EPOCH_MIN: u64 = 1_000_000_000;
+/// How far from the response's own time a number may lie to be read as its timestamp.
+const EPOCH_NEAR_S: i64 = 86_400;
+
+/// An integer of at least 10⁹ that, read as Unix epoch seconds (or milliseconds), lies within a
+/// day of the response's time is a timestamp, not a delay of 31+ years: some platforms send
+/// their reset time in Retry-After. Read as a date, with a note that the form is non-standard.
+fn epoch_timestamp(raw: &str, v: &str, now: Option<DateTime<Utc>>) -> Option<RetryAfter> {
+    let n: u64 = v.parse().ok().filter(|&n| n >= EPOCH_MIN)?;
+    let now = now?;
+    let near = |at: DateTime<Utc>| (at - now).num_seconds().abs() <= EPOCH_NEAR_S;
+    let (at, unit) = [(n as i64, "seconds"), ((n / 1000) as i64, "milliseconds")]
+        .into_iter()
+        .filter_map(|(s, unit)| DateTime::from_timestamp(s, 0).map(|at| (at, unit)))
+        .find(|(at, _)| near(*at))?;
+    let at = if unit == "milliseconds" {
+        DateTime::from_timestamp_millis(n as i64).unwrap_or(at)
+    } else {
+        at
+    };
+    let secs = ((at - now).num_milliseconds() as f64 / 1000.0).max(0.0);
+    Some(RetryAfter {
+        raw: Some(raw.to_string()),
+        seconds: Some(secs),
+        kind: Kind::Date,
+        header: None,
+        note: Some(format!(
+            "a Unix timestamp in epoch {unit} ({}), not delay-seconds: non-standard (RFC 9110 allows delay-seconds or an HTTP-date); read as that date because it lies within a day of the response's time",
+            at.format("%Y-%m-%d %H:%M:%S UTC")
+        )),
+    })
 }
 
 /// Which of the three RFC 9110 date forms a value uses (a value already known to parse).
@@ -363,6 +400,36 @@ mod tests {
         let r = from_headers(&h, None);
         assert_eq!(r.seconds, Some(20.0));
         assert_eq!(r.raw.as_deref(), Some("5, 20"));
+    }
+
+    /// A Retry-After holding the reset time as an epoch timestamp (seen from a real platform)
+    /// is that date, with a warning; far from the response's time it stays delay-seconds.
+    #[test]
+    fn epoch_timestamps_near_the_response_are_dates() {
+        let now = parse_http_date("Mon, 07 Aug 2023 12:00:00 GMT");
+        let at = now.expect("date").timestamp();
+        let r = parse(&(at + 42).to_string(), now);
+        assert_eq!(r.kind, Kind::Date);
+        assert_eq!(r.seconds, Some(42.0));
+        assert!(
+            r.note.as_deref().unwrap_or("").contains("non-standard"),
+            "{r:?}"
+        );
+        let r = parse(&((at + 90) * 1000 + 500).to_string(), now);
+        assert_eq!((r.kind, r.seconds), (Kind::Date, Some(90.5)));
+        assert!(r.note.as_deref().unwrap_or("").contains("milliseconds"));
+        // Already past: wait 0, still a date.
+        assert_eq!(parse(&(at - 30).to_string(), now).seconds, Some(0.0));
+        // More than a day away, or nothing to compare with: delay-seconds as written.
+        let far = parse(&(at + 3 * 86_400).to_string(), now);
+        assert_eq!(far.kind, Kind::Delta);
+        let none = parse(&(at + 42).to_string(), None);
+        assert_eq!(
+            (none.kind, none.seconds),
+            (Kind::Delta, Some((at + 42) as f64))
+        );
+        // Below 10⁹ a big number is still seconds.
+        assert_eq!(parse("999999999", now).kind, Kind::Delta);
     }
 
     #[test]

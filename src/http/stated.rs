@@ -2,6 +2,7 @@
 //! the few header names that can hold one and remembered per thread by their text.
 
 use super::headers::Headers;
+use crate::memo::Memo;
 use chrono::{DateTime, Utc};
 
 /// Response header names [`stated_limit`] reads (every rate-limit family's name holds
@@ -52,75 +53,58 @@ fn limit_and_reset(name: &str) -> (bool, bool) {
     (limit, reset)
 }
 
-/// Distinct rate-limit header sets whose stated limit one thread remembers (then it starts over).
-const STATED_LIMIT_CACHE: usize = 4096;
-
-/// Stated limits by the text of the limit headers (names and values), and the key buffer.
-type StatedLimits = (
-    std::collections::HashMap<Box<str>, Option<(u64, u64)>, foldhash::fast::FixedState>,
-    String,
-    super::name_memo::NameMemo<(bool, bool)>,
-);
+/// The memos of [`stated_limit`]: per header name, whether it holds "limit" and "reset"; per
+/// text of the limit headers (names and values, `\0`-separated), the stated limit.
+struct StatedLimits {
+    names: Memo<(bool, bool)>,
+    limits: Memo<Option<(u64, u64)>>,
+    key: Vec<u8>,
+}
 
 thread_local! {
-    static STATED_LIMITS: std::cell::RefCell<StatedLimits> = Default::default();
+    static STATED_LIMITS: std::cell::RefCell<StatedLimits> = const {
+        std::cell::RefCell::new(StatedLimits {
+            names: Memo::new(256, 48),
+            limits: Memo::new(1024, 512),
+            key: Vec::new(),
+        })
+    };
 }
 
 /// The (limit × 1000, window × 1000) the rate-limit headers state, when they state both.
 ///
 /// Only the [`is_limit_header`] names are read (a test holds that to `ratelimit::parse_all`),
-/// and the result is remembered per distinct set of them: a service sends the same few limit
-/// headers on every response, with a count that cycles. A set with a `reset` field is parsed
-/// every time, since an epoch reset is read against the record's time.
+/// and the result is remembered per distinct text of them: a service sends the same few limit
+/// headers on every response, with a count that cycles (on the realistic bench input this
+/// memo saves 3 % of a JSON-lines run's instructions). A set with a `reset` field is parsed
+/// every time, since an epoch reset is read against the record's time: the key would not hold
+/// all the answer depends on.
 pub fn stated_limit(h: &Headers, started: Option<DateTime<Utc>>) -> Option<(u64, u64)> {
     // No response header, no stated limit (most access-log lines log none).
     if h.is_empty() {
         return None;
     }
-    // Ok(Some(limit)): known; Ok(None): parse and remember under the key; Err: parse only.
-    let remembered: Result<Option<Option<(u64, u64)>>, ()> = STATED_LIMITS.with(|c| {
-        let (cache, key, names) = &mut *c.borrow_mut();
+    STATED_LIMITS.with(|c| {
+        let StatedLimits { names, limits, key } = &mut *c.borrow_mut();
         key.clear();
         for (n, v) in h.iter() {
-            let (limit, reset) = names.get(n, limit_and_reset);
+            let (limit, reset) = names.get_or(n.as_bytes(), || limit_and_reset(n));
             if !limit {
                 continue;
             }
             if reset {
-                return Err(());
+                return parse_stated_limit(h, started);
             }
-            key.push_str(n);
-            key.push('\0');
-            key.push_str(v);
-            key.push('\0');
+            key.extend_from_slice(n.as_bytes());
+            key.push(0);
+            key.extend_from_slice(v.as_bytes());
+            key.push(0);
         }
         if key.is_empty() {
-            return Ok(Some(None));
+            return None;
         }
-        Ok(cache.get(key.as_str()).copied())
-    });
-    match remembered {
-        Ok(Some(known)) => known,
-        Ok(None) => {
-            let l = parse_stated_limit(h, started);
-            STATED_LIMITS.with(|c| {
-                let (cache, key, _) = &mut *c.borrow_mut();
-                if cache.len() >= STATED_LIMIT_CACHE {
-                    cache.clear();
-                }
-                cache.insert(key.as_str().into(), l);
-            });
-            l
-        }
-        Err(()) => parse_stated_limit(h, started),
-    }
-}
-
-/// Whether [`stated_limit`] of `h` depends on the record's time as well as on `h` (a limit
-/// header that names a reset: an epoch reset is read against the time). The same rule as the
-/// memory inside `stated_limit`, for callers that remember its answers.
-pub fn stated_limit_reads_time(h: &Headers) -> bool {
-    h.iter().any(|(n, _)| limit_and_reset(n) == (true, true))
+        limits.get_or(key, || parse_stated_limit(h, started))
+    })
 }
 
 fn parse_stated_limit(h: &Headers, started: Option<DateTime<Utc>>) -> Option<(u64, u64)> {

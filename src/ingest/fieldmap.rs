@@ -143,6 +143,9 @@ impl Peek {
             .iter()
             .take(LISTED_NAMES)
             .map(|n| {
+                if crate::redact::shaped_like_a_secret(n) {
+                    return "(a name shaped like a secret, not shown)".to_string();
+                }
                 let safe: String = n
                     .chars()
                     .map(|c| if c.is_control() { '?' } else { c })
@@ -176,6 +179,7 @@ impl Peek {
             .names()
             .into_iter()
             .filter(|n| !n.chars().any(char::is_control) && n.chars().count() <= NAME_CHARS)
+            .filter(|n| !crate::redact::shaped_like_a_secret(n))
             .collect();
         let last = |n: &str| n.rsplit('.').next().unwrap_or(n).to_ascii_lowercase();
         names
@@ -286,6 +290,13 @@ mod tests {
     fn names_are_shown_safely() {
         let p = Peek::of(b"{\"a\\u001b[2Jb\":1}\n");
         assert_eq!(p.listed(), "a?[2Jb");
+        let key = format!("ghp_{}", "Q".repeat(36));
+        let p = Peek::of(format!("{{\"{key}\":1,\"ts\":2}}\n").as_bytes());
+        let shown = p.listed();
+        assert!(
+            !shown.contains("QQQQ") && shown.ends_with(", ts"),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -144,8 +144,10 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
                 });
             }
             let first_line = trimmed.lines().next().unwrap_or("");
+            // `{}` says nothing of a record: a one-line empty object is a (memberless) JSON
+            // document, not a log of one record.
             let one_line_object = serde_json::from_str::<serde_json::Value>(first_line)
-                .map(|v| v.is_object())
+                .map(|v| v.as_object().is_some_and(|o| !o.is_empty()))
                 .unwrap_or(false);
             if one_line_object {
                 // Access logs in JSON: the vendor's keys say which (Cloudflare, Kong, ...), or

@@ -20,15 +20,15 @@ impl Daily {
         }
     }
 
-    pub fn admit(&mut self, now: Nanos) -> Decision {
+    pub fn admit(&mut self, now: Nanos, cost: u64) -> Decision {
         let day = now / NS_PER_DAY;
         if self.day != Some(day) {
             self.day = Some(day);
             self.used = 0;
         }
-        let admitted = self.used < self.limit;
+        let admitted = self.used.saturating_add(cost) <= self.limit;
         if admitted {
-            self.used += 1;
+            self.used += cost;
         }
         // Saturating: a clock near the end of u64 (fuzzed, or a far-future virtual clock) has no
         // next midnight to reach; the wait is then the time left on the clock, never a panic.
@@ -36,7 +36,7 @@ impl Daily {
         Decision {
             admitted,
             delay_ns: 0,
-            retry_after_ns: (!admitted).then_some(to_midnight),
+            retry_after_ns: (!admitted && cost <= self.limit).then_some(to_midnight),
             quota: Quota {
                 policy: "daily",
                 limit: self.limit,

@@ -36,19 +36,21 @@ impl FixedWindow {
         self.count = 0;
     }
 
-    pub fn admit(&mut self, now: Nanos) -> Decision {
+    /// A request costing `cost` units (1 for a request; tokens for a token budget).
+    pub fn admit(&mut self, now: Nanos, cost: u64) -> Decision {
         self.roll(now);
         let start = self.start.unwrap_or(now);
         let end_in = start.saturating_add(self.window_ns) - now;
-        let admitted = self.count < self.limit;
+        let admitted = self.count.saturating_add(cost) <= self.limit;
         if admitted {
-            self.count += 1;
+            self.count += cost;
         }
         let remaining = self.limit - self.count;
         Decision {
             admitted,
             delay_ns: 0,
-            retry_after_ns: (!admitted).then_some(end_in),
+            // A cost larger than the whole window never fits: no time to name.
+            retry_after_ns: (!admitted && cost <= self.limit).then_some(end_in),
             quota: Quota {
                 policy: "fixed-window",
                 limit: self.limit,

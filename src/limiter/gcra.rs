@@ -29,15 +29,18 @@ impl Gcra {
         }
     }
 
-    pub fn admit(&mut self, now: Nanos) -> Decision {
+    /// A request of `cost` cells: admitted when its last cell conforms (`cost` ≤ burst).
+    pub fn admit(&mut self, now: Nanos, cost: u64) -> Decision {
         let c = self.count as u128;
         let t = self.period_ns as u128;
         let tau = (self.burst as u128 - 1) * t;
+        let extra = (cost.max(1) as u128 - 1) * t;
+        let fits = cost <= self.burst;
         let now_s = now as u128 * c;
         let tat = self.tat.max(now_s);
-        let admitted = tat - now_s <= tau;
+        let admitted = fits && tat + extra - now_s <= tau;
         if admitted {
-            self.tat = tat + t;
+            self.tat = tat + extra + t;
         }
         let ahead = self.tat.max(now_s) - now_s;
         let (remaining, to_next) = if ahead > tau {
@@ -52,7 +55,8 @@ impl Gcra {
         Decision {
             admitted,
             delay_ns: 0,
-            retry_after_ns: (!admitted).then(|| ns(div_ceil_u128(tat - tau - now_s, c))),
+            retry_after_ns: (!admitted && fits)
+                .then(|| ns(div_ceil_u128(tat + extra - tau - now_s, c))),
             quota: Quota {
                 policy: "gcra",
                 limit,

@@ -32,6 +32,9 @@ pub enum RetryAfterStyle {
     Seconds,
     /// An IMF-fixdate (HTTP-date).
     Date,
+    /// An HTTP-date 30 s before the response's `Date`: a client must still wait (RFC 9110 gives
+    /// it no meaning of "now"), not retry at once.
+    Past,
     None,
 }
 
@@ -65,18 +68,34 @@ pub fn http_date(t: Nanos) -> String {
     }
 }
 
+/// An HTTP-date 30 s before `now` ([`RetryAfterStyle::Past`]).
+pub fn http_date_past(now: Nanos) -> String {
+    http_date(now.saturating_sub(30 * NS_PER_S))
+}
+
 /// The `Retry-After` value for a refusal decided at `now`.
 pub fn retry_after(d: &Decision, style: RetryAfterStyle, now: Nanos) -> Option<String> {
     let wait = d.retry_after_ns.filter(|_| !d.admitted)?;
     match style {
         RetryAfterStyle::Seconds => Some(ceil_s(wait).to_string()),
         RetryAfterStyle::Date => Some(http_date_at_or_after(now.saturating_add(wait))),
+        RetryAfterStyle::Past => Some(http_date_past(now)),
         RetryAfterStyle::None => None,
     }
 }
 
 fn ietf(q: &Quota) -> [(String, String); 2] {
-    let mut policy = format!("\"{}\";q={}", q.policy, q.limit);
+    let (policy, limit) = ietf_items(q, q.policy);
+    [
+        ("RateLimit-Policy".to_string(), policy),
+        ("RateLimit".to_string(), limit),
+    ]
+}
+
+/// One policy's items for `RateLimit-Policy` and `RateLimit`, named `name`; several limits are
+/// one list each, items joined by `, ` (draft-11 §3, §4: Lists).
+pub fn ietf_items(q: &Quota, name: &str) -> (String, String) {
+    let mut policy = format!("\"{name}\";q={}", q.limit);
     if q.unit == QuotaUnit::ConcurrentRequests {
         policy.push_str(";qu=\"concurrent-requests\"");
     }
@@ -86,14 +105,11 @@ fn ietf(q: &Quota) -> [(String, String); 2] {
     if let Some(b) = q.burst {
         policy.push_str(&format!(";toomany-burst={b}"));
     }
-    let mut limit = format!("\"{}\";r={}", q.policy, q.remaining);
+    let mut limit = format!("\"{name}\";r={}", q.remaining);
     if let Some(t) = q.reset_ns {
         limit.push_str(&format!(";t={}", ceil_s(t)));
     }
-    [
-        ("RateLimit-Policy".to_string(), policy),
-        ("RateLimit".to_string(), limit),
-    ]
+    (policy, limit)
 }
 
 fn x_ratelimit(q: &Quota, now: Nanos) -> Vec<(String, String)> {

@@ -136,15 +136,28 @@ impl Limiter {
     /// Decide on a request arriving at `now`. An admitted request of a concurrency model holds a
     /// slot until [`Limiter::release`].
     pub fn admit(&mut self, now: Nanos) -> Decision {
+        self.admit_cost(now, 1)
+    }
+
+    /// Decide on a request that costs `cost` units (tokens, points): the window and bucket
+    /// models count it `cost` times at once; a cost larger than the whole allowance is refused
+    /// with no Retry-After (it would never fit). The leaky bucket and concurrency models count
+    /// requests only ([`Limiter::counts_cost`]): they take one unit whatever the cost.
+    pub fn admit_cost(&mut self, now: Nanos, cost: u64) -> Decision {
         match self {
-            Limiter::FixedWindow(m) => m.admit(now),
-            Limiter::SlidingWindow(m) => m.admit(now),
-            Limiter::TokenBucket(m) => m.admit(now),
-            Limiter::Gcra(m) => m.admit(now),
+            Limiter::FixedWindow(m) => m.admit(now, cost),
+            Limiter::SlidingWindow(m) => m.admit(now, cost),
+            Limiter::TokenBucket(m) => m.admit(now, cost),
+            Limiter::Gcra(m) => m.admit(now, cost),
             Limiter::LeakyBucket(m) => m.admit(now),
             Limiter::Concurrency(m) => m.admit(now),
-            Limiter::Daily(m) => m.admit(now),
+            Limiter::Daily(m) => m.admit(now, cost),
         }
+    }
+
+    /// Does this model count a request's cost (tokens, points), not just the request?
+    pub fn counts_cost(spec: &Spec) -> bool {
+        !matches!(spec, Spec::LeakyBucket { .. } | Spec::Concurrency { .. })
     }
 
     /// An admitted request's response is complete (frees a concurrency slot; a no-op for the
@@ -228,5 +241,70 @@ pub(crate) mod testkit {
 
     pub fn admitted(spec: &str, arrivals_ms: &[u64]) -> Vec<bool> {
         run(spec, arrivals_ms).into_iter().map(|r| r.0).collect()
+    }
+}
+
+#[cfg(test)]
+mod cost_tests {
+    use super::testkit::*;
+    use super::*;
+
+    fn decide(l: &mut Limiter, at_ms: u64, cost: u64) -> (bool, Option<u64>, u64) {
+        let d = l.admit_cost(T0 + ms(at_ms), cost);
+        (
+            d.admitted,
+            d.retry_after_ns.map(|r| r.div_ceil(NS_PER_MS)),
+            d.quota.remaining,
+        )
+    }
+
+    #[test]
+    fn a_cost_counts_as_that_many_requests_at_once() {
+        // Window models: 100 per minute, 60 + 50 does not fit until the window ends.
+        for spec in ["fixed-window:100/min", "daily:100"] {
+            let mut l = Limiter::new(&parse_spec(spec).unwrap());
+            assert_eq!(decide(&mut l, 0, 60), (true, None, 40), "{spec}");
+            let (ok, wait, left) = decide(&mut l, 1000, 50);
+            assert!(!ok && wait.is_some() && left == 40, "{spec}");
+            assert_eq!(decide(&mut l, 2000, 40), (true, None, 0), "{spec}");
+        }
+        // Buckets: 10/s with room for 10; 5 more need 500 ms of refill.
+        for spec in ["token-bucket:10/s,burst=10", "gcra:10/s,burst=10"] {
+            let mut l = Limiter::new(&parse_spec(spec).unwrap());
+            assert!(decide(&mut l, 0, 10).0, "{spec}");
+            assert_eq!(decide(&mut l, 0, 5).1, Some(500), "{spec}");
+            assert!(!decide(&mut l, 499, 5).0, "{spec}");
+            assert!(decide(&mut l, 500, 5).0, "{spec}");
+        }
+        // Discrete refill: 2 tokens every 500 ms; 5 tokens from empty need three fills.
+        let mut l = Limiter::new(&parse_spec("token-bucket:4/s,burst=8,interval=500ms").unwrap());
+        assert!(decide(&mut l, 0, 8).0);
+        assert_eq!(decide(&mut l, 100, 5).1, Some(400 + 1000));
+        // Sliding window: 10/s, 6 used; 5 more wait until enough of the old window slides away.
+        let mut l = Limiter::new(&parse_spec("sliding-window:10/s").unwrap());
+        assert!(decide(&mut l, 0, 6).0);
+        let (ok, wait, _) = decide(&mut l, 100, 5);
+        assert!(!ok);
+        // Next window at 1000 ms: 6·(1 − e) + 5 ≤ 10 from e = 1/6 s → 1000 + 167 − 100.
+        assert_eq!(wait, Some(1067));
+        assert!(!decide(&mut l, 1100, 5).0);
+        assert!(decide(&mut l, 1167, 5).0);
+    }
+
+    #[test]
+    fn a_cost_beyond_the_whole_allowance_never_fits() {
+        for spec in [
+            "fixed-window:100/min",
+            "daily:100",
+            "token-bucket:10/s,burst=10",
+            "token-bucket:4/s,burst=8,interval=500ms",
+            "gcra:10/s,burst=10",
+            "sliding-window:100/min",
+        ] {
+            let mut l = Limiter::new(&parse_spec(spec).unwrap());
+            assert!(!decide(&mut l, 0, 101).0, "{spec}");
+            assert_eq!(decide(&mut l, 0, 101).1, None, "{spec}");
+            assert!(decide(&mut l, 0, 1).0, "{spec}: nothing was taken");
+        }
     }
 }

@@ -58,15 +58,16 @@ impl SlidingWindow {
         self.previous as u128 * (w - elapsed as u128) + self.current as u128 * w
     }
 
-    /// Earliest time from `now` (at `elapsed` into the window) when one more request fits, if
-    /// nothing else is counted meanwhile.
-    fn wait_for_one(&self, elapsed: u64) -> u64 {
+    /// Earliest time from `now` (at `elapsed` into the window) when `cost` more units fit, if
+    /// nothing else is counted meanwhile (`cost` ≤ limit).
+    fn wait_for(&self, elapsed: u64, cost: u64) -> u64 {
         let w = self.window_ns as u128;
         let limit = self.limit as u128;
+        let cost = cost as u128;
         let (prev, cur) = (self.previous as u128, self.current as u128);
-        // Within this window: prev·(w − e) + (cur + 1)·w ≤ limit·w.
-        if cur < limit {
-            let room = (limit - cur - 1) * w;
+        // Within this window: prev·(w − e) + (cur + cost)·w ≤ limit·w.
+        if cur + cost <= limit {
+            let room = (limit - cur - cost) * w;
             let e = room.checked_div(prev).map_or(0, |r| w.saturating_sub(r));
             if e < w {
                 return (e.max(elapsed as u128) - elapsed as u128) as u64;
@@ -77,18 +78,18 @@ impl SlidingWindow {
         if cur == 0 {
             return to_end;
         }
-        let room = (limit - 1) * w;
+        let room = (limit - cost) * w;
         let e = w.saturating_sub(room / cur);
         to_end + super::ns(e)
     }
 
-    pub fn admit(&mut self, now: Nanos) -> Decision {
+    pub fn admit(&mut self, now: Nanos, cost: u64) -> Decision {
         self.roll(now);
         let elapsed = now - self.start.unwrap_or(now);
         let w = self.window_ns as u128;
-        let admitted = self.scaled(elapsed) + w <= self.limit as u128 * w;
+        let admitted = self.scaled(elapsed) + cost as u128 * w <= self.limit as u128 * w;
         if admitted || self.count_rejected {
-            self.current += 1;
+            self.current = self.current.saturating_add(cost);
         }
         let used = self.scaled(elapsed);
         let cap = self.limit as u128 * w;
@@ -97,11 +98,12 @@ impl SlidingWindow {
         } else {
             ((cap - used) / w) as u64
         };
-        let wait = self.wait_for_one(elapsed);
+        let fits = cost <= self.limit;
+        let wait = self.wait_for(elapsed, if fits { cost } else { 1 });
         Decision {
             admitted,
             delay_ns: 0,
-            retry_after_ns: (!admitted).then_some(wait),
+            retry_after_ns: (!admitted && fits).then_some(wait),
             quota: Quota {
                 policy: "sliding-window",
                 limit: self.limit,

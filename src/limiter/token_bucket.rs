@@ -47,14 +47,17 @@ impl TokenBucket {
         }
     }
 
-    pub fn admit(&mut self, now: Nanos) -> Decision {
+    /// A request taking `cost` tokens (1 for a request).
+    pub fn admit(&mut self, now: Nanos, cost: u64) -> Decision {
         match self.fill_interval_ns {
-            None => self.admit_continuous(now),
-            Some(i) => self.admit_discrete(now, i),
+            None => self.admit_continuous(now, cost),
+            Some(i) => self.admit_discrete(now, i, cost),
         }
     }
 
-    fn admit_continuous(&mut self, now: Nanos) -> Decision {
+    fn admit_continuous(&mut self, now: Nanos, cost: u64) -> Decision {
+        let fits = cost <= self.burst;
+        let need = self.period_ns as u128 * cost as u128;
         let unit = self.period_ns as u128;
         let cap = self.burst as u128 * unit;
         self.tokens = match self.last {
@@ -65,9 +68,9 @@ impl TokenBucket {
             }
         };
         self.last = Some(self.last.map_or(now, |l| l.max(now)));
-        let admitted = self.tokens >= unit;
+        let admitted = fits && self.tokens >= need;
         if admitted {
-            self.tokens -= unit;
+            self.tokens -= need;
         }
         let rate = self.count as u128;
         // Time until the next whole token arrives (a full bucket: one emission interval).
@@ -80,12 +83,13 @@ impl TokenBucket {
         Decision {
             admitted,
             delay_ns: 0,
-            retry_after_ns: (!admitted).then(|| ns(div_ceil_u128(unit - self.tokens, rate))),
+            retry_after_ns: (!admitted && fits)
+                .then(|| ns(div_ceil_u128(need - self.tokens, rate))),
             quota: self.quota(remaining, ns(to_next)),
         }
     }
 
-    fn admit_discrete(&mut self, now: Nanos, interval: u64) -> Decision {
+    fn admit_discrete(&mut self, now: Nanos, interval: u64, cost: u64) -> Decision {
         let per_fill = self.count as u128 * interval as u128 / self.period_ns as u128;
         let cap = self.burst as u128;
         self.tokens = match self.last {
@@ -96,15 +100,23 @@ impl TokenBucket {
             }
         };
         self.last = Some(self.last.map_or(now, |l| l.max(now)));
-        let admitted = self.tokens >= 1;
+        let need = cost as u128;
+        let admitted = need <= cap && self.tokens >= need;
         if admitted {
-            self.tokens -= 1;
+            self.tokens -= need;
         }
         let to_fill = interval - now % interval;
+        // Whole fills until `need` tokens are there.
+        let fills = match need.saturating_sub(self.tokens) {
+            0 => 0,
+            short if per_fill > 0 => (short.div_ceil(per_fill) - 1) as u64,
+            _ => 0,
+        };
         Decision {
             admitted,
             delay_ns: 0,
-            retry_after_ns: (!admitted).then_some(to_fill),
+            retry_after_ns: (!admitted && need <= cap && per_fill > 0)
+                .then(|| to_fill.saturating_add(fills.saturating_mul(interval))),
             quota: self.quota(self.tokens as u64, to_fill),
         }
     }

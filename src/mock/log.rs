@@ -6,10 +6,13 @@
 //! output like any other): credentials become `<redacted:…>` fingerprints, stable within one
 //! run, so an idempotency key repeated across retries is still seen as one key.
 
-use crate::limiter::{headers::ceil_s, Decision, Nanos, NS_PER_MS, NS_PER_S};
+use super::policy::{Limit, Outcome};
+use crate::limiter::{headers::ceil_s, Nanos, NS_PER_MS, NS_PER_S};
 use crate::redact::Redactor;
 use chrono::{DateTime, SecondsFormat};
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use std::borrow::Cow;
 
 /// RFC 3339 with microseconds, UTC.
 pub fn rfc3339(t: Nanos) -> String {
@@ -20,22 +23,30 @@ pub fn rfc3339(t: Nanos) -> String {
         .unwrap_or_default()
 }
 
-/// Headers as a JSON object; a repeated name becomes a list of its values.
-pub fn headers_object<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> Value {
-    let mut m = Map::new();
-    for (n, v) in pairs {
-        match m.get_mut(n) {
-            Some(Value::Array(a)) => a.push(Value::from(v)),
-            Some(old) => {
-                let first = old.take();
-                *old = Value::Array(vec![first, Value::from(v)]);
+/// Headers as a JSON object in first-seen order; a repeated name becomes a list of its values.
+struct HeadersObject<'a>(Vec<(&'a str, Cow<'a, str>)>);
+
+impl Serialize for HeadersObject<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let pairs = &self.0;
+        let mut m = s.serialize_map(None)?;
+        for (i, (n, v)) in pairs.iter().enumerate() {
+            if pairs[..i].iter().any(|(p, _)| p == n) {
+                continue; // written with its first occurrence
             }
-            None => {
-                m.insert(n.to_string(), Value::from(v));
+            let all: Vec<&str> = pairs[i..]
+                .iter()
+                .filter(|(p, _)| p == n)
+                .map(|(_, v)| v.as_ref())
+                .collect();
+            if all.len() == 1 {
+                m.serialize_entry(n, v)?;
+            } else {
+                m.serialize_entry(n, &all)?;
             }
         }
+        m.end()
     }
-    Value::Object(m)
 }
 
 /// Everything one log line says.
@@ -51,63 +62,147 @@ pub struct Entry<'a> {
     pub request_body: &'a [u8],
     pub client: &'a str,
     pub client_ip: &'a str,
-    pub decision: Option<&'a Decision>,
-    pub model: &'a str,
+    /// The limiter's decision and the limits it was made against.
+    pub outcome: Option<(&'a Outcome, &'a [Limit])>,
+    /// The body sent (refusals and faults; successes are not logged), cut to
+    /// [`BODY_EXCERPT`] bytes.
+    pub response_body: Option<&'a str>,
+    /// The client hung up before the answer was sent.
+    pub abandoned: bool,
+    /// The fault injected, by name.
+    pub fault: Option<&'a str>,
+    pub preset: Option<&'a str>,
     pub in_flight_at_arrival: u64,
     pub conn_id: u64,
     pub seq: u64,
 }
 
-pub fn line(e: &Entry, red: &Redactor) -> String {
-    let req_h = headers_object(
-        e.request_headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), red.header(n, v))),
-    );
-    let resp_h = headers_object(
-        e.response_headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.clone())),
-    );
-    let duration_ms = (e.end.saturating_sub(e.arrival)) as f64 / NS_PER_MS as f64;
-    let mut v = json!({
-        "time": rfc3339(e.arrival),
-        "method": e.method,
-        "url": red.url(e.url),
-        "status": e.status,
-        "duration_ms": (duration_ms * 1000.0).round() / 1000.0,
-        "request_headers": req_h,
-        "response_headers": resp_h,
-        "client": red.text(e.client),
-        "client_ip": e.client_ip,
-    });
-    if !e.request_body.is_empty() {
-        // Only a fingerprint: equal bodies stay equal, the content never reaches the log.
-        v["request_body"] = Value::from(red.token(&String::from_utf8_lossy(e.request_body)));
-    }
-    if let Some(d) = e.decision {
-        let decision = match (d.admitted, d.delay_ns > 0) {
+/// Longest response body kept in a line (the HAR reader's excerpt).
+pub const BODY_EXCERPT: usize = crate::ingest::har::BODY_EXCERPT;
+
+#[derive(Serialize)]
+struct EachLimit<'a> {
+    name: &'a str,
+    cost: u64,
+    remaining: u64,
+    admits: bool,
+}
+
+/// The `limiter` object: the deciding limit's model and numbers, and with several limits (or a
+/// cost) each one's cost, what it has left and whether it would have admitted.
+#[derive(Serialize)]
+struct LimiterLine<'a> {
+    model: &'static str,
+    decision: &'static str,
+    remaining: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_s: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    queued_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limit: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limits: Option<Vec<EachLimit<'a>>>,
+}
+
+fn limiter<'a>(o: &'a Outcome, limits: &'a [Limit]) -> LimiterLine<'a> {
+    let d = o.binding();
+    let several = limits.len() > 1;
+    LimiterLine {
+        model: limits[o.binding].spec.model_name(),
+        decision: match (o.admitted, o.delay_ns > 0) {
             (false, _) => "refused",
             (true, true) => "delayed",
             (true, false) => "admitted",
-        };
-        let mut l = json!({
-            "model": e.model,
-            "decision": decision,
-            "remaining": d.quota.remaining,
-        });
-        if let Some(ra) = d.retry_after_ns.filter(|_| !d.admitted) {
-            l["retry_after_s"] = Value::from(ceil_s(ra));
-        }
-        if d.delay_ns > 0 {
-            l["queued_ms"] = Value::from(d.delay_ns / NS_PER_MS);
-        }
-        v["limiter"] = l;
+        },
+        remaining: d.quota.remaining,
+        retry_after_s: o.retry_after_ns.filter(|_| !o.admitted).map(ceil_s),
+        queued_ms: (o.delay_ns > 0).then_some(o.delay_ns / NS_PER_MS),
+        limit: (several || limits[0].name != limits[0].spec.model_name())
+            .then_some(limits[o.binding].name.as_str()),
+        limits: (several || o.costs[0] != 1).then(|| {
+            limits
+                .iter()
+                .zip(&o.decisions)
+                .zip(&o.costs)
+                .map(|((l, d), &cost)| EachLimit {
+                    name: &l.name,
+                    cost,
+                    remaining: d.quota.remaining,
+                    admits: d.admitted,
+                })
+                .collect()
+        }),
     }
-    v["in_flight_at_arrival"] = Value::from(e.in_flight_at_arrival);
-    v["conn_id"] = Value::from(e.conn_id);
-    v["seq"] = Value::from(e.seq);
-    let mut s = v.to_string();
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One line, as written.
+#[derive(Serialize)]
+struct Line<'a> {
+    time: String,
+    method: &'a str,
+    url: Cow<'a, str>,
+    status: u16,
+    duration_ms: f64,
+    request_headers: HeadersObject<'a>,
+    response_headers: HeadersObject<'a>,
+    client: String,
+    client_ip: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_body: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_body: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limiter: Option<LimiterLine<'a>>,
+    #[serde(skip_serializing_if = "is_false")]
+    abandoned: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fault: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preset: Option<&'a str>,
+    in_flight_at_arrival: u64,
+    conn_id: u64,
+    seq: u64,
+}
+
+pub fn line(e: &Entry, red: &Redactor) -> String {
+    let req = e.request_headers.iter();
+    let duration_ms = (e.end.saturating_sub(e.arrival)) as f64 / NS_PER_MS as f64;
+    let l = Line {
+        time: rfc3339(e.arrival),
+        method: e.method,
+        url: red.url_cow(e.url),
+        status: e.status,
+        duration_ms: (duration_ms * 1000.0).round() / 1000.0,
+        request_headers: HeadersObject(
+            req.map(|(n, v)| (n.as_str(), red.header_cow(n, v)))
+                .collect(),
+        ),
+        response_headers: HeadersObject(
+            e.response_headers
+                .iter()
+                .map(|(n, v)| (n.as_str(), Cow::Borrowed(v.as_str())))
+                .collect(),
+        ),
+        client: red.text(e.client),
+        client_ip: e.client_ip,
+        // Only a fingerprint: equal bodies stay equal, the content never reaches the log.
+        request_body: (!e.request_body.is_empty())
+            .then(|| red.token(&String::from_utf8_lossy(e.request_body))),
+        response_body: e.response_body.map(|b| red.excerpt(b, BODY_EXCERPT)),
+        limiter: e.outcome.map(|(o, limits)| limiter(o, limits)),
+        abandoned: e.abandoned,
+        fault: e.fault,
+        preset: e.preset,
+        in_flight_at_arrival: e.in_flight_at_arrival,
+        conn_id: e.conn_id,
+        seq: e.seq,
+    };
+    let mut s = serde_json::to_string(&l).unwrap_or_default();
     s.push('\n');
     s
 }
@@ -148,8 +243,11 @@ mod tests {
                 request_body: b"{\"card\":\"4242\"}",
                 client: "worker-1",
                 client_ip: "127.0.0.1",
-                decision: None,
-                model: "fixed-window",
+                outcome: None,
+                response_body: Some("{\"error\":\"slow down\"}"),
+                abandoned: false,
+                fault: None,
+                preset: None,
                 in_flight_at_arrival: 1,
                 conn_id: 3,
                 seq: 7,
@@ -172,6 +270,10 @@ mod tests {
         assert_eq!(r.status, 429);
         assert_eq!(r.duration_ms, Some(50.5));
         assert_eq!(r.response_headers.get("retry-after"), Some("2"));
+        assert!(r
+            .body_excerpt
+            .as_deref()
+            .is_some_and(|b| b.contains("slow down")));
         assert_eq!(r.request_headers.get_all("accept").count(), 2);
         assert!(r.request_headers.get("idempotency-key").is_some());
         assert!(r.request_body_fingerprint.is_some());

@@ -7,18 +7,24 @@
 //! carries the model's own Retry-After and rate-limit headers; each request is logged as one
 //! canonical JSON line ([`log`]) that `analyze` and `verify` read as they are.
 
+pub mod answer;
+pub mod fault;
+mod io;
 pub mod log;
+pub mod policy;
+pub mod preset;
 
-use crate::limiter::headers::{self, BodyStyle, HeaderStyle, RetryAfterStyle};
-use crate::limiter::{Limiter, Spec, WallClock, NS_PER_MS};
+pub use answer::Shape;
+pub use fault::Faults;
+pub use policy::Limit;
+
+use crate::limiter::headers::RetryAfterStyle;
+use crate::limiter::WallClock;
 use crate::redact::Redactor;
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
+use policy::State;
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,8 +43,13 @@ const DRAIN: Duration = Duration::from_secs(10);
 /// Where log lines go.
 pub trait LogSink: Send {
     fn line(&mut self, line: &str) -> std::io::Result<()>;
+    /// Push out lines still buffered (every [`FLUSH_EVERY`] and at the end).
+    fn flush_lines(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
+/// A live sink (stdout, a FIFO, a terminal): every line is flushed as it is written.
 impl<W: Write + Send> LogSink for W {
     fn line(&mut self, line: &str) -> std::io::Result<()> {
         self.write_all(line.as_bytes())?;
@@ -46,15 +57,40 @@ impl<W: Write + Send> LogSink for W {
     }
 }
 
+/// How often a [`Batched`] sink is flushed while the mock runs.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(200);
+
+/// A file sink that writes lines in 64 KiB batches, flushed every [`FLUSH_EVERY`] and at the end:
+/// one write call per batch instead of one per request (the log's temp file, which no one reads
+/// until the mock stops).
+pub struct Batched<W: Write + Send>(pub std::io::BufWriter<W>);
+
+impl<W: Write + Send> Batched<W> {
+    pub fn new(w: W) -> Self {
+        Batched(std::io::BufWriter::with_capacity(64 * 1024, w))
+    }
+}
+
+impl<W: Write + Send> LogSink for Batched<W> {
+    fn line(&mut self, line: &str) -> std::io::Result<()> {
+        self.0.write_all(line.as_bytes())
+    }
+
+    fn flush_lines(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Options {
-    pub spec: Spec,
-    pub headers: HeaderStyle,
-    pub retry_after: RetryAfterStyle,
-    pub body: BodyStyle,
-    /// Status of a refusal (429; nginx's `limit_req` default is 503).
-    pub status: u16,
+    /// Refusals and rate-limit headers: a preset's, or the generic ones.
+    pub shape: Shape,
+    /// What is limited (one or more limits; a preset's, overridden by `--limit`).
+    pub limits: Vec<Limit>,
+    /// `--retry-after` when given (else the preset's form, or delta-seconds).
+    pub retry_after: Option<RetryAfterStyle>,
     pub latency: Duration,
+    pub faults: Faults,
     /// Stop after answering this many requests.
     pub exit_after: Option<u64>,
     /// Stop after this long.
@@ -64,19 +100,32 @@ pub struct Options {
     pub echo: bool,
 }
 
+impl Options {
+    fn preset_name(&self) -> Option<&'static str> {
+        match self.shape {
+            Shape::Preset(p) => Some(p.name),
+            Shape::Generic { .. } => None,
+        }
+    }
+}
+
 /// What a run served.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub requests: u64,
     pub admitted: u64,
     pub refused: u64,
+    /// Clients that hung up before their answer.
+    pub abandoned: u64,
     /// Why it stopped.
     pub stopped_by: String,
 }
 
 struct Shared {
     opts: Options,
-    limiter: Mutex<Limiter>,
+    state: Mutex<State>,
+    /// Some limit reads a number from the JSON body.
+    reads_body: bool,
     clock: WallClock,
     redactor: Redactor,
     log: Mutex<Option<Box<dyn LogSink>>>,
@@ -87,6 +136,7 @@ struct Shared {
     answered: AtomicU64,
     admitted: AtomicU64,
     refused: AtomicU64,
+    abandoned: AtomicU64,
     done: tokio::sync::Notify,
     local: SocketAddr,
 }
@@ -115,7 +165,8 @@ pub fn serve(
         .build()
         .map_err(|e| format!("cannot start the server runtime: {e}"))?;
     let shared = Arc::new(Shared {
-        limiter: Mutex::new(Limiter::new(&opts.spec)),
+        state: Mutex::new(State::new(opts.limits.clone())),
+        reads_body: opts.limits.iter().any(|l| l.cost.reads_body()),
         opts,
         clock: WallClock::new(),
         redactor: Redactor::random(),
@@ -127,11 +178,12 @@ pub fn serve(
         answered: AtomicU64::new(0),
         admitted: AtomicU64::new(0),
         refused: AtomicU64::new(0),
+        abandoned: AtomicU64::new(0),
         done: tokio::sync::Notify::new(),
         local,
     });
     let stopped_by = rt.block_on(accept_loop(listener, shared.clone()))?;
-    // Every line was flushed as it was written; dropping the sink closes it.
+    shared.flush_log();
     drop(lock(&shared.log).take());
     if let Some(e) = lock(&shared.log_error).take() {
         return Err(e);
@@ -140,6 +192,7 @@ pub fn serve(
         requests: shared.answered.load(Ordering::SeqCst),
         admitted: shared.admitted.load(Ordering::SeqCst),
         refused: shared.refused.load(Ordering::SeqCst),
+        abandoned: shared.abandoned.load(Ordering::SeqCst),
         stopped_by,
     })
 }
@@ -190,6 +243,13 @@ async fn accept_loop(
         }
     };
     tokio::pin!(stop);
+    let flusher = shared.clone();
+    let flushing = tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(FLUSH_EVERY).await;
+            flusher.flush_log();
+        }
+    });
     let stopped_by = loop {
         let permit = tokio::select! {
             s = &mut stop => break s,
@@ -211,13 +271,15 @@ async fn accept_loop(
         let _ = stream.set_nodelay(true);
         let conn_id = shared.conn_seq.fetch_add(1, Ordering::SeqCst) + 1;
         let sh = shared.clone();
-        let svc = service_fn(move |req| handle(req, sh.clone(), peer, conn_id));
+        let io = io::FaultIo::new(stream);
+        let reset = io.reset_flag();
+        let svc = service_fn(move |req| handle(req, sh.clone(), peer, conn_id, reset.clone()));
         let mut builder = http1::Builder::new();
         builder
             .timer(TokioTimer::new())
             .header_read_timeout(HEADER_TIMEOUT)
             .keep_alive(true);
-        let conn = graceful.watch(builder.serve_connection(TokioIo::new(stream), svc));
+        let conn = graceful.watch(builder.serve_connection(TokioIo::new(io), svc));
         tokio::spawn(async move {
             let _ = conn.await;
             drop(permit);
@@ -225,221 +287,45 @@ async fn accept_loop(
     };
     drop(listener);
     let _ = tokio::time::timeout(DRAIN, graceful.shutdown()).await;
+    flushing.abort();
     Ok(stopped_by.to_string())
 }
 
-type Body = Full<Bytes>;
+mod request;
+use request::handle;
 
-fn text_response(status: StatusCode, text: &str) -> Response<Body> {
-    let mut r = Response::new(Full::new(Bytes::from(text.to_string())));
-    *r.status_mut() = status;
-    r
-}
-
-async fn handle(
-    req: Request<Incoming>,
-    sh: Arc<Shared>,
-    peer: SocketAddr,
-    conn_id: u64,
-) -> Result<Response<Body>, std::convert::Infallible> {
-    let arrival = sh.clock.now();
-    let seq = sh.seq.fetch_add(1, Ordering::SeqCst) + 1;
-    let in_flight = sh.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-    let method = req.method().as_str().to_string();
-    let path = req
-        .uri()
-        .path_and_query()
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_else(|| "/".into());
-    let host = req
-        .headers()
-        .get(hyper::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_string)
-        .unwrap_or_else(|| sh.local.to_string());
-    let url = format!("http://{host}{path}");
-    let req_headers: Vec<(String, String)> = req
-        .headers()
-        .iter()
-        .map(|(n, v)| {
-            (
-                n.as_str().to_string(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect();
-    let client = req_headers
-        .iter()
-        .find(|(n, _)| n == "x-client-id" || n == "x-worker-id")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| peer.ip().to_string());
-    let body = tokio::time::timeout(
-        BODY_TIMEOUT,
-        Limited::new(req.into_body(), MAX_BODY).collect(),
-    )
-    .await;
-    let body = match body {
-        Ok(Ok(b)) => b.to_bytes(),
-        Ok(Err(_)) | Err(_) => {
-            let r = text_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "request body too large, incomplete or too slow\n",
-            );
-            finish(
-                &sh,
-                Finished {
-                    arrival,
-                    method: &method,
-                    url: &url,
-                    status: 413,
-                    req_headers: &req_headers,
-                    resp_headers: &[],
-                    body: b"",
-                    client: &client,
-                    peer,
-                    decision: None,
-                    in_flight,
-                    conn_id,
-                    seq,
-                },
-            );
-            return Ok(r);
-        }
-    };
-    let decision = lock(&sh.limiter).admit(arrival);
-    let hold = Duration::from_nanos(decision.delay_ns) + sh.opts.latency;
-    if !hold.is_zero() {
-        tokio::time::sleep(hold).await;
-    }
-    if decision.admitted {
-        lock(&sh.limiter).release(sh.clock.now());
-    }
-    let mut headers =
-        headers::response_headers(&decision, sh.opts.headers, sh.opts.retry_after, arrival);
-    headers.push(("Date".into(), headers::http_date(sh.clock.now())));
-    let (status, content_type, text) = if decision.admitted {
-        let v = serde_json::json!({ "ok": true, "seq": seq, "method": method, "path": path_only(&path) });
-        (200u16, "application/json", format!("{v}\n"))
-    } else {
-        let (ct, t) = headers::refusal_body(&decision, sh.opts.status, sh.opts.body);
-        (sh.opts.status, ct, t)
-    };
-    headers.push(("Content-Type".into(), content_type.to_string()));
-    let mut resp = Response::new(Full::new(Bytes::from(text)));
-    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::TOO_MANY_REQUESTS);
-    for (n, v) in &headers {
-        if let (Ok(name), Ok(value)) = (
-            hyper::header::HeaderName::from_bytes(n.as_bytes()),
-            hyper::header::HeaderValue::from_str(v),
-        ) {
-            resp.headers_mut().append(name, value);
-        }
-    }
-    finish(
-        &sh,
-        Finished {
-            arrival,
-            method: &method,
-            url: &url,
-            status,
-            req_headers: &req_headers,
-            resp_headers: &headers,
-            body: &body,
-            client: &client,
-            peer,
-            decision: Some(&decision),
-            in_flight,
-            conn_id,
-            seq,
-        },
-    );
-    Ok(resp)
-}
-
-/// The path without the query, for the 2xx body (the query may carry a credential).
+/// The path without the query, for the 2xx body and the echo (the query may carry a credential).
 fn path_only(p: &str) -> &str {
     p.split('?').next().unwrap_or(p)
 }
 
-struct Finished<'a> {
-    arrival: u64,
-    method: &'a str,
-    url: &'a str,
-    status: u16,
-    req_headers: &'a [(String, String)],
-    resp_headers: &'a [(String, String)],
-    body: &'a [u8],
-    client: &'a str,
-    peer: SocketAddr,
-    decision: Option<&'a crate::limiter::Decision>,
-    in_flight: u64,
-    conn_id: u64,
-    seq: u64,
-}
-
-fn finish(sh: &Shared, f: Finished) {
-    let end = sh.clock.now();
-    sh.in_flight.fetch_sub(1, Ordering::SeqCst);
-    match f.decision {
-        Some(d) if d.admitted => sh.admitted.fetch_add(1, Ordering::SeqCst),
-        _ => sh.refused.fetch_add(1, Ordering::SeqCst),
-    };
-    let text = log::line(
-        &log::Entry {
-            arrival: f.arrival,
-            end,
-            method: f.method,
-            url: f.url,
-            status: f.status,
-            request_headers: f.req_headers,
-            response_headers: f.resp_headers,
-            request_body: f.body,
-            client: f.client,
-            client_ip: &f.peer.ip().to_string(),
-            decision: f.decision,
-            model: sh.opts.spec.model_name(),
-            in_flight_at_arrival: f.in_flight,
-            conn_id: f.conn_id,
-            seq: f.seq,
-        },
-        &sh.redactor,
-    );
-    if let Some(sink) = lock(&sh.log).as_mut() {
-        if let Err(e) = sink.line(&text) {
-            let mut err = lock(&sh.log_error);
-            if err.is_none() {
-                *err = Some(format!("cannot write the log: {e}"));
-                sh.done.notify_one();
-            }
+impl Shared {
+    /// Write one log line; the first failure stops the mock (the log is the point of a run).
+    fn write_log(&self, text: &str) {
+        let written = lock(&self.log).as_mut().map(|sink| sink.line(text));
+        if let Some(Err(e)) = written {
+            self.log_failed(e);
         }
     }
-    if sh.opts.echo {
-        let ra = f
-            .resp_headers
-            .iter()
-            .find(|(n, _)| n == "Retry-After")
-            .map(|(_, v)| format!(" retry-after {v}"))
-            .unwrap_or_default();
-        let path = path_only(f.url.split_once("//").map_or(f.url, |(_, r)| r));
-        let path = path.find('/').map_or("/", |i| &path[i..]);
-        let held = f
-            .decision
-            .filter(|d| d.delay_ns > 0)
-            .map(|d| format!(" held {} ms", d.delay_ns / NS_PER_MS))
-            .unwrap_or_default();
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "{} {} {} {}{ra}{held} ({:.0} ms)",
-            &log::rfc3339(f.arrival)[11..23],
-            f.method,
-            sh.redactor.url(path),
-            f.status,
-            (end - f.arrival) as f64 / NS_PER_MS as f64
-        );
+
+    /// Is there a log to write (lines are not built for nobody)?
+    fn logging(&self) -> bool {
+        lock(&self.log).is_some()
     }
-    let answered = sh.answered.fetch_add(1, Ordering::SeqCst) + 1;
-    if sh.opts.exit_after.is_some_and(|n| answered >= n) {
-        sh.done.notify_one();
+
+    fn flush_log(&self) {
+        let flushed = lock(&self.log).as_mut().map(|sink| sink.flush_lines());
+        if let Some(Err(e)) = flushed {
+            self.log_failed(e);
+        }
+    }
+
+    fn log_failed(&self, e: std::io::Error) {
+        let mut err = lock(&self.log_error);
+        if err.is_none() {
+            *err = Some(format!("cannot write the log: {e}"));
+            self.done.notify_one();
+        }
     }
 }
 

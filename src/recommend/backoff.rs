@@ -17,6 +17,9 @@ pub struct BackoffOptions {
     pub max_attempts: u32,
     /// Total time for one logical request, every attempt and sleep included, ms.
     pub deadline_ms: u64,
+    /// The user chose `deadline_ms` (`--retry-deadline`): it is kept even when the server asks
+    /// for longer waits (those are told to stop); the default is raised to fit them.
+    pub deadline_given: bool,
     /// Random spread added on top of a server's Retry-After, ms.
     pub retry_after_spread_ms: u64,
     /// Per-attempt timeout, ms; derived from the latency when not given.
@@ -30,6 +33,7 @@ impl Default for BackoffOptions {
             cap_ms: 8000,
             max_attempts: 5,
             deadline_ms: 30_000,
+            deadline_given: false,
             retry_after_spread_ms: 1000,
             attempt_timeout_ms: None,
         }

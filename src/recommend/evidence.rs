@@ -7,7 +7,7 @@
 //! evidence of all traffic is the merge of every host's.
 
 use crate::attribute::{Layer, Quota};
-use crate::http::ratelimit::Limits;
+use crate::http::ratelimit::{Limits, Stated};
 use crate::http::retry_after::{self, RetryAfter};
 use crate::stats::Samples;
 use chrono::{DateTime, Utc};
@@ -28,6 +28,8 @@ pub struct Limited<'a> {
     pub time: Option<DateTime<Utc>>,
     pub quota: Quota,
     pub limits: Option<&'a Limits>,
+    /// The request allowance the response states, with which header or body said so.
+    pub stated: Option<&'a Stated>,
     pub retry_after: &'a RetryAfter,
     /// The operation refused (client, method, URL, body: the logical request's key), so one
     /// caller refused twice before the same reset counts once.
@@ -390,9 +392,10 @@ pub struct LimitedEvidence {
     pub count: usize,
     /// Earliest time of a rate-limited response.
     pub first: Option<DateTime<Utc>>,
-    /// The tightest request allowance stated by rate-limit headers with a limit and a window:
-    /// (rate per second, limit, window s, responses stating that rate).
-    pub tightest: Option<(f64, f64, f64, usize)>,
+    /// The tightest request allowance the responses stated with a window (headers, body).
+    pub tightest: Option<StatedSeen>,
+    /// The smallest allowance stated without a window anywhere (a bare `X-RateLimit-Limit`).
+    pub count_only: Option<StatedSeen>,
     pub tokens: bool,
     pub daily: bool,
     pub concurrency: bool,
@@ -408,6 +411,39 @@ pub struct LimitedEvidence {
     pub producers: std::collections::BTreeMap<(Layer, Option<String>), usize>,
     /// Of them, requests a browser page on the host's own site made.
     pub same_site_pages: usize,
+}
+
+/// An allowance the responses stated, and how many stated it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatedSeen {
+    pub count: f64,
+    /// Seconds; 0 when stated without a window.
+    pub window_s: f64,
+    /// Which header or body phrase stated it (the first response's).
+    pub by: String,
+    pub responses: usize,
+}
+
+impl StatedSeen {
+    /// Requests per second (per window; a count alone compares by its count).
+    fn tightness(&self) -> f64 {
+        if self.window_s > 0.0 {
+            self.count / self.window_s
+        } else {
+            self.count
+        }
+    }
+
+    /// Keep the tighter of `best` and `seen`; the same one adds its responses.
+    fn keep(best: &mut Option<StatedSeen>, seen: StatedSeen) {
+        match best {
+            Some(b) if b.count == seen.count && b.window_s == seen.window_s => {
+                b.responses += seen.responses
+            }
+            Some(b) if b.tightness() <= seen.tightness() => {}
+            _ => *best = Some(seen),
+        }
+    }
 }
 
 /// Distinct operations per resume second. One entry per distinct (second, operation), like
@@ -467,17 +503,16 @@ impl LimitedEvidence {
             _ => {}
         }
         if r.quota != Quota::Tokens {
-            if let Some(l) = r.limits {
-                if let (Some(limit), Some(window)) = (l.limit, l.window_seconds) {
-                    if limit.is_finite() && window.is_finite() && limit > 0.0 && window > 0.0 {
-                        let rate = limit / window;
-                        self.tightest = match self.tightest {
-                            Some((br, bl, bw, n)) if br <= rate => {
-                                Some((br, bl, bw, n + usize::from(br == rate)))
-                            }
-                            _ => Some((rate, limit, window, 1)),
-                        };
-                    }
+            if let Some(s) = r.stated {
+                let seen = StatedSeen {
+                    count: s.count,
+                    window_s: s.window_s.unwrap_or(0.0),
+                    by: s.by.clone(),
+                    responses: 1,
+                };
+                match s.window_s {
+                    Some(_) => StatedSeen::keep(&mut self.tightest, seen),
+                    None => StatedSeen::keep(&mut self.count_only, seen),
                 }
             }
         }
@@ -500,12 +535,11 @@ impl LimitedEvidence {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if let Some((r, l, w, n)) = o.tightest {
-            self.tightest = match self.tightest {
-                Some((br, bl, bw, bn)) if br < r => Some((br, bl, bw, bn)),
-                Some((br, bl, bw, bn)) if br == r => Some((br, bl, bw, bn + n)),
-                _ => Some((r, l, w, n)),
-            };
+        if let Some(s) = &o.tightest {
+            StatedSeen::keep(&mut self.tightest, s.clone());
+        }
+        if let Some(s) = &o.count_only {
+            StatedSeen::keep(&mut self.count_only, s.clone());
         }
         self.tokens |= o.tokens;
         self.daily |= o.daily;

@@ -3,8 +3,8 @@
 use super::backoff::Backoff;
 use super::latency::{Latency, LatencySource};
 use super::limit::LimitInfo;
-use super::target::{concurrency_for, fmt_precise, round6, Target};
-use crate::units::{fmt_duration_ms, fmt_num};
+use super::target::{concurrency_for, floor_sig, fmt_precise, rate_forms, round6, Target};
+use crate::units::{fmt_duration_ms, fmt_num, Rate};
 
 /// The sentences explaining a target, concurrency and backoff; shared by `analyze` and `plan`.
 pub fn explain_core(
@@ -16,14 +16,33 @@ pub fn explain_core(
     b: &Backoff,
     out: &mut Vec<String>,
 ) {
+    let w = limit.window_s;
+    // The spacing's division in the limit's own unit: `1000 ms ÷ 1.5`, `1 day ÷ 7500`.
+    let division = if w <= 60.0 {
+        format!("1000 ms ÷ {}", fmt_precise(t.rate_per_second))
+    } else {
+        format!(
+            "{} ÷ {}",
+            fmt_duration_ms(w * 1000.0).replace("24 h", "1 day"),
+            fmt_precise(floor_sig(t.rate_per_second * w))
+        )
+    };
     out.push(format!(
-        "Target = limit × headroom = {}/min × {} = {}/min = {}/s, i.e. one start every 1000 ms ÷ {} = {} ms (rounded up). The rest of the allowance is left for other callers; retries count against the same budget.",
-        fmt_precise(limit.rate_per_minute),
+        "Target = limit × headroom = {} × {} = {}, i.e. one start every {division} = {} (rounded up). The rest of the allowance is left for other callers; retries count against the same budget.",
+        Rate::new(limit.rate_per_second * w, w),
         fmt_num(headroom),
-        fmt_precise(t.rate_per_minute),
-        fmt_precise(t.rate_per_second),
-        fmt_precise(t.rate_per_second),
-        t.min_interval_ms
+        rate_forms(t.rate_per_second, w),
+        {
+            let (ms, secs) = (t.min_interval_ms, t.min_interval_ms as f64 / 1000.0);
+            let human = fmt_duration_ms(ms as f64);
+            if ms < 10_000 {
+                format!("{ms} ms")
+            } else if human == format!("{} s", fmt_num(secs)) {
+                human
+            } else {
+                format!("{} s ({human})", fmt_num(secs))
+            }
+        }
     ));
     let lat_src = match lat.source {
         LatencySource::Flag => "given with --latency".to_string(),
@@ -36,7 +55,7 @@ pub fn explain_core(
         "Concurrency by Little's Law = rate × mean response time = {}/s × {} s = {} → at most {} in flight, rounded up ({}). A semaphore bounds requests in flight and a shared limiter bounds their start rate: use both.",
         fmt_precise(t.rate_per_second),
         fmt_num(lat.mean_ms / 1000.0),
-        fmt_num(round6(t.rate_per_second * lat.mean_ms / 1000.0)),
+        fmt_precise(round6(t.rate_per_second * lat.mean_ms / 1000.0)),
         concurrency,
         lat_src
     ));
@@ -45,7 +64,7 @@ pub fn explain_core(
             "Response times: p50 {}, p95 {}; if every response took the p95 time, {}/s × {} s would need {} in flight.",
             fmt_duration_ms(p50),
             fmt_duration_ms(p95),
-            fmt_num(t.rate_per_second),
+            fmt_precise(t.rate_per_second),
             fmt_num(round6(p95 / 1000.0)),
             concurrency_for(t.rate_per_second, p95)
         ));

@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 pub enum LimitSource {
     /// `--limit`.
     Flag,
-    /// Rate-limit headers on the responses (limit and window).
-    Headers,
+    /// Stated by the server: rate-limit headers, or a 429 body's "120 requests per minute"
+    /// (`stated_by` names which).
+    Stated,
     /// What the clients achieved before the first 429.
     Observed,
 }
@@ -31,6 +32,10 @@ pub struct LimitInfo {
     /// the limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<Sureness>,
+    /// For a stated limit: the header or body phrase that stated it (`X-RateLimit-Limit: 120
+    /// and the body: "120 requests per minute"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stated_by: Option<String>,
 }
 
 /// How sure a limit read from the traffic is.
@@ -58,43 +63,70 @@ impl Sureness {
 
 /// The first of `--limit`, the headers and the traffic that gives a limit.
 pub fn limit_for(
-    flag: Option<Rate>,
+    flag: Option<(Rate, String)>,
     ev: &HostEvidence,
     warnings: &mut Vec<String>,
 ) -> Option<LimitInfo> {
     limit_from_flag(flag)
-        .or_else(|| limit_from_headers(ev))
+        .or_else(|| limit_from_stated(ev))
         .or_else(|| limit_from_traffic(ev, warnings))
 }
 
-fn limit_from_flag(rate: Option<Rate>) -> Option<LimitInfo> {
-    let r = rate?;
+fn limit_from_flag(given: Option<(Rate, String)>) -> Option<LimitInfo> {
+    let (r, flag) = given?;
     Some(LimitInfo {
         rate_per_second: r.per_second,
         rate_per_minute: floor_sig(r.per_minute()),
         window_s: r.window_s,
         source: LimitSource::Flag,
-        detail: format!("given with --limit {r}"),
+        detail: format!("given with {flag}"),
         confidence: None,
+        stated_by: None,
     })
 }
 
-/// The tightest request allowance stated by rate-limit headers with both a limit and a window.
-fn limit_from_headers(ev: &HostEvidence) -> Option<LimitInfo> {
-    let (rate, limit, window, n) = ev.limited.tightest?;
+/// The tightest request allowance the server stated (rate-limit headers, a 429 body's "120
+/// requests per minute"), with what stated it. A count stated without any window takes the
+/// window length in which the traffic shows that same count (the server accepted about that
+/// many in one and refused past it); with none, it is not a rate (5000 may be per hour), and
+/// the traffic's own estimate stands.
+fn limit_from_stated(ev: &HostEvidence) -> Option<LimitInfo> {
+    let (s, window, window_from) = match (&ev.limited.tightest, &ev.limited.count_only) {
+        (Some(s), _) => (s, s.window_s, None),
+        (None, Some(s)) => (
+            s,
+            window_for_count(ev, s.count)?,
+            Some("the window in which the traffic shows that count"),
+        ),
+        (None, None) => return None,
+    };
+    let rate = s.count / window;
+    let n = s.responses;
     Some(LimitInfo {
         rate_per_second: rate,
         rate_per_minute: floor_sig(rate * 60.0),
         window_s: window,
-        source: LimitSource::Headers,
-        detail: format!(
-            "rate-limit headers: {} requests per {} on {} response{}",
-            fmt_num(limit),
-            fmt_s(window),
-            n,
-            if n == 1 { "" } else { "s" }
-        ),
+        source: LimitSource::Stated,
+        detail: match window_from {
+            None => format!(
+                "stated by the server: {} requests per {} ({}, on {} response{})",
+                fmt_num(s.count),
+                per_unit(window),
+                s.by,
+                n,
+                if n == 1 { "" } else { "s" },
+            ),
+            Some(from) => format!(
+                "stated by the server: {} requests ({}, on {} response{}); per {}: {from}",
+                fmt_num(s.count),
+                s.by,
+                n,
+                if n == 1 { "" } else { "s" },
+                per_unit(window),
+            ),
+        },
         confidence: None,
+        stated_by: Some(s.by.clone()),
     })
 }
 
@@ -104,6 +136,9 @@ fn limit_from_headers(ev: &HostEvidence) -> Option<LimitInfo> {
 /// 429.
 fn limit_from_traffic(ev: &HostEvidence, warnings: &mut Vec<String>) -> Option<LimitInfo> {
     let first = ev.limited.first?;
+    if ev.limited.daily {
+        return limit_from_spent_quota(ev, first, warnings);
+    }
     if let Some(l) = from_windows(ev) {
         warnings.push(
             "the limit was estimated from the traffic (how the server accepted and refused it), not stated by the server: confirm it in the provider's documentation and pass --limit".into(),
@@ -158,7 +193,87 @@ fn limit_from_traffic(ev: &HostEvidence, warnings: &mut Vec<String>) -> Option<L
             if span_s < OBSERVED_MIN_WINDOW_S { "; the run was shorter than the minute assumed" } else { "" }
         ),
         confidence: Some(Sureness::Low),
+        stated_by: None,
     })
+}
+
+/// A spent long-window allowance (daily, monthly): what was accepted before it ran out, as one
+/// window of the quota's length (a day; an hour when the server asked to wait an hour or
+/// less). A reading of at least what was left of it when the capture began.
+fn limit_from_spent_quota(
+    ev: &HostEvidence,
+    first: chrono::DateTime<chrono::Utc>,
+    warnings: &mut Vec<String>,
+) -> Option<LimitInfo> {
+    let (accepted, earliest) = ev.before_first_limited.get();
+    if accepted == 0 {
+        warnings.push(
+            "the allowance was already spent when the capture began: there is no traffic to learn its size from; pass --limit (e.g. --limit 10000/day)".into(),
+        );
+        return None;
+    }
+    let mut waits: Vec<f64> = ev
+        .limited
+        .waits
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite())
+        .collect();
+    waits.sort_by(f64::total_cmp);
+    let typical_wait = waits.get(waits.len() / 2).copied().unwrap_or(f64::INFINITY);
+    let window = if typical_wait <= 3600.0 {
+        3600.0
+    } else {
+        86400.0
+    };
+    let span_s = earliest
+        .map(|e| (first - e).num_milliseconds().max(0) as f64 / 1000.0)
+        .unwrap_or(0.0);
+    warnings.push(
+        "the allowance's size was estimated from what the server accepted before it ran out, not stated by the server: confirm it in the provider's documentation and pass --limit".into(),
+    );
+    let rate = accepted as f64 / window;
+    Some(LimitInfo {
+        rate_per_second: rate,
+        rate_per_minute: floor_sig(rate * 60.0),
+        window_s: window,
+        source: LimitSource::Observed,
+        detail: format!(
+            "observed: {accepted} requests were accepted in the {} before the allowance ran out at {} UTC, read as {accepted} per {}; low confidence: the capture does not show what was used of it before it began",
+            fmt_s(span_s),
+            first.format("%H:%M:%S"),
+            if window == 3600.0 { "hour" } else { "day" },
+        ),
+        confidence: Some(Sureness::Low),
+        stated_by: None,
+    })
+}
+
+/// The candidate window length over which the server accepted about `count` requests (within a
+/// tenth) and refused past it ([`fits`]); of several, the longest (the slowest reading, as
+/// [`from_windows`] takes).
+fn window_for_count(ev: &HostEvidence, count: f64) -> Option<f64> {
+    ev.limited.first?;
+    CANDIDATE_WINDOWS_S
+        .iter()
+        .zip(ev.windows.per_window.iter())
+        .rev()
+        .find(|(_, c)| {
+            let seen = c.most_before_refusals as f64;
+            fits(c) && (seen - count).abs() <= (count / 10.0).max(1.0)
+        })
+        .map(|(s, _)| *s as f64)
+}
+
+/// "minute" for 60 s, "day" for 86400 s; other lengths as a duration ("10 s").
+fn per_unit(window_s: f64) -> String {
+    match window_s as u64 {
+        1 if window_s == 1.0 => "second".into(),
+        60 if window_s == 60.0 => "minute".into(),
+        3600 if window_s == 3600.0 => "hour".into(),
+        86400 if window_s == 86400.0 => "day".into(),
+        _ => fmt_s(window_s),
+    }
 }
 
 /// Index of the one-minute window in [`CANDIDATE_WINDOWS_S`].
@@ -260,6 +375,7 @@ fn from_windows(ev: &HostEvidence) -> Option<LimitInfo> {
             confidence.as_str(),
         ),
         confidence: Some(confidence),
+        stated_by: None,
     })
 }
 
@@ -283,5 +399,6 @@ fn limit_from_saturated_minutes(ev: &HostEvidence, before_first: usize) -> Optio
             if accepted.len() == 1 { "" } else { "s" }
         ) + "; low confidence: no window length fits how the server accepted and refused",
         confidence: Some(Sureness::Low),
+        stated_by: None,
     })
 }

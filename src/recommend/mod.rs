@@ -35,10 +35,9 @@ pub use target::{
 };
 
 use crate::detect::Finding;
-use crate::units::{fmt_duration_ms, Rate};
+use crate::units::{fmt_duration_ms, GivenLimits, Rate};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use target::fmt_rate;
 
 /// Share of the allowance to use by default, leaving room for other callers and for retries.
 pub const DEFAULT_HEADROOM: f64 = 0.75;
@@ -56,8 +55,11 @@ pub const SATURATED_OVER_EARLY: f64 = 2.0;
 /// Everything the recommendation can be told (the CLI flags of `analyze` and `plan`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
-    /// A known limit (`--limit`); beats what the headers or the traffic suggest.
-    pub limit: Option<Rate>,
+    /// Known limits (`--limit`); each beats what the headers or the traffic suggest for its
+    /// host.
+    pub limit: GivenLimits,
+    /// `--host`: the plan for this host only (and a `--limit` without a host is for it).
+    pub host: Option<String>,
     /// 0 < headroom ≤ 1.
     pub headroom: f64,
     /// Mean response time (`--latency`), beats what the input shows.
@@ -68,7 +70,8 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            limit: None,
+            limit: GivenLimits::default(),
+            host: None,
             headroom: DEFAULT_HEADROOM,
             latency_ms: None,
             backoff: BackoffOptions::default(),
@@ -122,6 +125,10 @@ pub struct Recommendation {
     /// When the allowance is expected back (for `stop_or_reschedule`), UTC.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resume_at: Option<DateTime<Utc>>,
+    /// For a pacing plan: the longest Retry-After the server stated that the retry deadline
+    /// was sized to wait out, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stated_wait_s: Option<f64>,
     pub rationale: Vec<String>,
     pub warnings: Vec<String>,
     /// The allowance the target is taken from, and where it came from.
@@ -164,17 +171,19 @@ pub fn recommend_all(
     if limited_hosts.is_empty() {
         return opts
             .limit
-            .map(|_| for_host(all, findings, opts))
+            .any
+            .map(|_| for_host(all, findings, opts, true))
             .into_iter()
             .collect();
     }
     let mut recs: Vec<Recommendation> = limited_hosts
         .iter()
-        .map(|ev| {
+        .enumerate()
+        .map(|(i, ev)| {
             let own: Vec<Finding> = findings_for(findings, ev.host.as_deref())
                 .cloned()
                 .collect();
-            for_host(ev, &own, opts)
+            for_host(ev, &own, opts, i == 0)
         })
         .collect();
     if let (Some(principal), true) = (recs.first_mut(), limited_hosts.len() > 1) {
@@ -230,13 +239,58 @@ fn several_hosts(limited_hosts: &[&HostEvidence]) -> String {
     )
 }
 
+/// Widen the random spread on top of Retry-After for the callers told to come back in the same
+/// second (never past the deadline: a wait longer than it makes the client give up instead).
+fn spread_for_shared_resets(
+    ev: &HostEvidence,
+    b: &mut Backoff,
+    rationale: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    let sharing = ev.limited.resume_seconds.most();
+    let needed = backoff::retry_after_spread_ms(b.retry_after_spread_ms, sharing);
+    if needed <= b.retry_after_spread_ms {
+        return;
+    }
+    let spread = needed.min(b.deadline_ms);
+    rationale.push(format!(
+        "Spread: {sharing} operations were told to come back in the same second (a shared reset), so the random spread on top of Retry-After is {} ({} per operation{}) instead of {}: spread that way, about one in two of them resumes in any 100 ms, and they do not come back in step.",
+        fmt_duration_ms(spread as f64),
+        fmt_duration_ms(backoff::SPREAD_PER_CALLER_MS as f64),
+        if spread < needed { ", capped at the retry deadline" } else { "" },
+        fmt_duration_ms(b.retry_after_spread_ms as f64)
+    ));
+    if spread < needed {
+        warnings.push(format!(
+            "{sharing} operations share one reset: spreading them {} apart would take {}, more than the retry deadline ({}); the spread is capped at the deadline, so pace them through the shared limiter at the target rate (or raise --retry-deadline)",
+            fmt_duration_ms(backoff::SPREAD_PER_CALLER_MS as f64),
+            fmt_duration_ms(needed as f64),
+            fmt_duration_ms(b.deadline_ms as f64)
+        ));
+    }
+    b.retry_after_spread_ms = spread;
+}
+
 /// The recommendation for one host's traffic (`ev.host`; all traffic when it is `None`).
-pub fn for_host(ev: &HostEvidence, findings: &[Finding], opts: &Options) -> Recommendation {
+/// `principal`: the plan a `--limit` without a host is for.
+pub fn for_host(
+    ev: &HostEvidence,
+    findings: &[Finding],
+    opts: &Options,
+    principal: bool,
+) -> Recommendation {
     let mut rationale = Vec::new();
     let mut warnings = Vec::new();
 
     // 1. The limit.
-    let limit = limit::limit_for(opts.limit, ev, &mut warnings);
+    let given = match ev.host.as_deref() {
+        Some(h) => opts
+            .limit
+            .get(h, principal)
+            .map(|r| (r, opts.limit.flag_text(h, r))),
+        None => opts.limit.any.map(|r| (r, format!("--limit {r}"))),
+    };
+    let limit = limit::limit_for(given, ev, &mut warnings);
     if ev.limited.tokens {
         warnings.push(
             "the limit counts tokens, not requests: the request rate below only bounds starts; size each request's token use against the token allowance".into(),
@@ -254,36 +308,28 @@ pub fn for_host(ev: &HostEvidence, findings: &[Finding], opts: &Options) -> Reco
 
     // 3. Backoff, its spread on top of Retry-After sized for the callers sharing a reset.
     let mut b = backoff(&opts.backoff, lat.p95_ms.unwrap_or(lat.mean_ms));
-    let sharing = ev.limited.resume_seconds.most();
-    let needed = backoff::retry_after_spread_ms(b.retry_after_spread_ms, sharing);
-    if needed > b.retry_after_spread_ms {
-        // Never past the deadline: a wait longer than it makes the client give up instead.
-        let spread = needed.min(b.deadline_ms);
-        rationale.push(format!(
-            "Spread: {sharing} operations were told to come back in the same second (a shared reset), so the random spread on top of Retry-After is {} ({} per operation{}) instead of {}: spread that way, about one in two of them resumes in any 100 ms, and they do not come back in step.",
-            fmt_duration_ms(spread as f64),
-            fmt_duration_ms(backoff::SPREAD_PER_CALLER_MS as f64),
-            if spread < needed { ", capped at the retry deadline" } else { "" },
-            fmt_duration_ms(b.retry_after_spread_ms as f64)
-        ));
-        if spread < needed {
-            warnings.push(format!(
-                "{sharing} operations share one reset: spreading them {} apart would take {}, more than the retry deadline ({}); the spread is capped at the deadline, so pace them through the shared limiter at the target rate (or raise --retry-deadline)",
-                fmt_duration_ms(backoff::SPREAD_PER_CALLER_MS as f64),
-                fmt_duration_ms(needed as f64),
-                fmt_duration_ms(b.deadline_ms as f64)
-            ));
-        }
-        b.retry_after_spread_ms = spread;
-    }
+    spread_for_shared_resets(ev, &mut b, &mut rationale, &mut warnings);
+
+    // 4. The action, and the retry deadline it implies (its sentences follow the arithmetic).
+    let mut why_action = Vec::new();
+    let decided = action::decide(
+        ev,
+        findings,
+        limit.as_ref(),
+        &mut b,
+        opts.backoff.deadline_given,
+        &mut why_action,
+        &mut warnings,
+    );
+    let action = decided.action;
     backoff::backoff_warnings(&b, &mut warnings);
 
-    // 4. Target and concurrency.
+    // 5. Target and concurrency (for a stop: how to spread the allowance once it is back).
     let (t, concurrency) = match &limit {
         Some(l) => {
             rationale.push(format!(
                 "Limit: {} ({}).",
-                fmt_rate(l.rate_per_second),
+                target::rate_forms(l.rate_per_second, l.window_s),
                 l.detail
             ));
             let t = target(
@@ -307,17 +353,10 @@ pub fn for_host(ev: &HostEvidence, findings: &[Finding], opts: &Options) -> Reco
         }
     };
 
-    // 5. The action, and 6. what other findings change.
-    let decided = action::decide(
-        ev,
-        findings,
-        limit.as_ref(),
-        concurrency,
-        &b,
-        &mut rationale,
-        &mut warnings,
-    );
-    let action = decided.action;
+    rationale.append(&mut why_action);
+
+    // 6. What other findings change.
+    action::finding_warnings(ev, findings, concurrency, &mut warnings);
 
     // 7. Who owns the limit: an edge or gateway that may be the user's has other fixes.
     let alternatives = match owner::own_limit(ev) {
@@ -335,11 +374,8 @@ pub fn for_host(ev: &HostEvidence, findings: &[Finding], opts: &Options) -> Reco
         concurrency,
         backoff: b,
         action,
-        resume_at: if action == Action::StopOrReschedule {
-            decided.resume_at
-        } else {
-            None
-        },
+        resume_at: decided.resume_at,
+        stated_wait_s: decided.stated_wait_s,
         rationale,
         warnings,
         limit,

@@ -25,17 +25,24 @@ pub struct Plan {
     pub requests: u64,
     pub limit: LimitInfo,
     pub headroom: f64,
-    pub rate_per_second: f64,
-    pub rate_per_minute: f64,
+    /// For an allowance over an hour or more (a quota): what one window of it holds for the
+    /// job (count × headroom).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowance_per_window: Option<f64>,
+    /// The job fits in one window of a quota: the allowance sets no pace, and the rate,
+    /// spacing, concurrency and duration below are `null` (the pace is other limits').
+    pub fits_one_window: bool,
+    pub rate_per_second: Option<f64>,
+    pub rate_per_minute: Option<f64>,
     /// Spacing between request starts, ms (rounded up).
-    pub min_interval_ms: u64,
+    pub min_interval_ms: Option<u64>,
     /// requests ÷ rate: the least time the job takes, not counting the response time of the
     /// last requests and any retries, s.
-    pub duration_s: f64,
+    pub duration_s: Option<f64>,
     /// The same at the full allowance (no headroom): nothing can be faster, s.
-    pub duration_at_full_allowance_s: f64,
+    pub duration_at_full_allowance_s: Option<f64>,
     pub latency: Latency,
-    pub concurrency: u32,
+    pub concurrency: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline_s: Option<f64>,
     /// `null` without `--deadline`.
@@ -65,9 +72,16 @@ pub fn plan(input: &PlanInput) -> Plan {
         source: LimitSource::Flag,
         detail: format!("given with --limit {}", input.limit),
         confidence: None,
+        stated_by: None,
     };
-    let t = target(input.limit, input.headroom);
     let lat = latency(input.latency_ms, &super::evidence::Durations::default());
+    let b = backoff(&input.backoff, lat.mean_ms);
+    let quota = input.limit.window_s >= 3600.0;
+    let budget = (input.limit.count_per_window() * input.headroom).floor();
+    if quota && input.requests as f64 <= budget {
+        return fits_one_window(input, limit, budget, lat, b);
+    }
+    let t = target(input.limit, input.headroom);
     if lat.source == LatencySource::Assumed {
         warnings.push(format!(
             "no --latency given: concurrency assumes a mean response time of {}",
@@ -75,7 +89,6 @@ pub fn plan(input: &PlanInput) -> Plan {
         ));
     }
     let concurrency = concurrency_for(t.rate_per_second, lat.mean_ms);
-    let b = backoff(&input.backoff, lat.mean_ms);
     let n = input.requests as f64;
     // Exact rates for the arithmetic; the rounded ones are for display.
     let exact_rps = input.limit.per_second * input.headroom;
@@ -111,14 +124,16 @@ pub fn plan(input: &PlanInput) -> Plan {
         fmt_num(input.limit.per_second),
         fmt_duration_ms(full_s * 1000.0)
     ));
-    if input.limit.window_s >= 3600.0 && n > input.limit.count_per_window() * input.headroom {
+    if quota {
         warnings.push(format!(
-            "{} requests are more than {} × {} = {} allowed per {}: the job spans several windows of the allowance",
+            "{} requests are more than {} × {} = {} allowed per {}: the job spans {} windows of the allowance, so the plan spreads each window's {} evenly over it",
             input.requests,
             fmt_num(input.limit.count_per_window()),
             fmt_num(input.headroom),
-            fmt_num((input.limit.count_per_window() * input.headroom).floor()),
-            fmt_duration_ms(input.limit.window_s * 1000.0)
+            fmt_num(budget),
+            fmt_duration_ms(input.limit.window_s * 1000.0).replace("24 h", "day"),
+            (n / budget.max(1.0)).ceil(),
+            fmt_num(budget)
         ));
     }
 
@@ -161,17 +176,69 @@ pub fn plan(input: &PlanInput) -> Plan {
         requests: input.requests,
         limit,
         headroom: input.headroom,
-        rate_per_second: t.rate_per_second,
-        rate_per_minute: t.rate_per_minute,
-        min_interval_ms: t.min_interval_ms,
-        duration_s,
-        duration_at_full_allowance_s: full_s,
+        allowance_per_window: quota.then_some(budget),
+        fits_one_window: false,
+        rate_per_second: Some(t.rate_per_second),
+        rate_per_minute: Some(t.rate_per_minute),
+        min_interval_ms: Some(t.min_interval_ms),
+        duration_s: Some(duration_s),
+        duration_at_full_allowance_s: Some(full_s),
         latency: lat,
-        concurrency,
+        concurrency: Some(concurrency),
         deadline_s: input.deadline_ms.map(|d| d / 1000.0),
         fits_deadline: fits,
         max_requests_in_deadline: max_n,
         limit_needed_per_minute: needed,
+        backoff: b,
+        rationale,
+        warnings,
+    }
+}
+
+/// A job that fits in one window of a quota (600 requests under 10000/day): the allowance is a
+/// budget, not a pace, so nothing is paced by it (no 600 starts one every 11.5 s).
+fn fits_one_window(
+    input: &PlanInput,
+    limit: LimitInfo,
+    budget: f64,
+    lat: Latency,
+    b: Backoff,
+) -> Plan {
+    let window = fmt_duration_ms(input.limit.window_s * 1000.0).replace("24 h", "day");
+    let mut rationale = vec![format!(
+        "Allowance: {} × headroom {} = {} per {window} for this job; {} requests use {} of it ({} %), so the job fits in one window and this allowance sets no pace: send them at the pace the per-second or per-minute limits allow (give that limit with --limit to plan it), and leave the rest for other work.",
+        input.limit,
+        fmt_num(input.headroom),
+        fmt_num(budget),
+        input.requests,
+        input.requests,
+        fmt_num((input.requests as f64 / budget * 100.0).round())
+    )];
+    super::explain_backoff(&b, &mut rationale);
+    let mut warnings = Vec::new();
+    if let Some(d) = input.deadline_ms {
+        warnings.push(format!(
+            "--deadline {}: this allowance does not bound how long the job takes (it is a budget, not a pace); the per-second or per-minute limit does",
+            fmt_duration_ms(d)
+        ));
+    }
+    Plan {
+        requests: input.requests,
+        limit,
+        headroom: input.headroom,
+        allowance_per_window: Some(budget),
+        fits_one_window: true,
+        rate_per_second: None,
+        rate_per_minute: None,
+        min_interval_ms: None,
+        duration_s: None,
+        duration_at_full_allowance_s: None,
+        latency: lat,
+        concurrency: None,
+        deadline_s: input.deadline_ms.map(|d| d / 1000.0),
+        fits_deadline: None,
+        max_requests_in_deadline: None,
+        limit_needed_per_minute: None,
         backoff: b,
         rationale,
         warnings,
@@ -201,12 +268,12 @@ mod tests {
     #[test]
     fn the_brief_example() {
         let p = plan(&input(600, "120/min", Some("2s"), None));
-        assert_eq!(p.rate_per_minute, 90.0);
-        assert_eq!(p.rate_per_second, 1.5);
-        assert_eq!(p.min_interval_ms, 667);
-        assert_eq!(p.duration_s, 400.0);
-        assert_eq!(p.duration_at_full_allowance_s, 300.0);
-        assert_eq!(p.concurrency, 3);
+        assert_eq!(p.rate_per_minute, Some(90.0));
+        assert_eq!(p.rate_per_second, Some(1.5));
+        assert_eq!(p.min_interval_ms, Some(667));
+        assert_eq!(p.duration_s, Some(400.0));
+        assert_eq!(p.duration_at_full_allowance_s, Some(300.0));
+        assert_eq!(p.concurrency, Some(3));
         assert_eq!(p.fits_deadline, None);
         assert!(
             p.rationale.iter().any(|r| r.contains("1.5/s × 2 s = 3")),
@@ -236,18 +303,33 @@ mod tests {
     fn assumed_latency_is_said() {
         let p = plan(&input(10, "2/s", None, None));
         assert_eq!(p.latency.source, LatencySource::Assumed);
-        assert_eq!(p.concurrency, 2); // 1.5/s × 1 s → 2
+        assert_eq!(p.concurrency, Some(2)); // 1.5/s × 1 s → 2
         assert!(!p.warnings.is_empty());
     }
 
     #[test]
     fn daily_allowance_spanning_windows_warns() {
         let p = plan(&input(20_000, "10000/day", Some("200ms"), None));
-        assert_eq!(p.rate_per_minute, 5.20833333); // 7500/day
+        assert_eq!(p.rate_per_minute, Some(5.20833333)); // 7500/day
         assert!(
-            p.warnings.iter().any(|w| w.contains("several windows")),
+            p.warnings.iter().any(|w| w.contains("spans 3 windows")),
             "{:?}",
             p.warnings
         );
+    }
+
+    #[test]
+    fn a_job_that_fits_a_daily_allowance_is_not_paced_by_it() {
+        // 600 requests under 10000/day were paced one per 11.5 s.
+        let p = plan(&input(600, "10000/day", Some("200ms"), Some("10m")));
+        assert!(p.fits_one_window);
+        assert_eq!(p.allowance_per_window, Some(7500.0));
+        assert_eq!((p.rate_per_second, p.min_interval_ms), (None, None));
+        assert_eq!(
+            (p.concurrency, p.duration_s, p.fits_deadline),
+            (None, None, None)
+        );
+        assert!(p.rationale[0].contains("sets no pace"), "{:?}", p.rationale);
+        assert!(crate::recommend::config::Policy::from_plan(&p).is_err());
     }
 }

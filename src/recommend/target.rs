@@ -84,10 +84,75 @@ pub fn fmt_precise(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A rate in the unit of its window (`10000/day`, `120/min`, `2/s`), then per minute and per
+/// second where those read differently: `7500/day = 5.208/min`, `90/min = 1.5/s`, `1.5/s`.
+/// At most two forms, the window's first: a limit is printed in the unit it was given.
+pub fn rate_forms(per_second: f64, window_s: f64) -> String {
+    let own = Rate {
+        per_second,
+        window_s,
+    }
+    .to_string();
+    let mut forms = vec![own];
+    // A second form only where it reads as a number people use (not 0.009375/min).
+    for (x, unit) in [(per_second * 60.0, "min"), (per_second, "s")] {
+        let f = format!("{}/{unit}", fmt_precise(floor_sig(x)));
+        if forms.len() < 2 && x >= 0.1 && !forms.contains(&f) {
+            forms.push(f);
+        }
+    }
+    forms.join(" = ")
+}
+
+/// The spacing between starts for people: `667 ms` below ten seconds, `11.5 s`, `4 min 27 s`
+/// above (the exact milliseconds are in the JSON and the config files).
+pub fn spacing_text(ms: u64) -> String {
+    if ms < 10_000 {
+        format!("{ms} ms")
+    } else {
+        fmt_duration_ms(ms as f64)
+    }
+}
+
+/// A measured rate for people, to three significant digits (`40.7/s = 2440/min`, not
+/// `40.706/s = 2442.334/min`: a count over a capture is not that precise).
 pub(crate) fn fmt_rate(rps: f64) -> String {
-    format!("{}/s = {}/min", fmt_precise(rps), fmt_precise(rps * 60.0))
+    format!("{}/s = {}/min", sig3(rps), sig3(rps * 60.0))
+}
+
+/// Three significant digits, no trailing zeros: `40.7`, `2440`, `0.0868`.
+pub fn sig3(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return fmt_num(x);
+    }
+    let digits = 3 - 1 - x.abs().log10().floor() as i32;
+    if digits <= 0 {
+        let m = 10f64.powi(-digits);
+        return fmt_num((x / m).round() * m);
+    }
+    let s = format!("{x:.*}", digits as usize);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 pub(crate) fn fmt_s(s: f64) -> String {
     fmt_duration_ms(s * 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_significant_digits() {
+        assert_eq!(sig3(40.706), "40.7");
+        assert_eq!(sig3(2442.334), "2440");
+        assert_eq!(sig3(0.086806), "0.0868");
+        assert_eq!(sig3(1.0), "1");
+        assert_eq!(sig3(535.734), "536");
+        assert_eq!(fmt_rate(40.706), "40.7/s = 2440/min");
+    }
 }

@@ -42,7 +42,7 @@ fn finding(kind: &str) -> Finding {
 
 fn opts(limit: Option<&str>) -> Options {
     Options {
-        limit: limit.map(|l| Rate::parse(l).unwrap()),
+        limit: crate::units::GivenLimits::any(limit.map(|l| Rate::parse(l).unwrap())),
         ..Default::default()
     }
 }
@@ -59,7 +59,9 @@ fn report(requests: &[Request], o: &Options) -> Report {
     analyze_with(
         Vec::new(),
         requests,
-        &crate::analyze::AnalyzeOptions { limit: o.limit },
+        &crate::analyze::AnalyzeOptions {
+            limit: o.limit.clone(),
+        },
         o,
     )
 }
@@ -200,13 +202,15 @@ fn limit_from_flag_beats_headers_and_traffic() {
 
     let rec = recommend(&r, &reqs, &opts(None)).unwrap();
     let l = rec.limit.as_ref().unwrap();
-    assert_eq!(l.source, LimitSource::Headers);
+    assert_eq!(l.source, LimitSource::Stated);
     assert_eq!(l.rate_per_minute, 50.0);
     assert_eq!(rec.rate_per_minute, Some(37.5));
     assert!(
-        rec.rationale[0].contains("50 requests per 1 min"),
-        "{}",
-        rec.rationale[0]
+        rec.rationale
+            .iter()
+            .any(|s| s.contains("50 requests per minute")),
+        "{:?}",
+        rec.rationale
     );
 }
 
@@ -303,8 +307,8 @@ fn burst_incident_stays_under_limit_times_headroom_and_is_fix_client() {
 
 #[test]
 fn burst_under_the_average_is_fix_client_even_with_a_long_retry_after() {
-    // A fixed window refuses the tail of the burst with Retry-After of ~50 s (> the 30 s
-    // deadline): pacing is still the fix, and the long wait becomes a warning.
+    // A fixed window refuses the tail of the burst with Retry-After of ~50 s (> the default
+    // 30 s deadline): pacing is still the fix, and the deadline is raised to wait it out.
     let reqs: Vec<Request> = burst_incident()
         .into_iter()
         .enumerate()
@@ -322,21 +326,24 @@ fn burst_under_the_average_is_fix_client_even_with_a_long_retry_after() {
     );
     let rec = recommend(&r, &reqs, &o).unwrap();
     assert_eq!(rec.action, Action::FixClient);
-    // Without the finding, the long wait decides.
+    // Without the finding, a pacing plan too: a 50 s wait is waited out, not a stop.
     r.findings.clear();
     let rec = recommend(&r, &reqs, &o).unwrap();
-    assert_eq!(rec.action, Action::StopOrReschedule);
+    assert_eq!(rec.action, Action::SlowDown);
+    assert_eq!(rec.resume_at, None);
+    assert_eq!(rec.stated_wait_s, Some(50.0));
+    assert_eq!(rec.backoff.deadline_ms, 51_000, "50 s + the 1 s spread");
+    assert!(
+        rec.rationale
+            .iter()
+            .any(|s| s.starts_with("Deadline: 51 s")),
+        "{:?}",
+        rec.rationale
+    );
     r.findings.push(finding("burst"));
     let rec = recommend(&r, &reqs, &o).unwrap();
     assert_eq!(rec.action, Action::FixClient);
-    assert_eq!(rec.resume_at, None);
-    assert!(
-        rec.warnings
-            .iter()
-            .any(|w| w.contains("median Retry-After")),
-        "{:?}",
-        rec.warnings
-    );
+    assert_eq!(rec.backoff.deadline_ms, 51_000);
     // An exhausted quota still wins.
     r.findings.push(finding("quota_exhausted"));
     assert_eq!(
@@ -408,39 +415,61 @@ fn quota_exhausted_finding_is_stop_or_reschedule() {
 }
 
 #[test]
-fn retry_after_beyond_deadline_is_stop_or_reschedule() {
-    let mut reqs: Vec<Request> = (0..10)
-        .map(|i| req(i, i as i64 * 1000, 200, 100.0, None))
-        .collect();
-    reqs.push(req(10, 10_000, 429, 10.0, Some("120")));
-    let r = report(&reqs, &opts(Some("60/min")));
-    let rec = r.recommendation.unwrap();
-    assert_eq!(rec.action, Action::StopOrReschedule);
-    assert_eq!(
-        rec.resume_at,
-        Some(t0() + chrono::Duration::seconds(10 + 120))
-    );
-    // Not when the deadline is longer than the wait. (A wait of an hour or more is read as an
-    // exhausted allowance by the detectors, so this case uses two minutes.)
+fn a_wait_up_to_two_minutes_is_waited_out_and_a_longer_one_stops() {
+    let with_wait = |ra: &str| {
+        let mut reqs: Vec<Request> = (0..10)
+            .map(|i| req(i, i as i64 * 1000, 200, 100.0, None))
+            .collect();
+        reqs.push(req(10, 10_000, 429, 10.0, Some(ra)));
+        reqs
+    };
+    // 120 s: a pacing plan whose deadline fits the wait and the spread.
+    let reqs = with_wait("120");
+    let rec = report(&reqs, &opts(Some("60/min"))).recommendation.unwrap();
+    assert_eq!(rec.action, Action::SlowDown);
+    assert_eq!(rec.backoff.deadline_ms, 121_000);
+    assert_eq!(rec.resume_at, None);
+    // A deadline the user chose is kept: the plan says to stop for the longer waits.
     let o = Options {
         backoff: BackoffOptions {
-            deadline_ms: 300_000,
+            deadline_ms: 30_000,
+            deadline_given: true,
             ..Default::default()
         },
         ..opts(Some("60/min"))
     };
     let rec = recommend(&report(&reqs, &o), &reqs, &o).unwrap();
     assert_eq!(rec.action, Action::SlowDown);
+    assert_eq!(rec.backoff.deadline_ms, 30_000);
+    assert!(
+        rec.warnings
+            .iter()
+            .any(|w| w.contains("stop retrying those")),
+        "{:?}",
+        rec.warnings
+    );
+    // 10 min: stop and reschedule, with the resume time.
+    let reqs = with_wait("600");
+    let rec = report(&reqs, &opts(Some("60/min"))).recommendation.unwrap();
+    assert_eq!(rec.action, Action::StopOrReschedule);
+    assert_eq!(
+        rec.resume_at,
+        Some(t0() + chrono::Duration::seconds(10 + 600))
+    );
+    assert_eq!(
+        rec.backoff.deadline_ms, 30_000,
+        "a stop does not stretch the deadline"
+    );
 }
 
 #[test]
 fn resume_at_ignores_the_reset_of_an_unspent_allowance() {
-    // A secondary limit's 429 (Retry-After 120 s) while the hourly allowance still has 4800
+    // A secondary limit's 429 (Retry-After 10 min) while the hourly allowance still has 4800
     // left, resetting in 50 min: come back after the Retry-After, not at the hourly reset.
     let mut reqs: Vec<Request> = (0..10)
         .map(|i| req(i, i as i64 * 1000, 200, 100.0, None))
         .collect();
-    reqs.push(req(10, 10_000, 429, 10.0, Some("120")));
+    reqs.push(req(10, 10_000, 429, 10.0, Some("600")));
     let o = opts(Some("60/min"));
     let mut r = report(&reqs, &o);
     let limits = |remaining: f64| Limits {
@@ -455,7 +484,7 @@ fn resume_at_ignores_the_reset_of_an_unspent_allowance() {
     assert_eq!(rec.action, Action::StopOrReschedule);
     assert_eq!(
         rec.resume_at,
-        Some(t0() + chrono::Duration::seconds(10 + 120))
+        Some(t0() + chrono::Duration::seconds(10 + 600))
     );
     // Spent: the reset decides.
     std::sync::Arc::make_mut(&mut r.rate_limited[0].attribution).limits = Some(limits(0.0));
@@ -625,7 +654,8 @@ mod properties {
             let mut sorted = requests.clone();
             sorted.sort_by_key(|r| r.started);
             let o = Options {
-                limit: limit.map(|l| Rate::parse(l).unwrap()),
+                limit: crate::units::GivenLimits::any(limit.map(|l| Rate::parse(l).unwrap())),
+                host: None,
                 headroom,
                 latency_ms: None,
                 backoff: BackoffOptions { max_attempts: attempts, ..Default::default() },

@@ -108,8 +108,8 @@ impl Redactor {
                     self.base64_body(m, notes);
                 }
                 let header_map = key.is_some_and(|k| pairs_kind(k) == Some(Pairs::Headers));
-                for (k, val) in m.iter_mut() {
-                    let k = k.as_str();
+                for (name, val) in m.iter_mut() {
+                    let k = name.as_str();
                     if base64 && k == "text" {
                         continue;
                     }
@@ -118,9 +118,25 @@ impl Redactor {
                     } else {
                         self.json_under(val, Some(k), notes);
                     }
+                    self.shaped_name(name);
                 }
             }
             Node::Num(_) | Node::Bool(_) | Node::Null => {}
+        }
+    }
+
+    /// A name (a key, a header's name) that is a secret by its shape (`ghp_…`), redacted; a
+    /// name is otherwise kept.
+    pub(super) fn shaped_name(&self, name: &mut Str) {
+        if let std::borrow::Cow::Owned(red) = self.name(name.as_str()) {
+            name.set(red);
+        }
+    }
+
+    /// A node that is a name (a pair's `name`, a flat header list's name item).
+    fn shaped_name_node(&self, v: &mut Node) {
+        if let Node::Str(s) = v {
+            self.shaped_name(s);
         }
     }
 
@@ -135,7 +151,10 @@ impl Redactor {
             }
             Node::Num(n) => *v = Node::str(self.token(n)),
             Node::Arr(items) => items.iter_mut().for_each(|x| self.secret_subtree(x)),
-            Node::Obj(m) => m.iter_mut().for_each(|(_, x)| self.secret_subtree(x)),
+            Node::Obj(m) => m.iter_mut().for_each(|(k, x)| {
+                self.secret_subtree(x);
+                self.shaped_name(k);
+            }),
             Node::Bool(_) | Node::Null => {}
         }
     }
@@ -155,6 +174,7 @@ impl Redactor {
                 let mut notes = Notes::default();
                 for (k, x) in m.iter_mut() {
                     self.json_under(x, Some(k.as_str()), &mut notes);
+                    self.shaped_name(k);
                 }
             }
             Node::Num(_) | Node::Bool(_) | Node::Null => {}
@@ -174,6 +194,7 @@ impl Redactor {
                 let (n, v) = pair.split_at_mut(1);
                 let name = n[0].as_str().unwrap_or("").to_string();
                 self.pair_value(kind, Some(&name), &mut v[0], notes);
+                self.shaped_name_node(&mut n[0]);
             }
             return;
         }
@@ -190,18 +211,22 @@ impl Redactor {
             };
             match it {
                 Node::Obj(m) => {
-                    for (k, val) in m.iter_mut() {
-                        let k = k.as_str();
+                    for (key, val) in m.iter_mut() {
+                        let k = key.as_str();
                         if k == "value" {
                             self.pair_value(kind, name.as_deref(), val, notes);
                         } else if k != name_key || name.is_none() {
                             self.json_under(val, Some(k), notes);
+                        } else {
+                            self.shaped_name_node(val);
                         }
+                        self.shaped_name(key);
                     }
                 }
                 Node::Arr(pair) if pair.len() == 2 && pair[0].is_string() => {
                     let name = pair[0].as_str().unwrap_or("").to_string();
                     self.pair_value(kind, Some(&name), &mut pair[1], notes);
+                    self.shaped_name_node(&mut pair[0]);
                 }
                 other => self.json_under(other, key, notes),
             }

@@ -155,7 +155,9 @@ impl Redactor {
             out.write_all(if first { b"\n" } else { b",\n" })?;
             first = false;
             indent(out, level + 1)?;
-            key.write(out)?;
+            let mut shown = key.clone();
+            self.shaped_name(&mut shown);
+            shown.write(out)?;
             out.write_all(b": ")?;
             let next = p.peek()?;
             match (stage, key.as_str(), next) {

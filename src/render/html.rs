@@ -137,6 +137,7 @@ fn role_word(r: Role) -> &'static str {
         Role::Path => "path",
         Role::RuledOut => "ruled out",
         Role::Quota => "quota",
+        Role::Limit => "limit",
     }
 }
 
@@ -277,15 +278,9 @@ pub fn render(report: &Report, style: Style) -> Vec<u8> {
             esc(r.host.as_deref().unwrap_or("all traffic")),
             action_words(r)
         );
-        if let (Some(rpm), Some(i)) = (r.rate_per_minute, r.min_interval_ms) {
-            let _ = write!(
-                body,
-                " — {}/min, one start every {i} ms",
-                crate::units::fmt_num(rpm)
-            );
-        }
-        if let Some(c) = r.concurrency {
-            let _ = write!(body, ", {c} in flight");
+        let line = super::recommend::summary_line(r);
+        if !line.is_empty() {
+            let _ = write!(body, " — {}", esc(&line));
         }
         body.push_str("</p>");
     }

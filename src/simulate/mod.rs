@@ -369,6 +369,7 @@ mod tests {
             deadline_ms: None,
             backoff: Default::default(),
         }))
+        .expect("a paced plan")
     }
 
     #[test]

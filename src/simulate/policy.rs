@@ -232,20 +232,16 @@ pub fn read_policy_file(path: &Path) -> Result<NeutralPolicy, String> {
         .extension()
         .map(|e| e.eq_ignore_ascii_case("json"))
         .unwrap_or_else(|| text.trim_start().starts_with('{'));
+    let not_policy = |why: String| {
+        format!(
+            "{shown}: not a toomany policy (write one with `toomany plan … --emit-config DIR`): {why}"
+        )
+    };
     let p: NeutralPolicy = if json {
         let de = &mut serde_json::Deserializer::from_str(&text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            format!(
-                "{shown}: not a toomany policy (write one with `toomany plan … --emit-config DIR`): {e}"
-            )
-        })?
+        serde_path_to_error::deserialize(de).map_err(|e| not_policy(json_error(&e)))?
     } else {
-        toml::from_str(&text).map_err(|e| {
-            format!(
-                "{shown}: not a toomany policy (write one with `toomany plan … --emit-config DIR`): {}",
-                e.to_string().trim_end()
-            )
-        })?
+        toml::from_str(&text).map_err(|e| not_policy(toml_error(&text, &e)))?
     };
     if p.schema_version != crate::recommend::config::POLICY_SCHEMA_VERSION {
         return Err(format!(
@@ -255,6 +251,47 @@ pub fn read_policy_file(path: &Path) -> Result<NeutralPolicy, String> {
         ));
     }
     Ok(p)
+}
+
+/// A JSON policy's error, located (line, column, field path), never quoting the file: parser
+/// messages quote values (`invalid type: string "…"`), and the file may not be a policy at all.
+fn json_error(e: &serde_path_to_error::Error<serde_json::Error>) -> String {
+    let inner = e.inner();
+    let path = e.path().to_string();
+    let at = if path == "." || path.is_empty() {
+        String::new()
+    } else {
+        format!(" (field {})", crate::redact::scrub_message(&path))
+    };
+    format!(
+        "{} at line {}, column {}{at}",
+        crate::redact::scrub_message(&strip_location(&inner.to_string())),
+        inner.line(),
+        inner.column()
+    )
+}
+
+/// A TOML policy's error: the message and its line and column, without the source line the
+/// TOML parser quotes under it.
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let msg = crate::redact::scrub_message(e.message().trim_end());
+    match e.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("{msg} at line {line}, column {column}")
+        }
+        None => msg,
+    }
+}
+
+/// serde_json's message without its own " at line L column C" (said once, by the caller).
+fn strip_location(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -216,6 +216,65 @@ fn synchronised_backoff_fails_jitter_and_full_jitter_passes() {
     assert!(check(&jittered, "jitter").ok, "{:#?}", jittered.checks);
 }
 
+/// Six workers refused one after another over 300 ms (a wave, wider than the tolerance), each
+/// told to wait (`ra`: with a Retry-After, else a backoff), retrying at `resume(w)` seconds.
+fn wave(ra: Option<&str>, resume: impl Fn(usize) -> f64) -> Verification {
+    let mut s = Scenario::new();
+    for w in 0..6 {
+        let url = format!("http://127.0.0.1/items/{w}");
+        let t = T0 + w as f64 * 0.060;
+        let mut refused = s.at(t).client(&format!("w{w}"));
+        if let Some(ra) = ra {
+            refused = refused.ra(ra);
+        }
+        refused.get(&url, 429);
+        s.at(T0 + resume(w)).client(&format!("w{w}")).get(&url, 200);
+    }
+    run(s)
+}
+
+#[test]
+fn retries_answering_one_wave_and_resuming_in_step_fail_jitter() {
+    // Refused 60 ms apart, all back within 3 ms of one instant: the old pairwise test saw no
+    // two workers refused together (60 ms > the 20 ms tolerance) and passed.
+    for ra in [None, Some("2")] {
+        let v = wave(ra, |w| 2.5 + w as f64 * 0.0006);
+        let c = check(&v, "jitter");
+        assert!(!c.ok, "{ra:?}: {c:?}");
+        assert!(
+            c.detail.contains("6 resumed within 5 ms") && c.detail.contains("synchronised retries"),
+            "{c:?}"
+        );
+        assert_eq!(v.verdict, Verdict::Fail);
+    }
+    // The same wave, resumed at random over a second: passes.
+    let spread = [0.41, 1.13, 0.77, 1.52, 0.95, 1.31];
+    let v = wave(None, |w| 1.0 + spread[w]);
+    let c = check(&v, "jitter");
+    assert!(c.ok && c.detail.contains("0 resumed within 5 ms"), "{c:?}");
+    // One worker in step with one other is chance, not a herd.
+    let mut pairs = spread;
+    pairs[1] = pairs[0] + 0.002;
+    let c = check(&wave(None, |w| 1.0 + pairs[w]), "jitter").clone();
+    assert!(c.ok && c.detail.contains("2 resumed within 5 ms"), "{c:?}");
+}
+
+#[test]
+fn a_retry_alone_or_of_one_logical_request_is_no_wave() {
+    // One worker retrying twice in quick succession: its own retries never pair.
+    let mut s = Scenario::new();
+    let url = "http://127.0.0.1/items/1";
+    for t in [0.0, 0.5, 0.501] {
+        s.at(T0 + t).client("w").get(url, 503);
+    }
+    s.at(T0 + 1.6).client("w").get(url, 200);
+    let c = check(&run(s), "jitter").clone();
+    assert!(
+        c.ok && c.detail.contains("no two workers were refused"),
+        "{c:?}"
+    );
+}
+
 #[test]
 fn writes_need_one_stable_idempotency_key() {
     let build = |keys: [Option<&str>; 2]| {

@@ -279,6 +279,7 @@ fn encode(r: &Request, source: u32, b: &mut Vec<u8>) {
         response_headers,
         response_mime,
         body_excerpt,
+        body_not_captured,
         request_body_fingerprint,
         client:
             ClientHints {
@@ -326,6 +327,7 @@ fn encode(r: &Request, source: u32, b: &mut Vec<u8>) {
     }
     put_opt_str(b, credential);
     put_u32(b, *idem_hash);
+    b.push(u8::from(*body_not_captured));
 }
 
 /// Reads what [`encode`] wrote.
@@ -430,6 +432,11 @@ fn decode(bytes: &[u8], sources: &[Arc<str>]) -> Option<Request> {
     };
     let credential = c.opt_string()?;
     let idem_hash = c.u32()?;
+    let body_not_captured = match c.u8()? {
+        0 => false,
+        1 => true,
+        _ => return None,
+    };
     if !c.0.is_empty() {
         return None;
     }
@@ -445,6 +452,7 @@ fn decode(bytes: &[u8], sources: &[Arc<str>]) -> Option<Request> {
         response_headers,
         response_mime,
         body_excerpt,
+        body_not_captured,
         request_body_fingerprint,
         client,
         credential,

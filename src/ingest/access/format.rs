@@ -89,7 +89,11 @@ pub enum Var {
     ResponseDetails,
     UpstreamHost,
     UpstreamServiceTime,
-    /// A byte count (`$body_bytes_sent`, `%b`, `%BYTES_SENT%`): not needed, one token.
+    /// The response body's length in bytes (nginx `$body_bytes_sent`, Envoy `%BYTES_SENT%`,
+    /// Apache `%B`); Apache `%b` writes `-` for none, which is zero here.
+    BodyBytes,
+    /// Another byte count (`$bytes_sent`, `$request_length`, `%I`, `%O`, `%BYTES_RECEIVED%`):
+    /// not needed, one token.
     Bytes,
     /// Known and not needed (protocol, referer).
     Ignore,
@@ -105,6 +109,7 @@ impl Var {
         matches!(
             self,
             Var::Status
+                | Var::BodyBytes
                 | Var::Bytes
                 | Var::DurationSeconds
                 | Var::DurationMs
@@ -183,7 +188,7 @@ const COMBINED_SHAPE: [(Var, &str); 8] = [
     (Var::TimeLocalEnd, "] \""),
     (Var::RequestLine, "\" "),
     (Var::Status, " "),
-    (Var::Bytes, " \""),
+    (Var::BodyBytes, " \""),
     (Var::Ignore, "\" \""),
     (Var::UserAgent, "\""),
 ];
@@ -638,6 +643,10 @@ pub(crate) fn assign_var<'a>(
             sig.upstream_service_time = Some(v);
             return Ok(());
         }
+        Var::BodyBytes => {
+            f.body_bytes = body_bytes(v);
+            return Ok(());
+        }
         Var::Ignore | Var::Bytes | Var::ReqHeader(_) | Var::RespHeader(_) | Var::Other(_) => {
             return Ok(())
         }
@@ -752,10 +761,20 @@ fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<usize> {
     }
     f.request_line = Some(Cow::Borrowed(&line[req..req_end]));
     f.status = st;
+    f.body_bytes = body_bytes(&line[bytes..bytes_end]);
     if let Some(v) = text(agent, agent_end) {
         f.user_agent = Some(v);
     }
     Some(agent_end + 1)
+}
+
+/// A logged body length: bytes, or `-` for none (Apache `%b`).
+fn body_bytes(v: &str) -> Option<u64> {
+    if v == "-" {
+        Some(0)
+    } else {
+        v.trim().parse().ok()
+    }
 }
 
 /// A 3-digit status (Envoy logs 0 for "no response").
@@ -939,7 +958,8 @@ pub fn nginx_meaning(name: &str) -> (Meaning<'_>, bool) {
         "upstream_addr" => return (Meaning::Var(Var::UpstreamAddr), true),
         "limit_req_status" => Var::LimitReqStatus,
         "limit_conn_status" => Var::LimitConnStatus,
-        "body_bytes_sent" | "bytes_sent" | "request_length" => Var::Bytes,
+        "body_bytes_sent" => Var::BodyBytes,
+        "bytes_sent" | "request_length" => Var::Bytes,
         "connection"
         | "connection_requests"
         | "server_protocol"
@@ -1044,7 +1064,8 @@ fn envoy_var(b: &mut Builder, op: &str, arg: Option<&str>) -> Var {
             "x-envoy-upstream-service-time" => Var::UpstreamServiceTime,
             l => Var::RespHeader(b.name(l)),
         },
-        ("BYTES_RECEIVED", _) | ("BYTES_SENT", _) => Var::Bytes,
+        ("BYTES_SENT", _) => Var::BodyBytes,
+        ("BYTES_RECEIVED", _) => Var::Bytes,
         ("PROTOCOL", _)
         | ("CONNECTION_TERMINATION_DETAILS", _)
         | ("UPSTREAM_TRANSPORT_FAILURE_REASON", _) => Var::Ignore,
@@ -1161,7 +1182,8 @@ fn apache_var(b: &mut Builder, directive: char, arg: Option<&str>, final_status:
             l => Var::ReqHeader(b.name(l)),
         },
         ('o', Some(h)) => Var::RespHeader(b.name(&h.to_ascii_lowercase())),
-        ('b', _) | ('B', _) | ('I', _) | ('O', _) | ('S', _) => Var::Bytes,
+        ('b', _) | ('B', _) => Var::BodyBytes,
+        ('I', _) | ('O', _) | ('S', _) => Var::Bytes,
         ('l', _) | ('H', _) | ('p', _) | ('P', _) | ('k', _) | ('X', _) => Var::Ignore,
         (d, a) => {
             let n = match a {

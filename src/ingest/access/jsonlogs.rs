@@ -472,6 +472,8 @@ fn caddy(o: &Obj) -> Result<Fields<'static>, String> {
     f.time = time_of(o, "ts").map(Stamp::End);
     headers_of(get(o, "request.headers"), &mut f.request_headers);
     headers_of(get(o, "resp_headers"), &mut f.response_headers);
+    // `size`: the response body's bytes [Y1].
+    f.body_bytes = number(o, "size").filter(|n| *n >= 0.0).map(|n| n as u64);
     if st >= 400 {
         f.signal = CADDY_UPSTREAM_KEYS.iter().find_map(|k| {
             let v = get(o, k)?;
@@ -548,6 +550,10 @@ fn envoy_json(o: &Obj) -> Result<Fields<'static>, String> {
         ..Fields::default()
     };
     f.time = time_of(o, "start_time").map(Stamp::Start);
+    // `bytes_sent`: %BYTES_SENT%, the response body's bytes [E1].
+    f.body_bytes = number(o, "bytes_sent")
+        .filter(|n| *n >= 0.0)
+        .map(|n| n as u64);
     if st >= 400 {
         let s = |k: &str| get(o, k).and_then(Value::as_str);
         // typed_json_format writes an unset value as null [E1]: no upstream host.

@@ -56,6 +56,9 @@ pub struct Fields<'a> {
     pub extra: Vec<(Text<'a>, Text<'a>)>,
     /// The format's own verdict about the producer, when the reader decided it.
     pub signal: Option<LayerSignal>,
+    /// The response body's logged length in bytes: 0 says the body was empty; otherwise it
+    /// was not recorded (an access log never holds the body).
+    pub body_bytes: Option<u64>,
 }
 
 /// A log value that means "nothing": nginx/Envoy/ALB/W3C write `-`, JSON writes `""`.
@@ -213,6 +216,7 @@ impl Fields<'_> {
             response_headers: own_pairs(self.response_headers),
             extra: own_pairs(self.extra),
             signal: self.signal,
+            body_bytes: self.body_bytes,
         }
     }
 }
@@ -451,6 +455,13 @@ impl<'a> Fields<'a> {
                     .push_capped(n.as_ref(), red.header(n, v), cap);
             }
         }
+        // An access log never holds the body: unknown, not empty (unless its logged body
+        // length or Content-Length says there was none).
+        r.body_not_captured = !(200..400).contains(&status)
+            && self.body_bytes != Some(0)
+            && r.response_headers
+                .get("content-length")
+                .is_none_or(|v| v.trim() != "0");
 
         // Who called: the first X-Forwarded-For address, else the peer; user agent; identity.
         let ua = self

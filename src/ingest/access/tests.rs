@@ -1036,3 +1036,17 @@ mod view_props {
         }
     }
 }
+
+/// An access log never holds the body: unknown unless its logged body length is 0
+/// (`$body_bytes_sent` in nginx's `combined`).
+#[test]
+fn an_access_log_body_is_unknown_unless_its_length_is_zero() {
+    let line = |bytes: &str| {
+        format!(
+            r#"10.0.3.37 - - [01/May/2024:00:00:00 +0000] "GET /v1/x HTTP/1.1" 429 {bytes} "-" "curl/8.0""#
+        )
+    };
+    assert!(!one(&line("0")).0.body_not_captured);
+    assert!(one(&line("162")).0.body_not_captured);
+    assert!(!one(&line("-")).0.body_not_captured);
+}

@@ -54,6 +54,9 @@ struct RawContent {
     text: LText,
     encoding: LStr,
     mime: LStr,
+    /// The body's length in bytes (HAR 1.2 `content.size`, required): above zero with no text,
+    /// the body was there but not recorded.
+    size: LNum,
 }
 
 #[derive(Default)]
@@ -540,6 +543,8 @@ fn normalize(
                         r.body_excerpt = Some(redactor.excerpt(&t, BODY_EXCERPT));
                     }
                 }
+                r.body_not_captured =
+                    r.body_excerpt.is_none() && c.size.value().is_some_and(|n| n > 0.0);
             }
         }
     }
@@ -695,6 +700,21 @@ mod tests {
         assert_eq!(o.requests.len(), 1);
         let e = o.error.unwrap();
         assert!(e.contains("entry 1") && e.contains("truncated"), "{e}");
+    }
+
+    /// A HAR saved without content keeps `content.size` and drops `text`: that body is
+    /// unknown, not empty (HAR 1.2: size is the length of the returned content).
+    #[test]
+    fn a_sized_body_without_text_was_not_captured() {
+        let har = r#"{"log":{"entries":[
+            {"request":{"url":"u"},"response":{"status":429,"content":{"size":118,"mimeType":"application/json"}}},
+            {"request":{"url":"u"},"response":{"status":429,"content":{"size":0,"mimeType":"text/plain"}}},
+            {"request":{"url":"u"},"response":{"status":429,"content":{"size":12,"text":"slow down   "}}},
+            {"request":{"url":"u"},"response":{"status":200,"content":{"size":99}}}]}}"#;
+        let o = read_str(har);
+        let flags: Vec<bool> = o.requests.iter().map(|r| r.body_not_captured).collect();
+        assert_eq!(flags, [true, false, false, false]);
+        assert!(o.requests[0].body_unknown() && !o.requests[1].body_unknown());
     }
 
     #[test]

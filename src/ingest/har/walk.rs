@@ -821,7 +821,8 @@ fn response<R: Read>(sc: &mut Scanner<R>, p: &mut Proj) -> Result<LObj<RawRespon
                             c.encoding =
                                 text_field(sc, p, caps::LABEL, "response.content.encoding")?
                         }
-                        _ => c.mime = text_field(sc, p, caps::LABEL, "response.content.mimeType")?,
+                        2 => c.mime = text_field(sc, p, caps::LABEL, "response.content.mimeType")?,
+                        _ => c.size = num_field(sc, p, caps::OTHER, "response.content.size")?,
                     }
                     Ok(())
                 })?;
@@ -831,4 +832,4 @@ fn response<R: Read>(sc: &mut Scanner<R>, p: &mut Proj) -> Result<LObj<RawRespon
     })
 }
 
-const CONTENT: &[&str] = &["text", "encoding", "mimeType"];
+const CONTENT: &[&str] = &["text", "encoding", "mimeType", "size"];

@@ -7,8 +7,8 @@ use super::lazy::{self, Node, Obj, Val, Wanted};
 use super::pipeline::{self, Done};
 use super::{warn, Options, ReadOutcome, Tail, ViewMap};
 use crate::http::date::{epoch_to_datetime, parse_timestamp};
-use crate::http::name_memo::NameMemo;
 use crate::http::stated::is_limit_header;
+use crate::memo::Memo;
 use crate::model::view::{self as record_view, RecordView};
 use crate::model::{Headers, Location, Position, Request, Warning};
 use crate::redact::{HeaderRule, Redactor};
@@ -258,7 +258,12 @@ struct Path {
 
 /// Every canonical field's paths in the order [`find`] tries them: its `--map` paths, then its
 /// aliases. Built once per input.
-struct Paths(Vec<(&'static str, Vec<Path>)>);
+struct Paths {
+    fields: Vec<(&'static str, Vec<Path>)>,
+    /// The `--map` paths whose last name is a secret's (`--map client=api_key`): a value read
+    /// from one is shown as its token, whatever it holds.
+    secret: Vec<Box<str>>,
+}
 
 impl Paths {
     fn of(map: &[(String, String)]) -> Paths {
@@ -269,8 +274,20 @@ impl Paths {
                 bits: lazy::key_bit(p) | lazy::key_bit(first),
             }
         };
-        Paths(
-            ALIASES
+        let secret = map
+            .iter()
+            .map(|(_, p)| p.as_str())
+            .filter(|p| {
+                let last = p.rsplit('.').next().unwrap_or(p);
+                crate::redact::is_secret_json_field(last)
+                    || crate::redact::is_secret_field(last)
+                    || crate::redact::is_secret_header(last)
+            })
+            .map(Box::from)
+            .collect();
+        Paths {
+            secret,
+            fields: ALIASES
                 .iter()
                 .map(|(field, aliases)| {
                     let mapped = map
@@ -283,7 +300,12 @@ impl Paths {
                     )
                 })
                 .collect(),
-        )
+        }
+    }
+
+    /// Was `path` mapped and named like a secret?
+    fn is_secret(&self, path: &str) -> bool {
+        !self.secret.is_empty() && self.secret.iter().any(|s| **s == *path)
     }
 }
 
@@ -340,16 +362,37 @@ fn find_anywhere<'n, 'a, 'p>(
     field: usize,
     paths: &'p Paths,
 ) -> Option<(Cow<'n, Node<'a>>, &'p str)> {
-    let (_, paths) = paths.0.get(field)?;
+    let (_, paths) = paths.fields.get(field)?;
     let keys = o.key_bits();
     paths.iter().find_map(|p| {
         if keys & p.bits == 0 {
             return None;
         }
         lookup(o, &p.path)
-            .filter(|x| !lazy::is_null(x))
+            .filter(|x| holds(field, x))
             .map(|x| (x, &*p.path))
     })
+}
+
+/// Whether `node` can be `field`'s value: not null, and for a field read as one value (all but
+/// the header maps and the body) not an object or array either. Elastic's Common Schema writes
+/// `"url": {"full": …}` and `"user_agent": {"original": …}`: the `url` alias then names the
+/// object, and the field is read from the next path (`url.full`) instead.
+#[inline(always)]
+fn holds(field: usize, node: &Node<'_>) -> bool {
+    let scalar = !matches!(
+        field,
+        field::REQUEST_HEADERS | field::RESPONSE_HEADERS | field::RESPONSE_BODY
+    );
+    match node {
+        Node::Null => false,
+        Node::Obj(_) | Node::Arr(_) => !scalar,
+        Node::Raw(r) => {
+            let t = r.get().trim();
+            t != "null" && !(scalar && (t.starts_with('{') || t.starts_with('[')))
+        }
+        _ => true,
+    }
 }
 
 /// Where a path of a field can be in an object of one layout ([`lazy::Template`]).
@@ -387,7 +430,7 @@ impl Places {
             return;
         }
         self.shape = o.shape();
-        self.fields = paths.0.iter().map(|(_, p)| Self::of(o, p)).collect();
+        self.fields = paths.fields.iter().map(|(_, p)| Self::of(o, p)).collect();
     }
 
     #[inline(always)]
@@ -397,7 +440,8 @@ impl Places {
         field: usize,
         paths: &'p Paths,
     ) -> Placed<'n, 'a, 'p> {
-        let (Some(places), Some((_, field_paths))) = (self.fields.get(field), paths.0.get(field))
+        let (Some(places), Some((_, field_paths))) =
+            (self.fields.get(field), paths.fields.get(field))
         else {
             return Placed::Walked;
         };
@@ -409,7 +453,7 @@ impl Places {
                     else {
                         return Placed::Walked;
                     };
-                    if !lazy::is_null(node) {
+                    if holds(field, node) {
                         return Placed::Found(node, &p.path);
                     }
                 }
@@ -481,6 +525,24 @@ fn found_text<'a>(
 ) -> Option<Cow<'a, str>> {
     let (raw, path) = find(o, field, map)?;
     text_of(&raw, cap, path, warns)
+}
+
+/// [`found_text`] for a value shown as it is read (client, client IP, user agent, method,
+/// Retry-After): one read through a `--map` path named like a secret is its token.
+fn found_shown<'a>(
+    o: &Obj<'a>,
+    field: usize,
+    map: &Lookup<'_>,
+    red: &Redactor,
+    cap: Cap,
+    warns: &mut Vec<String>,
+) -> Option<Cow<'a, str>> {
+    let (raw, path) = find(o, field, map)?;
+    let text = text_of(&raw, cap, path, warns)?;
+    if map.paths.is_secret(path) {
+        return Some(Cow::Owned(red.token(&text)));
+    }
+    Some(text)
 }
 
 /// An unredacted request header (name, value), borrowed from the line when it can be.
@@ -579,28 +641,7 @@ fn fill_headers<'a>(
     match lazy::val(v) {
         Val::Object => {
             if let Some(o) = Obj::of(v) {
-                let planned = o.shape() != 0
-                    && HEADER_PLANS
-                        .try_with(|p| {
-                            let mut plans = p.borrow_mut();
-                            let Some(plan) = plans.of(&o) else {
-                                return false;
-                            };
-                            let fields = o.fields();
-                            for e in plan {
-                                let (Some((name, _)), Some((_, value))) =
-                                    (fields.get(e.name as usize), fields.get(e.value as usize))
-                                else {
-                                    continue;
-                                };
-                                push_named(name, name, e.info, value, warns);
-                            }
-                            true
-                        })
-                        .unwrap_or(false);
-                if !planned {
-                    o.for_each_entry(|k, val| push!(k, val, warns));
-                }
+                o.for_each_entry(|k, val| push!(k, val, warns));
             }
         }
         Val::Array => {
@@ -668,67 +709,6 @@ impl RawIdem<'_> {
         let mut h = Headers::new();
         h.push_capped("", red.header_cow_by_rule(self.rule, &self.value), self.cap);
         h.value_at(0).is_some_and(|v| record_view::holds(v, fp))
-    }
-}
-
-/// One header of a header map's layout: where its name is (its first place), where its
-/// value is (its last), and what [`name_info`] says of the name.
-struct Planned {
-    name: u32,
-    value: u32,
-    info: NameInfo,
-}
-
-/// [`Obj::for_each_entry`] and [`name_info`] worked out once per header-map layout
-/// ([`lazy::Template`]): maps of one layout have the same names in the same places, so
-/// only the values are read line by line. A layout with a name longer than the header-name
-/// cap has no plan (its warning is written by the general path).
-#[derive(Default)]
-struct HeaderPlans(Vec<(u32, Box<[Planned]>)>);
-
-/// Layouts remembered per thread: a log's request and response maps, and a spare.
-const HEADER_PLANS_KEPT: usize = 4;
-
-thread_local! {
-    static HEADER_PLANS: std::cell::RefCell<HeaderPlans> =
-        std::cell::RefCell::new(HeaderPlans::default());
-}
-
-impl HeaderPlans {
-    /// The plan of `o`'s layout (`o.shape() != 0`), made on first sight.
-    fn of(&mut self, o: &Obj<'_>) -> Option<&[Planned]> {
-        let shape = o.shape();
-        let at = match self.0.iter().position(|(s, _)| *s == shape) {
-            Some(at) => at,
-            None => {
-                let plan = Self::plan(o)?;
-                if self.0.len() >= HEADER_PLANS_KEPT {
-                    self.0.remove(0);
-                }
-                self.0.push((shape, plan));
-                self.0.len() - 1
-            }
-        };
-        Some(&self.0[at].1)
-    }
-
-    fn plan(o: &Obj<'_>) -> Option<Box<[Planned]>> {
-        let fields = o.fields();
-        let mut out = Vec::with_capacity(fields.len());
-        let mut bad = false;
-        let index = |k: &str| fields.iter().position(|(o, _)| o == k).unwrap_or(0) as u32;
-        let last = |k: &str| fields.iter().rposition(|(o, _)| o == k).unwrap_or(0) as u32;
-        o.for_each_entry(|k, _| {
-            if k.len() > caps::HEADER_NAME.max {
-                bad = true;
-            }
-            out.push(Planned {
-                name: index(k),
-                value: last(k),
-                info: name_info(k),
-            });
-        });
-        (!bad).then(|| out.into_boxed_slice())
     }
 }
 
@@ -880,15 +860,18 @@ fn name_info_of(name: &str) -> NameInfo {
 }
 
 thread_local! {
-    static NAME_INFO: std::cell::RefCell<NameMemo<NameInfo>> =
-        const { std::cell::RefCell::new(NameMemo::new()) };
+    static NAME_INFO: std::cell::RefCell<Memo<NameInfo>> =
+        const { std::cell::RefCell::new(Memo::names()) };
 }
 
 /// [`name_info_of`], remembered per name: a log repeats the same few header names on every
 /// line, and the substring checks cost more than a lookup.
 fn name_info(name: &str) -> NameInfo {
     NAME_INFO
-        .try_with(|t| t.borrow_mut().get(name, name_info_of))
+        .try_with(|t| {
+            t.borrow_mut()
+                .get_or(name.as_bytes(), || name_info_of(name))
+        })
         .unwrap_or_else(|_| name_info_of(name))
 }
 
@@ -1045,7 +1028,7 @@ fn normalize(
         position: pos,
     });
     r.started = read_time(o, map, red, &mut warns);
-    r.method = found_text(o, field::METHOD, map, caps::METHOD, &mut warns)
+    r.method = found_shown(o, field::METHOD, map, red, caps::METHOD, &mut warns)
         .map(|m| red.method(&m))
         .unwrap_or_default();
     let raw_url = raw_url_of(o, map, &mut warns);
@@ -1086,7 +1069,7 @@ fn normalize(
         );
     }
     if !r.response_headers.contains("retry-after") {
-        if let Some(ra) = found_text(o, field::RETRY_AFTER, map, caps::LABEL, &mut warns) {
+        if let Some(ra) = found_shown(o, field::RETRY_AFTER, map, red, caps::LABEL, &mut warns) {
             if !ra.is_empty() && ra != "-" {
                 r.response_headers
                     .push("Retry-After", red.header_cow("retry-after", &ra));
@@ -1094,7 +1077,14 @@ fn normalize(
         }
     }
     if !(200..400).contains(&r.status) {
+        // A line with no body field did not record the body: unknown, not empty (unless its
+        // Content-Length says there was none).
+        r.body_not_captured = r
+            .response_headers
+            .get("content-length")
+            .is_none_or(|v| v.trim() != "0");
         if let Some((b, _)) = find(o, field::RESPONSE_BODY, map) {
+            r.body_not_captured = false;
             let text: Cow<str> = match lazy::val(&b) {
                 Val::Str(s) => s,
                 _ => Cow::Owned(lazy::compact(&b)),
@@ -1109,15 +1099,16 @@ fn normalize(
     r.request_body_fingerprint = body_fingerprint(o, red);
 
     r.client = super::har::client_hints(&r, None);
-    if let Some(c) = found_text(o, field::CLIENT, map, caps::IDENTITY, &mut warns) {
+    if let Some(c) = found_shown(o, field::CLIENT, map, red, caps::IDENTITY, &mut warns) {
         r.client.client = Some(red.text(&c));
     }
-    if let Some(ip) = found_text(o, field::CLIENT_IP, map, caps::IDENTITY, &mut warns) {
+    if let Some(ip) = found_shown(o, field::CLIENT_IP, map, red, caps::IDENTITY, &mut warns) {
         r.client.client_ip = Some(red.text(&ip));
     }
     if r.request_headers.get("user-agent").is_none() {
         r.client.user_agent =
-            found_text(o, field::USER_AGENT, map, caps::IDENTITY, &mut warns).map(|u| red.text(&u));
+            found_shown(o, field::USER_AGENT, map, red, caps::IDENTITY, &mut warns)
+                .map(|u| red.text(&u));
     }
     r.credential = red
         .credential(
@@ -1530,6 +1521,25 @@ mod tests {
         read(Box::new(Cursor::new(s.as_bytes().to_vec())), &src, o)
     }
 
+    /// A line with no body field did not record the body: unknown, not empty; a body field
+    /// (even an empty one) or a Content-Length of 0 says what it was.
+    #[test]
+    fn a_line_without_a_body_field_did_not_record_it() {
+        let log = concat!(
+            r#"{"url":"https://a.com/x","status":429}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_body":""}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_headers":{"Content-Length":"0"}}"#,
+            "\n",
+            r#"{"url":"https://a.com/x","status":429,"response_body":"slow down"}"#,
+            "\n",
+        );
+        let o = read_str(log, &opts(vec![]));
+        let flags: Vec<bool> = o.requests.iter().map(|r| r.body_not_captured).collect();
+        assert_eq!(flags, [true, false, false, false]);
+    }
+
     #[test]
     fn canonical_and_aliases() {
         let log = concat!(
@@ -1559,6 +1569,41 @@ mod tests {
             .any(|w| w.position == Some(Position::Line(4))));
     }
 
+    /// Elastic's Common Schema nests what other layouts write flat: `url` and `user_agent` are
+    /// objects, so their aliases name no value and the dotted paths are read instead; a line of
+    /// it reads the same alone and after lines of its own layout (by remembered places), and
+    /// its view is its full record's.
+    #[test]
+    fn nested_layouts_read_past_an_object_under_a_scalar_alias() {
+        let line = |status: u16| {
+            format!(
+                r#"{{"@timestamp":"2024-05-01T00:00:00.123456Z","service":"svc-a","user_agent":{{"original":"sdk/1.2"}},"url":{{"full":"https://a.example/v1/x?q=1"}},"http":{{"request":{{"method":"POST","headers":{{"x-api-key":"sk_live_0123456789abcdef"}}}},"response":{{"status_code":{status},"headers":{{"retry-after":"7"}}}}}}}}"#
+            )
+        };
+        let log = format!("{}\n{}\n{}\n", line(200), line(429), line(200));
+        let o = read_str(&log, &opts(vec![]));
+        assert!(o.warnings.kept.is_empty(), "{:?}", o.warnings.kept);
+        assert_eq!(o.requests.len(), 3);
+        for (r, status) in o.requests.iter().zip([200, 429, 200]) {
+            assert_eq!(r.url, "https://a.example/v1/x?q=1");
+            assert_eq!((r.method.as_str(), r.status), ("POST", status));
+            assert_eq!(r.client.client.as_deref(), Some("svc-a"));
+            assert_eq!(r.client.user_agent.as_deref(), Some("sdk/1.2"));
+        }
+        assert_eq!(o.requests[1].response_headers.get("retry-after"), Some("7"));
+        // A container where nothing else names the field is still "no url".
+        let bare = read_str(
+            r#"{"ts":1,"url":{"scheme":"https"},"status":200}"#,
+            &opts(vec![]),
+        );
+        assert!(bare
+            .warnings
+            .kept
+            .iter()
+            .any(|w| w.message.contains("no url")));
+        assert_eq!(check_view(&line(200), &opts(vec![])), Ok(true));
+    }
+
     /// The full record and the view built without it: a view exactly when the line is a
     /// success whose reading warned of nothing, and then `RecordView::of` the full record; and
     /// the line read as a tree or the raw way (the fallback): the same record, same warnings.
@@ -1583,7 +1628,7 @@ mod tests {
             }
         }
         // The line read alone, and through the layout it teaches (`find` by remembered
-        // places, header maps by plan) after a line of another layout.
+        // places) after a line of another layout.
         let mut layout = lazy::Layout::default();
         let wanted = wanted_fields(&o.field_map);
         let _ = lazy::parse_with(r#"{"other":1}"#, &wanted, &mut layout);
@@ -1683,10 +1728,10 @@ mod tests {
             r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Authorization":"Bearer sk-live-0123456789abcdef","Idempotency-Key":"sk-live-0123456789abcdef"}}"#,
             r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Idempotency-Key":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"}}"#,
             r#"{"ts":1,"url":"https://a.example/x","status":200,"request_headers":{"Idempotency-Key":7}}"#,
-            // Response headers remembered by their text: the same text on the next line (a
-            // hit, under another status), a set with a reset (never remembered: the rule of
-            // `stated_limit`'s own memory, `stated_limit_reads_time`), and the same limits with
-            // the fields in another order (another text).
+            // Stated limits, remembered by the text of the limit headers: the same text on the
+            // next line (a hit, under another status), a set with a reset (never remembered: an
+            // epoch reset is read against the time), and the same limits with the fields in
+            // another order (another text).
             r#"{"ts":1714564800000,"url":"https://a.example/x","status":200,"response_headers":{"X-RateLimit-Limit":"100","X-RateLimit-Window":"60"}}"#,
             r#"{"ts":1714564800000,"url":"https://a.example/y","status":204,"response_headers":{"X-RateLimit-Limit":"100","X-RateLimit-Window":"60"}}"#,
             r#"{"ts":1714564800000,"url":"https://a.example/x","status":200,"response_headers":{"X-RateLimit-Limit":"100","X-RateLimit-Reset":"1714564860"}}"#,
@@ -1708,12 +1753,11 @@ mod tests {
     }
 
     /// Lines of one layout read in turn by one reader, as a log's are: each line's view is its
-    /// full record's, though the request and response header texts are remembered from the
-    /// lines before (the same names and values, the idempotency key another on each line,
-    /// blank or not, the credential in the headers, in the URL, in a key-id field, or equal
-    /// to the idempotency key).
+    /// full record's, whatever the lines before left in the reader's memos (the same names
+    /// and values, the idempotency key another on each line, blank or not, the credential in
+    /// the headers, in the URL, in a key-id field, or equal to the idempotency key).
     #[test]
-    fn views_of_lines_with_remembered_header_texts_are_the_full_records() {
+    fn views_of_lines_of_one_layout_are_the_full_records() {
         let line = |url: &str, auth: &str, idem1: &str, idem2: &str, key: &str| {
             format!(
                 r#"{{"ts":1714564800000,"url":"{url}","status":200,"api_key":"{key}","request_headers":{{"Authorization":"{auth}","User-Agent":"ua/1","Idempotency-Key":"{idem1}","X-Idempotency-Key":"{idem2}"}},"response_headers":{{"X-RateLimit-Limit":"100","X-RateLimit-Window":"60"}}}}"#

@@ -1,7 +1,8 @@
 //! Go `hashicorp/go-retryablehttp`: RetryMax/RetryWaitMin/RetryWaitMax, a CheckRetry limited to
 //! 429/503 that stops when Retry-After exceeds the context deadline, a full-jitter Backoff that
-//! honours Retry-After as a minimum, MaxConnsPerHost for the concurrency cap, and
-//! `golang.org/x/time/rate` for the start rate.
+//! honours Retry-After as a minimum, and a RoundTripper that takes one of MaxInFlight slots, then
+//! waits for `golang.org/x/time/rate`, and only then starts the attempt's own timeout; `Do` puts
+//! the total deadline on the request's context.
 
 use super::{header, Emitted, Policy, Target};
 
@@ -20,8 +21,8 @@ pub fn emit(p: &Policy) -> Emitted {
     let cannot = vec![
         "CheckRetry never sees the request, so it cannot filter by method: use this client only for idempotent requests (go-retryablehttp issue #169)".into(),
         "go-retryablehttp's DefaultBackoff has no jitter and does not cap Retry-After: the Backoff below replaces it".into(),
-        "the total deadline exists only through the request context: always call with NewRequestWithContext and a context from WithTimeout (RetryDeadline)".into(),
-        "no built-in rate limiter: the RoundTripper below uses golang.org/x/time/rate, per process".into(),
+        "no total deadline of its own: Do below puts RetryDeadline on the request's context (every attempt, wait and queue within it); client.Do called directly has none".into(),
+        "no rate limiter and no in-flight cap of its own (MaxConnsPerHost queues inside http.Client.Timeout): the RoundTripper below takes a slot, then waits for golang.org/x/time/rate, per process, and only then starts the attempt's timeout".into(),
     ];
     let how = vec![
         "Copy into your module (package toomanyclient); go get github.com/hashicorp/go-retryablehttp golang.org/x/time/rate.".to_string(),
@@ -30,6 +31,7 @@ pub fn emit(p: &Policy) -> Emitted {
             r.max_attempts,
             r.retries()
         ),
+        "Send with toomanyclient.Do(client, req) and close every response body (that frees the request's slot).".to_string(),
     ];
     let head = header(
         "//",
@@ -49,9 +51,11 @@ pub fn emit(p: &Policy) -> Emitted {
 
 import (
 	"context"
+	"io"
 	"math/rand"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	retryablehttp "github.com/hashicorp/go-retryablehttp"
@@ -59,26 +63,62 @@ import (
 )
 
 const (
-	RetryMax          = {retries}
-	RetryWaitMin      = {base}
-	RetryWaitMax      = {cap}
-	RetryDeadline     = {deadline}
-	AttemptTimeout    = {attempt}
-	RetryAfterSpread  = {spread}
-	MinInterval       = {interval}
-	MaxConnsPerHost   = {c}
+	RetryMax         = {retries}
+	RetryWaitMin     = {base}
+	RetryWaitMax     = {cap}
+	RetryDeadline    = {deadline}
+	AttemptTimeout   = {attempt}
+	RetryAfterSpread = {spread}
+	MinInterval      = {interval}
+	MaxInFlight      = {c}
 )
 
-type limitedTransport struct {{
+// pacedTransport lets an attempt out only when the policy allows it, and only then starts
+// its clock: a slot among MaxInFlight, then the start rate, then AttemptTimeout for the
+// attempt itself (sending, the answer, reading the body). The queue for a slot and for the
+// limiter is bounded by the request's context (the total deadline, see Do), not by the
+// attempt's timeout: with http.Client.Timeout the queue counted too, and queued attempts
+// failed without being sent.
+type pacedTransport struct {{
 	next    http.RoundTripper
+	slots   chan struct{{}}
 	limiter *rate.Limiter
 }}
 
-func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {{
-	if err := t.limiter.Wait(req.Context()); err != nil {{
+func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {{
+	ctx := req.Context()
+	select {{
+	case t.slots <- struct{{}}{{}}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}}
+	release := func() {{ <-t.slots }}
+	if err := t.limiter.Wait(ctx); err != nil {{
+		release()
 		return nil, err
 	}}
-	return t.next.RoundTrip(req)
+	attempt, cancel := context.WithTimeout(ctx, AttemptTimeout)
+	resp, err := t.next.RoundTrip(req.WithContext(attempt))
+	if err != nil {{
+		cancel()
+		release()
+		return nil, err
+	}}
+	resp.Body = &closeHook{{ReadCloser: resp.Body, done: func() {{ cancel(); release() }}}}
+	return resp, nil
+}}
+
+// closeHook runs done once, when the body is closed.
+type closeHook struct {{
+	io.ReadCloser
+	once sync.Once
+	done func()
+}}
+
+func (b *closeHook) Close() error {{
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
 }}
 
 func retryAfter(resp *http.Response) (time.Duration, bool) {{
@@ -122,11 +162,24 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	return true, nil
 }}
 
+// A source of its own, seeded per process: before Go 1.20 the global one starts from the
+// same seed in every process, so every worker would draw the same "random" waits.
+var (
+	jitterMu sync.Mutex
+	jitter   = rand.New(rand.NewSource(time.Now().UnixNano()))
+)
+
+func upTo(d time.Duration) time.Duration {{
+	jitterMu.Lock()
+	defer jitterMu.Unlock()
+	return time.Duration(jitter.Int63n(int64(d) + 1))
+}}
+
 // backoff: at least Retry-After plus a random spread; otherwise full jitter in a capped
 // exponential window.
 func backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {{
 	if ra, ok := retryAfter(resp); ok {{
-		return ra + time.Duration(rand.Int63n(int64(RetryAfterSpread)+1))
+		return ra + upTo(RetryAfterSpread)
 	}}
 	window := max
 	if attempt < 30 {{
@@ -134,11 +187,10 @@ func backoff(min, max time.Duration, attempt int, resp *http.Response) time.Dura
 			window = w
 		}}
 	}}
-	return time.Duration(rand.Int63n(int64(window) + 1))
+	return upTo(window)
 }}
 
-// NewClient returns a client with the policy; call it with a context from
-// context.WithTimeout(ctx, RetryDeadline).
+// NewClient returns a client with the policy; send with Do.
 func NewClient() *retryablehttp.Client {{
 	c := retryablehttp.NewClient()
 	c.RetryMax = RetryMax
@@ -147,10 +199,28 @@ func NewClient() *retryablehttp.Client {{
 	c.CheckRetry = checkRetry
 	c.Backoff = backoff
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.MaxConnsPerHost = MaxConnsPerHost
-	c.HTTPClient.Transport = &limitedTransport{{next: transport, limiter: rate.NewLimiter(rate.Every(MinInterval), 1)}}
-	c.HTTPClient.Timeout = AttemptTimeout
+	transport.MaxIdleConnsPerHost = MaxInFlight
+	// No http.Client.Timeout: it would count the queue for a slot and for the limiter.
+	c.HTTPClient = &http.Client{{Transport: &pacedTransport{{
+		next:    transport,
+		slots:   make(chan struct{{}}, MaxInFlight),
+		limiter: rate.NewLimiter(rate.Every(MinInterval), 1),
+	}}}}
 	return c
+}}
+
+// Do sends req with every attempt and every wait (Retry-After, backoff, the queue) within
+// RetryDeadline from now: a context deadline on top of any the request has. A Retry-After
+// that does not fit in what is left ends the request with that response. Close the body.
+func Do(c *retryablehttp.Client, req *retryablehttp.Request) (*http.Response, error) {{
+	ctx, cancel := context.WithTimeout(req.Context(), RetryDeadline)
+	resp, err := c.Do(req.WithContext(ctx))
+	if err != nil || resp == nil {{
+		cancel()
+		return resp, err
+	}}
+	resp.Body = &closeHook{{ReadCloser: resp.Body, done: cancel}}
+	return resp, nil
 }}
 "#,
         retries = r.retries(),

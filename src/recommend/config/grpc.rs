@@ -24,7 +24,9 @@ pub fn emit(p: &Policy) -> Vec<Emitted> {
         "HTTP Retry-After is not read: the server must send the grpc-retry-pushback-ms trailer (MILLISECONDS); a proxy's HTTP 429 arrives as UNAVAILABLE".into(),
         "no method idempotency flag: replace the placeholder service name and list only idempotent methods in \"name\"".into(),
         format!(
-            "retryThrottling ({THROTTLE_MAX_TOKENS} tokens, ratio {THROTTLE_TOKEN_RATIO}) is per server name, not per method"
+            "retryThrottling ({THROTTLE_MAX_TOKENS} tokens, ratio {THROTTLE_TOKEN_RATIO}) is per channel and server name, not per method: every failed attempt spends a token, so {} failed attempts (one request's {attempts} attempts, measured with grpcio) stop all retries on the channel until successes bring it back above {}",
+            THROTTLE_MAX_TOKENS / 2,
+            THROTTLE_MAX_TOKENS / 2
         ),
         "no full jitter: gRFC A6 (changed in grpc/proposal #452, 2024) waits min(initialBackoff × multiplier^(n−1), maxBackoff) × random(0.8, 1.2), only ±20 % around the exponential value, so clients refused together retry close together, and a wait may exceed maxBackoff by 20 %; grpc-go (#7869) and grpc-java (#11858) do this, grpc-node still drew full jitter (#2959)".into(),
     ];
@@ -105,7 +107,8 @@ mod tests {
             latency_ms: Some(200.0),
             deadline_ms: None,
             backoff: Default::default(),
-        }));
+        }))
+        .expect("a paced plan");
         let files = emit(&p);
         let notes = &files[1].contents;
         assert!(notes.contains("× random(0.8, 1.2)"), "{notes}");

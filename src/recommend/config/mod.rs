@@ -90,8 +90,25 @@ impl Policy {
         })
     }
 
-    pub fn from_plan(p: &super::plan::Plan) -> Policy {
-        Policy {
+    /// The policy of a plan; none when the plan has no pace (a job that fits in one window of a
+    /// daily allowance: the per-minute limit paces it).
+    pub fn from_plan(p: &super::plan::Plan) -> Result<Policy, String> {
+        let (Some(rps), Some(rpm), Some(interval), Some(c)) = (
+            p.rate_per_second,
+            p.rate_per_minute,
+            p.min_interval_ms,
+            p.concurrency,
+        ) else {
+            return Err(format!(
+                "the {} requests fit in one window of the {} allowance, which sets no pace to write out; give the per-second or per-minute limit with --limit (e.g. --limit 120/min)",
+                p.requests,
+                crate::units::Rate {
+                    per_second: p.limit.rate_per_second,
+                    window_s: p.limit.window_s
+                }
+            ));
+        };
+        Ok(Policy {
             schema_version: POLICY_SCHEMA_VERSION,
             generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
             from: "plan".into(),
@@ -99,18 +116,18 @@ impl Policy {
             headroom: p.headroom,
             limit: p.limit.clone(),
             rate: RatePolicy {
-                rate_per_second: p.rate_per_second,
-                rate_per_minute: p.rate_per_minute,
-                min_interval_ms: p.min_interval_ms,
+                rate_per_second: rps,
+                rate_per_minute: rpm,
+                min_interval_ms: interval,
             },
             concurrency: ConcurrencyPolicy {
-                max_in_flight: p.concurrency,
+                max_in_flight: c,
                 latency_ms: p.latency.mean_ms,
                 latency_source: p.latency.source,
             },
             retry: p.backoff.clone(),
             rationale: p.rationale.clone(),
-        }
+        })
     }
 }
 

@@ -7,14 +7,16 @@ use crate::units::Rate;
 use serde_json::Value;
 
 fn policy(limit: &str, latency: &str, backoff: BackoffOptions) -> Policy {
+    // More requests than one window of any allowance holds: every policy paces.
     Policy::from_plan(&plan(&PlanInput {
-        requests: 600,
+        requests: 1_000_000,
         limit: Rate::parse(limit).unwrap(),
         headroom: 0.75,
         latency_ms: Some(crate::units::parse_duration_ms(latency).unwrap()),
         deadline_ms: None,
         backoff,
     }))
+    .expect("a paced plan")
 }
 
 /// Policies that exercise rounding, caps and odd units.
@@ -331,11 +333,11 @@ fn python_numbers_and_runs_under_urllib3() {
             r.retries().to_string(),
             "urllib3 total counts retries"
         );
-        let factor: f64 = capture(&f.contents, r"backoff_factor=([0-9.]+)")
+        let base: f64 = capture(&f.contents, r"BACKOFF_BASE_S = ([0-9.]+)")
             .parse()
             .unwrap();
-        assert_eq!((factor * 2000.0).round() as u64, r.base_ms / 2 * 2);
-        let cap: f64 = capture(&f.contents, r"backoff_max=([0-9.]+)")
+        assert_eq!((base * 1000.0).round() as u64, r.base_ms);
+        let cap: f64 = capture(&f.contents, r"BACKOFF_CAP_S = ([0-9.]+)")
             .parse()
             .unwrap();
         assert_eq!((cap * 1000.0).round() as u64, r.cap_ms);
@@ -386,7 +388,17 @@ try:
 except MaxRetryError:
     gave_up = True
 next_total = r.increment("GET", "/x", response=resp("1")).total if r.total > 0 else None
+# What urllib3 itself would sleep: before the first retry, and after a Retry-After of 2 s.
+first = []
+if r.total > 0:
+    once = r.increment("GET", "/x", response=HTTPResponse(status=503, preload_content=False))
+    first = [once.get_backoff_time() for _ in range(200)]
+slept = []
+real_sleep, m.time.sleep = m.time.sleep, slept.append
+r.sleep(resp("2"))
+m.time.sleep = real_sleep
 print(json.dumps({
+    "first": first, "ra_slept": slept,
     "total": r.total, "factor": r.backoff_factor, "max": r.backoff_max,
     "methods": sorted(r.allowed_methods), "status": sorted(r.status_forcelist),
     "interval": m.MIN_INTERVAL_S, "gave_up": gave_up, "next_total": next_total,
@@ -394,12 +406,7 @@ print(json.dumps({
     "session": session_info(),
 }))
 "#;
-    let out = match std::process::Command::new("python3")
-        .arg("-c")
-        .arg(probe)
-        .arg(dir.path())
-        .output()
-    {
+    let out = match python().arg("-c").arg(probe).arg(dir.path()).output() {
         Ok(o) => o,
         Err(_) => {
             eprintln!("python3 not found: the urllib3 snippet was checked by pattern only");
@@ -442,7 +449,37 @@ print(json.dumps({
     }
     if p.retry.retries() > 0 {
         assert_eq!(u(&v["next_total"]), p.retry.retries() as u64 - 1);
+        // Full jitter from the first retry on (urllib3 2.x alone sleeps 0 s there).
+        let first: Vec<f64> = v["first"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() * 1000.0)
+            .collect();
+        let window = p.retry.windows_ms[0] as f64;
+        assert!(
+            first.iter().all(|&s| (0.0..=window + 1e-6).contains(&s)),
+            "{first:?} outside [0, {window}] ms"
+        );
+        assert!(
+            first.iter().any(|&s| s > window / 2.0) && first.iter().any(|&s| s < window / 2.0),
+            "the first retry's sleeps are not spread over its window: {first:?}"
+        );
     }
+    let slept = v["ra_slept"].as_array().unwrap();
+    assert_eq!(slept.len(), 1, "one sleep for a Retry-After: {slept:?}");
+    let s = slept[0].as_f64().unwrap() * 1000.0;
+    assert!(
+        (2000.0..=2000.0 + p.retry.retry_after_spread_ms as f64 + 1e-6).contains(&s),
+        "Retry-After 2 s slept {s} ms"
+    );
+}
+
+/// The Python that runs the emitted modules: `TOOMANY_PYTHON` (CI's venv), else `python3`.
+fn python() -> std::process::Command {
+    std::process::Command::new(
+        std::env::var_os("TOOMANY_PYTHON").unwrap_or_else(|| "python3".into()),
+    )
 }
 
 #[test]
@@ -536,7 +573,7 @@ fn go_numbers() {
             p.rate.min_interval_ms
         );
         assert_eq!(
-            capture(&f.contents, r"MaxConnsPerHost\s+= (\d+)"),
+            capture(&f.contents, r"MaxInFlight\s+= (\d+)"),
             p.concurrency.max_in_flight.to_string()
         );
         // Balanced braces: a cheap guard against a broken template.
@@ -620,12 +657,7 @@ print(json.dumps({
     "long_ra": run(str(int(m.DEADLINE_S) + 5)),
 }))
 "#;
-    let out = match std::process::Command::new("python3")
-        .arg("-c")
-        .arg(probe)
-        .arg(dir.path())
-        .output()
-    {
+    let out = match python().arg("-c").arg(probe).arg(dir.path()).output() {
         Ok(o) => o,
         Err(_) => {
             eprintln!("python3 not found: the tenacity snippet was checked by pattern only");

@@ -1,0 +1,400 @@
+//! Answers a reader can act on (issue 42): each test runs the command a new user ran and
+//! asserts the answer the report should have given.
+
+mod common;
+use common::*;
+
+// ---- One list of finding kinds ----------------------------------------------------------
+
+/// `--fail-on finding:KIND` accepts every kind the report emits (nested_retries and
+/// retry_after_not_exposed were refused), and holds when the report has it.
+#[test]
+fn fail_on_accepts_every_kind_the_report_emits() {
+    let out = toomany()
+        .args(["analyze", &sample("retry-storm.jsonl"), "--format", "json"])
+        .args(["--fail-on", "finding:nested_retries"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kinds: Vec<String> = json_of(&out.stdout)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap().to_string())
+        .collect();
+    assert!(kinds.contains(&"nested_retries".to_string()), "{kinds:?}");
+    let out = toomany()
+        .args(["analyze", &sample("cdn-burst.har"), "--format", "json"])
+        .args(["--fail-on", "finding:retry_after_not_exposed"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code() != Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The error for an unknown kind lists every kind, and the schema page documents each.
+#[test]
+fn every_kind_is_listed_and_documented() {
+    let err = toomany()
+        .args([
+            "analyze",
+            &sample("cdn-burst.har"),
+            "--fail-on",
+            "finding:nope",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8_lossy(&err);
+    let schema = std::fs::read_to_string(repo().join("docs/report-schema.md")).unwrap();
+    for k in toomany::detect::Kind::ALL {
+        assert!(err.contains(k.as_str()), "{k:?} missing from: {err}");
+        assert!(
+            schema.contains(&format!("`{}`", k.as_str())),
+            "{k:?} is not documented in docs/report-schema.md"
+        );
+    }
+}
+
+// ---- Quiet, and one line for the expected notes -----------------------------------------
+
+/// `--emit-config` says what it wrote and how many notes the files carry in a few lines (it
+/// wrote 48, 37 of them "cannot express"); `-q` leaves stderr empty and still writes.
+#[test]
+fn emit_config_is_brief_and_quiet_is_silent() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("client-config");
+    let out = toomany()
+        .args(["analyze", &sample("api-incident.jsonl"), "--emit-config"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().count() <= 4, "{err}");
+    assert!(!err.contains("cannot express:"), "{err}");
+    let summary = err
+        .lines()
+        .find(|l| l.contains("on what the tools cannot express"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let envoy = std::fs::read_to_string(dir.join("envoy.yaml")).unwrap();
+    assert!(envoy.contains("What this tool cannot express"), "{envoy}");
+    assert!(summary.contains("envoy "), "{summary}");
+
+    let quiet = d.path().join("quiet");
+    for q in ["-q", "--quiet"] {
+        let _ = std::fs::remove_dir_all(&quiet);
+        toomany()
+            .args([q, "analyze", &sample("api-incident.jsonl"), "--emit-config"])
+            .arg(&quiet)
+            .assert()
+            .success()
+            .stderr("");
+        assert!(quiet.join("toomany.toml").is_file());
+    }
+    // After the subcommand too, and errors still print.
+    toomany()
+        .args([
+            "analyze",
+            &sample("cdn-burst.har"),
+            "--fail-on",
+            "any-429",
+            "--quiet",
+        ])
+        .assert()
+        .code(1)
+        .stderr("");
+    toomany()
+        .args(["analyze", "--quiet", "no-such-file.har"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("error"));
+}
+
+// ---- --limit per host, --host alone, the unit as given ----------------------------------
+
+fn plans_of(v: &serde_json::Value) -> Vec<(String, serde_json::Value)> {
+    v["recommendations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["host"].as_str().unwrap_or("").to_string(),
+                r["limit"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// `--limit 10000/day` is for the busiest rate-limited host only: another host's 100/min stays
+/// (it became 6.944/min), and the table prints the limit as given, not per minute.
+#[test]
+fn a_bare_limit_is_the_principal_hosts_and_printed_as_given() {
+    let v = analyze_json_with(&[&sample("batch-burst.jsonl"), "--limit", "10000/day"]);
+    let plans = plans_of(&v);
+    assert_eq!(plans[0].0, "api.llm.example");
+    assert_eq!(plans[0].1["source"], "flag");
+    assert_eq!(plans[0].1["window_s"], 86400.0);
+    assert_eq!(plans[1].0, "api.example.com");
+    assert_eq!(plans[1].1["rate_per_minute"], 100.0, "{:?}", plans[1].1);
+    assert_ne!(plans[1].1["source"], "flag");
+    let out = toomany()
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            "--limit",
+            "10000/day",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("limit        10000/day (--limit)"), "{text}");
+    assert!(
+        text.contains("limit        100/min (stated by the server"),
+        "{text}"
+    );
+}
+
+/// `--limit HOST=RATE`, repeatable: each host gets its own.
+#[test]
+fn limits_per_host() {
+    let v = analyze_json_with(&[
+        &sample("batch-burst.jsonl"),
+        "--limit",
+        "api.example.com=120/min",
+        "--limit",
+        "API.LLM.example=500/day",
+    ]);
+    let plans = plans_of(&v);
+    let of = |h: &str| plans.iter().find(|p| p.0 == h).unwrap().1.clone();
+    assert_eq!(of("api.example.com")["rate_per_minute"], 120.0);
+    assert_eq!(of("api.llm.example")["window_s"], 86400.0);
+    assert!(of("api.llm.example")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("--limit api.llm.example=500/day"));
+    toomany()
+        .args(["analyze", &sample("cdn-burst.har"), "--limit", "=120/min"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("HOST=RATE"));
+}
+
+/// `--host NAME` on its own narrows the plans to that host, and a bare `--limit` is its.
+#[test]
+fn host_alone_narrows_the_plan() {
+    let v = analyze_json_with(&[
+        &sample("batch-burst.jsonl"),
+        "--host",
+        "api.example.com",
+        "--limit",
+        "90/min",
+    ]);
+    let plans = plans_of(&v);
+    assert_eq!(plans.len(), 1, "{plans:?}");
+    assert_eq!(plans[0].0, "api.example.com");
+    assert_eq!(plans[0].1["rate_per_minute"], 90.0);
+    toomany()
+        .args([
+            "analyze",
+            &sample("batch-burst.jsonl"),
+            "--host",
+            "nope.example",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("api.llm.example"));
+}
+
+// ---- Plans that never contradict themselves ---------------------------------------------
+
+/// Every plan of every sample: a stop has a resume time and retries none of its 429s; a
+/// pacing plan has no resume time and a deadline that fits the longest wait it was told
+/// (plus the spread), so its own rule never gives up at once.
+#[test]
+fn every_plan_is_consistent_with_its_action() {
+    for name in [
+        "api-incident.jsonl",
+        "batch-burst.jsonl",
+        "retry-storm.jsonl",
+        "cdn-burst.har",
+    ] {
+        let v = analyze_json(&sample(name));
+        for r in v["recommendations"].as_array().unwrap() {
+            let host = r["host"].as_str().unwrap();
+            let b = &r["backoff"];
+            if r["action"] == "stop_or_reschedule" {
+                assert!(
+                    r["resume_at"].is_string(),
+                    "{name} {host}: a stop says when"
+                );
+                assert!(r["stated_wait_s"].is_null());
+            } else {
+                assert!(r["resume_at"].is_null(), "{name} {host}: no resume time");
+                if let Some(w) = r["stated_wait_s"].as_f64() {
+                    let need = w * 1000.0 + b["retry_after_spread_ms"].as_f64().unwrap();
+                    assert!(
+                        b["deadline_ms"].as_f64().unwrap() >= need,
+                        "{name} {host}: deadline {} < wait + spread {need}",
+                        b["deadline_ms"]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The exhausted daily quota: stop until the reset, the allowance per day (not 0.3/min), how to
+/// spread it after, and no retries of its 429s; the 100/min host beside it paces (it was told
+/// to "stop or reschedule" with a resume time inside the capture).
+#[test]
+fn a_spent_quota_stops_and_a_rate_limit_paces() {
+    let v = analyze_json(&sample("batch-burst.jsonl"));
+    let recs = v["recommendations"].as_array().unwrap();
+    let (llm, api) = (&recs[0], &recs[1]);
+    assert_eq!(llm["action"], "stop_or_reschedule");
+    assert_eq!(llm["resume_at"], "2026-03-03T14:03:00.500Z");
+    assert_eq!(llm["limit"]["window_s"], 86400.0);
+    assert_eq!(api["action"], "slow_down");
+    assert!(api["resume_at"].is_null());
+    assert!(api["backoff"]["deadline_ms"].as_u64().unwrap() >= 59_000);
+
+    let out = toomany()
+        .args(["analyze", &sample("batch-burst.jsonl")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let plan = text
+        .split("Recommendation for api.llm.example")
+        .nth(1)
+        .unwrap()
+        .split("Recommendation for")
+        .next()
+        .unwrap();
+    assert!(
+        plan.contains("resume after 2026-03-03 14:03:00 UTC"),
+        "{plan}"
+    );
+    assert!(plan.contains("limit        18/day"), "{plan}");
+    assert!(plan.contains("after that, 13.5/day"), "{plan}");
+    assert!(
+        plan.contains("none for these 429s before the resume time"),
+        "{plan}"
+    );
+    assert!(!plan.contains("266667") && !plan.contains("/min"), "{plan}");
+
+    // The HTML verdict box says when to resume.
+    let out = toomany()
+        .args(["analyze", &sample("batch-burst.jsonl"), "--format", "html"])
+        .output()
+        .unwrap();
+    let html = String::from_utf8_lossy(&out.stdout);
+    let card = html.split("<h2>The plan</h2>").nth(1).unwrap();
+    let card = card.split("</div>").next().unwrap();
+    assert!(
+        card.contains("resume after 2026-03-03 14:03:00 UTC, then 13.5/day"),
+        "{card}"
+    );
+}
+
+/// Retry-After 30 s plus a 0–4 s spread does not fit a 30 s deadline: the plan's deadline is
+/// raised to fit it (a deadline the user chose is kept, and the plan says to stop instead).
+#[test]
+fn the_deadline_fits_the_servers_wait_or_the_plan_says_stop() {
+    let v = analyze_json(&sample("cdn-burst.har"));
+    let r = &v["recommendation"];
+    assert_eq!(r["stated_wait_s"], 30.0);
+    assert_eq!(r["backoff"]["deadline_ms"], 34_000);
+    let v = analyze_json_with(&[&sample("cdn-burst.har"), "--retry-deadline", "30s"]);
+    let r = &v["recommendation"];
+    assert_eq!(r["backoff"]["deadline_ms"], 30_000);
+    let w = r["warnings"].to_string();
+    assert!(w.contains("stop retrying those and reschedule them"), "{w}");
+}
+
+/// `plan --requests 600 --limit 10000/day`: the job fits one day's allowance, so nothing paces
+/// it at one request per 11.5 s; a job that spans days is spread over them.
+#[test]
+fn a_daily_allowance_is_a_budget_not_a_pace() {
+    let out = toomany()
+        .args([
+            "plan",
+            "--requests",
+            "600",
+            "--limit",
+            "10000/day",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let p = json_of(&out.stdout);
+    assert_eq!(p["fits_one_window"], true);
+    assert_eq!(p["allowance_per_window"], 7500.0);
+    assert!(p["rate_per_second"].is_null() && p["min_interval_ms"].is_null());
+    let text = toomany()
+        .args(["plan", "--requests", "600", "--limit", "10000/day"])
+        .output()
+        .unwrap()
+        .stdout;
+    let text = String::from_utf8_lossy(&text);
+    assert!(text.contains("fit in one, so it sets no pace"), "{text}");
+    assert!(!text.contains("one start every"), "{text}");
+    let p = json_of(
+        &toomany()
+            .args([
+                "plan",
+                "--requests",
+                "20000",
+                "--limit",
+                "10000/day",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(p["fits_one_window"], false);
+    assert_eq!(p["min_interval_ms"], 11520);
+}
+
+// ---- A limit the server states wins over an estimate -------------------------------------
+
+/// `X-RateLimit-Limit: 120` on every response and a 429 body saying "120 requests per minute":
+/// the limit is stated, not "estimated from traffic, low confidence", and the report says which
+/// header and body stated it.
+#[test]
+fn a_stated_limit_names_its_header_and_body() {
+    let v = analyze_json(&sample("api-incident.jsonl"));
+    let l = &v["recommendation"]["limit"];
+    assert_eq!(l["source"], "stated");
+    assert_eq!(l["rate_per_minute"], 120.0);
+    assert!(l["confidence"].is_null());
+    let by = l["stated_by"].as_str().unwrap();
+    assert!(by.contains("X-RateLimit-Limit: 120"), "{by}");
+    assert!(by.contains("120 requests per minute"), "{by}");
+    let text = toomany()
+        .args(["analyze", &sample("api-incident.jsonl")])
+        .output()
+        .unwrap()
+        .stdout;
+    let text = String::from_utf8_lossy(&text);
+    assert!(
+        text.contains("120/min (stated by the server: X-RateLimit-Limit: 120"),
+        "{text}"
+    );
+    assert!(!text.contains("estimated from traffic"), "{text}");
+}
