@@ -2,7 +2,8 @@
 //! `tests/fixtures/heldout-access/` (eleven formats, each 429's layer and vendor written down
 //! from the vendors' docs by someone who had not read toomany's code), the same nginx 429s
 //! logged as nginx JSON (`escape=json`, two styles), `key=value` and `k=v` fields after a
-//! combined line (`tests/fixtures/access-encodings/`, see its README), and every one of them
+//! combined line, the Envoy and Istio 429s as Envoy JSON, the Traefik JSON 429s as Traefik's
+//! CLF (`tests/fixtures/access-encodings/`, see its README), and every one of them
 //! wrapped as containers and log shippers write them. The bar: the layer right for at
 //! least 95 % of the rate-limited lines, the vendor for at least 90 %.
 //!

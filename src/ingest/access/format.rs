@@ -956,6 +956,9 @@ pub fn nginx_meaning(name: &str) -> (Meaning<'_>, bool) {
         "request_id" | "req_id" | "http_x_request_id" => Var::RequestId,
         "upstream_status" => return (Meaning::Var(Var::UpstreamStatus), true),
         "upstream_addr" => return (Meaning::Var(Var::UpstreamAddr), true),
+        // Traefik CLF's `"<Traefik_server_URL>"` (a name of our own, see `nginx::TRAEFIK_CLF`):
+        // the upstream server the request went to, `-` when none was picked.
+        "traefik_server_url" => Var::UpstreamHost,
         "limit_req_status" => Var::LimitReqStatus,
         "limit_conn_status" => Var::LimitConnStatus,
         "body_bytes_sent" => Var::BodyBytes,

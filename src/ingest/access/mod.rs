@@ -392,6 +392,7 @@ fn text_signal(
     match family {
         Family::Nginx => nginx::signal(status, sig),
         Family::Envoy => envoy::signal_text(sig),
+        Family::TraefikClf if sig.upstream_host.is_some() => traefik_clf_signal(sig),
         Family::Apache | Family::TraefikClf => {
             let nginx_fields = sig.upstream_status.is_some()
                 || sig.limit_req_status.is_some()
@@ -399,6 +400,20 @@ fn text_signal(
             nginx_fields.then(|| nginx::signal(status, sig)).flatten()
         }
     }
+}
+
+/// Traefik's CLF names the server it forwarded to, `-` when none was picked (a middleware or
+/// Traefik itself answered) [T1, T2].
+fn traefik_clf_signal(sig: &format::SignalInputs<'_>) -> Option<crate::model::LayerSignal> {
+    let url = sig.upstream_host?;
+    if !record::present(url) {
+        return Some(rule("traefik.clf-no-server").signal("server URL -".into()));
+    }
+    // The server's authority only: no user info, path or query reaches the report.
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    Some(rule("traefik.clf-server").signal(format!("server URL {host}")))
 }
 
 // ------------------------------------------------------------------------------------------
