@@ -1,7 +1,7 @@
-//! Command-line syntax (clap derive). Doc comments here are the help text; `cmd::*` turns these
-//! raw arguments into typed options, so analysis code never sees clap.
+//! Command-line syntax (clap derive). Doc comments here are the help text. This module uses
+//! nothing else of the crate: [`crate::options`] turns these raw arguments (with the
+//! environment and terminals) into the library's typed settings, so no stage sees clap.
 
-use crate::ingest::Format as InputFormat;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -103,17 +103,35 @@ pub enum ReportFormat {
     Ndjson,
 }
 
-impl From<ReportFormat> for crate::render::Format {
-    fn from(f: ReportFormat) -> Self {
-        match f {
-            ReportFormat::Table => crate::render::Format::Table,
-            ReportFormat::Json => crate::render::Format::Json,
-            ReportFormat::Markdown => crate::render::Format::Markdown,
-            ReportFormat::Html => crate::render::Format::Html,
-            ReportFormat::Csv => crate::render::Format::Csv,
-            ReportFormat::Ndjson => crate::render::Format::Ndjson,
-        }
-    }
+/// Input formats by their command-line names ([`crate::ingest::Format`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    Har,
+    Jsonl,
+    /// nginx text logs: combined, main, ingress-nginx upstreaminfo (or --log-format).
+    Nginx,
+    /// Apache Common Log Format / combined.
+    Clf,
+    /// Envoy / Istio text logs, Envoy Gateway JSON.
+    Envoy,
+    /// AWS Application Load Balancer.
+    Alb,
+    /// CloudFront standard logs (W3C, TAB-separated).
+    Cloudfront,
+    /// W3C extended logs (IIS).
+    W3c,
+    /// HAProxy `option httplog`, with or without a syslog prefix.
+    Haproxy,
+    /// Cloudflare Logpush http_requests (JSON lines).
+    Cloudflare,
+    /// Kong log plugins (file-log, http-log, ...).
+    Kong,
+    /// Traefik access logs (JSON, or the default CLF).
+    Traefik,
+    /// Caddy JSON access logs.
+    Caddy,
+    /// Google Cloud HTTP(S) load balancing LogEntry JSON.
+    GcpLb,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -438,6 +456,39 @@ pub struct SimulateArgs {
     pub format: OutputFormat,
 }
 
+/// How `mock` writes its rate-limit headers ([`crate::limiter::headers::HeaderStyle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HeaderStyle {
+    /// `RateLimit` and `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-11).
+    Ietf,
+    /// `X-RateLimit-Limit`, `-Remaining`, `-Reset` (epoch seconds).
+    XRatelimit,
+    Both,
+    None,
+}
+
+/// How `mock` writes Retry-After ([`crate::limiter::headers::RetryAfterStyle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RetryAfterStyle {
+    /// Delta-seconds, rounded up.
+    Seconds,
+    /// An IMF-fixdate (HTTP-date).
+    Date,
+    /// An HTTP-date 30 s before the response's `Date`: a client must still wait (RFC 9110 gives
+    /// it no meaning of "now"), not retry at once.
+    Past,
+    None,
+}
+
+/// The body of `mock`'s refusals ([`crate::limiter::headers::BodyStyle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BodyStyle {
+    /// `application/problem+json` with the draft's `quota-exceeded` problem type.
+    Json,
+    Text,
+    Html,
+}
+
 #[derive(Debug, Args)]
 #[command(
     after_long_help = "The first line on stdout is `listening on http://ADDRESS`. Any method and path is answered: \
@@ -481,13 +532,13 @@ pub struct MockArgs {
     /// Retry-After on refusals: delta-seconds (rounded up), an HTTP-date, an HTTP-date in the
     /// past, or none (default: seconds, or the preset's own form).
     #[arg(long, value_enum)]
-    pub retry_after: Option<crate::limiter::headers::RetryAfterStyle>,
+    pub retry_after: Option<RetryAfterStyle>,
     /// Rate-limit headers on every response.
     #[arg(long, value_enum, default_value = "both", conflicts_with = "preset")]
-    pub headers: crate::limiter::headers::HeaderStyle,
+    pub headers: HeaderStyle,
     /// Body of a refusal.
     #[arg(long, value_enum, default_value = "json", conflicts_with = "preset")]
-    pub body: crate::limiter::headers::BodyStyle,
+    pub body: BodyStyle,
     /// Status of a refusal (nginx's limit_req answers 503 by default).
     #[arg(
         long,

@@ -44,7 +44,9 @@ fn main() {
         disable_huge_pages();
     }
     let cli = Cli::parse();
-    let code = match toomany::cmd::run(cli.command, toomany::console::Notices::new(cli.quiet)) {
+    let env = toomany::options::Env::capture();
+    let ui = toomany::console::Notices::new(cli.quiet);
+    let code = match toomany::cmd::run(cli.command, &env, ui) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("toomany: error: {e}");

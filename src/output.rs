@@ -154,26 +154,87 @@ pub fn file_in_the_way(path: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-fn resolve(path: &Path) -> Result<Resolved, String> {
+/// Why an output path was refused before anything was written.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("names a directory; give a file path")]
+    NamesDirectory,
+    #[error("is a directory; give a file path")]
+    IsDirectory,
+    #[error("names no file; give a file path")]
+    NamesNoFile,
+    #[error("{} is a file, not a directory, so nothing can be written under it; choose another path", .0.display())]
+    FileInTheWay(PathBuf),
+    #[error("cannot inspect it: {0}")]
+    Inspect(io::Error),
+    #[error("cannot read the link: {0}")]
+    ReadLink(io::Error),
+    #[error("is a symlink loop or chain too long to follow; refusing to replace it")]
+    SymlinkLoop,
+    #[error("cannot open: {0}")]
+    Open(io::Error),
+    /// A descriptor (`/dev/fd/N`) that is one of the inputs.
+    #[error("refusing to write over the input {0}")]
+    InputDescriptor(String),
+    #[error("refusing to write over the input {0} (choose another path)")]
+    Input(String),
+    #[error("exists; pass --force to replace it (or choose another path)")]
+    Exists,
+    /// A block device, socket or other file that is neither a regular file nor a stream.
+    #[error("is {0}; refusing to write onto it")]
+    Special(&'static str),
+    #[error(
+        "the directory {0} does not exist; create it first (mkdir -p {0}) or choose another path"
+    )]
+    NoDirectory(String),
+    #[error("cannot use the directory {0}: {1}")]
+    Directory(String, io::Error),
+    #[error("{0} is not a directory")]
+    NotADirectory(String),
+}
+
+/// An output that could not be written (or was refused first), naming the path as given.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `flag path: why`, e.g. `-o report.json: exists; pass --force ...`.
+    #[error("{flag} {path}: {why}")]
+    Refused {
+        flag: String,
+        path: String,
+        why: Refusal,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write { path: String, source: io::Error },
+    /// One file of a set: none of the set was written.
+    #[error("cannot write {path}: {source}; none of the {count} files was written")]
+    WriteSet {
+        path: String,
+        count: usize,
+        source: io::Error,
+    },
+    #[error("{0}: not a regular file; a set of files is only written to regular files")]
+    SetNotRegular(String),
+    #[error("cannot rename the written files into place: {source}; some of the {count} files may be old")]
+    Commit { count: usize, source: io::Error },
+}
+
+fn resolve(path: &Path) -> Result<Resolved, Refusal> {
     let mut cur = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         match fs::symlink_metadata(&cur) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Resolved::Absent(cur)),
             Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
                 return Err(match file_in_the_way(&cur) {
-                    Some(f) => format!(
-                        "{} is a file, not a directory, so nothing can be written under it; choose another path",
-                        f.display()
-                    ),
-                    None => format!("cannot inspect it: {e}"),
+                    Some(f) => Refusal::FileInTheWay(f),
+                    None => Refusal::Inspect(e),
                 })
             }
-            Err(e) => return Err(format!("cannot inspect it: {e}")),
+            Err(e) => return Err(Refusal::Inspect(e)),
             Ok(md) if md.file_type().is_symlink() => {
                 if is_descriptor_link(&cur) {
                     return Ok(Resolved::Descriptor(cur));
                 }
-                let to = fs::read_link(&cur).map_err(|e| format!("cannot read the link: {e}"))?;
+                let to = fs::read_link(&cur).map_err(Refusal::ReadLink)?;
                 cur = match cur.parent() {
                     Some(dir) if to.is_relative() => dir.join(to),
                     _ => to,
@@ -182,7 +243,7 @@ fn resolve(path: &Path) -> Result<Resolved, String> {
             Ok(md) => return Ok(Resolved::Found(cur, md)),
         }
     }
-    Err("is a symlink loop or chain too long to follow; refusing to replace it".into())
+    Err(Refusal::SymlinkLoop)
 }
 
 /// Is `p` an entry of a `/proc/<pid>/fd` directory?
@@ -259,9 +320,13 @@ fn mode_of(_: &fs::Metadata) -> u32 {
 }
 
 /// Decide how `path` will be written, refusing what must not be touched. Call before the work.
-pub fn prepare(path: &Path, rules: &Rules) -> Result<OutputFile, String> {
+pub fn prepare(path: &Path, rules: &Rules) -> Result<OutputFile, Error> {
     let shown = path.display().to_string();
-    let refuse = |why: String| format!("{} {shown}: {why}", rules.flag);
+    let refuse = |why: Refusal| Error::Refused {
+        flag: rules.flag.to_string(),
+        path: shown.clone(),
+        why,
+    };
     let inputs: Vec<(&String, Identity)> = rules
         .inputs
         .iter()
@@ -269,17 +334,17 @@ pub fn prepare(path: &Path, rules: &Rules) -> Result<OutputFile, String> {
         .collect();
     let is_input = |id: &Identity| inputs.iter().find(|(_, x)| x == id).map(|(i, _)| *i);
     if shown.ends_with('/') {
-        return Err(refuse("names a directory; give a file path".into()));
+        return Err(refuse(Refusal::NamesDirectory));
     }
     let (how, key) = match resolve(path).map_err(refuse)? {
         Resolved::Descriptor(target) => {
-            let md = fs::metadata(&target).map_err(|e| refuse(format!("cannot open: {e}")))?;
+            let md = fs::metadata(&target).map_err(|e| refuse(Refusal::Open(e)))?;
             let id = identity(&target, &md);
             if let Some(i) = is_input(&id).filter(|_| !is_char_device(&md.file_type())) {
-                return Err(refuse(format!("refusing to write over the input {i}")));
+                return Err(refuse(Refusal::InputDescriptor(i.clone())));
             }
             if md.is_dir() {
-                return Err(refuse("is a directory; give a file path".into()));
+                return Err(refuse(Refusal::IsDirectory));
             }
             (How::InPlace { target }, FileKey::Existing(id))
         }
@@ -288,47 +353,38 @@ pub fn prepare(path: &Path, rules: &Rules) -> Result<OutputFile, String> {
             let id = identity(&target, &md);
             // A terminal or /dev/null read and written is not an input overwritten.
             if let Some(i) = is_input(&id).filter(|_| !is_char_device(&ft)) {
-                return Err(refuse(format!(
-                    "refusing to write over the input {i} (choose another path)"
-                )));
+                return Err(refuse(Refusal::Input(i.clone())));
             }
             if ft.is_file() {
                 if !rules.force {
-                    return Err(refuse(
-                        "exists; pass --force to replace it (or choose another path)".into(),
-                    ));
+                    return Err(refuse(Refusal::Exists));
                 }
                 let mode = Some(mode_of(&md));
                 (How::Replace { target, mode }, FileKey::Existing(id))
             } else if is_stream(&ft) {
                 (How::InPlace { target }, FileKey::Existing(id))
             } else if ft.is_dir() {
-                return Err(refuse("is a directory; give a file path".into()));
+                return Err(refuse(Refusal::IsDirectory));
             } else {
-                return Err(refuse(format!(
-                    "is {}; refusing to write onto it",
-                    kind_name(&ft)
-                )));
+                return Err(refuse(Refusal::Special(kind_name(&ft))));
             }
         }
         Resolved::Absent(target) => {
             let name = target
                 .file_name()
-                .ok_or_else(|| refuse("names no file; give a file path".into()))?
+                .ok_or_else(|| refuse(Refusal::NamesNoFile))?
                 .to_os_string();
             let dir = parent_dir(&target);
             let dir_shown = dir.display().to_string();
             let dmd = match fs::metadata(dir) {
                 Ok(m) => m,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    return Err(refuse(format!(
-                        "the directory {dir_shown} does not exist; create it first (mkdir -p {dir_shown}) or choose another path"
-                    )))
+                    return Err(refuse(Refusal::NoDirectory(dir_shown)))
                 }
-                Err(e) => return Err(refuse(format!("cannot use the directory {dir_shown}: {e}"))),
+                Err(e) => return Err(refuse(Refusal::Directory(dir_shown, e))),
             };
             if !dmd.is_dir() {
-                return Err(refuse(format!("{dir_shown} is not a directory")));
+                return Err(refuse(Refusal::NotADirectory(dir_shown)));
             }
             let key = FileKey::New {
                 dir: identity(dir, &dmd),
@@ -364,7 +420,7 @@ impl OutputFile {
     }
 
     /// Write `bytes`. Errors name the path the user gave.
-    pub fn write(&self, bytes: &[u8]) -> Result<(), String> {
+    pub fn write(&self, bytes: &[u8]) -> Result<(), Error> {
         self.write_with(|w| w.write_all(bytes))
     }
 
@@ -372,8 +428,11 @@ impl OutputFile {
     pub fn write_with(
         &self,
         produce: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    ) -> Result<(), String> {
-        let fail = |e: io::Error| format!("cannot write {}: {e}", self.shown);
+    ) -> Result<(), Error> {
+        let fail = |source: io::Error| Error::Write {
+            path: self.shown.clone(),
+            source,
+        };
         match &self.how {
             How::InPlace { target } => {
                 let file = OpenOptions::new().append(true).open(target).map_err(fail)?;
@@ -391,29 +450,23 @@ impl OutputFile {
 
 /// Write every file of a set, or none: all temp files are written and synced before the first
 /// rename. Files written in place are not allowed in a set (they cannot be undone).
-pub fn write_set(files: &[(&OutputFile, &[u8])]) -> Result<(), String> {
+pub fn write_set(files: &[(&OutputFile, &[u8])]) -> Result<(), Error> {
     let mut temps = Vec::with_capacity(files.len());
     let n = files.len();
     for (f, bytes) in files {
-        let fail = |e: io::Error| {
-            format!(
-                "cannot write {}: {e}; none of the {n} files was written",
-                f.shown
-            )
+        let fail = |source: io::Error| Error::WriteSet {
+            path: f.shown.clone(),
+            count: n,
+            source,
         };
         let How::Replace { target, mode } = &f.how else {
-            return Err(format!(
-                "{}: not a regular file; a set of files is only written to regular files",
-                f.shown
-            ));
+            return Err(Error::SetNotRegular(f.shown.clone()));
         };
         let tmp = Temp::create(target, *mode).map_err(fail)?;
         tmp.fill(|w| w.write_all(bytes)).map_err(fail)?;
         temps.push(tmp);
     }
-    commit(temps).map_err(|e| {
-        format!("cannot rename the written files into place: {e}; some of the {n} files may be old")
-    })
+    commit(temps).map_err(|source| Error::Commit { count: n, source })
 }
 
 /// A temp file beside its target, removed on drop (error, panic) or by the signal handler
@@ -635,6 +688,14 @@ mod tests {
         fs::write(&p, "old").unwrap();
         fs::set_permissions(&p, fs::Permissions::from_mode(0o640)).unwrap();
         let e = prepare(&p, &rules(&[], false)).unwrap_err();
+        assert!(matches!(
+            e,
+            Error::Refused {
+                why: Refusal::Exists,
+                ..
+            }
+        ));
+        let e = e.to_string();
         assert!(e.contains("--force") && e.contains("r.txt"), "{e}");
         prepare(&p, &rules(&[], true))
             .unwrap()
@@ -655,7 +716,7 @@ mod tests {
         fs::hard_link(&input, &hard).unwrap();
         let inputs = vec![input.display().to_string()];
         for p in [&other_spelling, &hard] {
-            let e = prepare(p, &rules(&inputs, true)).unwrap_err();
+            let e = prepare(p, &rules(&inputs, true)).unwrap_err().to_string();
             assert!(e.contains("input"), "{e}");
         }
         assert_eq!(fs::read(&input).unwrap(), b"{}");
@@ -697,7 +758,10 @@ mod tests {
         let b = d.path().join("b");
         std::os::unix::fs::symlink("b", &a).unwrap();
         std::os::unix::fs::symlink("a", &b).unwrap();
-        assert!(prepare(&a, &rules(&[], true)).unwrap_err().contains("loop"));
+        assert!(prepare(&a, &rules(&[], true))
+            .unwrap_err()
+            .to_string()
+            .contains("loop"));
     }
 
     #[test]
@@ -714,7 +778,8 @@ mod tests {
             let e = prepare(Path::new("/dev/full"), &rules(&[], false))
                 .unwrap()
                 .write(b"x")
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
             assert!(e.starts_with("cannot write /dev/full: "), "{e}");
         }
     }
@@ -723,12 +788,14 @@ mod tests {
     fn missing_directory_and_directory_targets_name_the_users_path() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("nope").join("r.json");
-        let e = prepare(&p, &rules(&[], false)).unwrap_err();
+        let e = prepare(&p, &rules(&[], false)).unwrap_err().to_string();
         assert!(
             e.contains("r.json") && e.contains("does not exist") && e.contains("mkdir -p"),
             "{e}"
         );
-        let e = prepare(d.path(), &rules(&[], true)).unwrap_err();
+        let e = prepare(d.path(), &rules(&[], true))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is a directory"), "{e}");
     }
 
@@ -742,7 +809,9 @@ mod tests {
         fs::create_dir(&sub).unwrap();
         let c = prepare(&sub.join("c.txt"), &rules(&[], false)).unwrap();
         fs::remove_dir(&sub).unwrap();
-        let e = write_set(&[(&a, b"a"), (&b, b"b"), (&c, b"c")]).unwrap_err();
+        let e = write_set(&[(&a, b"a"), (&b, b"b"), (&c, b"c")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("c.txt"), "{e}");
         assert!(!d.path().join("a.txt").exists() && !d.path().join("b.txt").exists());
         assert!(leftovers(d.path()).is_empty());
@@ -761,7 +830,8 @@ mod tests {
                 w.write_all(b"partial")?;
                 Err(io::Error::other("boom"))
             })
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("boom") && !e.contains("toomany-tmp"), "{e}");
         assert_eq!(fs::read(&p).unwrap(), b"old");
         assert!(leftovers(d.path()).is_empty());

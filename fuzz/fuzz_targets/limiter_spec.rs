@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let spec = match parse_spec(spec_text) {
         Ok(s) => s,
         Err(e) => {
-            assert!(!e.is_empty());
+            assert!(!e.to_string().is_empty());
             return;
         }
     };

@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     let p = match read {
         Ok(p) => p,
         Err(e) => {
-            assert!(e.contains(&*path.to_string_lossy()), "{e}");
+            assert!(e.to_string().contains(&*path.to_string_lossy()), "{e}");
             return;
         }
     };

@@ -464,7 +464,7 @@ pub fn check_read(
     reader: impl std::io::Read,
     source: &str,
     max_shown: usize,
-) -> Result<CheckReport, String> {
+) -> Result<CheckReport, CheckError> {
     let jsonl = matches!(
         crate::ingest::source::sniff(prefix, source),
         Ok(crate::ingest::source::Sniffed {
@@ -473,7 +473,7 @@ pub fn check_read(
         })
     );
     if let Some(why) = not_a_har(prefix, jsonl) {
-        return Err(why);
+        return Err(CheckError::NotAHar(why));
     }
     let jsonp = prefix
         .iter()
@@ -493,25 +493,38 @@ pub fn check_read(
 
 /// The message for a document that could not be read: invalid UTF-8 by its byte offset, JSON
 /// errors by byte, line and column, never quoting the input.
-fn read_error(bad_utf8: &stream::BadUtf8, e: stream::ReadError) -> String {
+fn read_error(bad_utf8: &stream::BadUtf8, e: stream::ReadError) -> CheckError {
     if let Some(at) = bad_utf8.get() {
-        return format!(
-            "invalid UTF-8 at byte {at} of the (decompressed) input; a HAR is UTF-8 text"
-        );
+        return CheckError::Utf8(at);
     }
     match e {
-        stream::ReadError::Scan(e) => match &e.kind {
-            crate::ingest::scan::ErrorKind::Io(why) => format!("cannot read: {why}"),
-            _ => e.to_string(),
+        stream::ReadError::Scan(e) => match e.kind {
+            crate::ingest::scan::ErrorKind::Io(why) => CheckError::Read(why),
+            _ => CheckError::Json(e),
         },
-        stream::ReadError::Tail => {
-            "not valid JSON: after the callback's document only `)` and `;` may follow".to_string()
-        }
+        stream::ReadError::Tail => CheckError::Tail,
     }
 }
 
+/// Why a document could not be checked at all (each located, none quoting the input).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// What the input is instead ([`not_a_har`]).
+    #[error("{0}")]
+    NotAHar(String),
+    #[error("invalid UTF-8 at byte {0} of the (decompressed) input; a HAR is UTF-8 text")]
+    Utf8(u64),
+    #[error("cannot read: {0}")]
+    Read(String),
+    /// Not JSON, by byte, line and column.
+    #[error("{0}")]
+    Json(crate::ingest::scan::ScanError),
+    #[error("not valid JSON: after the callback's document only `)` and `;` may follow")]
+    Tail,
+}
+
 /// [`check_read`] on bytes in memory (a leading BOM is skipped, as when reading a file).
-pub fn check_bytes(data: &[u8], source: &str, max_shown: usize) -> Result<CheckReport, String> {
+pub fn check_bytes(data: &[u8], source: &str, max_shown: usize) -> Result<CheckReport, CheckError> {
     let data = data.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(data);
     check_read(&data[..data.len().min(64 * 1024)], data, source, max_shown)
 }

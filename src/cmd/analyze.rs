@@ -2,58 +2,15 @@
 
 use super::{ingest_options, Error, Outcome};
 use crate::analyze::{analyze_files, AnalyzeOptions};
-use crate::cli::{AnalyzeArgs, ColorChoice, ReportFormat};
+use crate::cli::{AnalyzeArgs, ReportFormat};
 use crate::console::Notices;
 use crate::ingest;
+use crate::options::Env;
 use crate::output;
 use crate::render::{self, Style};
 use crate::units::GivenLimits;
 
-/// `-o FILE`'s extension -> the report format, when --format is not given. An extension not
-/// listed is an error: a table silently written to `report.csv` looks like a broken export.
-/// (A new format adds its row here.)
-const REPORT_EXTENSIONS: &[(&str, ReportFormat)] = &[
-    ("json", ReportFormat::Json),
-    ("md", ReportFormat::Markdown),
-    ("markdown", ReportFormat::Markdown),
-    ("html", ReportFormat::Html),
-    ("htm", ReportFormat::Html),
-    ("txt", ReportFormat::Table),
-    ("text", ReportFormat::Table),
-    ("csv", ReportFormat::Csv),
-    ("ndjson", ReportFormat::Ndjson),
-    ("jsonl", ReportFormat::Ndjson),
-];
-
-fn report_format(args: &AnalyzeArgs) -> Result<ReportFormat, Error> {
-    if let Some(f) = args.format {
-        return Ok(f);
-    }
-    let Some(path) = args.output.as_deref().filter(|p| !output::is_stdout(p)) else {
-        return Ok(ReportFormat::Table);
-    };
-    let Some(ext) = path.extension() else {
-        return Ok(ReportFormat::Table);
-    };
-    let ext = ext.to_string_lossy().to_ascii_lowercase();
-    match REPORT_EXTENSIONS.iter().find(|(e, _)| *e == ext) {
-        Some(&(_, f)) => Ok(f),
-        None => {
-            let known: Vec<String> = REPORT_EXTENSIONS
-                .iter()
-                .map(|(e, _)| format!(".{e}"))
-                .collect();
-            Err(Error::fatal(format!(
-                "-o {}: no report format is known by the extension `.{ext}` (known: {}); rename \
-                 the file or give --format",
-                path.display(),
-                known.join(", ")
-            )))
-        }
-    }
-}
-
-pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
+pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
     let mut opts = ingest_options(&args.input, ui)?;
     let mut limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
     let host = args.host.as_deref().map(str::to_ascii_lowercase);
@@ -91,15 +48,15 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
     };
 
     // After the -o checks: `-o INPUT.har` is refused as the input, not for its extension.
-    let format = report_format(&args)?;
-    for w in no_effect(format, args.all, args.color) {
+    let format = crate::options::report_format(args.format, args.output.as_deref())?;
+    for w in crate::options::no_effect(format, args.all, args.color) {
         ui.warn(w);
     }
 
     let bars = if ui.quiet {
         None
     } else {
-        progress_bars(&args.files)
+        progress_bars(&args.files, env.stderr_terminal)
     };
     if let Some((_, bars)) = &bars {
         let bars = bars.clone();
@@ -154,13 +111,8 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
     let max_rows = (!args.all).then_some(50);
     let style = match format {
         ReportFormat::Table => Style {
-            // Colour on a file only when asked for (`always`); `auto` means a terminal.
-            color: if report_file.is_some() {
-                args.color == Some(ColorChoice::Always)
-            } else {
-                crate::options::use_color(args.color.unwrap_or(ColorChoice::Auto))
-            },
-            width: report_width(report_file.is_none()),
+            color: env.color(args.color, report_file.is_some()),
+            width: env.width(report_file.is_none()),
             max_rows,
         },
         // A page holds more rows than a terminal; still capped (render::html::MAX_ROWS).
@@ -182,29 +134,6 @@ pub fn run(args: AnalyzeArgs, ui: Notices) -> Outcome {
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(gate_status(&gates, |g| g.holds(&report), ui))
-}
-
-/// Flags the chosen format does not read: said once on stderr rather than silently ignored,
-/// so a user who asked for every row in a CSV knows it already has them.
-fn no_effect(format: ReportFormat, all: bool, color: Option<ColorChoice>) -> Vec<String> {
-    let name = format!("{format:?}").to_lowercase();
-    let mut out = Vec::new();
-    if all
-        && matches!(
-            format,
-            ReportFormat::Json | ReportFormat::Csv | ReportFormat::Ndjson
-        )
-    {
-        out.push(format!(
-            "--all has no effect with --format {name}: it lists every rate-limited response"
-        ));
-    }
-    if color.is_some() && format != ReportFormat::Table {
-        out.push(format!(
-            "--color has no effect with --format {name}: only the table format is coloured"
-        ));
-    }
-    out
 }
 
 /// Exit 1 when a `--fail-on` condition holds (each one that holds is named on stderr), else 0.
@@ -307,17 +236,6 @@ pub fn host_dir_name(host: &str) -> String {
     s
 }
 
-/// Columns for the terminal table: the terminal's (when writing to it), else `COLUMNS`, else 80.
-pub fn report_width(to_terminal: bool) -> usize {
-    use std::io::IsTerminal;
-    let terminal = if to_terminal && std::io::stdout().is_terminal() {
-        terminal_size::terminal_size().map(|(w, _)| w.0)
-    } else {
-        None
-    };
-    render::resolve_width(terminal, std::env::var("COLUMNS").ok().as_deref())
-}
-
 /// Inputs smaller than this are read without a progress display.
 const PROGRESS_MIN_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -325,12 +243,12 @@ const PROGRESS_MIN_BYTES: u64 = 64 * 1024 * 1024;
 /// are big enough to take a while (stdout stays clean for the report).
 fn progress_bars(
     files: &[String],
+    stderr_terminal: bool,
 ) -> Option<(
     indicatif::MultiProgress,
     std::sync::Arc<std::collections::HashMap<String, indicatif::ProgressBar>>,
 )> {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
+    if !stderr_terminal {
         return None;
     }
     let sizes: Vec<(String, u64)> = files

@@ -4,14 +4,15 @@
 use super::analyze::{gate_status, refuse_unmapped, report_input_problems};
 use super::{ingest_options, Error, Outcome};
 use crate::analyze::{analyze_with, merge_inputs, AnalyzeOptions};
-use crate::cli::{ColorChoice, CompareArgs, CompareFormat};
+use crate::cli::{CompareArgs, CompareFormat};
 use crate::compare::{self, gate};
 use crate::ingest;
+use crate::options::Env;
 use crate::output;
 use crate::render::{self, Style};
 use crate::units::GivenLimits;
 
-pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
+pub fn run(args: CompareArgs, env: &Env, ui: crate::console::Notices) -> Outcome {
     let opts = ingest_options(&args.input, ui)?;
     let limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
     let gates = gate::parse_all(&args.fail_on, true).map_err(Error::fatal)?;
@@ -28,25 +29,7 @@ pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
     }
     // An unknown extension is reported after the output checks (writing over an input is the
     // more important thing to hear about).
-    let format: Result<CompareFormat, Error> = match args.format {
-        Some(f) => Ok(f),
-        None => match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
-            None => Ok(CompareFormat::Table),
-            Some(p) => match p
-                .extension()
-                .map(|e| e.to_string_lossy().to_ascii_lowercase())
-                .as_deref()
-            {
-                Some("json") => Ok(CompareFormat::Json),
-                Some("md") | Some("markdown") => Ok(CompareFormat::Markdown),
-                Some("txt") | None => Ok(CompareFormat::Table),
-                Some(other) => Err(Error::fatal(format!(
-                    "-o {}: compare writes .json, .md or .txt (a table), not .{other}; pass --format to choose",
-                    p.display()
-                ))),
-            },
-        },
-    };
+    let format = crate::options::compare_format(args.format, args.output.as_deref());
     let all_inputs: Vec<String> = args.before.iter().chain(&args.against).cloned().collect();
     let report_file = match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
         Some(p) => Some(
@@ -64,10 +47,9 @@ pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
     };
     let format = format?;
     if args.color.is_some() && format != CompareFormat::Table {
-        ui.warn(format_args!(
-            "--color has no effect with --format {}: only the table format is coloured",
-            format!("{format:?}").to_lowercase()
-        ));
+        ui.warn(crate::options::Warning::OnlyTablesAreColoured {
+            format: format!("{format:?}").to_lowercase(),
+        });
     }
 
     let rec_opts = crate::recommend::Options {
@@ -106,12 +88,8 @@ pub fn run(args: CompareArgs, ui: crate::console::Notices) -> Outcome {
         CompareFormat::Table => render::compare::table(
             &comparison,
             Style {
-                color: if report_file.is_some() {
-                    args.color == Some(ColorChoice::Always)
-                } else {
-                    crate::options::use_color(args.color.unwrap_or(ColorChoice::Auto))
-                },
-                width: super::analyze::report_width(report_file.is_none()),
+                color: env.color(args.color, report_file.is_some()),
+                width: env.width(report_file.is_none()),
                 max_rows: None,
             },
         ),

@@ -4,6 +4,7 @@
 
 use super::{Error, Outcome};
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
+use crate::options::Env;
 use crate::output;
 use clap::CommandFactory;
 
@@ -17,13 +18,14 @@ pub fn completions(args: CompletionsArgs) -> Outcome {
 
 /// Every page: `toomany.1`, then `toomany-COMMAND.1` for each subcommand (as git names its
 /// pages), as (file name, roff).
-pub fn pages() -> Result<Vec<(String, Vec<u8>)>, Error> {
+pub fn pages(env: &Env) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut root = Cli::command().disable_help_subcommand(true);
     // Building names the subcommands `toomany-analyze` etc. (their display names).
     root.build();
-    let mut out = vec![page(root.clone())?];
+    let date = page_date(env.source_date_epoch.as_deref());
+    let mut out = vec![page(root.clone(), &date)?];
     for sub in root.get_subcommands().filter(|s| !s.is_hide_set()) {
-        out.push(page(sub.clone())?);
+        out.push(page(sub.clone(), &date)?);
     }
     Ok(out)
 }
@@ -31,9 +33,8 @@ pub fn pages() -> Result<Vec<(String, Vec<u8>)>, Error> {
 /// The page date: `SOURCE_DATE_EPOCH` when set (reproducible builds: packagers set it), else
 /// today, as help2man does. (Also needed by the layout: clap_mangen writes an empty date
 /// unquoted, which shifts the `.TH` fields and loses the manual's name.)
-fn page_date() -> String {
-    let epoch = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
+fn page_date(source_date_epoch: Option<&str>) -> String {
+    let epoch = source_date_epoch
         .and_then(|s| s.trim().parse::<i64>().ok())
         .and_then(|s| chrono::DateTime::from_timestamp(s, 0));
     epoch
@@ -42,9 +43,9 @@ fn page_date() -> String {
         .to_string()
 }
 
-fn page(cmd: clap::Command) -> Result<(String, Vec<u8>), Error> {
+fn page(cmd: clap::Command, date: &str) -> Result<(String, Vec<u8>), Error> {
     let man = clap_mangen::Man::new(cmd.version(env!("CARGO_PKG_VERSION")))
-        .date(page_date())
+        .date(date)
         .manual("toomany manual")
         .source(format!("toomany {}", env!("CARGO_PKG_VERSION")));
     let mut buf: Vec<u8> = Vec::new();
@@ -53,8 +54,8 @@ fn page(cmd: clap::Command) -> Result<(String, Vec<u8>), Error> {
     Ok((man.get_filename(), buf))
 }
 
-pub fn man(args: ManArgs, ui: crate::console::Notices) -> Outcome {
-    let pages = pages()?;
+pub fn man(args: ManArgs, env: &Env, ui: crate::console::Notices) -> Outcome {
+    let pages = pages(env)?;
     if let Some(dir) = &args.dir {
         return write_pages(dir, &pages, args.force, ui);
     }

@@ -11,6 +11,7 @@ use crate::mock::fault::{Fault, Faults};
 use crate::mock::policy::{Cost, Key, Limit};
 use crate::mock::preset::{self, Preset};
 use crate::mock::{self, LogSink, Options, Shape};
+use crate::options::Env;
 use crate::output;
 use crate::units::parse_duration_ms;
 use std::io::{Seek, Write};
@@ -166,8 +167,8 @@ fn shape_and_limits(args: &MockArgs) -> Result<(Shape, Vec<Limit>), Error> {
         .collect::<Result<Vec<_>, _>>()?;
     unique_names(&mut limits);
     let shape = Shape::Generic {
-        headers: args.headers,
-        body: args.body,
+        headers: args.headers.into(),
+        body: args.body.into(),
         status: args.status,
     };
     Ok((shape, limits))
@@ -239,7 +240,7 @@ fn faults(args: &MockArgs) -> Result<Faults, Error> {
     Faults::new(list, args.seed).map_err(Error::fatal)
 }
 
-pub fn run(args: MockArgs, ui: crate::console::Notices) -> Outcome {
+pub fn run(args: MockArgs, env: &Env, ui: crate::console::Notices) -> Outcome {
     if args.list_presets {
         return list_presets();
     }
@@ -289,13 +290,13 @@ pub fn run(args: MockArgs, ui: crate::console::Notices) -> Outcome {
     let opts = Options {
         shape,
         limits,
-        retry_after: args.retry_after,
+        retry_after: args.retry_after.map(Into::into),
         faults,
         latency,
         exit_after: args.exit_after,
         duration: run_for,
         max_connections: args.max_connections,
-        echo: !ui.quiet && mock::stderr_is_terminal(),
+        echo: !ui.quiet && env.stderr_terminal,
     };
     let (sink, staged): (Option<Box<dyn LogSink>>, _) = match log {
         Log::None => (None, None),
@@ -311,10 +312,11 @@ pub fn run(args: MockArgs, ui: crate::console::Notices) -> Outcome {
     // Whatever happened, keep what was logged.
     let mut wrote = None;
     if let Some((target, mut temp)) = staged {
-        let copy = temp
-            .rewind()
-            .map_err(|e| e.to_string())
-            .and_then(|_| target.write_with(|w| std::io::copy(temp.as_file_mut(), w).map(|_| ())));
+        let copy = temp.rewind().map_err(|e| e.to_string()).and_then(|_| {
+            target
+                .write_with(|w| std::io::copy(temp.as_file_mut(), w).map(|_| ()))
+                .map_err(|e| e.to_string())
+        });
         match copy {
             Ok(()) => wrote = Some(target.shown().to_string()),
             Err(e) => {

@@ -7,6 +7,7 @@
 
 pub mod access;
 pub mod caps;
+pub mod error;
 pub mod fieldmap;
 pub mod har;
 pub mod jsonl;
@@ -24,8 +25,8 @@ use crate::redact::Redactor;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Input formats we can read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// Input formats we can read (the command line names them in `cli::InputFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Har,
     Jsonl,
@@ -260,7 +261,9 @@ pub fn stream_input<T: Send>(
 /// [`crate::analyze::event::map_view`]).
 pub trait Views<T>: Sync {
     /// A cheap pre-check, before the view is built: `false` when a record of this status,
-    /// layer signal and redacted URL will want its full record anyway (then build that at once).
+    /// layer signal and URL will want its full record anyway (then build that at once). The
+    /// URL is the redacted one, or the raw one in a reader's skim before it redacts anything
+    /// (then a "yes" is asked again of the redacted URL's host when the two hosts differ).
     fn may_view(&self, status: u16, layer_signal: bool, url: &str) -> bool;
     /// The caller's item straight from a record's borrowed view, or `None` when the caller
     /// wants the full record after all (then the reader builds it and calls `map`).
@@ -343,7 +346,7 @@ pub fn stream_input_with<T: Send>(
     });
     let opened = match source::open_counted(path, counter) {
         Ok(o) => o,
-        Err(e) => return failed(None, e),
+        Err(e) => return failed(None, e.to_string()),
     };
     let sniffed = source::sniff(&opened.prefix, path);
     // A `--log-format` that fits this input decides its format (the format the syntax belongs
@@ -358,7 +361,7 @@ pub fn stream_input_with<T: Send>(
         (Some(f), Ok(s)) => (f, s.jsonp && f == Format::Har),
         (Some(f), Err(_)) => (f, false),
         (None, Ok(s)) => (s.format, s.jsonp),
-        (None, Err(e)) => return failed(None, e),
+        (None, Err(e)) => return failed(None, e.to_string()),
     };
     let mut tally = Tally::new(sink);
     // --map checked against the first bytes (once per input); JSON lines keep them for the

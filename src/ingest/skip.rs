@@ -2,6 +2,7 @@
 //! (counted and skipped), or one no reader could use (a located warning). Both are counted per
 //! reason in the input's summary.
 
+use super::error::LineError;
 use std::fmt;
 
 /// A record the log writes that is not an HTTP request. Logs interleave them with requests:
@@ -51,18 +52,18 @@ pub enum Miss {
     /// A record of the log that is not an HTTP request.
     NotRequest(NotRequest),
     /// The line does not fit: why, without any of the line's content.
-    Unreadable(String),
+    Unreadable(LineError),
 }
 
-impl From<String> for Miss {
-    fn from(s: String) -> Miss {
-        Miss::Unreadable(s)
+impl From<LineError> for Miss {
+    fn from(e: LineError) -> Miss {
+        Miss::Unreadable(e)
     }
 }
 
-impl From<&str> for Miss {
-    fn from(s: &str) -> Miss {
-        Miss::Unreadable(s.to_string())
+impl From<&'static str> for Miss {
+    fn from(why: &'static str) -> Miss {
+        Miss::Unreadable(LineError::Layout(why))
     }
 }
 
@@ -70,7 +71,7 @@ impl fmt::Display for Miss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Miss::NotRequest(n) => write!(f, "not an HTTP request ({n})"),
-            Miss::Unreadable(s) => f.write_str(s),
+            Miss::Unreadable(e) => e.fmt(f),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Opening inputs (path or `-`), gzip by magic bytes, BOM skipping and format sniffing.
 
+use super::error::SourceError;
 use super::Format;
 use flate2::read::MultiGzDecoder;
 use std::fs::File;
@@ -51,7 +52,7 @@ impl Read for Counted {
 }
 
 /// Open `path` (`-` = stdin), transparently gunzipping, and read the sniffing prefix.
-pub fn open(path: &str) -> Result<Opened, String> {
+pub fn open(path: &str) -> Result<Opened, SourceError> {
     open_counted(path, None)
 }
 
@@ -59,18 +60,18 @@ pub fn open(path: &str) -> Result<Opened, String> {
 pub fn open_counted(
     path: &str,
     on_read: Option<Box<dyn FnMut(u64) + Send>>,
-) -> Result<Opened, String> {
+) -> Result<Opened, SourceError> {
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
         match File::open(path) {
             Ok(f) => {
                 if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-                    return Err("is a directory, not a file".into());
+                    return Err(SourceError::Directory);
                 }
                 Box::new(f)
             }
-            Err(e) => return Err(format!("cannot open: {e}")),
+            Err(e) => return Err(SourceError::Open(e)),
         }
     };
     let mut raw: Box<dyn Read + Send> = match on_read {
@@ -80,14 +81,14 @@ pub fn open_counted(
         }),
         None => raw,
     };
-    let magic = read_prefix(&mut raw, 2).map_err(|e| format!("cannot read: {e}"))?;
+    let magic = read_prefix(&mut raw, 2).map_err(SourceError::Read)?;
     let mut reader: Box<dyn Read + Send> = if magic == [0x1f, 0x8b] {
         Box::new(MultiGzDecoder::new(Cursor::new(magic).chain(raw)))
     } else {
         Box::new(Cursor::new(magic).chain(raw))
     };
-    let mut prefix = read_prefix(&mut reader, SNIFF_BYTES)
-        .map_err(|e| format!("cannot read (corrupt gzip?): {e}"))?;
+    let mut prefix =
+        read_prefix(&mut reader, SNIFF_BYTES).map_err(SourceError::ReadDecompressed)?;
     if prefix.starts_with(&[0xEF, 0xBB, 0xBF]) {
         prefix.drain(..3);
     }
@@ -106,11 +107,11 @@ pub struct Sniffed {
 }
 
 /// Decide the format from content first, the file extension only as a tie-breaker.
-pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
+pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, SourceError> {
     let text = String::from_utf8_lossy(prefix);
     let trimmed = text.trim_start();
     if trimmed.is_empty() {
-        return Err("empty file: no HAR document or log lines".into());
+        return Err(SourceError::Empty);
     }
     let lower_path = path.to_ascii_lowercase();
     let ext_jsonl = [
@@ -127,7 +128,7 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
         || (std::str::from_utf8(&prefix[..prefix.len().min(4096)]).is_err()
             && text.chars().take(4096).filter(|&c| c == '\u{FFFD}').count() > 8);
     if binary {
-        return Err("binary data: not a HAR file or JSON-lines log (and not gzip)".into());
+        return Err(SourceError::Binary);
     }
     match trimmed.as_bytes()[0] {
         b'{' => {
@@ -197,10 +198,7 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
             }
             let after = trimmed[1..].trim_start();
             if after.starts_with('{') || after.starts_with(']') || after.starts_with('"') {
-                return Err(
-                    "a JSON array: toomany reads HAR files and JSON lines (one object per line); convert an array of records with `jq -c '.[]'`"
-                        .into(),
-                );
+                return Err(SourceError::JsonArray);
             }
             access_log(prefix)
         }
@@ -225,7 +223,7 @@ pub fn sniff(prefix: &[u8], path: &str) -> Result<Sniffed, String> {
 
 /// An access log (nginx, Envoy, ALB, W3C, HAProxy, JSON with a syslog prefix ...), or an
 /// error that says which formats were tried.
-fn access_log(prefix: &[u8]) -> Result<Sniffed, String> {
+fn access_log(prefix: &[u8]) -> Result<Sniffed, SourceError> {
     super::access::sniff_text(prefix).map(|format| Sniffed {
         format,
         jsonp: false,
@@ -250,14 +248,22 @@ mod tests {
             Format::Jsonl
         );
         assert!(sniff(b"onInputData({\"log\":{}});", "x").unwrap().jsonp);
-        assert!(sniff(b"", "x").unwrap_err().contains("empty"));
-        assert!(sniff(b"   \n", "x").unwrap_err().contains("empty"));
+        assert!(sniff(b"", "x").unwrap_err().to_string().contains("empty"));
+        assert!(sniff(b"   \n", "x")
+            .unwrap_err()
+            .to_string()
+            .contains("empty"));
         assert!(sniff(b"\x00\x01\x02junk", "x")
             .unwrap_err()
+            .to_string()
             .contains("binary"));
-        assert!(sniff(b"[{\"a\":1}]", "x").unwrap_err().contains("array"));
+        assert!(sniff(b"[{\"a\":1}]", "x")
+            .unwrap_err()
+            .to_string()
+            .contains("array"));
         assert!(sniff(b"hello world\nthis is prose\n", "x")
             .unwrap_err()
+            .to_string()
             .contains("--log-format"));
         assert_eq!(
             sniff(b"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /apache_pb.gif HTTP/1.0\" 200 2326\n", "x")

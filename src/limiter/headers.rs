@@ -16,7 +16,7 @@
 use super::{Decision, Nanos, Quota, QuotaUnit, NS_PER_S};
 use chrono::DateTime;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeaderStyle {
     /// `RateLimit` and `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-11).
     Ietf,
@@ -26,7 +26,7 @@ pub enum HeaderStyle {
     None,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RetryAfterStyle {
     /// Delta-seconds, rounded up.
     Seconds,
@@ -38,7 +38,7 @@ pub enum RetryAfterStyle {
     None,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BodyStyle {
     /// `application/problem+json` with the draft's `quota-exceeded` problem type.
     Json,

@@ -21,7 +21,7 @@ mod sliding_window;
 mod spec;
 mod token_bucket;
 
-pub use spec::{parse_spec, Spec, SPEC_FORMS};
+pub use spec::{parse_spec, Spec, SpecError, SPEC_FORMS};
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 

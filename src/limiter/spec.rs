@@ -188,24 +188,81 @@ const MAX_COUNT: u64 = 1_000_000_000;
 /// Longest window: a year.
 const MAX_WINDOW_NS: u64 = 366 * 86_400 * NS_PER_S;
 
-fn err(spec: &str, why: impl fmt::Display) -> String {
-    format!("--limit {spec:?}: {why}; {SPEC_FORMS}")
+/// A limit spec that cannot be used: the spec as written, what is wrong, and the forms.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("--limit {spec:?}: {why}; {}", SPEC_FORMS)]
+pub struct SpecError {
+    pub spec: String,
+    pub why: Problem,
 }
 
-fn count(spec: &str, what: &str, v: &str) -> Result<u64, String> {
+/// What is wrong with a limit spec.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Problem {
+    #[error("{what} {value:?} must be a whole number from 1 to {}", MAX_COUNT)]
+    Count { what: &'static str, value: String },
+    #[error("{0:?} is not a rate such as 120/min")]
+    NotARate(String),
+    #[error(transparent)]
+    Duration(#[from] crate::units::UnitError),
+    #[error("{0} is not a whole number of milliseconds")]
+    NotWholeMs(String),
+    #[error("{0} must be 1 ms to a year")]
+    WindowRange(String),
+    #[error("no model named (e.g. fixed-window:)")]
+    NoModel,
+    #[error("no rate or count after the model")]
+    NoRate,
+    #[error("unknown model {0:?}")]
+    UnknownModel(String),
+    #[error("{model} has no option {option:?} (options: {allowed})")]
+    UnknownOption {
+        model: String,
+        option: String,
+        allowed: String,
+    },
+    #[error("{0} needs a value ({0}=…)")]
+    NeedsValue(String),
+    #[error("{0} takes no value")]
+    TakesNoValue(String),
+    #[error("align={0}: use clock or first")]
+    Align(String),
+    #[error("{0} needs burst=N")]
+    NeedsBurst(String),
+    #[error("interval={interval} does not refill a whole number of tokens at {rate}")]
+    Interval { interval: String, rate: String },
+    #[error("{0:?} is not a rate such as 10/s or 90/min")]
+    NotANginxRate(String),
+    #[error("nginx rates are per second or per minute, not per {0:?}")]
+    NginxUnit(String),
+    #[error("nodelay and delay= exclude each other")]
+    DelayAndNodelay,
+}
+
+fn err(spec: &str, why: impl Into<Problem>) -> SpecError {
+    SpecError {
+        spec: spec.to_string(),
+        why: why.into(),
+    }
+}
+
+fn count(spec: &str, what: &'static str, v: &str) -> Result<u64, SpecError> {
     match v.trim().parse::<u64>() {
         Ok(n) if (1..=MAX_COUNT).contains(&n) => Ok(n),
         _ => Err(err(
             spec,
-            format!("{what} {v:?} must be a whole number from 1 to {MAX_COUNT}"),
+            Problem::Count {
+                what,
+                value: v.to_string(),
+            },
         )),
     }
 }
 
 /// `120/min`, `2/s`, `100/10s`, `2r/s` → (count, period ns).
-fn rate(spec: &str, v: &str) -> Result<(u64, u64), String> {
+fn rate(spec: &str, v: &str) -> Result<(u64, u64), SpecError> {
     let Some((n, unit)) = v.split_once('/') else {
-        return Err(err(spec, format!("{v:?} is not a rate such as 120/min")));
+        return Err(err(spec, Problem::NotARate(v.to_string())));
     };
     let n = n.trim().trim_end_matches('r');
     let c = count(spec, "the request count", n)?;
@@ -227,16 +284,13 @@ fn rate(spec: &str, v: &str) -> Result<(u64, u64), String> {
 /// A window or interval in nanoseconds: 1 ms to a year, in whole milliseconds. Finer values are
 /// refused rather than rounded, so a spec always prints back (in ms) to the same limit and the
 /// user is never simulated against a window they did not write.
-fn window_ns(spec: &str, written: &str, what: &str) -> Result<u64, String> {
+fn window_ns(spec: &str, written: &str, what: &str) -> Result<u64, SpecError> {
     let ms = parse_duration_ms(written).map_err(|e| err(spec, e))?;
     let Some(whole) = whole_ms(ms) else {
-        return Err(err(
-            spec,
-            format!("{what} is not a whole number of milliseconds"),
-        ));
+        return Err(err(spec, Problem::NotWholeMs(what.to_string())));
     };
     if !(1..=MAX_WINDOW_NS / NS_PER_MS).contains(&whole) {
-        return Err(err(spec, format!("{what} must be 1 ms to a year")));
+        return Err(err(spec, Problem::WindowRange(what.to_string())));
     }
     Ok(whole * NS_PER_MS)
 }
@@ -256,14 +310,14 @@ fn whole_ms(ms: f64) -> Option<u64> {
 }
 
 /// Parse `MODEL:RATE[,option]...`.
-pub fn parse_spec(input: &str) -> Result<Spec, String> {
+pub fn parse_spec(input: &str) -> Result<Spec, SpecError> {
     let s = input.trim();
     let Some((model, rest)) = s.split_once(':') else {
-        return Err(err(input, "no model named (e.g. fixed-window:)"));
+        return Err(err(input, Problem::NoModel));
     };
     let mut parts = rest.split(',').map(str::trim).filter(|p| !p.is_empty());
     let Some(first) = parts.next() else {
-        return Err(err(input, "no rate or count after the model"));
+        return Err(err(input, Problem::NoRate));
     };
     let mut opts: Vec<(String, Option<String>)> = Vec::new();
     for p in parts {
@@ -281,30 +335,31 @@ pub fn parse_spec(input: &str) -> Result<Spec, String> {
         "gcra" => &["burst"],
         "leaky-bucket" => &["burst", "nodelay", "delay"],
         "concurrency" | "daily" => &[],
-        other => return Err(err(input, format!("unknown model {other:?}"))),
+        other => return Err(err(input, Problem::UnknownModel(other.to_string()))),
     };
     for (k, _) in &opts {
         if !allowed.contains(&k.as_str()) {
             return Err(err(
                 input,
-                format!(
-                    "{model} has no option {k:?} (options: {})",
-                    allowed.join(", ")
-                ),
+                Problem::UnknownOption {
+                    model: model.clone(),
+                    option: k.clone(),
+                    allowed: allowed.join(", "),
+                },
             ));
         }
     }
     let opt = |name: &str| opts.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let value = |name: &str| -> Result<Option<String>, String> {
+    let value = |name: &str| -> Result<Option<String>, SpecError> {
         match opt(name) {
             Some(Some(v)) => Ok(Some(v)),
-            Some(None) => Err(err(input, format!("{name} needs a value ({name}=…)"))),
+            Some(None) => Err(err(input, Problem::NeedsValue(name.to_string()))),
             None => Ok(None),
         }
     };
-    let flag = |name: &str| -> Result<bool, String> {
+    let flag = |name: &str| -> Result<bool, SpecError> {
         match opt(name) {
-            Some(Some(_)) => Err(err(input, format!("{name} takes no value"))),
+            Some(Some(_)) => Err(err(input, Problem::TakesNoValue(name.to_string()))),
             Some(None) => Ok(true),
             None => Ok(false),
         }
@@ -315,7 +370,7 @@ pub fn parse_spec(input: &str) -> Result<Spec, String> {
             let align_first = match value("align")?.as_deref() {
                 None | Some("clock") => false,
                 Some("first") => true,
-                Some(o) => return Err(err(input, format!("align={o}: use clock or first"))),
+                Some(o) => return Err(err(input, Problem::Align(o.to_string()))),
             };
             Spec::FixedWindow {
                 limit,
@@ -335,7 +390,7 @@ pub fn parse_spec(input: &str) -> Result<Spec, String> {
             let (c, period_ns) = rate(input, first)?;
             let burst = match value("burst")? {
                 Some(b) => count(input, "burst", &b)?,
-                None => return Err(err(input, format!("{model} needs burst=N"))),
+                None => return Err(err(input, Problem::NeedsBurst(model.clone()))),
             };
             if model == "gcra" {
                 Spec::Gcra {
@@ -351,7 +406,10 @@ pub fn parse_spec(input: &str) -> Result<Spec, String> {
                         if !(c as u128 * n as u128).is_multiple_of(period_ns as u128) {
                             return Err(err(
                                 input,
-                                format!("interval={i} does not refill a whole number of tokens at {first}"),
+                                Problem::Interval {
+                                    interval: i.clone(),
+                                    rate: first.to_string(),
+                                },
                             ));
                         }
                         Some(n)
@@ -368,22 +426,14 @@ pub fn parse_spec(input: &str) -> Result<Spec, String> {
         }
         "leaky-bucket" => {
             // nginx accepts only whole requests per second or per minute.
-            let (n, unit) = first.split_once('/').ok_or_else(|| {
-                err(
-                    input,
-                    format!("{first:?} is not a rate such as 10/s or 90/min"),
-                )
-            })?;
+            let (n, unit) = first
+                .split_once('/')
+                .ok_or_else(|| err(input, Problem::NotANginxRate(first.to_string())))?;
             let r = count(input, "the rate", n.trim().trim_end_matches('r'))?;
             let per_minute = match unit.trim().to_ascii_lowercase().as_str() {
                 "s" | "sec" | "second" => false,
                 "m" | "min" | "minute" => true,
-                u => {
-                    return Err(err(
-                        input,
-                        format!("nginx rates are per second or per minute, not per {u:?}"),
-                    ))
-                }
+                u => return Err(err(input, Problem::NginxUnit(u.to_string()))),
             };
             let burst = match value("burst")? {
                 Some(b) => count(input, "burst", &b)?,
@@ -391,7 +441,7 @@ pub fn parse_spec(input: &str) -> Result<Spec, String> {
             };
             let nodelay = flag("nodelay")?;
             let delay = match (value("delay")?, nodelay) {
-                (Some(_), true) => return Err(err(input, "nodelay and delay= exclude each other")),
+                (Some(_), true) => return Err(err(input, Problem::DelayAndNodelay)),
                 (Some(d), false) => NginxDelay::Delay(count(input, "delay", &d)?),
                 (None, true) => NginxDelay::NoDelay,
                 (None, false) => NginxDelay::Delay(0),
@@ -530,7 +580,7 @@ mod tests {
             ),
             ("concurrency:-1", "whole number"),
         ] {
-            let e = parse_spec(s).unwrap_err();
+            let e = parse_spec(s).unwrap_err().to_string();
             assert!(e.contains(why), "{s}: {e}");
             assert!(e.contains("accepted forms"), "{s}: {e}");
         }
@@ -550,6 +600,8 @@ mod tests {
             "gcra:3/1.0005s,burst=2",
         ] {
             let e = parse_spec(s).unwrap_err();
+            assert!(matches!(e.why, Problem::NotWholeMs(_)), "{s}: {e}");
+            let e = e.to_string();
             assert!(e.contains("not a whole number of milliseconds"), "{s}: {e}");
             assert!(e.contains("accepted forms"), "{s}: {e}");
         }

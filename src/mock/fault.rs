@@ -52,48 +52,77 @@ pub struct Faults {
 pub const FAULT_FORMS: &str =
     "faults: delay=10%:2s, 503=5%, 503=5%:30s, reset=2%, truncate=2% (shares of admitted requests)";
 
-fn share(text: &str, v: &str) -> Result<f64, String> {
+/// Why a `--fault` cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FaultError {
+    /// One `--fault TEXT`.
+    #[error("--fault {text:?}: {why}")]
+    Bad { text: String, why: FaultProblem },
+    /// The shares of all the faults, as a fraction.
+    #[error("--fault: the shares add up to {:.1}%, more than every request", .0 * 100.0)]
+    OverOne(f64),
+}
+
+/// What is wrong with one `--fault`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FaultProblem {
+    #[error("write KIND=SHARE; {}", FAULT_FORMS)]
+    NoShare,
+    #[error("the share {share:?} must be a percentage from 0% to 100%; {forms}", forms = FAULT_FORMS)]
+    Share { share: String },
+    #[error("{error}; {forms}", forms = FAULT_FORMS)]
+    Duration { error: crate::units::UnitError },
+    #[error("{0:?} must be at most an hour")]
+    OverAnHour(String),
+    #[error("a delay needs its length (delay=10%:2s)")]
+    DelayWithoutLength,
+    #[error("unknown fault; {}", FAULT_FORMS)]
+    Unknown,
+}
+
+fn share(v: &str) -> Result<f64, FaultProblem> {
     let n = v.trim().trim_end_matches('%');
     match n.parse::<f64>() {
         Ok(p) if (0.0..=100.0).contains(&p) && v.trim().ends_with('%') => Ok(p / 100.0),
-        _ => Err(format!(
-            "--fault {text:?}: the share {v:?} must be a percentage from 0% to 100%; {FAULT_FORMS}"
-        )),
+        _ => Err(FaultProblem::Share {
+            share: v.to_string(),
+        }),
     }
 }
 
-fn duration(text: &str, v: &str) -> Result<Duration, String> {
-    let ms = parse_duration_ms(v).map_err(|e| format!("--fault {text:?}: {e}; {FAULT_FORMS}"))?;
+fn duration(v: &str) -> Result<Duration, FaultProblem> {
+    let ms = parse_duration_ms(v).map_err(|error| FaultProblem::Duration { error })?;
     if !(0.0..=3_600_000.0).contains(&ms) {
-        return Err(format!("--fault {text:?}: {v:?} must be at most an hour"));
+        return Err(FaultProblem::OverAnHour(v.to_string()));
     }
     Ok(Duration::from_secs_f64(ms / 1000.0))
 }
 
 impl Fault {
-    pub fn parse(text: &str) -> Result<Fault, String> {
+    pub fn parse(text: &str) -> Result<Fault, FaultError> {
+        Fault::parse_problem(text).map_err(|why| FaultError::Bad {
+            text: text.to_string(),
+            why,
+        })
+    }
+
+    fn parse_problem(text: &str) -> Result<Fault, FaultProblem> {
         let Some((kind, rest)) = text.split_once('=') else {
-            return Err(format!("--fault {text:?}: write KIND=SHARE; {FAULT_FORMS}"));
+            return Err(FaultProblem::NoShare);
         };
         let (pct, arg) = match rest.split_once(':') {
             Some((p, a)) => (p, Some(a)),
             None => (rest, None),
         };
-        let share = share(text, pct)?;
+        let share = share(pct)?;
         let kind = match (kind.trim(), arg) {
-            ("delay", Some(a)) => Kind::Delay(duration(text, a)?),
+            ("delay", Some(a)) => Kind::Delay(duration(a)?),
             ("503", None) => Kind::Unavailable(None),
-            ("503", Some(a)) => {
-                Kind::Unavailable(Some(duration(text, a)?.as_secs_f64().ceil() as u64))
-            }
+            ("503", Some(a)) => Kind::Unavailable(Some(duration(a)?.as_secs_f64().ceil() as u64)),
             ("reset", None) => Kind::Reset,
             ("truncate", None) => Kind::Truncate,
-            ("delay", None) => {
-                return Err(format!(
-                    "--fault {text:?}: a delay needs its length (delay=10%:2s)"
-                ))
-            }
-            _ => return Err(format!("--fault {text:?}: unknown fault; {FAULT_FORMS}")),
+            ("delay", None) => return Err(FaultProblem::DelayWithoutLength),
+            _ => return Err(FaultProblem::Unknown),
         };
         Ok(Fault { kind, share })
     }
@@ -108,13 +137,10 @@ pub fn mix(x: u64) -> u64 {
 }
 
 impl Faults {
-    pub fn new(list: Vec<Fault>, seed: u64) -> Result<Faults, String> {
+    pub fn new(list: Vec<Fault>, seed: u64) -> Result<Faults, FaultError> {
         let total: f64 = list.iter().map(|f| f.share).sum();
         if total > 1.0 + 1e-9 {
-            return Err(format!(
-                "--fault: the shares add up to {:.1}%, more than every request",
-                total * 100.0
-            ));
+            return Err(FaultError::OverOne(total));
         }
         Ok(Faults { list, seed })
     }
@@ -165,13 +191,21 @@ mod tests {
             "reset",
             "truncate=1%:2s",
         ] {
-            assert!(Fault::parse(bad).is_err(), "{bad}");
+            let e = Fault::parse(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--fault {bad:?}: ")), "{e}");
         }
+        assert_eq!(
+            Fault::parse("delay=10%:2h").unwrap_err().to_string(),
+            r#"--fault "delay=10%:2h": "2h" must be at most an hour"#
+        );
         let over = vec![
             Fault::parse("reset=60%").unwrap(),
             Fault::parse("503=50%").unwrap(),
         ];
-        assert!(Faults::new(over, 1).is_err());
+        assert_eq!(
+            Faults::new(over, 1).unwrap_err().to_string(),
+            "--fault: the shares add up to 110.0%, more than every request"
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use policy::State;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -129,7 +129,7 @@ struct Shared {
     clock: WallClock,
     redactor: Redactor,
     log: Mutex<Option<Box<dyn LogSink>>>,
-    log_error: Mutex<Option<String>>,
+    log_error: Mutex<Option<std::io::Error>>,
     seq: AtomicU64,
     conn_seq: AtomicU64,
     in_flight: AtomicU64,
@@ -146,24 +146,33 @@ pub fn is_loopback(a: &SocketAddr) -> bool {
     a.ip().is_loopback()
 }
 
+/// Why the mock server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read the listening address: {0}")]
+    Address(std::io::Error),
+    #[error("cannot set up the listener: {0}")]
+    Listener(std::io::Error),
+    #[error("cannot start the server runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("cannot write the log: {0}")]
+    Log(std::io::Error),
+}
+
 /// Serve on an already bound listener until `--exit-after`, `--duration`, Ctrl-C or SIGTERM.
 /// Returns the summary; log lines are written (and flushed) as requests complete.
 pub fn serve(
     listener: std::net::TcpListener,
     opts: Options,
     log: Option<Box<dyn LogSink>>,
-) -> Result<Summary, String> {
-    let local = listener
-        .local_addr()
-        .map_err(|e| format!("cannot read the listening address: {e}"))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("cannot set up the listener: {e}"))?;
+) -> Result<Summary, Error> {
+    let local = listener.local_addr().map_err(Error::Address)?;
+    listener.set_nonblocking(true).map_err(Error::Listener)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
         .build()
-        .map_err(|e| format!("cannot start the server runtime: {e}"))?;
+        .map_err(Error::Runtime)?;
     let shared = Arc::new(Shared {
         state: Mutex::new(State::new(opts.limits.clone())),
         reads_body: opts.limits.iter().any(|l| l.cost.reads_body()),
@@ -186,7 +195,7 @@ pub fn serve(
     shared.flush_log();
     drop(lock(&shared.log).take());
     if let Some(e) = lock(&shared.log_error).take() {
-        return Err(e);
+        return Err(Error::Log(e));
     }
     Ok(Summary {
         requests: shared.answered.load(Ordering::SeqCst),
@@ -220,9 +229,8 @@ async fn terminate_signal() {
 async fn accept_loop(
     listener: std::net::TcpListener,
     shared: Arc<Shared>,
-) -> Result<String, String> {
-    let listener = tokio::net::TcpListener::from_std(listener)
-        .map_err(|e| format!("cannot set up the listener: {e}"))?;
+) -> Result<String, Error> {
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(Error::Listener)?;
     let slots = Arc::new(tokio::sync::Semaphore::new(shared.opts.max_connections));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let duration = shared.opts.duration;
@@ -323,13 +331,8 @@ impl Shared {
     fn log_failed(&self, e: std::io::Error) {
         let mut err = lock(&self.log_error);
         if err.is_none() {
-            *err = Some(format!("cannot write the log: {e}"));
+            *err = Some(e);
             self.done.notify_one();
         }
     }
-}
-
-/// Should per-request lines go to stderr? Only for a person watching.
-pub fn stderr_is_terminal() -> bool {
-    std::io::stderr().is_terminal()
 }

@@ -21,7 +21,7 @@
 //! rejected request does not consume); the limit that refused keeps whatever its model does
 //! with a refusal (Kong's `count-rejected`).
 
-use crate::limiter::{parse_spec, Decision, Limiter, Nanos, Spec};
+use crate::limiter::{parse_spec, Decision, Limiter, Nanos, Spec, SpecError};
 use std::collections::HashMap;
 
 /// Largest cost read from a body or header (keeps the models' arithmetic far from overflow).
@@ -78,7 +78,26 @@ pub const CREDENTIAL_HEADERS: &[&str] = &[
 
 pub const LIMIT_FORMS: &str = "a limit is SPEC[,cost=request|body:PATH|header:NAME|estimate|points:R/W][,key=global|ip|client|credential|header:NAME][,name=NAME]";
 
-fn parse_cost(v: &str) -> Result<Cost, String> {
+/// Why a mock limit (`SPEC[,cost=…][,key=…][,name=…]`) cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LimitError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("cost=points:{rw}: write points:READ/WRITE, e.g. 1/5")]
+    PointsForm { rw: String },
+    #[error("cost=points:{rw}: {value:?} is not a whole number ≥ 1")]
+    Points { rw: String, value: String },
+    #[error("cost={cost}: unknown cost; {}", LIMIT_FORMS)]
+    UnknownCost { cost: String },
+    #[error("key={key}: unknown key; {}", LIMIT_FORMS)]
+    UnknownKey { key: String },
+    #[error("name={name}: letters, digits and '-' only")]
+    Name { name: String },
+    #[error("{name}: a {model} counts requests, not a cost; use fixed-window, sliding-window, token-bucket, gcra or daily for a token or point budget")]
+    CostNotCounted { name: String, model: &'static str },
+}
+
+fn parse_cost(v: &str) -> Result<Cost, LimitError> {
     let v = v.trim();
     Ok(match v.split_once(':') {
         None if v == "request" => Cost::Request,
@@ -92,24 +111,31 @@ fn parse_cost(v: &str) -> Result<Cost, String> {
         Some(("points", rw)) => {
             let (r, w) = rw
                 .split_once('/')
-                .ok_or_else(|| format!("cost=points:{rw}: write points:READ/WRITE, e.g. 1/5"))?;
+                .ok_or_else(|| LimitError::PointsForm { rw: rw.to_string() })?;
             let n = |x: &str| {
                 x.trim()
                     .parse::<u64>()
                     .ok()
                     .filter(|n| (1..=MAX_COST).contains(n))
-                    .ok_or_else(|| format!("cost=points:{rw}: {x:?} is not a whole number ≥ 1"))
+                    .ok_or_else(|| LimitError::Points {
+                        rw: rw.to_string(),
+                        value: x.to_string(),
+                    })
             };
             Cost::Points {
                 read: n(r)?,
                 write: n(w)?,
             }
         }
-        _ => return Err(format!("cost={v}: unknown cost; {LIMIT_FORMS}")),
+        _ => {
+            return Err(LimitError::UnknownCost {
+                cost: v.to_string(),
+            })
+        }
     })
 }
 
-fn parse_key(v: &str) -> Result<Key, String> {
+fn parse_key(v: &str) -> Result<Key, LimitError> {
     let v = v.trim();
     Ok(match v.split_once(':') {
         None if v == "global" => Key::Global,
@@ -119,7 +145,7 @@ fn parse_key(v: &str) -> Result<Key, String> {
         Some(("header", name)) if !name.trim().is_empty() => {
             Key::Header(name.trim().to_ascii_lowercase())
         }
-        _ => return Err(format!("key={v}: unknown key; {LIMIT_FORMS}")),
+        _ => return Err(LimitError::UnknownKey { key: v.to_string() }),
     })
 }
 
@@ -140,7 +166,7 @@ fn split_options(text: &str) -> (String, Vec<(&str, &str)>) {
 
 impl Limit {
     /// `SPEC[,cost=…][,key=…][,name=…]`.
-    pub fn parse(text: &str) -> Result<Limit, String> {
+    pub fn parse(text: &str) -> Result<Limit, LimitError> {
         let (spec_text, ours) = split_options(text);
         let spec = parse_spec(&spec_text)?;
         let mut limit = Limit {
@@ -153,25 +179,26 @@ impl Limit {
         Ok(limit)
     }
 
-    fn apply(&mut self, ours: &[(&str, &str)]) -> Result<(), String> {
+    fn apply(&mut self, ours: &[(&str, &str)]) -> Result<(), LimitError> {
         for (k, v) in ours {
             match *k {
                 "cost" => self.cost = parse_cost(v)?,
                 "key" => self.key = parse_key(v)?,
                 _ => {
                     if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-                        return Err(format!("name={v}: letters, digits and '-' only"));
+                        return Err(LimitError::Name {
+                            name: v.to_string(),
+                        });
                     }
                     self.name = v.to_string();
                 }
             }
         }
         if self.cost != Cost::Request && !Limiter::counts_cost(&self.spec) {
-            return Err(format!(
-                "{}: a {} counts requests, not a cost; use fixed-window, sliding-window, token-bucket, gcra or daily for a token or point budget",
-                self.name,
-                self.spec.model_name()
-            ));
+            return Err(LimitError::CostNotCounted {
+                name: self.name.clone(),
+                model: self.spec.model_name(),
+            });
         }
         Ok(())
     }
@@ -179,7 +206,7 @@ impl Limit {
     /// This limit with new numbers from `text`: a whole spec (`fixed-window:10/min`) replaces the
     /// model too; numbers alone (`10/min`, `4/s,burst=80`, `2`) keep the model and the options
     /// not given (burst, align, …); `cost=`/`key=` may be given as well; the name stays.
-    pub fn overridden(&self, text: &str) -> Result<Limit, String> {
+    pub fn overridden(&self, text: &str) -> Result<Limit, LimitError> {
         let (numbers, ours) = split_options(text);
         let base = self.spec.to_string();
         let (model, rest) = base.split_once(':').unwrap_or((&base, ""));

@@ -42,40 +42,63 @@ impl Default for BackoffOptions {
 
 impl BackoffOptions {
     /// Check the knobs make sense together; the message names the flag.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), KnobError> {
         if self.max_attempts == 0 {
-            return Err("--max-attempts must be at least 1 (1 = no retries)".into());
+            return Err(KnobError::NoAttempts);
         }
         if self.max_attempts > 100 {
-            return Err(format!(
-                "--max-attempts {} is not a sane retry budget (at most 100)",
-                self.max_attempts
-            ));
+            return Err(KnobError::TooManyAttempts(self.max_attempts));
         }
         if self.base_ms == 0 {
-            return Err("--backoff-base must be more than 0".into());
+            return Err(KnobError::NoBase);
         }
         if self.cap_ms < self.base_ms {
-            return Err(format!(
-                "--backoff-cap ({}) must be at least --backoff-base ({})",
-                fmt_duration_ms(self.cap_ms as f64),
-                fmt_duration_ms(self.base_ms as f64)
-            ));
+            return Err(KnobError::CapBelowBase {
+                cap_ms: self.cap_ms,
+                base_ms: self.base_ms,
+            });
         }
         if self.deadline_ms == 0 {
-            return Err("--retry-deadline must be more than 0".into());
+            return Err(KnobError::NoDeadline);
         }
         if let Some(t) = self.attempt_timeout_ms {
             if t == 0 || t > self.deadline_ms {
-                return Err(format!(
-                    "--attempt-timeout ({}) must be more than 0 and at most --retry-deadline ({})",
-                    fmt_duration_ms(t as f64),
-                    fmt_duration_ms(self.deadline_ms as f64)
-                ));
+                return Err(KnobError::AttemptTimeout {
+                    timeout_ms: t,
+                    deadline_ms: self.deadline_ms,
+                });
             }
         }
         Ok(())
     }
+}
+
+/// Recommendation knobs that do not make sense (alone or together); the message names the
+/// flag.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KnobError {
+    #[error("--max-attempts must be at least 1 (1 = no retries)")]
+    NoAttempts,
+    #[error("--max-attempts {0} is not a sane retry budget (at most 100)")]
+    TooManyAttempts(u32),
+    #[error("--backoff-base must be more than 0")]
+    NoBase,
+    #[error(
+        "--backoff-cap ({}) must be at least --backoff-base ({})",
+        fmt_duration_ms(*.cap_ms as f64),
+        fmt_duration_ms(*.base_ms as f64)
+    )]
+    CapBelowBase { cap_ms: u64, base_ms: u64 },
+    #[error("--retry-deadline must be more than 0")]
+    NoDeadline,
+    #[error(
+        "--attempt-timeout ({}) must be more than 0 and at most --retry-deadline ({})",
+        fmt_duration_ms(*.timeout_ms as f64),
+        fmt_duration_ms(*.deadline_ms as f64)
+    )]
+    AttemptTimeout { timeout_ms: u64, deadline_ms: u64 },
+    #[error("--headroom {0}: must be more than 0 and at most 1 (0.75 = use three quarters of the allowance)")]
+    Headroom(f64),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -79,11 +79,11 @@ impl Default for Options {
     }
 }
 
-pub fn validate_headroom(h: f64) -> Result<f64, String> {
+pub fn validate_headroom(h: f64) -> Result<f64, backoff::KnobError> {
     if h.is_finite() && h > 0.0 && h <= 1.0 {
         Ok(h)
     } else {
-        Err(format!("--headroom {h}: must be more than 0 and at most 1 (0.75 = use three quarters of the allowance)"))
+        Err(backoff::KnobError::Headroom(h))
     }
 }
 

@@ -214,41 +214,59 @@ pub fn from_neutral(name: &str, p: &NeutralPolicy) -> ClientPolicy {
 /// Largest policy file read.
 const MAX_POLICY_BYTES: u64 = 1 << 20;
 
+/// Why a policy file cannot be used; every message starts with the file's path.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {why}")]
+pub struct PolicyFileError {
+    pub path: String,
+    pub why: PolicyProblem,
+}
+
+/// What is wrong with a policy file.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyProblem {
+    #[error("{0}")]
+    Read(std::io::Error),
+    #[error("larger than 1 MiB; not a toomany policy file")]
+    TooLarge,
+    /// Neither toomany's JSON nor its TOML: the parser's message (with the field's path).
+    #[error("not a toomany policy (write one with `toomany plan … --emit-config DIR`): {0}")]
+    NotAPolicy(String),
+    #[error("policy schema_version {found} is not one this toomany reads ({reads})")]
+    SchemaVersion { found: u32, reads: u32 },
+}
+
 /// Read `toomany.toml` or `toomany.json` (by extension; content sniffed otherwise).
-pub fn read_policy_file(path: &Path) -> Result<NeutralPolicy, String> {
+pub fn read_policy_file(path: &Path) -> Result<NeutralPolicy, PolicyFileError> {
     use std::io::Read;
-    let shown = path.display();
-    let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let fail = |why: PolicyProblem| PolicyFileError {
+        path: path.display().to_string(),
+        why,
+    };
+    let f = std::fs::File::open(path).map_err(|e| fail(PolicyProblem::Read(e)))?;
     let mut text = String::new();
     f.take(MAX_POLICY_BYTES + 1)
         .read_to_string(&mut text)
-        .map_err(|e| format!("{shown}: {e}"))?;
+        .map_err(|e| fail(PolicyProblem::Read(e)))?;
     if text.len() as u64 > MAX_POLICY_BYTES {
-        return Err(format!(
-            "{shown}: larger than 1 MiB; not a toomany policy file"
-        ));
+        return Err(fail(PolicyProblem::TooLarge));
     }
     let json = path
         .extension()
         .map(|e| e.eq_ignore_ascii_case("json"))
         .unwrap_or_else(|| text.trim_start().starts_with('{'));
-    let not_policy = |why: String| {
-        format!(
-            "{shown}: not a toomany policy (write one with `toomany plan … --emit-config DIR`): {why}"
-        )
-    };
     let p: NeutralPolicy = if json {
         let de = &mut serde_json::Deserializer::from_str(&text);
-        serde_path_to_error::deserialize(de).map_err(|e| not_policy(json_error(&e)))?
+        serde_path_to_error::deserialize(de)
+            .map_err(|e| fail(PolicyProblem::NotAPolicy(json_error(&e))))?
     } else {
-        toml::from_str(&text).map_err(|e| not_policy(toml_error(&text, &e)))?
+        toml::from_str(&text).map_err(|e| fail(PolicyProblem::NotAPolicy(toml_error(&text, &e))))?
     };
     if p.schema_version != crate::recommend::config::POLICY_SCHEMA_VERSION {
-        return Err(format!(
-            "{shown}: policy schema_version {} is not one this toomany reads ({})",
-            p.schema_version,
-            crate::recommend::config::POLICY_SCHEMA_VERSION
-        ));
+        return Err(fail(PolicyProblem::SchemaVersion {
+            found: p.schema_version,
+            reads: crate::recommend::config::POLICY_SCHEMA_VERSION,
+        }));
     }
     Ok(p)
 }

@@ -7,6 +7,7 @@ use super::format::parse_status;
 use super::record::{evidence_field, present, Fields, Stamp};
 use super::signal::rule;
 use super::time;
+use crate::ingest::error::LineError;
 use crate::ingest::skip::NotRequest;
 use std::borrow::Cow;
 
@@ -16,7 +17,7 @@ const REQUIRED: usize = 14;
 const MAX_FIELDS: usize = 40;
 
 /// Split into fields: `"..."` quoted (may hold spaces) or bare.
-fn split(line: &str) -> Result<Vec<&str>, String> {
+fn split(line: &str) -> Result<Vec<&str>, LineError> {
     let b = line.as_bytes();
     let mut out = Vec::with_capacity(30);
     let mut i = 0;
@@ -35,7 +36,7 @@ fn split(line: &str) -> Result<Vec<&str>, String> {
                         }
                         j = at + 1;
                     }
-                    None => return Err(format!("unterminated quote in field {}", out.len() + 1)),
+                    None => return Err(LineError::UnterminatedQuote(out.len() + 1)),
                 }
             }
         } else {
@@ -54,13 +55,13 @@ fn seconds(v: &str) -> Option<f64> {
 }
 
 /// Parse one ALB line; `true` = it has more fields than this reader knows (tolerated).
-pub fn parse(line: &str) -> Result<(Fields<'_>, bool), String> {
+pub fn parse(line: &str) -> Result<(Fields<'_>, bool), LineError> {
     let c = split(line)?;
     if c.len() < REQUIRED {
-        return Err(format!(
-            "{} fields, an ALB entry has at least {REQUIRED}",
-            c.len()
-        ));
+        return Err(LineError::AlbFields {
+            found: c.len(),
+            required: REQUIRED,
+        });
     }
     if !TYPES.contains(&c[0]) {
         return Err(
@@ -129,13 +130,13 @@ pub fn parse(line: &str) -> Result<(Fields<'_>, bool), String> {
 /// request). `time` is "the time when the load balancer received the request from the
 /// client" — the start — and a `-` backend means the load balancer answered itself (AWS,
 /// "Access logs for your Classic Load Balancer").
-pub fn parse_classic(line: &str) -> Result<(Fields<'_>, bool), String> {
+pub fn parse_classic(line: &str) -> Result<(Fields<'_>, bool), LineError> {
     let c = split(line)?;
     if c.len() < 12 {
-        return Err(format!(
-            "{} fields, a Classic Load Balancer entry has at least 12",
-            c.len()
-        ));
+        return Err(LineError::ElbFields {
+            found: c.len(),
+            required: 12,
+        });
     }
     let start = time::iso(c[0].as_bytes()).ok_or("the first field is not an ISO 8601 time")?;
     if !c[2].contains(':') {

@@ -16,6 +16,7 @@ use super::format::{parse_status, SignalInputs};
 use super::kv;
 use super::record::{Fields, Stamp};
 use super::time;
+use crate::ingest::error::LineError;
 use std::borrow::Cow;
 
 /// A quoted string starting at `at` (a `"`): its inner text and the offset after the closing
@@ -120,7 +121,7 @@ fn is_address_list(v: &str) -> bool {
 }
 
 /// Read one line of the CLF family by its shape.
-pub fn parse(line: &str) -> Result<(Fields<'_>, SignalInputs<'_>), String> {
+pub fn parse(line: &str) -> Result<(Fields<'_>, SignalInputs<'_>), LineError> {
     let b = line.as_bytes();
     let q = memchr::memchr(b'"', b).ok_or("no quoted request line")?;
     let mut f = Fields::default();

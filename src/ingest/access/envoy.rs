@@ -6,6 +6,7 @@ use super::format::{compile_envoy, parse_status, LogFormat, SignalInputs};
 use super::record::{evidence_field, present, Fields, Stamp};
 use super::signal::rule;
 use super::time;
+use crate::ingest::error::LineError;
 use crate::model::LayerSignal;
 use std::borrow::Cow;
 
@@ -114,7 +115,7 @@ pub fn signal_text(s: &SignalInputs<'_>) -> Option<LayerSignal> {
 /// Istio layout, fields added to the default): `[START_TIME] "METHOD PATH PROTOCOL" CODE
 /// FLAGS ...`, then the quoted fields every default ends with, in order: X-Forwarded-For,
 /// User-Agent, X-Request-Id, :authority, upstream host (Istio adds bare fields after them).
-pub fn parse_loose(line: &str) -> Result<(Fields<'_>, SignalInputs<'_>), String> {
+pub fn parse_loose(line: &str) -> Result<(Fields<'_>, SignalInputs<'_>), LineError> {
     let rest = line.strip_prefix("ACCESS ").unwrap_or(line);
     let rest = rest
         .strip_prefix('[')

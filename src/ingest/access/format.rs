@@ -12,6 +12,7 @@
 use super::escape;
 use super::record::{Fields, Stamp, Text};
 use super::time;
+use crate::ingest::error::LineError;
 use memchr::memchr;
 use std::borrow::Cow;
 
@@ -224,10 +225,32 @@ pub struct SignalInputs<'a> {
     pub upstream_service_time: Option<&'a str>,
 }
 
+/// Why a `--log-format` (or a built-in format) cannot be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    #[error("the format is empty")]
+    Empty,
+    #[error("no variables found: expected an nginx log_format ($remote_addr ...), an Envoy format string (%START_TIME% ...) or an Apache LogFormat (%h %l %u %t ...)")]
+    NoSyntax,
+    #[error("no {0} variables in the format")]
+    NoVariables(&'static str),
+    #[error("two variables with nothing between them (before {0}): the log cannot be split there")]
+    Adjacent(String),
+    #[error("too many variables")]
+    TooManyVariables,
+    /// An opening `${` or `%{` without its `}`.
+    #[error("{0}")]
+    Unclosed(&'static str),
+    #[error("%{0}(... has no closing `)`")]
+    UnclosedOperator(String),
+    #[error("a `%` at the end of the format")]
+    TrailingPercent,
+}
+
 /// Why a line did not match, without any of the line's content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
-    pub reason: String,
+    pub reason: LineError,
 }
 
 /// A matched line.
@@ -387,8 +410,11 @@ impl LogFormat {
                     };
                     let value = &line[pos..end];
                     self.assign(*var, *name, value, plain, f, sig)
-                        .map_err(|why| Mismatch {
-                            reason: format!("{} is not {why}", self.describe_field(*name)),
+                        .map_err(|expected| Mismatch {
+                            reason: LineError::Field {
+                                field: self.describe_field(*name),
+                                expected,
+                            },
                         })?;
                     pos = end;
                     if let Some(len) = after {
@@ -433,9 +459,9 @@ impl LogFormat {
         };
         Mismatch {
             reason: if ended {
-                format!("line ends before {lit} {place}")
+                LineError::EndsBefore { what: lit, place }
             } else {
-                format!("expected {lit} {place}")
+                LineError::Expected { what: lit, place }
             },
         }
     }
@@ -862,15 +888,13 @@ impl Builder {
                 .push(Item::Lit(std::mem::take(&mut self.lit).into_boxed_str()));
         }
     }
-    fn field(&mut self, written: &str, var: Var, list: bool) -> Result<(), String> {
+    fn field(&mut self, written: &str, var: Var, list: bool) -> Result<(), FormatError> {
         self.flush();
         if matches!(self.items.last(), Some(Item::Field { .. })) {
-            return Err(format!(
-                "two variables with nothing between them (before {written}): the log cannot be split there"
-            ));
+            return Err(FormatError::Adjacent(written.to_string()));
         }
         if self.names.len() >= u16::MAX as usize - 2 {
-            return Err("too many variables".into());
+            return Err(FormatError::TooManyVariables);
         }
         let name = self.name(written);
         self.items.push(Item::Field { var, name, list });
@@ -881,10 +905,10 @@ impl Builder {
         syntax: Syntax,
         escape: Escape,
         label: String,
-    ) -> Result<LogFormat, String> {
+    ) -> Result<LogFormat, FormatError> {
         self.flush();
         if !self.items.iter().any(|i| matches!(i, Item::Field { .. })) {
-            return Err(format!("no {} variables in the format", syntax.as_str()));
+            return Err(FormatError::NoVariables(syntax.as_str()));
         }
         Ok(LogFormat {
             syntax,
@@ -989,7 +1013,7 @@ pub fn nginx_meaning(name: &str) -> (Meaning<'_>, bool) {
     (Meaning::Var(v), false)
 }
 
-fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), String> {
+fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), FormatError> {
     let (meaning, list) = nginx_meaning(name);
     let v = match meaning {
         Meaning::Var(v) => v,
@@ -1005,7 +1029,7 @@ pub fn compile_nginx(
     body: &str,
     escape: Escape,
     label: impl Into<String>,
-) -> Result<LogFormat, String> {
+) -> Result<LogFormat, FormatError> {
     let mut b = Builder::new();
     let mut it = body.char_indices().peekable();
     while let Some((i, c)) = it.next() {
@@ -1017,7 +1041,7 @@ pub fn compile_nginx(
         let (name, used) = if let Some(inner) = rest.strip_prefix('{') {
             match inner.find('}') {
                 Some(e) => (&inner[..e], e + 2),
-                None => return Err("`${` without a closing `}`".into()),
+                None => return Err(FormatError::Unclosed("`${` without a closing `}`")),
             }
         } else {
             let e = rest
@@ -1078,7 +1102,7 @@ fn envoy_var(b: &mut Builder, op: &str, arg: Option<&str>) -> Var {
 }
 
 /// Compile an Envoy format string (`[%START_TIME%] "%REQ(:METHOD)% ..."`).
-pub fn compile_envoy(body: &str, label: impl Into<String>) -> Result<LogFormat, String> {
+pub fn compile_envoy(body: &str, label: impl Into<String>) -> Result<LogFormat, FormatError> {
     let mut b = Builder::new();
     let bytes = body.as_bytes();
     let mut i = 0;
@@ -1121,7 +1145,7 @@ pub fn compile_envoy(body: &str, label: impl Into<String>) -> Result<LogFormat, 
                 k += 1;
             }
             if k >= bytes.len() {
-                return Err(format!("%{op}(... has no closing `)`"));
+                return Err(FormatError::UnclosedOperator(op.to_string()));
             }
             arg = Some(&body[j + 1..k]);
             j = k + 1;
@@ -1203,7 +1227,7 @@ fn apache_var(b: &mut Builder, directive: char, arg: Option<&str>, final_status:
 }
 
 /// Compile an Apache `LogFormat` (`%h %l %u %t \"%r\" %>s %b`).
-pub fn compile_apache(body: &str, label: impl Into<String>) -> Result<LogFormat, String> {
+pub fn compile_apache(body: &str, label: impl Into<String>) -> Result<LogFormat, FormatError> {
     let mut b = Builder::new();
     let has_final = body.contains("%>s");
     let mut i = 0;
@@ -1232,12 +1256,12 @@ pub fn compile_apache(body: &str, label: impl Into<String>) -> Result<LogFormat,
         if rb.get(k) == Some(&b'{') {
             let close = rest[k..]
                 .find('}')
-                .ok_or_else(|| "`%{` without a closing `}`".to_string())?;
+                .ok_or(FormatError::Unclosed("`%{` without a closing `}`"))?;
             arg = Some(&rest[k + 1..k + close]);
             k += close + 1;
         }
         let Some(d) = rest[k..].chars().next() else {
-            return Err("a `%` at the end of the format".into());
+            return Err(FormatError::TrailingPercent);
         };
         let var = if d == '^' {
             // `%^ti` / `%^to`: trailers, kept by name.
@@ -1259,10 +1283,10 @@ pub fn compile_apache(body: &str, label: impl Into<String>) -> Result<LogFormat,
 /// Compile what a user pasted: an nginx `log_format` (with or without `log_format NAME
 /// [escape=...]`, quoted segments, `;`), an Envoy format string (optionally `format: "..."`
 /// YAML), or an Apache `LogFormat "..." nickname` — told apart by syntax.
-pub fn compile_user(spec: &str) -> Result<LogFormat, String> {
+pub fn compile_user(spec: &str) -> Result<LogFormat, FormatError> {
     let spec = spec.trim();
     if spec.is_empty() {
-        return Err("the format is empty".into());
+        return Err(FormatError::Empty);
     }
     let syntax = detect_syntax(spec)?;
     match syntax {
@@ -1282,7 +1306,7 @@ pub fn compile_user(spec: &str) -> Result<LogFormat, String> {
 }
 
 /// Which syntax a format string is in.
-pub fn detect_syntax(spec: &str) -> Result<Syntax, String> {
+pub fn detect_syntax(spec: &str) -> Result<Syntax, FormatError> {
     let b = spec.as_bytes();
     let mut nginx = 0;
     let mut envoy = 0;
@@ -1313,7 +1337,7 @@ pub fn detect_syntax(spec: &str) -> Result<Syntax, String> {
     } else if apache > 0 {
         Ok(Syntax::Apache)
     } else {
-        Err("no variables found: expected an nginx log_format ($remote_addr ...), an Envoy format string (%START_TIME% ...) or an Apache LogFormat (%h %l %u %t ...)".into())
+        Err(FormatError::NoSyntax)
     }
 }
 
@@ -1451,23 +1475,23 @@ mod tests {
     const COMBINED: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
 
     /// `parse_into` (straight-line `combined` first) against the walk over the items alone:
-    /// the same answer, fields and signal inputs.
-    fn same_as_walk(fmt: &LogFormat, line: &str) -> Result<(), String> {
+    /// the same answer, fields and signal inputs; how they differ, when they do.
+    fn walk_differs(fmt: &LogFormat, line: &str) -> Option<String> {
         let (mut f1, mut s1) = (Fields::default(), SignalInputs::default());
         let r1 = fmt.parse_into(line, &mut f1, &mut s1);
         let plain = fmt.escape == Escape::None || memchr(b'\\', line.as_bytes()).is_none();
         let (mut f2, mut s2) = (Fields::default(), SignalInputs::default());
         let r2 = fmt.walk_into(line, plain, &mut f2, &mut s2);
         if r1 != r2 {
-            return Err(format!("{line:?}: {r1:?} vs {r2:?}"));
+            return Some(format!("{line:?}: {r1:?} vs {r2:?}"));
         }
         if r1.is_ok() {
             let (a, b) = (format!("{f1:?} {s1:?}"), format!("{f2:?} {s2:?}"));
             if a != b {
-                return Err(format!("{line:?}:\n{a}\n{b}"));
+                return Some(format!("{line:?}:\n{a}\n{b}"));
             }
         }
-        Ok(())
+        None
     }
 
     #[test]
@@ -1537,7 +1561,7 @@ mod tests {
             compile_nginx(COMBINED, Escape::None, "t").unwrap(),
         ] {
             for line in lines {
-                same_as_walk(&fmt, line).unwrap();
+                assert_eq!(walk_differs(&fmt, line), None);
             }
         }
     }
@@ -1570,7 +1594,7 @@ mod tests {
             }
             for esc in [Escape::Backslash, Escape::Json, Escape::None] {
                 let fmt = compile_nginx(COMBINED, esc, "t").unwrap();
-                if let Err(e) = same_as_walk(&fmt, &line) {
+                if let Some(e) = walk_differs(&fmt, &line) {
                     return Err(proptest::test_runner::TestCaseError::fail(e));
                 }
             }
@@ -1600,7 +1624,7 @@ mod tests {
             let line = format!("{addr} - {user} [{time}] \"{req}\" {status} {bytes} \"{referer}\" \"{agent}{end}");
             for esc in [Escape::Backslash, Escape::Json, Escape::None] {
                 let fmt = compile_nginx(COMBINED, esc, "t").unwrap();
-                if let Err(e) = same_as_walk(&fmt, &line) {
+                if let Some(e) = walk_differs(&fmt, &line) {
                     return Err(proptest::test_runner::TestCaseError::fail(e));
                 }
             }
@@ -1650,10 +1674,21 @@ mod tests {
             .parse(r#"10.0.0.1 - secretuser [07/Dec/2016:11:05:07 +0100] "GET /?k=SECRET HTTP/1.1" abc 5 "-" "-""#)
             .err()
             .unwrap();
-        assert!(e.reason.contains("$status"), "{}", e.reason);
-        assert!(!e.reason.contains("SECRET") && !e.reason.contains("secretuser"));
+        assert!(
+            matches!(&e.reason, LineError::Field { field, .. } if field == "$status"),
+            "{}",
+            e.reason
+        );
+        let text = e.reason.to_string();
+        assert!(text.contains("$status"), "{text}");
+        assert!(!text.contains("SECRET") && !text.contains("secretuser"));
         let e = f.parse("10.0.0.1 - -").err().unwrap();
-        assert!(e.reason.contains("line ends"), "{}", e.reason);
+        assert!(
+            matches!(e.reason, LineError::EndsBefore { .. }),
+            "{}",
+            e.reason
+        );
+        assert!(e.reason.to_string().contains("line ends"), "{}", e.reason);
         assert!(f.parse("").is_err());
     }
 

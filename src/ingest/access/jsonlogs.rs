@@ -11,6 +11,7 @@ use super::nginx;
 use super::record::{evidence_field, last_upstream_status, present, Fields, Stamp};
 use super::signal::{rule, LogRule};
 use super::time;
+use crate::ingest::error::LineError;
 use crate::ingest::skip::{Miss, NotRequest};
 use crate::ingest::Format;
 use serde_json::{Map, Value};
@@ -130,10 +131,7 @@ impl Vendor {
     ) -> Result<(), Miss> {
         let text = json_part(line).ok_or("not a JSON object")?;
         let v: Value = serde_json::from_str(text).map_err(|e| {
-            format!(
-                "not valid JSON ({})",
-                crate::redact::scrub_message(&e.to_string())
-            )
+            LineError::NotJson(crate::redact::scrub_message(&e.to_string()).to_string())
         })?;
         let objs: Vec<&Obj> = match &v {
             Value::Object(o) => vec![o],
@@ -252,13 +250,13 @@ fn headers_of(v: Option<&Value>, out: &mut Vec<(Cow<'static, str>, Cow<'static, 
     }
 }
 
-fn require_status(s: Option<u16>, field: &str) -> Result<u16, String> {
-    s.ok_or_else(|| format!("no {field} (the status code)"))
+fn require_status(s: Option<u16>, field: &'static str) -> Result<u16, LineError> {
+    s.ok_or(LineError::NoStatus(field))
 }
 
 // ------------------------------------------------------------------------------------------
 
-fn cloudflare(o: &Obj) -> Result<Fields<'static>, String> {
+fn cloudflare(o: &Obj) -> Result<Fields<'static>, LineError> {
     let edge = require_status(status(o, "EdgeResponseStatus"), "EdgeResponseStatus")?;
     let mut f = Fields {
         status: Some(edge),
@@ -339,7 +337,7 @@ fn cloudflare_signal(o: &Obj, edge: u16) -> Option<crate::model::LayerSignal> {
     })
 }
 
-fn kong(o: &Obj) -> Result<Fields<'static>, String> {
+fn kong(o: &Obj) -> Result<Fields<'static>, LineError> {
     let st = require_status(status(o, "response.status"), "response.status")?;
     let mut f = Fields {
         status: Some(st),
@@ -387,7 +385,7 @@ fn kong(o: &Obj) -> Result<Fields<'static>, String> {
     Ok(f)
 }
 
-fn traefik(o: &Obj) -> Result<Fields<'static>, String> {
+fn traefik(o: &Obj) -> Result<Fields<'static>, LineError> {
     // No `DownstreamStatus`: Traefik wrote no response (the client went away).
     let st = status(o, "DownstreamStatus").unwrap_or(0);
     let mut f = Fields {
@@ -446,7 +444,7 @@ const CADDY_UPSTREAM_KEYS: &[&str] = &[
     "upstream_address",
 ];
 
-fn caddy(o: &Obj) -> Result<Fields<'static>, String> {
+fn caddy(o: &Obj) -> Result<Fields<'static>, LineError> {
     let st = require_status(status(o, "status"), "status")?;
     let mut f = Fields {
         status: Some(st),
@@ -488,7 +486,7 @@ fn caddy(o: &Obj) -> Result<Fields<'static>, String> {
     Ok(f)
 }
 
-fn gcp(o: &Obj) -> Result<Fields<'static>, String> {
+fn gcp(o: &Obj) -> Result<Fields<'static>, LineError> {
     // No status: the load balancer sent no response (`statusDetails` says why, e.g.
     // `client_disconnected_before_any_response`).
     let st = status(o, "httpRequest.status").unwrap_or(0);
@@ -534,7 +532,7 @@ fn gcp(o: &Obj) -> Result<Fields<'static>, String> {
     Ok(f)
 }
 
-fn envoy_json(o: &Obj) -> Result<Fields<'static>, String> {
+fn envoy_json(o: &Obj) -> Result<Fields<'static>, LineError> {
     let st = require_status(status(o, "response_code"), "response_code")?;
     let mut f = Fields {
         status: Some(st),
@@ -602,7 +600,7 @@ fn nginx_named(o: &Obj) -> bool {
 /// nginx JSON: every key read as the variable of that name ([`kv::meaning`]), so
 /// `$upstream_status` decides who answered as it does in the text layouts. With
 /// `escape=json` a variable that is not set is written as `""` [N5].
-fn nginx_json(o: &Obj) -> Result<Fields<'static>, String> {
+fn nginx_json(o: &Obj) -> Result<Fields<'static>, LineError> {
     let vals: Vec<(&str, Cow<'_, str>)> = o
         .iter()
         .filter_map(|(k, v)| match v {
@@ -614,8 +612,12 @@ fn nginx_json(o: &Obj) -> Result<Fields<'static>, String> {
     let mut f = Fields::default();
     let mut sig = SignalInputs::default();
     for (k, v) in &vals {
-        kv::assign(k, v, Cow::Borrowed(v), &mut f, &mut sig)
-            .map_err(|why| format!("{k} is not {why}"))?;
+        kv::assign(k, v, Cow::Borrowed(v), &mut f, &mut sig).map_err(|expected| {
+            LineError::Field {
+                field: k.to_string(),
+                expected,
+            }
+        })?;
     }
     let st = require_status(f.status.filter(|_| o.get("status").is_some()), "status")?;
     if st >= 400 {

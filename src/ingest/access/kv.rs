@@ -9,6 +9,7 @@
 use super::escape;
 use super::format::{assign_var, header_name, nginx_meaning, Meaning, SignalInputs, Var};
 use super::record::{Fields, Text};
+use crate::ingest::error::LineError;
 use std::borrow::Cow;
 
 /// What a name means (`None`: a name we do not read; the value is kept nowhere).
@@ -208,8 +209,8 @@ fn already_set(name: &str, f: &Fields<'_>, sig: &SignalInputs<'_>) -> bool {
 }
 
 /// A whole `key=value` line with nginx's names: the record, or why not.
-pub fn parse_line<'a>(line: &'a str) -> Result<(Fields<'a>, SignalInputs<'a>), String> {
-    let ps = pairs(line).map_err(|_| "not a line of key=value pairs".to_string())?;
+pub fn parse_line<'a>(line: &'a str) -> Result<(Fields<'a>, SignalInputs<'a>), LineError> {
+    let ps = pairs(line).map_err(|_| LineError::Layout("not a line of key=value pairs"))?;
     let mut f = Fields::default();
     let mut sig = SignalInputs::default();
     let mut known = 0;
@@ -222,7 +223,12 @@ pub fn parse_line<'a>(line: &'a str) -> Result<(Fields<'a>, SignalInputs<'a>), S
         match assign(p.key, p.value, decoded, &mut f, &mut sig) {
             Ok(true) => known += 1,
             Ok(false) => {}
-            Err(why) => return Err(format!("{} is not {why}", p.key)),
+            Err(expected) => {
+                return Err(LineError::Field {
+                    field: p.key.to_string(),
+                    expected,
+                })
+            }
         }
     }
     if f.status.is_none() {

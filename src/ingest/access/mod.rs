@@ -33,6 +33,7 @@ pub mod time;
 pub mod w3c;
 pub mod wrap;
 
+use super::error::LineError;
 use super::skip::{Miss, NotRequest};
 use super::{Format, Options, ViewMap};
 use crate::model::Request;
@@ -204,7 +205,7 @@ impl Parser {
 
     /// A directive line: the parser that reads the lines after it. `None`: not a directive of
     /// this format (a comment, or not a W3C log).
-    pub fn directive(&self, line: &str) -> Option<Result<Parser, String>> {
+    pub fn directive(&self, line: &str) -> Option<Result<Parser, LineError>> {
         let Kind::W3c(_) = &self.kind else {
             return None;
         };
@@ -326,7 +327,7 @@ impl Parser {
         source: &Arc<str>,
         opts: &Options,
         out: &mut Vec<Request>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Miss> {
         self.parse_line_with(line, line_no, source, opts, None, out)
     }
 
@@ -339,7 +340,7 @@ impl Parser {
         opts: &Options,
         agents: Option<&record::AgentCache>,
         out: &mut Vec<Request>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Miss> {
         let cx = LineCtx {
             line_no,
             source,
@@ -349,7 +350,6 @@ impl Parser {
             view: None,
         };
         self.push_items(line, &Fallback::default(), &cx, out)
-            .map_err(|m| m.to_string())
     }
 }
 

@@ -5,6 +5,7 @@
 use super::super::pipeline::{self, Done};
 use super::super::{warn, Format, Options, ReadOutcome, Tail, ViewMap};
 use super::{record, sniff, wrap, Fallback, LineCtx, Reader, MAX_LINE};
+use crate::ingest::error::SourceError;
 use crate::ingest::skip::Miss;
 use crate::model::{Position, Request, Warning};
 use std::borrow::Cow;
@@ -384,7 +385,7 @@ fn feed_directives(
 }
 
 /// How to read `prefix`'s input: `--log-format` when it is forced or fits, else sniffed.
-fn choose(prefix: &[u8], opts: &Options, format: Format) -> Result<Reader, String> {
+fn choose(prefix: &[u8], opts: &Options, format: Format) -> Result<Reader, SourceError> {
     if let Some(f) = &opts.log_format {
         if let Some(wrapper) = sniff::custom_fit(prefix, f) {
             return Ok(Reader::custom(f.clone(), wrapper));
@@ -393,14 +394,7 @@ fn choose(prefix: &[u8], opts: &Options, format: Format) -> Result<Reader, Strin
             return Ok(Reader::custom(f.clone(), None));
         }
     }
-    sniff::sniff_reader(prefix, Some(format)).map_err(|e| {
-        let hint = if opts.log_format.is_some() {
-            " (the --log-format given does not fit these lines either)"
-        } else {
-            ""
-        };
-        format!("{e}{hint}")
-    })
+    sniff::sniff_reader(prefix, Some(format))
 }
 
 /// Stream an access log with a known format family (`--input-format`, or sniffed): the reader
@@ -426,10 +420,15 @@ pub(crate) fn stream<T: Send>(
     let reader = match choose(&prefix, opts, format) {
         Ok(r) => r,
         Err(e) => {
+            let hint = if opts.log_format.is_some() {
+                " (the --log-format given does not fit these lines either)"
+            } else {
+                ""
+            };
             return Tail {
-                error: Some(e),
+                error: Some(format!("{e}{hint}")),
                 ..Tail::default()
-            }
+            };
         }
     };
     if let super::Kind::Text { format: f, .. } = &reader.first.kind {

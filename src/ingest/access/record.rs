@@ -5,6 +5,7 @@
 //! module decides what becomes of each field, so every format normalizes and redacts alike.
 
 use super::signal::{self, LogRule};
+use crate::ingest::error::LineError;
 use crate::ingest::har::{REQUEST_HEADER_VALUE_MAX, SUCCESS_HEADER_VALUE_MAX};
 use crate::model::view::{view_suffices, RecordView, Signals};
 use crate::model::{ClientHints, LayerSignal, Location, Position, Request};
@@ -400,11 +401,11 @@ impl<'a> Fields<'a> {
     }
 
     /// Normalize and redact into a [`Request`]. `Err` = the line has no status (unusable).
-    pub fn into_request(self, line: usize, cv: &Convert<'_>) -> Result<Request, String> {
+    pub fn into_request(self, line: usize, cv: &Convert<'_>) -> Result<Request, LineError> {
         let red = cv.redactor;
         let status = self
             .status
-            .ok_or_else(|| "no status code where the format puts it".to_string())?;
+            .ok_or(LineError::Layout("no status code where the format puts it"))?;
         let mut r = Request::at(Location {
             source: cv.source.clone(),
             position: Position::Line(line),

@@ -6,6 +6,7 @@
 use super::format::LogFormat;
 use super::wrap::Wrapper;
 use super::{group_layouts, not_a_request, Group, Kind, Parser, Reader};
+use crate::ingest::error::{Closest, SourceError};
 use crate::ingest::skip::Miss;
 use crate::ingest::Format;
 use std::sync::Arc;
@@ -202,17 +203,17 @@ fn wrappers_seen(lines: &[String]) -> Vec<Wrapper> {
 }
 
 /// Decide how to read an input from its first bytes. `hint` = `--input-format` when given.
-pub fn sniff_reader(prefix: &[u8], hint: Option<Format>) -> Result<Reader, String> {
+pub fn sniff_reader(prefix: &[u8], hint: Option<Format>) -> Result<Reader, SourceError> {
     let lines = sample_lines(prefix);
     if lines.is_empty() {
-        return Err("no log lines in the first 64 KiB".into());
+        return Err(SourceError::NoLogLines);
     }
     // W3C logs announce their fields.
     if hint.is_none() || matches!(hint, Some(Format::W3c | Format::Cloudfront)) {
         if let Some(l) = lines.iter().find(|l| l.starts_with("#Fields:")) {
             return match super::w3c::Header::parse(&l["#Fields:".len()..]) {
                 Ok(h) => Ok(Reader::new(Parser::w3c(h), None)),
-                Err(e) => Err(format!("the #Fields: directive cannot be read: {e}")),
+                Err(e) => Err(SourceError::FieldsDirective(e)),
             };
         }
     }
@@ -239,19 +240,20 @@ pub fn sniff_reader(prefix: &[u8], hint: Option<Format>) -> Result<Reader, Strin
     match best {
         Some((_, first, wrapper)) => Ok(Reader::new(first, wrapper)),
         None => Err(match hint {
-            Some(f) => format!(
-                "the lines do not match any {} layout toomany knows; pass the format from your config with --log-format '...'",
-                f.as_str()
-            ),
-            None => format!(
-                "not a HAR file or JSON-lines log, nor an access log toomany recognizes (tried {TRIED}). For a custom access log, pass its format from your config: --log-format '<nginx log_format | Envoy format string | Apache LogFormat>'"
-            ),
+            Some(f) => SourceError::NoLayoutOf {
+                format: f.as_str(),
+                closest: Closest::default(),
+            },
+            None => SourceError::NoLayout {
+                tried: TRIED,
+                closest: Closest::default(),
+            },
         }),
     }
 }
 
 /// [`sniff_reader`]'s first layout (tests and one-line callers).
-pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, String> {
+pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, SourceError> {
     sniff_reader(prefix, hint).map(|r| r.first)
 }
 
@@ -280,7 +282,7 @@ pub fn custom_fits(prefix: &[u8], format: &Arc<LogFormat>) -> bool {
 }
 
 /// For the top-level sniffer: the access-log format of a text prefix, if any.
-pub fn sniff_text(prefix: &[u8]) -> Result<Format, String> {
+pub fn sniff_text(prefix: &[u8]) -> Result<Format, SourceError> {
     sniff_reader(prefix, None).map(|r| r.first.format)
 }
 

@@ -816,12 +816,16 @@ fn bad_lines_are_located_warnings_without_their_content() {
 
 #[test]
 fn unknown_text_says_what_was_tried_and_suggests_log_format() {
-    let e = sniff_layout(b"2024-01-01 hello there\nsomething else\n", None).unwrap_err();
+    let e = sniff_layout(b"2024-01-01 hello there\nsomething else\n", None)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("Envoy") && e.contains("AWS ALB") && e.contains("--log-format"),
         "{e}"
     );
-    let e = sniff_layout(b"2024-01-01 secret=CANARY-SNIFF\n", None).unwrap_err();
+    let e = sniff_layout(b"2024-01-01 secret=CANARY-SNIFF\n", None)
+        .unwrap_err()
+        .to_string();
     assert!(!e.contains("CANARY"), "{e}");
 }
 
@@ -841,16 +845,18 @@ fn no_flag_sniffs_each_family() {
         (CADDY, Format::Caddy),
         (BEATS_INGRESS, Format::Nginx),
     ] {
-        let got = sniff(format!("{text}\n").as_bytes(), "x.log").map(|s| s.format);
-        assert_eq!(got, Ok(want), "{}", &text[..40.min(text.len())]);
+        let got = sniff(format!("{text}\n").as_bytes(), "x.log")
+            .map(|s| s.format)
+            .ok();
+        assert_eq!(got, Some(want), "{}", &text[..40.min(text.len())]);
     }
     assert_eq!(
-        sniff(CLOUDFRONT.as_bytes(), "x").map(|s| s.format),
-        Ok(Format::Cloudfront)
+        sniff(CLOUDFRONT.as_bytes(), "x").map(|s| s.format).ok(),
+        Some(Format::Cloudfront)
     );
     assert_eq!(
-        sniff(IIS.as_bytes(), "x").map(|s| s.format),
-        Ok(Format::W3c)
+        sniff(IIS.as_bytes(), "x").map(|s| s.format).ok(),
+        Some(Format::W3c)
     );
 }
 

@@ -12,6 +12,7 @@ use super::format::parse_status;
 use super::record::{evidence_field, present, Fields, Stamp};
 use super::signal::rule;
 use super::time;
+use crate::ingest::error::LineError;
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Default)]
@@ -125,7 +126,7 @@ impl Header {
     }
 
     /// The names after `#Fields:`.
-    pub fn parse(names: &str) -> Result<Header, String> {
+    pub fn parse(names: &str) -> Result<Header, LineError> {
         let names: Vec<String> = names.split_whitespace().map(str::to_string).collect();
         if names.is_empty() {
             return Err("no field names".into());
@@ -249,7 +250,7 @@ impl Header {
         escape::percent(v, !self.cloudfront)
     }
 
-    pub fn parse_line<'a>(&self, line: &'a str) -> Result<Fields<'a>, String> {
+    pub fn parse_line<'a>(&self, line: &'a str) -> Result<Fields<'a>, LineError> {
         if self.names.is_empty() {
             return Err("a log line before any #Fields: directive".into());
         }
@@ -260,18 +261,18 @@ impl Header {
         let short = n < self.names.len().min(cols.len());
         let status_at = self.status.unwrap_or(0);
         if status_at >= n {
-            return Err(format!(
-                "{n} fields, the #Fields: directive names {} (sc-status is field {})",
-                self.names.len(),
-                status_at + 1
-            ));
+            return Err(LineError::W3cFields {
+                found: n,
+                named: self.names.len(),
+                status_field: status_at + 1,
+            });
         }
         if !self.fits(&cols[..n]) {
             return Err(if short {
-                format!(
-                    "{n} fields, the #Fields: directive names {}, and they do not line up",
-                    self.names.len()
-                )
+                LineError::W3cMisaligned {
+                    found: n,
+                    named: self.names.len(),
+                }
             } else {
                 "the fields do not line up with the #Fields: directive (no method or status where it names them)".into()
             });

@@ -39,14 +39,15 @@ pub(super) struct Scratch {
 
 /// Build the view of line `n` and hand it to `take`, with the hint `decide` gave for its status
 /// and redacted URL. `None`, before `take` is called, when the line needs its full record:
-/// `decide` says so (`None`), its status is no success, or reading it warned.
+/// `decide` says so (`None`) for its status and unredacted or redacted URL, its status is no
+/// success, or reading it warned.
 pub(super) fn with_view<R>(
     n: usize,
     o: &Obj<'_>,
     opts: &Options,
     map: &Paths,
     s: &mut Scratch,
-    decide: impl FnOnce(u16, &str) -> Option<ViewHint>,
+    decide: impl Fn(u16, &str) -> Option<ViewHint>,
     take: impl FnOnce(&RecordView<'_>, ViewHint) -> R,
 ) -> Option<R> {
     let red = &opts.redactor;
@@ -70,18 +71,27 @@ pub(super) fn with_view<R>(
     if !(200..400).contains(&status) {
         return None;
     }
+    // The skim: the unredacted URL's host says whether the line will want its full record
+    // anyway (its host's baseline is still filling), before anything is redacted or read.
+    // Sending a line to its full record is always exact; the hint the view goes on with is
+    // the redacted URL's (the same host in all but odd URLs, asked again then).
+    let raw_url = raw_url_of(o, map, warns);
+    let skimmed = decide(status, &raw_url)?;
     let started = read_time(o, map, red, warns);
     let method = found_shown(o, field::METHOD, map, red, caps::METHOD, warns).map(|m| match m {
         Cow::Borrowed(m) => red.method_cow(m),
         Cow::Owned(m) => Cow::Owned(red.method(&m)),
     });
-    let raw_url = raw_url_of(o, map, warns);
     let url = red.url_cow(&raw_url);
     let duration_ms = read_duration(o, map, warns);
     if !warns.is_empty() {
         return None;
     }
-    let hint = decide(status, &url)?;
+    let hint = if crate::http::url::host(&url) == crate::http::url::host(&raw_url) {
+        skimmed
+    } else {
+        decide(status, &url)?
+    };
 
     request.clear();
     response.clear();

@@ -44,6 +44,19 @@ fn a_limit_reads_its_cost_key_and_name() {
     ] {
         assert!(Limit::parse(bad).is_err(), "{bad}");
     }
+    assert_eq!(
+        Limit::parse("concurrency:2,cost=estimate")
+            .unwrap_err()
+            .to_string(),
+        "concurrency: a concurrency counts requests, not a cost; use fixed-window, \
+         sliding-window, token-bucket, gcra or daily for a token or point budget"
+    );
+    assert_eq!(
+        Limit::parse("fixed-window:5/s,cost=points:1/x")
+            .unwrap_err()
+            .to_string(),
+        r#"cost=points:1/x: "x" is not a whole number ≥ 1"#
+    );
 }
 
 #[test]

@@ -58,7 +58,7 @@ pub struct ConcurrencyPolicy {
 
 impl Policy {
     /// The policy of an analysed incident; `Err` says why there is none (no rate target).
-    pub fn from_recommendation(r: &Recommendation) -> Result<Policy, String> {
+    pub fn from_recommendation(r: &Recommendation) -> Result<Policy, NoRateTarget> {
         let (Some(limit), Some(rps), Some(rpm), Some(interval), Some(c)) = (
             &r.limit,
             r.rate_per_second,
@@ -66,7 +66,7 @@ impl Policy {
             r.min_interval_ms,
             r.concurrency,
         ) else {
-            return Err("no limit is known, so there is no rate target to write out: pass --limit (e.g. --limit 120/min)".into());
+            return Err(NoRateTarget);
         };
         Ok(Policy {
             schema_version: POLICY_SCHEMA_VERSION,
@@ -191,8 +191,22 @@ impl Target {
     }
 }
 
+/// A `--target` list that names no known target.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    #[error("--target: unknown target {name:?}; known: {}", TARGET_NAMES)]
+    Unknown { name: String },
+    #[error("--target: no target named; known: {}", TARGET_NAMES)]
+    NoneNamed,
+}
+
+/// Why an analysed incident has no policy to write out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no limit is known, so there is no rate target to write out: pass --limit (e.g. --limit 120/min)")]
+pub struct NoRateTarget;
+
 /// Parse `--target envoy,grpc` (or `all`); unknown names are an error listing the known ones.
-pub fn parse_targets(list: &str) -> Result<Vec<Target>, String> {
+pub fn parse_targets(list: &str) -> Result<Vec<Target>, TargetError> {
     let mut out = Vec::new();
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         if part.eq_ignore_ascii_case("all") {
@@ -202,14 +216,14 @@ pub fn parse_targets(list: &str) -> Result<Vec<Target>, String> {
         match Target::parse(part) {
             Some(t) => out.push(t),
             None => {
-                return Err(format!(
-                    "--target: unknown target {part:?}; known: {TARGET_NAMES}"
-                ))
+                return Err(TargetError::Unknown {
+                    name: part.to_string(),
+                })
             }
         }
     }
     if out.is_empty() {
-        return Err(format!("--target: no target named; known: {TARGET_NAMES}"));
+        return Err(TargetError::NoneNamed);
     }
     out.sort();
     out.dedup();

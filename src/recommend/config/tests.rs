@@ -111,8 +111,15 @@ fn targets_parse() {
     );
     assert_eq!(parse_targets("grpc,grpc").unwrap(), vec![Target::Grpc]);
     let e = parse_targets("envoy,haproxy").unwrap_err();
+    assert_eq!(
+        e,
+        TargetError::Unknown {
+            name: "haproxy".into()
+        }
+    );
+    let e = e.to_string();
     assert!(e.contains("haproxy") && e.contains("resilience4j"), "{e}");
-    assert!(parse_targets(" , ").is_err());
+    assert_eq!(parse_targets(" , "), Err(TargetError::NoneNamed));
 }
 
 #[test]
