@@ -297,6 +297,43 @@ pub struct InputSummary {
     /// A trace export: its spans, what the instrumentation recorded and what traces lack.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traces: Option<Box<trace::TraceFacts>>,
+    /// Access logs: lines recognised as records that are not HTTP requests (TCP connection
+    /// records, error-log lines, other programs' syslog messages), skipped.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_requests: usize,
+    /// Every line that gave no record, counted per reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped_reasons: Vec<SkipReason>,
+    /// The wrapper removed from every line before it was read (`"Docker json-file"`, `"CRI
+    /// container log"`, `"syslog"`, `"log shipper JSON"`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unwrapped: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Lines of one input that gave no record for one reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkipReason {
+    pub reason: String,
+    pub lines: usize,
+    pub first_line: usize,
+    /// The lines are records that are not HTTP requests (not unreadable ones).
+    pub not_request: bool,
+}
+
+impl InputSummary {
+    /// The format as the report shows it: with the wrapper removed, if any
+    /// (`nginx in Docker json-file`).
+    pub fn format_label(&self) -> String {
+        let f = self.format.as_deref().unwrap_or("?");
+        match &self.unwrapped {
+            Some(w) => format!("{f} in {w}"),
+            None => f.to_string(),
+        }
+    }
 }
 
 impl InputSummary {

@@ -82,8 +82,20 @@ pub enum LineError {
     UnterminatedQuote(usize),
     #[error("{found} fields, an ALB entry has at least {required}")]
     AlbFields { found: usize, required: usize },
-    #[error("{found} fields, the #Fields: directive names {named}")]
-    W3cFields { found: usize, named: usize },
+    #[error("{found} fields, a Classic Load Balancer entry has at least {required}")]
+    ElbFields { found: usize, required: usize },
+    /// The line ends before the field the directive names `sc-status` (1-based `status_field`).
+    #[error(
+        "{found} fields, the #Fields: directive names {named} (sc-status is field {status_field})"
+    )]
+    W3cFields {
+        found: usize,
+        named: usize,
+        status_field: usize,
+    },
+    /// A line shorter than the directive whose fields are not where it names them.
+    #[error("{found} fields, the #Fields: directive names {named}, and they do not line up")]
+    W3cMisaligned { found: usize, named: usize },
     /// Not JSON; the parser's message with any quoted content scrubbed.
     #[error("not valid JSON ({0})")]
     NotJson(String),

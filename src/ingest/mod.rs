@@ -17,6 +17,7 @@ pub mod loose;
 mod pipeline;
 pub mod scan;
 mod skim;
+pub mod skip;
 pub mod source;
 pub mod trace;
 
@@ -182,12 +183,18 @@ pub struct ReadOutcome {
     pub creator: Option<String>,
     /// Set when reading stopped early; records before it are kept.
     pub error: Option<String>,
+    /// Lines that gave no record, per reason.
+    pub reasons: skip::Reasons,
+    /// The wrapper removed from every line, if any.
+    pub unwrapped: Option<String>,
 }
 
 /// What a streaming format reader knows once the input is consumed.
 #[derive(Debug, Default)]
 pub(crate) struct Tail {
     pub creator: Option<String>,
+    /// The wrapper removed from every line (access logs: Docker json-file, CRI, syslog ...).
+    pub unwrapped: Option<String>,
     /// Set when reading stopped early; records before it were streamed.
     pub error: Option<String>,
     /// The input ended short of a whole one without an error (a cut last record, data after
@@ -238,13 +245,25 @@ struct Tally<'s, T> {
     records: usize,
     skipped: usize,
     warnings: Warnings,
+    reasons: skip::Reasons,
 }
 
-impl<T> Tally<'_, T> {
+impl<'s, T> Tally<'s, T> {
+    fn new(sink: &'s mut dyn FnMut(&mut Vec<T>)) -> Self {
+        Tally {
+            sink,
+            records: 0,
+            skipped: 0,
+            warnings: Warnings::default(),
+            reasons: skip::Reasons::default(),
+        }
+    }
+
     fn take(&mut self, done: &mut pipeline::Done<T>) {
         for w in done.warnings.drain(..) {
             self.warnings.push(w);
         }
+        self.reasons.merge(std::mem::take(&mut done.reasons));
         self.skipped += done.skipped;
         self.records += done.items.len();
         if !done.items.is_empty() {
@@ -371,6 +390,9 @@ pub fn stream_opened<T: Send>(
         incomplete: None,
         no_status: None,
         traces: None,
+        not_requests: 0,
+        skipped_reasons: Vec::new(),
+        unwrapped: None,
     };
     let mut opened = match opened {
         Ok(o) => o,
@@ -392,12 +414,7 @@ pub fn stream_opened<T: Send>(
         (None, Ok(s)) => (s.format, s.jsonp),
         (None, Err(e)) => return failed(None, e.to_string()),
     };
-    let mut tally = Tally {
-        sink,
-        records: 0,
-        skipped: 0,
-        warnings: Warnings::default(),
-    };
+    let mut tally = Tally::new(sink);
     // --map checked against the first bytes (once per input); JSON lines keep them for the
     // message when nothing maps to a status. Whether any record had a status or a time is
     // watched on the workers (a read-mostly flag each, so no contention).
@@ -445,9 +462,11 @@ pub fn stream_opened<T: Send>(
             f => access::stream(opened.into_reader(), &source, opts, f, map, view, &mut take),
         }
     };
+    let not_requests = tally.reasons.not_requests();
+    not_request_warnings(&tally.reasons, &mut tally.warnings, &source);
     let error = tail.error.or_else(|| match opts.piece {
         Some(_) => None,
-        None => empty_input_error(format, tally.records, tally.skipped),
+        None => empty_input_error(format, tally.records, tally.skipped + not_requests),
     });
     // A file shorter now than when it was opened was truncated while it was read: that says
     // more than a last line cut short, which it usually causes.
@@ -478,6 +497,39 @@ pub fn stream_opened<T: Send>(
         incomplete,
         no_status,
         traces: tail.traces,
+        not_requests,
+        skipped_reasons: tally
+            .reasons
+            .reasons
+            .into_iter()
+            .map(|r| crate::model::SkipReason {
+                reason: r.reason,
+                lines: r.lines,
+                first_line: r.first,
+                not_request: r.not_request,
+            })
+            .collect(),
+        unwrapped: tail.unwrapped,
+    }
+}
+
+/// One located warning per kind of record that is not an HTTP request (they are counted, not
+/// warned about one by one: a Caddy log holds more runtime messages than requests).
+fn not_request_warnings(reasons: &skip::Reasons, warnings: &mut Warnings, source: &Arc<str>) {
+    for r in reasons.reasons.iter().filter(|r| r.not_request) {
+        let lines = if r.lines == 1 {
+            "1 line is".to_string()
+        } else {
+            format!("{} lines are", r.lines)
+        };
+        warnings.push(warn(
+            source,
+            Some(Position::Line(r.first)),
+            format!(
+                "{lines} not HTTP requests ({}), from this line on; skipped",
+                r.reason
+            ),
+        ));
     }
 }
 
@@ -500,23 +552,22 @@ pub(crate) fn collect(
     stream: impl FnOnce(&mut dyn FnMut(&mut pipeline::Done<Request>)) -> Tail,
 ) -> ReadOutcome {
     let mut requests = Vec::new();
-    let mut tally = Tally {
-        sink: &mut |batch: &mut Vec<Request>| requests.append(batch),
-        records: 0,
-        skipped: 0,
-        warnings: Warnings::default(),
-    };
+    let mut sink = |batch: &mut Vec<Request>| requests.append(batch);
+    let mut tally = Tally::new(&mut sink);
     let tail = stream(&mut |d| tally.take(d));
-    let (records, skipped, warnings) = (tally.records, tally.skipped, tally.warnings);
+    let (records, skipped, warnings, reasons) =
+        (tally.records, tally.skipped, tally.warnings, tally.reasons);
     let error = tail
         .error
-        .or_else(|| empty_input_error(format, records, skipped));
+        .or_else(|| empty_input_error(format, records, skipped + reasons.not_requests()));
     ReadOutcome {
         requests,
         skipped,
         warnings,
         creator: tail.creator,
         error,
+        reasons,
+        unwrapped: tail.unwrapped,
     }
 }
 

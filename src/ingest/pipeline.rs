@@ -29,6 +29,8 @@ pub(crate) struct Done<T> {
     pub warnings: Vec<Warning>,
     /// Records that could not be used at all.
     pub skipped: usize,
+    /// Lines that gave no record, per reason (access logs).
+    pub reasons: super::skip::Reasons,
 }
 
 impl<T> Default for Done<T> {
@@ -37,6 +39,7 @@ impl<T> Default for Done<T> {
             items: Vec::new(),
             warnings: Vec::new(),
             skipped: 0,
+            reasons: Default::default(),
         }
     }
 }

@@ -291,7 +291,7 @@ pub fn sniff_with(prefix: &[u8], path: &str, gzip_layers: u8) -> Result<Sniffed,
     let records = sample.count(is_json_record);
     let first = sample.first_line();
     if records > 0 && records * 2 >= sample.len() {
-        return Ok(json_lines(&sample));
+        return Ok(json_lines(&sample, prefix));
     }
     match first.as_bytes().first() {
         Some(b'{') if opens_a_document(&sample) => {
@@ -341,7 +341,7 @@ pub fn sniff_with(prefix: &[u8], path: &str, gzip_layers: u8) -> Result<Sniffed,
         Ok(s) => Ok(s),
         // Some lines are JSON records (or most start like one) and no access-log layout reads
         // more: JSON lines, whose reader names every line it cannot read.
-        Err(_) if records > 0 || braced * 2 >= sample.len() => Ok(json_lines(&sample)),
+        Err(_) if records > 0 || braced * 2 >= sample.len() => Ok(json_lines(&sample, prefix)),
         Err(e) => Err(e),
     }
 }
@@ -355,7 +355,14 @@ pub fn binary_message(gzip_layers: u8) -> String {
 /// JSONP/HARP callback `onInputData({...});`.
 fn one_document(trimmed: &str) -> Option<Sniffed> {
     let b = trimmed.as_bytes();
-    if b.first() == Some(&b'{') && trimmed[1..].trim_start().starts_with("\"log\"") {
+    // `{"log": {` is a HAR; `{"log": "` is Docker's json-file driver.
+    let log_object = b.first() == Some(&b'{')
+        && trimmed[1..]
+            .trim_start()
+            .strip_prefix("\"log\"")
+            .map(|r| r.trim_start().trim_start_matches(':').trim_start())
+            .is_some_and(|r| !r.starts_with('"'));
+    if log_object {
         return Some(Sniffed {
             format: Format::Har,
             jsonp: false,
@@ -379,9 +386,14 @@ fn one_document(trimmed: &str) -> Option<Sniffed> {
 
 /// JSON lines, or the JSON access log whose vendor the first record's keys name (Cloudflare,
 /// Kong, ...), or a one-line (minified) HAR whose `log` is not its first key.
-fn json_lines(sample: &Sample<'_>) -> Sniffed {
+fn json_lines(sample: &Sample<'_>, prefix: &[u8]) -> Sniffed {
     let first_record = sample.lines().find(|l| is_json_record(l)).unwrap_or("");
-    if let Some(format) = super::access::sniff_json(first_record) {
+    // Access logs in JSON: the vendor's keys say which (Cloudflare, Kong, ...), or nginx's
+    // variable names, or a wrapper holding access-log lines (Docker json-file, a log shipper,
+    // journald), judged on the first lines.
+    if let Some(format) =
+        super::access::sniff_json(first_record).or_else(|| super::access::sniff_json_lines(prefix))
+    {
         return Sniffed {
             format,
             jsonp: false,

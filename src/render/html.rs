@@ -688,7 +688,7 @@ fn inputs_section(body: &mut String, report: &Report) {
         .map(|i| {
             vec![
                 esc(&i.source),
-                esc(i.format.as_deref().unwrap_or("?")),
+                esc(&i.format_label()),
                 i.records.to_string(),
                 i.skipped.to_string(),
                 i.warning_count.to_string(),

@@ -302,7 +302,7 @@ fn inputs(out: &mut String, report: &Report) {
         .map(|i| {
             vec![
                 i.source.to_string(),
-                i.format.clone().unwrap_or_else(|| "?".into()),
+                i.format_label(),
                 i.records.to_string(),
                 i.skipped.to_string(),
                 i.warning_count.to_string(),

@@ -358,7 +358,7 @@ fn inputs(report: &Report, o: &mut Out) {
     for i in &report.inputs {
         g.push(vec![
             printable(&i.source).into(),
-            i.format.as_deref().unwrap_or("?").into(),
+            i.format_label().into(),
             i.records.to_string().into(),
             i.skipped.to_string().into(),
             i.warning_count.to_string().into(),

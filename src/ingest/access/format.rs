@@ -93,13 +93,43 @@ pub enum Var {
     /// The response body's length in bytes (nginx `$body_bytes_sent`, Envoy `%BYTES_SENT%`,
     /// Apache `%B`); Apache `%b` writes `-` for none, which is zero here.
     BodyBytes,
-    /// Known and not needed (bytes, protocol, referer).
+    /// Another byte count (`$bytes_sent`, `$request_length`, `%I`, `%O`, `%BYTES_RECEIVED%`):
+    /// not needed, one token.
+    Bytes,
+    /// Known and not needed (protocol, referer).
     Ignore,
     /// Unknown to us: kept by name.
     Other(u16),
 }
 
 impl Var {
+    /// A value that is one token (no space in it, a list aside): a field at the end of a
+    /// format ends where the token does, so what a line adds after the format is seen as
+    /// such (the `k=v` fields after an Apache `%b`) instead of read as the field's value.
+    pub fn is_token(&self) -> bool {
+        matches!(
+            self,
+            Var::Status
+                | Var::BodyBytes
+                | Var::Bytes
+                | Var::DurationSeconds
+                | Var::DurationMs
+                | Var::DurationUs
+                | Var::MsecEnd
+                | Var::RequestId
+                | Var::UpstreamStatus
+                | Var::UpstreamAddr
+                | Var::LimitReqStatus
+                | Var::LimitConnStatus
+                | Var::ResponseFlags
+                | Var::ResponseDetails
+                | Var::UpstreamHost
+                | Var::UpstreamServiceTime
+                | Var::Scheme
+                | Var::Method
+        )
+    }
+
     /// Signal inputs of the format-string family.
     pub fn is_signal(&self) -> bool {
         matches!(
@@ -229,6 +259,8 @@ pub struct Matched<'a> {
     pub signal: SignalInputs<'a>,
     /// The line went on after the format's end (tolerated; sniffing prefers exact matches).
     pub trailing: bool,
+    /// Where the format's end is in the line.
+    pub end: usize,
 }
 
 impl LogFormat {
@@ -300,23 +332,24 @@ impl LogFormat {
     pub fn parse<'a>(&'a self, line: &'a str) -> Result<Matched<'a>, Mismatch> {
         let mut f = Fields::default();
         let mut sig = SignalInputs::default();
-        let trailing = self.parse_into(line, &mut f, &mut sig)?;
+        let end = self.parse_into(line, &mut f, &mut sig)?;
         Ok(Matched {
             fields: f,
             signal: sig,
-            trailing,
+            trailing: end < line.len(),
+            end,
         })
     }
 
     /// [`LogFormat::parse`] into the caller's (default) record and signal inputs, which a
-    /// reader of many lines keeps in place instead of moving a `Matched` per line. `Ok` = did
-    /// the line go on after the format's end.
+    /// reader of many lines keeps in place instead of moving a `Matched` per line. `Ok` = where
+    /// the format ends in the line (the line's length when nothing follows it).
     pub fn parse_into<'a>(
         &'a self,
         line: &'a str,
         f: &mut Fields<'a>,
         sig: &mut SignalInputs<'a>,
-    ) -> Result<bool, Mismatch> {
+    ) -> Result<usize, Mismatch> {
         let b = line.as_bytes();
         // One scan of the line for the escape character instead of one per decoded value.
         let plain = if self.escape == Escape::None && self.shape == Shape::Walk {
@@ -324,8 +357,8 @@ impl LogFormat {
         } else {
             let clean = memchr(b'\\', b).is_none();
             if clean && self.shape == Shape::Combined {
-                if let Some(trailing) = parse_combined(line, f) {
-                    return Ok(trailing);
+                if let Some(end) = parse_combined(line, f) {
+                    return Ok(end);
                 }
             }
             clean || self.escape == Escape::None
@@ -340,7 +373,7 @@ impl LogFormat {
         plain: bool,
         f: &mut Fields<'a>,
         sig: &mut SignalInputs<'a>,
-    ) -> Result<bool, Mismatch> {
+    ) -> Result<usize, Mismatch> {
         let b = line.as_bytes();
         let mut pos = 0usize;
         let n = self.items.len();
@@ -357,6 +390,13 @@ impl LogFormat {
                     // `field_end` only answers where the next literal starts, so that literal
                     // is matched with the field: `after` = its length, skipped below.
                     let (end, after) = match self.items.get(i + 1) {
+                        // The format's last field: a token ends at a space (what follows is
+                        // the line's own addition), anything else runs to the line's end.
+                        None if var.is_token() => (
+                            self.field_end(b, pos, b" ", *list, *var, false)
+                                .unwrap_or(b.len()),
+                            None,
+                        ),
                         None => (b.len(), None),
                         Some(Item::Lit(l)) => {
                             let last = i + 2 == n;
@@ -385,7 +425,7 @@ impl LogFormat {
             }
             i += 1;
         }
-        Ok(pos < b.len())
+        Ok(pos)
     }
 
     fn describe_field(&self, name: u16) -> String {
@@ -484,81 +524,6 @@ impl LogFormat {
     ) -> Result<(), &'static str> {
         let missing = v.is_empty() || v == "-";
         match var {
-            Var::Status => {
-                if !missing {
-                    f.status = Some(parse_status(v).ok_or("a status code")?);
-                }
-            }
-            Var::TimeLocalEnd | Var::TimeLocalStart => {
-                if !missing {
-                    let t = time::clf(v.as_bytes()).ok_or("a Common Log Format time")?;
-                    f.time = Some(if var == Var::TimeLocalEnd {
-                        Stamp::End(t)
-                    } else {
-                        Stamp::Start(t)
-                    });
-                }
-            }
-            Var::TimeIsoEnd => {
-                if !missing {
-                    f.time = Some(Stamp::End(
-                        time::iso(v.as_bytes()).ok_or("an ISO 8601 time")?,
-                    ));
-                }
-            }
-            Var::MsecEnd => {
-                if !missing {
-                    f.time = Some(Stamp::End(
-                        time::epoch_seconds(v.as_bytes()).ok_or("epoch seconds")?,
-                    ));
-                }
-            }
-            Var::BracketedStart => {
-                if !missing {
-                    let inner = v
-                        .strip_prefix('[')
-                        .and_then(|x| x.strip_suffix(']'))
-                        .unwrap_or(v);
-                    let t = time::any(inner.as_bytes()).ok_or("a time")?;
-                    f.time = Some(Stamp::Start(t));
-                }
-            }
-            Var::AnyStart | Var::AnyEnd => {
-                if !missing {
-                    let t = time::any(v.as_bytes()).ok_or("a time")?;
-                    f.time = Some(if var == Var::AnyStart {
-                        Stamp::Start(t)
-                    } else {
-                        Stamp::End(t)
-                    });
-                }
-            }
-            Var::DurationSeconds | Var::DurationMs | Var::DurationUs => {
-                if !missing {
-                    let x: f64 = v.trim().parse().map_err(|_| "a duration")?;
-                    let scale = match var {
-                        Var::DurationSeconds => 1000.0,
-                        Var::DurationMs => 1.0,
-                        _ => 0.001,
-                    };
-                    if x >= 0.0 {
-                        f.duration_ms = Some(x * scale);
-                    }
-                }
-            }
-            Var::RequestLine => f.request_line = Some(self.decode(v, plain)),
-            Var::Method => set(&mut f.method, self, v, plain),
-            Var::Target => set(&mut f.target, self, v, plain),
-            Var::Path => set(&mut f.path, self, v, plain),
-            Var::Query => set(&mut f.query, self, v, plain),
-            Var::Host => set(&mut f.host, self, v, plain),
-            Var::Scheme => set(&mut f.scheme, self, v, plain),
-            Var::RemoteAddr => set(&mut f.client_ip, self, v, plain),
-            Var::ForwardedFor => set(&mut f.forwarded_for, self, v, plain),
-            Var::UserAgent => set(&mut f.user_agent, self, v, plain),
-            Var::RemoteUser => set(&mut f.remote_user, self, v, plain),
-            Var::Identity => set(&mut f.identity, self, v, plain),
-            Var::RequestId => set(&mut f.request_id, self, v, plain),
             Var::ReqHeader(h) => {
                 if !missing {
                     f.request_headers
@@ -571,25 +536,179 @@ impl LogFormat {
                         .push((Cow::Borrowed(self.name(h)), self.decode(v, plain)));
                 }
             }
-            Var::UpstreamStatus => sig.upstream_status = Some(v),
-            Var::UpstreamAddr => sig.upstream_addr = Some(v),
-            Var::LimitReqStatus => sig.limit_req_status = Some(v),
-            Var::LimitConnStatus => sig.limit_conn_status = Some(v),
-            Var::ResponseFlags => sig.response_flags = Some(v),
-            Var::ResponseDetails => sig.response_details = Some(v),
-            Var::UpstreamHost => sig.upstream_host = Some(v),
-            Var::UpstreamServiceTime => sig.upstream_service_time = Some(v),
-            Var::BodyBytes => f.body_bytes = body_bytes(v),
-            Var::Ignore => {}
             Var::Other(_) => {
                 if !missing {
                     f.extra
                         .push((Cow::Borrowed(self.name(name)), self.decode(v, plain)));
                 }
             }
+            _ => assign_var(var, v, || self.decode(v, plain), f, sig)?,
         }
         Ok(())
     }
+}
+
+/// Put one value where `var` says (every variable but the named ones: headers and `Other`,
+/// which the caller names). `decoded` undoes the value's escapes, called only for text kept.
+/// Shared by compiled formats and logs that carry the names themselves (JSON, `key=value`).
+pub(crate) fn assign_var<'a>(
+    var: Var,
+    v: &'a str,
+    decoded: impl FnOnce() -> Text<'a>,
+    f: &mut Fields<'a>,
+    sig: &mut SignalInputs<'a>,
+) -> Result<(), &'static str> {
+    let missing = v.is_empty() || v == "-";
+    let slot = match var {
+        Var::Status => {
+            // `-`: the server logged no status (Traefik with no response written, Apache
+            // with none set): a request without a response, status 0.
+            f.status = Some(if missing {
+                0
+            } else {
+                parse_status(v).ok_or("a status code")?
+            });
+            return Ok(());
+        }
+        Var::TimeLocalEnd | Var::TimeLocalStart => {
+            if !missing {
+                let t = time::clf(v.as_bytes()).ok_or("a Common Log Format time")?;
+                f.time = Some(if var == Var::TimeLocalEnd {
+                    Stamp::End(t)
+                } else {
+                    Stamp::Start(t)
+                });
+            }
+            return Ok(());
+        }
+        Var::TimeIsoEnd => {
+            if !missing {
+                f.time = Some(Stamp::End(
+                    time::iso(v.as_bytes()).ok_or("an ISO 8601 time")?,
+                ));
+            }
+            return Ok(());
+        }
+        Var::MsecEnd => {
+            if !missing {
+                f.time = Some(Stamp::End(
+                    time::epoch_seconds(v.as_bytes()).ok_or("epoch seconds")?,
+                ));
+            }
+            return Ok(());
+        }
+        Var::BracketedStart => {
+            if !missing {
+                let inner = v
+                    .strip_prefix('[')
+                    .and_then(|x| x.strip_suffix(']'))
+                    .unwrap_or(v);
+                let t = time::any(inner.as_bytes()).ok_or("a time")?;
+                f.time = Some(Stamp::Start(t));
+            }
+            return Ok(());
+        }
+        Var::AnyStart | Var::AnyEnd => {
+            if !missing {
+                let t = time::any(v.as_bytes()).ok_or("a time")?;
+                f.time = Some(if var == Var::AnyStart {
+                    Stamp::Start(t)
+                } else {
+                    Stamp::End(t)
+                });
+            }
+            return Ok(());
+        }
+        Var::DurationSeconds | Var::DurationMs | Var::DurationUs => {
+            if !missing {
+                let x: f64 = v.trim().parse().map_err(|_| "a duration")?;
+                let scale = match var {
+                    Var::DurationSeconds => 1000.0,
+                    Var::DurationMs => 1.0,
+                    _ => 0.001,
+                };
+                if x >= 0.0 {
+                    f.duration_ms = Some(x * scale);
+                }
+            }
+            return Ok(());
+        }
+        Var::RequestLine => {
+            f.request_line = Some(decoded());
+            return Ok(());
+        }
+        Var::UpstreamStatus => {
+            sig.upstream_status = Some(v);
+            return Ok(());
+        }
+        Var::UpstreamAddr => {
+            sig.upstream_addr = Some(v);
+            return Ok(());
+        }
+        Var::LimitReqStatus => {
+            sig.limit_req_status = Some(v);
+            return Ok(());
+        }
+        Var::LimitConnStatus => {
+            sig.limit_conn_status = Some(v);
+            return Ok(());
+        }
+        Var::ResponseFlags => {
+            sig.response_flags = Some(v);
+            return Ok(());
+        }
+        Var::ResponseDetails => {
+            sig.response_details = Some(v);
+            return Ok(());
+        }
+        Var::UpstreamHost => {
+            sig.upstream_host = Some(v);
+            return Ok(());
+        }
+        Var::UpstreamServiceTime => {
+            sig.upstream_service_time = Some(v);
+            return Ok(());
+        }
+        Var::BodyBytes => {
+            f.body_bytes = body_bytes(v);
+            return Ok(());
+        }
+        Var::Ignore | Var::Bytes | Var::ReqHeader(_) | Var::RespHeader(_) | Var::Other(_) => {
+            return Ok(())
+        }
+        Var::RemoteAddr if !address_like(v) => return Err("an address"),
+        Var::Method => &mut f.method,
+        Var::Target => &mut f.target,
+        Var::Path => &mut f.path,
+        Var::Query => &mut f.query,
+        Var::Host => &mut f.host,
+        Var::Scheme => &mut f.scheme,
+        Var::RemoteAddr => &mut f.client_ip,
+        Var::ForwardedFor => &mut f.forwarded_for,
+        Var::UserAgent => &mut f.user_agent,
+        Var::RemoteUser => &mut f.remote_user,
+        Var::Identity => &mut f.identity,
+        Var::RequestId => &mut f.request_id,
+    };
+    if !missing {
+        *slot = Some(decoded());
+    }
+    Ok(())
+}
+
+/// An address field of more than one token is a list of IP addresses (`$remote_addr` logging
+/// an X-Forwarded-For list, a proxy's address after it); a token that is not one (a virtual
+/// host, a time a wrapper put first) belongs to another layout.
+pub(crate) fn address_like(v: &str) -> bool {
+    !v.contains(' ')
+        || v.split(' ').all(|t| {
+            let t = t.trim_matches(|c| c == '"' || c == ',');
+            t.is_empty()
+                || t == "-"
+                || t.eq_ignore_ascii_case("unknown")
+                || t.parse::<std::net::IpAddr>().is_ok()
+                || t.parse::<std::net::SocketAddr>().is_ok()
+        })
 }
 
 /// Where literal `lit` first starts in `b` at or after `from` (the walk's `field_end` on a
@@ -615,7 +734,7 @@ fn missing(v: &[u8]) -> bool {
 /// nginx `combined` on a line without a backslash, as the walk over its items reads it (see
 /// [`Shape`]): the same field ends and values, all borrowed. `None` = the walk answers (a
 /// literal not found, a time or status that does not parse); then nothing has been written.
-fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
+fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<usize> {
     let b = line.as_bytes();
     let addr_end = find_lit(b, 0, b" - ")?;
     let user = addr_end + 3;
@@ -645,7 +764,7 @@ fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
     };
     let st = &line[status..status_end];
     let st = if missing(st.as_bytes()) {
-        None
+        Some(0)
     } else {
         Some(parse_status(st)?)
     };
@@ -654,6 +773,9 @@ fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
         let v = &line[from..to];
         (!missing(v.as_bytes())).then_some(Cow::Borrowed(v))
     };
+    if !address_like(&line[..addr_end]) {
+        return None;
+    }
     if let Some(v) = text(0, addr_end) {
         f.client_ip = Some(v);
     }
@@ -664,14 +786,12 @@ fn parse_combined<'a>(line: &'a str, f: &mut Fields<'a>) -> Option<bool> {
         f.time = t;
     }
     f.request_line = Some(Cow::Borrowed(&line[req..req_end]));
-    if st.is_some() {
-        f.status = st;
-    }
+    f.status = st;
     f.body_bytes = body_bytes(&line[bytes..bytes_end]);
     if let Some(v) = text(agent, agent_end) {
         f.user_agent = Some(v);
     }
-    Some(agent_end + 1 < b.len())
+    Some(agent_end + 1)
 }
 
 /// A logged body length: bytes, or `-` for none (Apache `%b`).
@@ -680,12 +800,6 @@ fn body_bytes(v: &str) -> Option<u64> {
         Some(0)
     } else {
         v.trim().parse().ok()
-    }
-}
-
-fn set<'a>(slot: &mut Option<Text<'a>>, fmt: &'a LogFormat, v: &'a str, plain: bool) {
-    if !(v.is_empty() || v == "-") {
-        *slot = Some(fmt.decode(v, plain));
     }
 }
 
@@ -808,7 +922,7 @@ impl Builder {
 }
 
 /// A header name from a variable suffix: `retry_after` → `retry-after`.
-fn header_name(suffix: &str) -> String {
+pub(crate) fn header_name(suffix: &str) -> String {
     suffix.replace('_', "-").to_ascii_lowercase()
 }
 
@@ -829,7 +943,20 @@ fn is_identity_name(n: &str) -> bool {
     .any(|w| l.contains(w))
 }
 
-fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), FormatError> {
+/// What an nginx variable name means, without the compiled format's name table (header
+/// names are given as written after their prefix). `true` = a comma/colon list.
+pub enum Meaning<'n> {
+    Var(Var),
+    /// `$http_NAME`: a request header (the part after the prefix, `_` for `-`).
+    ReqHeader(&'n str),
+    /// `$sent_http_NAME` / `$upstream_http_NAME`: a response header.
+    RespHeader(&'n str),
+    Other,
+}
+
+/// The nginx variable `name` (the one table for `log_format` and for logs that carry the
+/// names themselves: JSON with `escape=json`, `key=value`).
+pub fn nginx_meaning(name: &str) -> (Meaning<'_>, bool) {
     let v = match name {
         "remote_addr" | "proxy_protocol_addr" | "realip_remote_addr" => Var::RemoteAddr,
         "remote_user" => Var::RemoteUser,
@@ -851,14 +978,16 @@ fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), FormatError> {
         "http_user_agent" => Var::UserAgent,
         "http_x_forwarded_for" | "proxy_add_x_forwarded_for" => Var::ForwardedFor,
         "request_id" | "req_id" | "http_x_request_id" => Var::RequestId,
-        "upstream_status" => return Ok((Var::UpstreamStatus, true)),
-        "upstream_addr" => return Ok((Var::UpstreamAddr, true)),
+        "upstream_status" => return (Meaning::Var(Var::UpstreamStatus), true),
+        "upstream_addr" => return (Meaning::Var(Var::UpstreamAddr), true),
+        // Traefik CLF's `"<Traefik_server_URL>"` (a name of our own, see `nginx::TRAEFIK_CLF`):
+        // the upstream server the request went to, `-` when none was picked.
+        "traefik_server_url" => Var::UpstreamHost,
         "limit_req_status" => Var::LimitReqStatus,
         "limit_conn_status" => Var::LimitConnStatus,
         "body_bytes_sent" => Var::BodyBytes,
-        "bytes_sent"
-        | "request_length"
-        | "connection"
+        "bytes_sent" | "request_length" => Var::Bytes,
+        "connection"
         | "connection_requests"
         | "server_protocol"
         | "http_referer"
@@ -871,17 +1000,28 @@ fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), FormatError> {
         | "server_addr"
         | "request_completion" => Var::Ignore,
         n if n.starts_with("upstream_http_") => {
-            Var::RespHeader(b.name(&header_name(&n["upstream_http_".len()..])))
+            return (Meaning::RespHeader(&n["upstream_http_".len()..]), false)
         }
         n if n.starts_with("sent_http_") => {
-            Var::RespHeader(b.name(&header_name(&n["sent_http_".len()..])))
+            return (Meaning::RespHeader(&n["sent_http_".len()..]), false)
         }
-        n if n.starts_with("upstream_") => return Ok((Var::Ignore, true)),
-        n if n.starts_with("http_") => Var::ReqHeader(b.name(&header_name(&n["http_".len()..]))),
+        n if n.starts_with("upstream_") => return (Meaning::Var(Var::Ignore), true),
+        n if n.starts_with("http_") => return (Meaning::ReqHeader(&n["http_".len()..]), false),
         n if is_identity_name(n) => Var::Identity,
-        n => Var::Other(b.name(n)),
+        _ => return (Meaning::Other, false),
     };
-    Ok((v, false))
+    (Meaning::Var(v), false)
+}
+
+fn nginx_var(b: &mut Builder, name: &str) -> Result<(Var, bool), FormatError> {
+    let (meaning, list) = nginx_meaning(name);
+    let v = match meaning {
+        Meaning::Var(v) => v,
+        Meaning::ReqHeader(h) => Var::ReqHeader(b.name(&header_name(h))),
+        Meaning::RespHeader(h) => Var::RespHeader(b.name(&header_name(h))),
+        Meaning::Other => Var::Other(b.name(name)),
+    };
+    Ok((v, list))
 }
 
 /// Compile an nginx `log_format` body (`$remote_addr - ...`), variables `$name` or `${name}`.
@@ -952,8 +1092,8 @@ fn envoy_var(b: &mut Builder, op: &str, arg: Option<&str>) -> Var {
             l => Var::RespHeader(b.name(l)),
         },
         ("BYTES_SENT", _) => Var::BodyBytes,
+        ("BYTES_RECEIVED", _) => Var::Bytes,
         ("PROTOCOL", _)
-        | ("BYTES_RECEIVED", _)
         | ("CONNECTION_TERMINATION_DETAILS", _)
         | ("UPSTREAM_TRANSPORT_FAILURE_REASON", _) => Var::Ignore,
         (o, _) if is_identity_name(o) => Var::Identity,
@@ -1070,15 +1210,8 @@ fn apache_var(b: &mut Builder, directive: char, arg: Option<&str>, final_status:
         },
         ('o', Some(h)) => Var::RespHeader(b.name(&h.to_ascii_lowercase())),
         ('b', _) | ('B', _) => Var::BodyBytes,
-        ('l', _)
-        | ('H', _)
-        | ('p', _)
-        | ('P', _)
-        | ('k', _)
-        | ('X', _)
-        | ('I', _)
-        | ('O', _)
-        | ('S', _) => Var::Ignore,
+        ('I', _) | ('O', _) | ('S', _) => Var::Bytes,
+        ('l', _) | ('H', _) | ('p', _) | ('P', _) | ('k', _) | ('X', _) => Var::Ignore,
         (d, a) => {
             let n = match a {
                 Some(a) => format!("{{{a}}}{d}"),
@@ -1616,6 +1749,17 @@ mod tests {
         );
         assert_eq!(m.fields.request_headers[0].0, "x-api-key");
         assert_eq!(m.fields.extra[0].0, "ssl_client_s_dn_x");
+    }
+
+    #[test]
+    fn an_address_holds_no_timestamp() {
+        assert!(address_like("10.0.0.1"));
+        assert!(address_like("10.0.0.2, 10.0.0.1, 127.0.0.1"));
+        assert!(address_like("\"10.5.102.222, 199.96.1.1\" 10.2.1.185"));
+        assert!(address_like("2a03:0:10ff::8000, 10.225.192.17 10.2.2.121"));
+        assert!(!address_like("2026-12-03T10:00:00.5Z 10.0.0.1"));
+        assert!(!address_like("2026-12-03T10:00:00.123456789+01:00 ::1"));
+        assert!(!address_like("vhost1.example.org 192.168.33.1"));
     }
 
     #[test]

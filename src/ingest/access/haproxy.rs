@@ -12,7 +12,7 @@ use super::format::parse_status;
 use super::record::{evidence_field, Fields, Stamp};
 use super::signal::rule;
 use super::time;
-use crate::ingest::error::LineError;
+use crate::ingest::skip::{Miss, NotRequest};
 use std::borrow::Cow;
 
 /// Is this the `[06/Feb/2009:12:14:14.655]` token?
@@ -25,13 +25,37 @@ fn num(v: &str) -> Option<i64> {
     v.strip_prefix('+').unwrap_or(v).parse().ok()
 }
 
-pub fn parse(line: &str) -> Result<Fields<'_>, LineError> {
+/// `TR/Tw/Tc/Tr/Ta` (HTTP) or `Tw/Tc/Tt` (TCP): the number of timers, if `t` is one.
+fn timers_len(t: &str) -> Option<usize> {
+    let parts = t.split('/');
+    let mut n = 0;
+    for p in parts {
+        let p = p.strip_prefix('+').unwrap_or(p);
+        let p = p.strip_prefix('-').unwrap_or(p);
+        if p.is_empty() || !p.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        n += 1;
+    }
+    (n == 3 || n == 5).then_some(n)
+}
+
+/// A host name as a custom layout logs it (`%[capture.req.hdr(0)]`, `{host||}`): letters and
+/// a dot, nothing of an agent or a path.
+fn hostlike(v: &str) -> bool {
+    v.contains('.')
+        && v.bytes().any(|c| c.is_ascii_alphabetic())
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b':' | b'_'))
+}
+
+pub fn parse(line: &str) -> Result<Fields<'_>, Miss> {
     // Find `ci:cp [tr]` after whatever syslog prefix: the first token followed by an accept
     // date.
     let mut starts = Vec::with_capacity(24);
     let b = line.as_bytes();
     let mut i = 0;
-    while i < b.len() && starts.len() < 24 {
+    while i < b.len() && starts.len() < 28 {
         while i < b.len() && b[i] == b' ' {
             i += 1;
         }
@@ -45,12 +69,32 @@ pub fn parse(line: &str) -> Result<Fields<'_>, LineError> {
         i = end;
     }
     let tok = |k: usize| starts.get(k).map(|&(s, e)| &line[s..e]);
-    let k = (0..starts.len().saturating_sub(1))
-        .find(|&k| {
-            tok(k + 1).is_some_and(is_accept_date) && tok(k).is_some_and(|t| t.contains(':'))
-        })
-        .ok_or("no `client:port [accept date]` pair (not an HAProxy httplog line)")?;
-    let need = k + 12;
+    let Some(k) = (0..starts.len().saturating_sub(1)).find(|&k| {
+        tok(k + 1).is_some_and(is_accept_date) && tok(k).is_some_and(|t| t.contains(':'))
+    }) else {
+        // HAProxy's own messages ("Proxy www started.") come through syslog too.
+        if super::wrap::Wrapper::Syslog.unwrap(line).is_some() {
+            return Err(Miss::NotRequest(NotRequest::ProxyMessage));
+        }
+        return Err("no `client:port [accept date]` pair (not an HAProxy httplog line)".into());
+    };
+    // The timers follow `backend/server`, or a custom layout's extra fields after it (a host).
+    let Some(at) =
+        (k + 4..(k + 8).min(starts.len())).find(|&j| tok(j).and_then(timers_len).is_some())
+    else {
+        // `frontend/bind: SSL handshake failure` and other connection errors.
+        if tok(k + 2).is_some_and(|t| t.ends_with(':')) {
+            return Err(Miss::NotRequest(NotRequest::ProxyMessage));
+        }
+        return Err("no timers field (TR/Tw/Tc/Tr/Ta) after the server".into());
+    };
+    let timers: Vec<&str> = tok(at).unwrap_or("").split('/').collect();
+    if timers.len() == 3 {
+        // `option tcplog`: Tw/Tc/Tt, bytes, a termination state, no request.
+        return Err(Miss::NotRequest(NotRequest::TcpConnection));
+    }
+    let d = at - (k + 4);
+    let need = k + 12 + d;
     if starts.len() < need {
         return Err("the line ends before the termination state and counters".into());
     }
@@ -59,32 +103,35 @@ pub fn parse(line: &str) -> Result<Fields<'_>, LineError> {
     let start =
         time::clf(&date.as_bytes()[1..date.len() - 1]).ok_or("the accept date is not a time")?;
     let backend_server = tok(k + 3).unwrap_or("");
-    let timers: Vec<&str> = tok(k + 4).unwrap_or("").split('/').collect();
-    if timers.len() != 5 {
-        return Err("the timers field is not TR/Tw/Tc/Tr/Ta".into());
-    }
-    let status_tok = tok(k + 5).unwrap_or("");
+    let status_tok = tok(k + 5 + d).unwrap_or("");
     // `-1`: no response was sent (the client aborted) [H1].
     let status = if status_tok == "-1" {
         0
     } else {
         parse_status(status_tok).ok_or("the status field is not a status")?
     };
-    let term = tok(k + 9).unwrap_or("");
+    let term = tok(k + 9 + d).unwrap_or("");
     if term.len() != 4 && term.len() != 2 {
         return Err("the termination state is not 2 or 4 characters".into());
     }
     // After `sq/bq`: optional `{captures}` (may hold spaces) and the quoted request line.
-    let rest_at = starts[k + 11].1;
+    let rest_at = starts[k + 11 + d].1;
     let mut rest = line[rest_at..].trim_start();
+    let mut first_capture = None;
     while let Some(r) = rest.strip_prefix('{') {
         let close = r.find('}').ok_or("an unterminated `{` capture block")?;
+        first_capture.get_or_insert(&r[..close]);
         rest = r[close + 1..].trim_start();
     }
-    let request = rest
-        .strip_prefix('"')
-        .map(|r| r.strip_suffix('"').unwrap_or(r))
-        .unwrap_or(rest);
+    // `%{+Q}r` ends the default layouts; `option httpslog` logs TLS fields after it, and a
+    // request HAProxy truncated has no closing quote.
+    let request = match rest.strip_prefix('"') {
+        Some(r) => match r.find("\" ") {
+            Some(end) => &r[..end],
+            None => r.strip_suffix('"').unwrap_or(r),
+        },
+        None => rest,
+    };
     let mut f = Fields {
         time: Some(Stamp::Start(start)),
         status: Some(status),
@@ -92,6 +139,14 @@ pub fn parse(line: &str) -> Result<Fields<'_>, LineError> {
         request_line: Some(escape::hash(request)),
         ..Fields::default()
     };
+    // A custom layout's field between the server and the timers, or the first captured
+    // request header, when it is a host name (`capture request header Host` comes first in
+    // most configurations; anything else is left alone).
+    let extra = (d == 1).then(|| tok(k + 4)).flatten();
+    let captured = first_capture.and_then(|c| c.split('|').next());
+    if let Some(h) = extra.into_iter().chain(captured).find(|h| hostlike(h)) {
+        f.host = Some(Cow::Borrowed(h));
+    }
     f.duration_ms = num(timers[4]).filter(|t| *t >= 0).map(|t| t as f64);
     if status >= 400 {
         let server = backend_server.rsplit('/').next().unwrap_or("");

@@ -5,10 +5,14 @@
 
 use super::envoy;
 use super::format::parse_status;
+use super::format::SignalInputs;
+use super::kv;
+use super::nginx;
 use super::record::{evidence_field, last_upstream_status, present, Fields, Stamp};
 use super::signal::{rule, LogRule};
 use super::time;
 use crate::ingest::error::LineError;
+use crate::ingest::skip::{Miss, NotRequest};
 use crate::ingest::Format;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -21,6 +25,8 @@ pub enum Vendor {
     Caddy,
     GcpLb,
     EnvoyJson,
+    /// nginx `log_format ... escape=json`, recognised by its variables' names.
+    Nginx,
 }
 
 type Obj = Map<String, Value>;
@@ -33,6 +39,7 @@ impl Vendor {
         Vendor::Caddy,
         Vendor::GcpLb,
         Vendor::EnvoyJson,
+        Vendor::Nginx,
     ];
 
     pub fn format(&self) -> Format {
@@ -43,6 +50,7 @@ impl Vendor {
             Vendor::Caddy => Format::Caddy,
             Vendor::GcpLb => Format::GcpLb,
             Vendor::EnvoyJson => Format::Envoy,
+            Vendor::Nginx => Format::Nginx,
         }
     }
 
@@ -54,6 +62,7 @@ impl Vendor {
             Vendor::Caddy => "Caddy JSON",
             Vendor::GcpLb => "Google Cloud load balancing LogEntry",
             Vendor::EnvoyJson => "Envoy Gateway JSON",
+            Vendor::Nginx => "nginx JSON (escape=json)",
         }
     }
 
@@ -63,6 +72,7 @@ impl Vendor {
             Vendor::Caddy => "caddy.no-field",
             Vendor::GcpLb => "google-cloud-lb.no-field",
             Vendor::EnvoyJson => "envoy.no-field",
+            Vendor::Nginx => "nginx.no-field",
             Vendor::Kong | Vendor::Traefik => return None,
         }))
     }
@@ -98,6 +108,7 @@ impl Vendor {
                 has("response_code")
                     && (has("start_time") || has("upstream_host") || has("response_flags"))
             }
+            Vendor::Nginx => nginx_named(o),
         }
     }
 
@@ -117,7 +128,7 @@ impl Vendor {
         &self,
         line: &'a str,
         each: &mut dyn FnMut(Fields<'a>, bool),
-    ) -> Result<(), LineError> {
+    ) -> Result<(), Miss> {
         let text = json_part(line).ok_or("not a JSON object")?;
         let v: Value = serde_json::from_str(text).map_err(|e| {
             LineError::NotJson(crate::redact::scrub_message(&e.to_string()).to_string())
@@ -132,7 +143,9 @@ impl Vendor {
         }
         for o in objs {
             if !self.matches(o) {
-                return Err(LineError::NotVendor(self.label()));
+                // Another kind of record (a server's runtime log beside its access log), or
+                // another vendor's: the reader tries the others before it counts it as such.
+                return Err(Miss::NotRequest(NotRequest::JsonRecord));
             }
             let f = match self {
                 Vendor::Cloudflare => cloudflare(o),
@@ -141,6 +154,7 @@ impl Vendor {
                 Vendor::Caddy => caddy(o),
                 Vendor::GcpLb => gcp(o),
                 Vendor::EnvoyJson => envoy_json(o),
+                Vendor::Nginx => nginx_json(o),
             }?;
             each(f, false);
         }
@@ -372,7 +386,8 @@ fn kong(o: &Obj) -> Result<Fields<'static>, LineError> {
 }
 
 fn traefik(o: &Obj) -> Result<Fields<'static>, LineError> {
-    let st = require_status(status(o, "DownstreamStatus"), "DownstreamStatus")?;
+    // No `DownstreamStatus`: Traefik wrote no response (the client went away).
+    let st = status(o, "DownstreamStatus").unwrap_or(0);
     let mut f = Fields {
         status: Some(st),
         method: text(o, "RequestMethod"),
@@ -472,7 +487,9 @@ fn caddy(o: &Obj) -> Result<Fields<'static>, LineError> {
 }
 
 fn gcp(o: &Obj) -> Result<Fields<'static>, LineError> {
-    let st = require_status(status(o, "httpRequest.status"), "httpRequest.status")?;
+    // No status: the load balancer sent no response (`statusDetails` says why, e.g.
+    // `client_disconnected_before_any_response`).
+    let st = status(o, "httpRequest.status").unwrap_or(0);
     let mut f = Fields {
         status: Some(st),
         method: text(o, "httpRequest.requestMethod"),
@@ -545,4 +562,66 @@ fn envoy_json(o: &Obj) -> Result<Fields<'static>, LineError> {
         f.signal = envoy::signal(s("response_flags"), s("response_code_details"), host);
     }
     Ok(f)
+}
+
+/// Keys that only an nginx log carries (its variables' names): a `status` and either an
+/// upstream or limiter variable, or three of nginx's request variables.
+fn nginx_named(o: &Obj) -> bool {
+    if !o.contains_key("status") {
+        return false;
+    }
+    const DECIDING: &[&str] = &[
+        "upstream_status",
+        "upstream_addr",
+        "limit_req_status",
+        "limit_conn_status",
+    ];
+    const NGINX: &[&str] = &[
+        "remote_addr",
+        "remote_user",
+        "time_local",
+        "time_iso8601",
+        "msec",
+        "request",
+        "request_uri",
+        "request_method",
+        "body_bytes_sent",
+        "bytes_sent",
+        "request_time",
+        "http_user_agent",
+        "http_referer",
+        "http_x_forwarded_for",
+        "server_name",
+    ];
+    DECIDING.iter().any(|k| o.contains_key(*k))
+        || NGINX.iter().filter(|k| o.contains_key(**k)).count() >= 3
+}
+
+/// nginx JSON: every key read as the variable of that name ([`kv::meaning`]), so
+/// `$upstream_status` decides who answered as it does in the text layouts. With
+/// `escape=json` a variable that is not set is written as `""` [N5].
+fn nginx_json(o: &Obj) -> Result<Fields<'static>, LineError> {
+    let vals: Vec<(&str, Cow<'_, str>)> = o
+        .iter()
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some((k.as_str(), Cow::Borrowed(s.as_str()))),
+            Value::Number(n) => Some((k.as_str(), Cow::Owned(n.to_string()))),
+            _ => None,
+        })
+        .collect();
+    let mut f = Fields::default();
+    let mut sig = SignalInputs::default();
+    for (k, v) in &vals {
+        kv::assign(k, v, Cow::Borrowed(v), &mut f, &mut sig).map_err(|expected| {
+            LineError::Field {
+                field: k.to_string(),
+                expected,
+            }
+        })?;
+    }
+    let st = require_status(f.status.filter(|_| o.get("status").is_some()), "status")?;
+    if st >= 400 {
+        f.signal = nginx::signal(st, &sig);
+    }
+    Ok(f.into_owned())
 }

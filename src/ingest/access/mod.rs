@@ -1,46 +1,57 @@
 //! Access logs: nginx / Apache / ingress-nginx / Traefik CLF text, Envoy and Istio text, AWS
-//! ALB, CloudFront and IIS W3C, HAProxy `httplog`, and the JSON logs of Cloudflare Logpush,
-//! Kong, Traefik, Caddy, Google Cloud load balancing and Envoy Gateway.
+//! ALB and Classic ELB, CloudFront and IIS W3C, HAProxy `httplog`, the JSON logs of Cloudflare
+//! Logpush, Kong, Traefik, Caddy, Google Cloud load balancing and Envoy Gateway, and nginx's
+//! variables in JSON or `key=value` — as they are really written: each line read by the
+//! layout it fits (the file's layout first, then the others of its family), records that are
+//! not HTTP requests counted and skipped, and Docker, CRI, syslog or log-shipper wrappers
+//! removed first ([`wrap`]).
 //!
 //! Every line becomes the same normalized, redacted [`Request`] as a HAR entry, with one
 //! addition: the line's own verdict about who produced the response ([`LayerSignal`]), which
 //! the attribution engine reads before any fingerprint. Parsers are pure functions from a line
-//! to a borrowed [`record::Fields`]; [`Parser::parse_line`] is the per-line entry point a
-//! streaming reader calls on worker threads, and [`read`] is the whole-file reader used today.
+//! to a borrowed [`record::Fields`]; [`Parser::parse_line`] reads one line, [`read`] a whole
+//! input ([`sniff`] chooses how, [`reader`] streams it).
 //!
 //! Reference: `shared/reference/logformats.md`; source tags in comments are its.
 //!
 //! [`LayerSignal`]: crate::model::LayerSignal
 
 pub mod alb;
+pub mod clf;
 pub mod envoy;
 pub mod escape;
 pub mod format;
 pub mod haproxy;
 pub mod jsonlogs;
+pub mod kv;
 pub mod nginx;
+mod reader;
 pub mod record;
 pub mod signal;
+pub mod sniff;
 pub mod time;
 pub mod w3c;
+pub mod wrap;
 
-use super::error::{Closest, LineError, SourceError};
-use super::pipeline::{self, Done};
-use super::{warn, Format, Options, ReadOutcome, Tail, ViewMap};
-use crate::model::Warning;
-use crate::model::{Position, Request};
+use super::error::LineError;
+use super::skip::{Miss, NotRequest};
+use super::{Format, Options, ViewMap};
+use crate::model::Request;
 use format::LogFormat;
-use record::{Convert, Fields};
+use record::{Convert, Fields, Stamp};
 use signal::{rule, LogRule};
-use std::io::BufRead;
 use std::sync::Arc;
+
+pub use reader::read;
+pub(crate) use reader::stream;
+#[cfg(test)]
+use reader::{lines, BLOCK_BYTES};
+pub use sniff::{
+    custom_fits, sniff_json, sniff_json_lines, sniff_layout, sniff_reader, sniff_text, TRIED,
+};
 
 /// Longest line read; longer lines are skipped with a warning, not loaded.
 pub const MAX_LINE: usize = 4 * 1024 * 1024;
-/// Bytes handed to one worker at once.
-const BLOCK_BYTES: usize = 1024 * 1024;
-/// Lines looked at to decide a layout.
-const SNIFF_LINES: usize = 20;
 
 /// Which text family a compiled format belongs to (decides its signal rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,9 +69,17 @@ pub enum Kind {
         format: Arc<LogFormat>,
         family: Family,
     },
+    /// The Common Log Format family read by its shape ([`clf`]), for lines the strict layouts
+    /// refuse; the family decides the rule for lines with no signal field.
+    Loose(Family),
+    /// nginx's variables as `key=value` pairs ([`kv`]).
+    Kv,
     Alb,
+    /// AWS Classic Load Balancer.
+    ElbClassic,
     Haproxy,
-    /// W3C extended: the `#Fields:` directive in effect (CloudFront or IIS).
+    /// W3C extended: the `#Fields:` directive in effect (CloudFront or IIS), or its writer's
+    /// documented default when the file has none.
     W3c(Arc<w3c::Header>),
     Json(jsonlogs::Vendor),
 }
@@ -73,6 +92,38 @@ pub struct Parser {
     pub format: Format,
     /// The layout, for the report ("ingress-nginx upstreaminfo").
     pub label: String,
+}
+
+/// What a wrapper knew about a line, used where the line itself says nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fallback<'a> {
+    /// When the line was written (the end of the request).
+    pub time: Option<i64>,
+    /// The machine that wrote it.
+    pub host: Option<&'a str>,
+}
+
+impl<'a> Fallback<'a> {
+    fn apply(&self, f: &mut Fields<'a>) {
+        if f.time.is_none() && f.start_time.is_none() {
+            f.time = self.time.map(Stamp::End);
+        }
+        if f.host.is_none() {
+            if let Some(h) = self.host {
+                f.host = Some(std::borrow::Cow::Borrowed(h));
+            }
+        }
+    }
+}
+
+/// The reader's context for one line: where it is and what turns it into a record.
+pub struct LineCtx<'c, T> {
+    pub line_no: usize,
+    pub source: &'c Arc<str>,
+    pub opts: &'c Options,
+    pub agents: Option<&'c record::AgentCache>,
+    pub map: &'c (dyn Fn(Request) -> T + Sync),
+    pub view: Option<ViewMap<'c, T>>,
 }
 
 impl Parser {
@@ -101,18 +152,50 @@ impl Parser {
         }
     }
 
+    fn plain(kind: Kind, format: Format, label: &str) -> Parser {
+        Parser {
+            kind,
+            format,
+            label: label.to_string(),
+        }
+    }
+
+    fn w3c(h: w3c::Header) -> Parser {
+        let format = if h.is_cloudfront() {
+            Format::Cloudfront
+        } else {
+            Format::W3c
+        };
+        Parser {
+            label: h.label().to_string(),
+            kind: Kind::W3c(Arc::new(h)),
+            format,
+        }
+    }
+
+    /// The Common Log Format family read by shape, reporting as `format`.
+    fn loose(family: Family, format: Format) -> Parser {
+        Parser::plain(
+            Kind::Loose(family),
+            format,
+            "Common Log Format (read by shape)",
+        )
+    }
+
     /// The rule for lines whose own fields do not decide.
     fn no_signal(&self) -> Option<&'static LogRule> {
-        match &self.kind {
-            Kind::Text { family, .. } => Some(rule(match family {
-                Family::Nginx => "nginx.no-field",
-                Family::Apache => "apache.no-field",
-                Family::Envoy => "envoy.no-field",
-                Family::TraefikClf => "traefik.no-field",
-            })),
-            Kind::Json(v) => v.no_signal(),
-            Kind::Alb | Kind::Haproxy | Kind::W3c(_) => None,
-        }
+        let family = match &self.kind {
+            Kind::Text { family, .. } | Kind::Loose(family) => *family,
+            Kind::Kv => Family::Nginx,
+            Kind::Json(v) => return v.no_signal(),
+            Kind::Alb | Kind::ElbClassic | Kind::Haproxy | Kind::W3c(_) => return None,
+        };
+        Some(rule(match family {
+            Family::Nginx => "nginx.no-field",
+            Family::Apache => "apache.no-field",
+            Family::Envoy => "envoy.no-field",
+            Family::TraefikClf => "traefik.no-field",
+        }))
     }
 
     /// Do directive lines (`#Fields:`) change how later lines are read?
@@ -127,18 +210,7 @@ impl Parser {
             return None;
         };
         let rest = line.strip_prefix("#Fields:")?;
-        Some(w3c::Header::parse(rest).map(|h| {
-            let format = if h.is_cloudfront() {
-                Format::Cloudfront
-            } else {
-                Format::W3c
-            };
-            Parser {
-                label: h.label().to_string(),
-                kind: Kind::W3c(Arc::new(h)),
-                format,
-            }
-        }))
+        Some(w3c::Header::parse(rest).map(Parser::w3c))
     }
 
     /// Parse one line into borrowed records (one, or several for a JSON array line);
@@ -147,18 +219,45 @@ impl Parser {
         &'a self,
         line: &'a str,
         each: &mut dyn FnMut(Fields<'a>, bool),
-    ) -> Result<(), LineError> {
+    ) -> Result<(), Miss> {
         match &self.kind {
             Kind::Text { format, family } => {
-                let m = format.parse(line).map_err(|m| m.reason)?;
-                let mut f = m.fields;
-                f.signal = text_signal(*family, f.status, &m.signal);
-                each(f, m.trailing);
+                let mut f = Fields::default();
+                let mut sig = format::SignalInputs::default();
+                let end = format
+                    .parse_into(line, &mut f, &mut sig)
+                    .map_err(|m| m.reason)?;
+                finish_text(*family, line, end, &mut f, &mut sig)?;
+                each(f, end < line.len());
                 Ok(())
             }
-            Kind::Alb => alb::parse(line).map(|(f, t)| each(f, t)),
+            Kind::Loose(family) => {
+                let (mut f, mut sig) = if *family == Family::Envoy {
+                    envoy::parse_loose(line)?
+                } else {
+                    clf::parse(line)?
+                };
+                finish_text(*family, line, line.len(), &mut f, &mut sig)?;
+                each(f, true);
+                Ok(())
+            }
+            Kind::Kv => {
+                let (mut f, sig) = kv::parse_line(line)?;
+                f.signal = text_signal(Family::Nginx, f.status, &sig);
+                each(f, false);
+                Ok(())
+            }
+            Kind::Alb => alb::parse(line)
+                .map(|(f, t)| each(f, t))
+                .map_err(|e| alb::not_request(line).map_or(Miss::Unreadable(e), Miss::NotRequest)),
+            Kind::ElbClassic => alb::parse_classic(line)
+                .map(|(f, t)| each(f, t))
+                .map_err(|e| alb::not_request(line).map_or(Miss::Unreadable(e), Miss::NotRequest)),
             Kind::Haproxy => haproxy::parse(line).map(|f| each(f, false)),
-            Kind::W3c(h) => h.parse_line(line).map(|f| each(f, false)),
+            Kind::W3c(h) => h
+                .parse_line(line)
+                .map(|f| each(f, false))
+                .map_err(Miss::from),
             Kind::Json(v) => v.parse(line, each),
         }
     }
@@ -169,50 +268,55 @@ impl Parser {
         !matches!(self.kind, Kind::Json(_))
     }
 
-    /// One line of a one-record layout as the caller's item: through `view` when the record
-    /// needs no full [`Request`] (see [`Fields::map_view`]), else through `map`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn item_of_line<T>(
-        &self,
-        line: &str,
-        line_no: usize,
-        source: &Arc<str>,
-        opts: &Options,
-        agents: &record::AgentCache,
-        map: &(dyn Fn(Request) -> T + Sync),
-        view: ViewMap<'_, T>,
-    ) -> Result<T, LineError> {
+    /// Read one line into the caller's items (`out`): through the view when the record needs
+    /// no full [`Request`] (see [`Fields::map_view`]), else through `map`. `fallback` fills
+    /// what the line does not say (a wrapper's time and host).
+    pub fn push_items<'a, T>(
+        &'a self,
+        line: &'a str,
+        fallback: &Fallback<'a>,
+        cx: &LineCtx<'_, T>,
+        out: &mut Vec<T>,
+    ) -> Result<(), Miss> {
+        let view = if self.one_record_per_line() {
+            cx.view
+        } else {
+            None
+        };
         let cv = Convert {
-            source,
-            redactor: &opts.redactor,
+            source: cx.source,
+            redactor: &cx.opts.redactor,
             no_signal: self.no_signal(),
-            agents: Some(agents),
+            agents: cx.agents,
+        };
+        let n = cx.line_no;
+        let item = |mut f: Fields<'a>| -> Result<T, Miss> {
+            fallback.apply(&mut f);
+            if let Some(view) = view {
+                if let Some(item) = f.map_view(n, &cv, view) {
+                    return Ok(item);
+                }
+            }
+            f.into_request(n, &cv).map(cx.map).map_err(Miss::from)
         };
         if let Kind::Text { format, family } = &self.kind {
             // The common layouts, parsed in place: no callback, and the record is not moved
             // (it is several hundred bytes) on its way to the view.
             let mut f = Fields::default();
             let mut sig = format::SignalInputs::default();
-            format
+            let end = format
                 .parse_into(line, &mut f, &mut sig)
                 .map_err(|m| m.reason)?;
-            f.signal = text_signal(*family, f.status, &sig);
-            return match f.map_view(line_no, &cv, view) {
-                Some(item) => Ok(item),
-                None => f.into_request(line_no, &cv).map(map),
-            };
+            finish_text(*family, line, end, &mut f, &mut sig)?;
+            out.push(item(f)?);
+            return Ok(());
         }
-        let mut out = None;
-        self.parse_fields(line, &mut |f, _| {
-            if out.is_some() {
-                return; // one record per line: never reached
-            }
-            out = Some(match f.map_view(line_no, &cv, view) {
-                Some(item) => Ok(item),
-                None => f.into_request(line_no, &cv).map(map),
-            });
+        let mut err = None;
+        self.parse_fields(line, &mut |f, _| match item(f) {
+            Ok(t) => out.push(t),
+            Err(e) => err = Some(e),
         })?;
-        out.unwrap_or(Err(LineError::Layout("no record on the line")))
+        err.map_or(Ok(()), Err)
     }
 
     /// Parse one line into normalized, redacted requests (pushed to `out`).
@@ -223,7 +327,7 @@ impl Parser {
         source: &Arc<str>,
         opts: &Options,
         out: &mut Vec<Request>,
-    ) -> Result<(), LineError> {
+    ) -> Result<(), Miss> {
         self.parse_line_with(line, line_no, source, opts, None, out)
     }
 
@@ -236,26 +340,49 @@ impl Parser {
         opts: &Options,
         agents: Option<&record::AgentCache>,
         out: &mut Vec<Request>,
-    ) -> Result<(), LineError> {
-        let cv = Convert {
+    ) -> Result<(), Miss> {
+        let cx = LineCtx {
+            line_no,
             source,
-            redactor: &opts.redactor,
-            no_signal: self.no_signal(),
+            opts,
             agents,
+            map: &|r| r,
+            view: None,
         };
-        let mut err = None;
-        self.parse_fields(line, &mut |f, _| match f.into_request(line_no, &cv) {
-            Ok(r) => out.push(r),
-            Err(e) => err = Some(e),
-        })?;
-        match err {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        self.push_items(line, &Fallback::default(), &cx, out)
     }
 }
 
-/// A text line's own verdict about who answered, from its signal fields (errors only).
+/// What every text layout does after its fields are matched: `k=v` fields after the layout's
+/// end read by name, Envoy's TCP records told apart, and the line's own verdict.
+fn finish_text<'a>(
+    family: Family,
+    line: &'a str,
+    end: usize,
+    f: &mut Fields<'a>,
+    sig: &mut format::SignalInputs<'a>,
+) -> Result<(), Miss> {
+    if end < line.len() && memchr::memchr(b'=', &line.as_bytes()[end..]).is_some() {
+        kv::trailing(&line[end..], f, sig);
+    }
+    // Envoy's `tcp_proxy` logs through the same format: `"- - -" 0` [E1].
+    if family == Family::Envoy
+        && f.status == Some(0)
+        && f.method.is_none()
+        && f.target.is_none()
+        && f.request_line
+            .as_deref()
+            .is_none_or(|r| r.trim() == "- - -")
+    {
+        return Err(Miss::NotRequest(NotRequest::TcpConnection));
+    }
+    f.signal = text_signal(family, f.status, sig);
+    Ok(())
+}
+
+/// A text line's own verdict about who answered, from its signal fields (errors only). An
+/// nginx variable logged by name (`upstream_status=...` after an Apache-shaped line) is read
+/// as nginx's whatever layout carried it.
 fn text_signal(
     family: Family,
     status: Option<u16>,
@@ -265,558 +392,289 @@ fn text_signal(
     match family {
         Family::Nginx => nginx::signal(status, sig),
         Family::Envoy => envoy::signal_text(sig),
-        Family::Apache | Family::TraefikClf => None,
+        Family::TraefikClf if sig.upstream_host.is_some() => traefik_clf_signal(sig),
+        Family::Apache | Family::TraefikClf => {
+            let nginx_fields = sig.upstream_status.is_some()
+                || sig.limit_req_status.is_some()
+                || sig.limit_conn_status.is_some();
+            nginx_fields.then(|| nginx::signal(status, sig)).flatten()
+        }
     }
 }
 
-// ------------------------------------------------------------------------------------------
-// Choosing a layout from content.
+/// Traefik's CLF names the server it forwarded to, `-` when none was picked (a middleware or
+/// Traefik itself answered) [T1, T2].
+fn traefik_clf_signal(sig: &format::SignalInputs<'_>) -> Option<crate::model::LayerSignal> {
+    let url = sig.upstream_host?;
+    if !record::present(url) {
+        return Some(rule("traefik.clf-no-server").signal("server URL -".into()));
+    }
+    // The server's authority only: no user info, path or query reaches the report.
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    Some(rule("traefik.clf-server").signal(format!("server URL {host}")))
+}
 
-/// The candidate layouts of a family (or of every family), most specific first.
-fn candidates(hint: Option<Format>) -> Vec<Parser> {
+// ------------------------------------------------------------------------------------------
+// Families: the layouts a line is tried with.
+
+/// The layouts that read the same kind of line, most specific first: a line the file's
+/// layout does not fit is tried with the others of its family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// nginx, Apache, Traefik CLF and everything else shaped like the Common Log Format.
+    Clf,
+    Envoy,
+    Elb,
+    Haproxy,
+    W3c,
+    Json,
+    Kv,
+}
+
+impl Parser {
+    /// Which group this layout reads lines of.
+    pub fn group(&self) -> Group {
+        match &self.kind {
+            Kind::Text {
+                family: Family::Envoy,
+                ..
+            }
+            | Kind::Loose(Family::Envoy) => Group::Envoy,
+            Kind::Text { .. } | Kind::Loose(_) => Group::Clf,
+            Kind::Kv => Group::Kv,
+            Kind::Alb | Kind::ElbClassic => Group::Elb,
+            Kind::Haproxy => Group::Haproxy,
+            Kind::W3c(_) => Group::W3c,
+            Kind::Json(_) => Group::Json,
+        }
+    }
+}
+
+/// Every layout of `group` (the W3C group's documented defaults; a file's `#Fields:`
+/// directives are added by the reader as it meets them).
+pub fn group_layouts(group: Group) -> Vec<Parser> {
     let mut v = Vec::new();
-    let want = |f: Format| hint.is_none() || hint == Some(f);
-    if want(Format::Alb) {
-        v.push(Parser {
-            kind: Kind::Alb,
-            format: Format::Alb,
-            label: "AWS ALB".into(),
-        });
-    }
-    if want(Format::Haproxy) {
-        v.push(Parser {
-            kind: Kind::Haproxy,
-            format: Format::Haproxy,
-            label: "HAProxy httplog".into(),
-        });
-    }
-    if want(Format::Envoy) {
-        v.push(Parser::text(envoy::istio(), Family::Envoy, Format::Envoy));
-        v.push(Parser::text(envoy::default(), Family::Envoy, Format::Envoy));
-    }
-    if want(Format::Nginx) {
-        v.push(Parser::text(
-            nginx::upstreaminfo(),
-            Family::Nginx,
-            Format::Nginx,
-        ));
-        v.push(Parser::text(nginx::main(), Family::Nginx, Format::Nginx));
-        v.push(Parser::text(
-            nginx::combined(),
-            Family::Nginx,
-            Format::Nginx,
-        ));
-    }
-    if want(Format::Traefik) {
-        v.push(Parser::text(
-            nginx::traefik_clf(),
-            Family::TraefikClf,
-            Format::Traefik,
-        ));
-    }
-    if want(Format::Clf) {
-        // A combined line reads the same either way; unasked, it is called nginx (the larger
-        // installed base), and `--input-format clf` says Apache.
-        if hint == Some(Format::Clf) {
+    match group {
+        Group::Clf => {
+            v.push(Parser::text(
+                nginx::upstreaminfo(),
+                Family::Nginx,
+                Format::Nginx,
+            ));
+            v.push(Parser::text(nginx::main(), Family::Nginx, Format::Nginx));
+            v.push(Parser::text(
+                nginx::combined(),
+                Family::Nginx,
+                Format::Nginx,
+            ));
+            v.push(Parser::text(
+                nginx::traefik_clf(),
+                Family::TraefikClf,
+                Format::Traefik,
+            ));
             v.push(Parser::text(
                 nginx::apache_combined(),
                 Family::Apache,
                 Format::Clf,
             ));
+            v.push(Parser::text(
+                nginx::apache_common(),
+                Family::Apache,
+                Format::Clf,
+            ));
         }
-        v.push(Parser::text(
-            nginx::apache_common(),
-            Family::Apache,
-            Format::Clf,
-        ));
-    }
-    for vendor in jsonlogs::Vendor::ALL {
-        if want(vendor.format()) {
-            v.push(Parser {
-                kind: Kind::Json(*vendor),
-                format: vendor.format(),
-                label: vendor.label().into(),
-            });
+        Group::Envoy => {
+            v.push(Parser::text(envoy::istio(), Family::Envoy, Format::Envoy));
+            v.push(Parser::text(envoy::default(), Family::Envoy, Format::Envoy));
+            v.push(Parser::text(
+                envoy::ambassador(),
+                Family::Envoy,
+                Format::Envoy,
+            ));
         }
+        Group::Elb => {
+            v.push(Parser::plain(Kind::Alb, Format::Alb, "AWS ALB"));
+            v.push(Parser::plain(
+                Kind::ElbClassic,
+                Format::Alb,
+                "AWS Classic Load Balancer",
+            ));
+        }
+        Group::Haproxy => v.push(Parser::plain(
+            Kind::Haproxy,
+            Format::Haproxy,
+            "HAProxy httplog",
+        )),
+        Group::W3c => v.extend(w3c::Header::defaults().into_iter().map(Parser::w3c)),
+        Group::Json => {
+            for vendor in jsonlogs::Vendor::ALL {
+                v.push(Parser::plain(
+                    Kind::Json(*vendor),
+                    vendor.format(),
+                    vendor.label(),
+                ));
+            }
+        }
+        Group::Kv => v.push(Parser::plain(Kind::Kv, Format::Nginx, "nginx key=value")),
     }
     v
 }
 
-/// What the formats were tried as, for the message when none fits.
-pub const TRIED: &str = "nginx (combined, main, ingress-nginx upstreaminfo), Apache (common, combined), Envoy (default, Istio), AWS ALB, HAProxy httplog, W3C (CloudFront, IIS), Traefik (CLF, JSON), and the JSON logs of Cloudflare Logpush, Kong, Caddy, Google Cloud load balancing and Envoy Gateway";
-
-fn sample_lines(prefix: &[u8]) -> Vec<String> {
-    // The prefix may end mid-line: drop the partial last line unless it is all there is.
-    let text = String::from_utf8_lossy(prefix);
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    if lines.len() > 1 && !text.ends_with('\n') {
-        lines.pop();
-    }
-    lines
+/// The layouts a line the file's layout (`first`) does not fit is tried with, in order: the
+/// rest of its group, then (for the CLF group) the reading by shape.
+pub fn others_of(first: &Parser) -> Vec<Parser> {
+    let group = first.group();
+    let mut v: Vec<Parser> = group_layouts(group)
         .into_iter()
-        .map(|l| l.trim_end_matches('\r').trim_start_matches('\u{FEFF}'))
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .take(SNIFF_LINES)
-        .map(str::to_string)
-        .collect()
-}
-
-/// Decide the layout from the first bytes. `hint` = `--input-format` (a family) when given.
-pub fn sniff_layout(prefix: &[u8], hint: Option<Format>) -> Result<Parser, SourceError> {
-    // W3C logs announce their fields.
-    let text = String::from_utf8_lossy(&prefix[..prefix.len().min(64 * 1024)]);
-    if hint.is_none() || matches!(hint, Some(Format::W3c | Format::Cloudfront)) {
-        if let Some(line) = text.lines().find(|l| l.starts_with("#Fields:")) {
-            let seed = Parser {
-                kind: Kind::W3c(Arc::new(w3c::Header::empty())),
-                format: Format::W3c,
-                label: "W3C".into(),
+        .filter(|p| p.label != first.label)
+        .collect();
+    if matches!(first.kind, Kind::Loose(_)) {
+        return v;
+    }
+    match group {
+        Group::Clf => {
+            let family = match &first.kind {
+                Kind::Text { family, .. } => *family,
+                _ => Family::Nginx,
             };
-            if let Some(p) = seed.directive(line.trim_end_matches('\r')) {
-                return p.map_err(SourceError::FieldsDirective);
-            }
+            v.push(Parser::loose(family, first.format));
         }
-        if matches!(hint, Some(Format::W3c | Format::Cloudfront)) {
-            return Err(SourceError::NoFieldsDirective);
+        Group::Envoy => v.push(Parser::loose(Family::Envoy, first.format)),
+        _ => {}
+    }
+    v
+}
+
+/// How one input's lines are read: its layout, the others of the family, and the wrapper
+/// removed from each line first.
+#[derive(Debug, Clone)]
+pub struct Reader {
+    /// The layout that reads the most lines of the sample: tried first on every line.
+    pub first: Parser,
+    /// Tried in order on a line `first` does not read.
+    pub others: Vec<Parser>,
+    pub wrapper: Option<wrap::Wrapper>,
+}
+
+impl Reader {
+    pub fn new(first: Parser, wrapper: Option<wrap::Wrapper>) -> Reader {
+        let others = others_of(&first);
+        Reader {
+            first,
+            others,
+            wrapper,
         }
     }
-    let lines = sample_lines(prefix);
-    if lines.is_empty() {
-        return Err(SourceError::NoLogLines);
-    }
-    let mut best: Option<(usize, usize, usize, Parser)> = None;
-    let mut closest: Option<(usize, String, usize, LineError)> = None;
-    for cand in candidates(hint) {
-        let (mut ok, mut exact) = (0, 0);
-        let mut first_err = None;
-        for (i, l) in lines.iter().enumerate() {
-            let mut trailing_any = false;
-            match cand.parse_fields(l, &mut |f, trailing| {
-                trailing_any |= trailing || f.status.is_none();
-            }) {
-                Ok(()) => {
-                    ok += 1;
-                    if !trailing_any {
-                        exact += 1;
-                    }
-                }
-                Err(e) => {
-                    if first_err.is_none() {
-                        first_err = Some((i + 1, e));
-                    }
-                }
-            }
-        }
-        if let Some((line, e)) = first_err {
-            if ok > 0 && closest.as_ref().is_none_or(|(n, ..)| ok > *n) {
-                closest = Some((ok, cand.label.clone(), line, e));
-            }
-        }
-        let richness = match &cand.kind {
-            Kind::Text { format, .. } => format.field_count(),
-            _ => 100,
+
+    /// A reader of exactly one layout (`--log-format`), the reading by shape behind it.
+    pub fn custom(format: Arc<LogFormat>, wrapper: Option<wrap::Wrapper>) -> Reader {
+        let first = Parser::custom(format);
+        let family = match &first.kind {
+            Kind::Text { family, .. } => *family,
+            _ => Family::Nginx,
         };
-        let better = match &best {
-            None => true,
-            Some((bo, be, br, _)) => (exact, ok, richness) > (*be, *bo, *br),
+        let others = vec![Parser::loose(family, first.format)];
+        Reader {
+            first,
+            others,
+            wrapper,
+        }
+    }
+
+    /// The reader after a `#Fields:` directive: the new fields first, the earlier ones (a
+    /// file's last lines may still follow an old layout) and the defaults after.
+    fn after_directive(&self, next: Parser) -> Reader {
+        let mut others = vec![self.first.clone()];
+        others.extend(self.others.iter().cloned());
+        others.retain(|p| !same_w3c(p, &next));
+        Reader {
+            first: next,
+            others,
+            wrapper: self.wrapper,
+        }
+    }
+
+    /// Read one (unwrapped) line: the first layout, then the others; the first
+    /// not-a-request answer, or else the first layout's reason, when none reads it.
+    pub fn push_items<'a, T>(
+        &'a self,
+        line: &'a str,
+        fallback: &Fallback<'a>,
+        cx: &LineCtx<'_, T>,
+        out: &mut Vec<T>,
+    ) -> Result<(), Miss> {
+        let miss = match self.first.push_items(line, fallback, cx, out) {
+            Ok(()) => return Ok(()),
+            Err(m) => m,
         };
-        if ok > 0 && better {
-            best = Some((ok, exact, richness, cand));
-        }
-    }
-    match best {
-        Some((ok, _, _, p)) if ok * 2 >= lines.len() => Ok(p),
-        _ => {
-            let closest = Closest(closest.map(|(_, label, line, e)| (label, line, e)));
-            Err(match hint {
-                Some(f) => SourceError::NoLayoutOf {
-                    format: f.as_str(),
-                    closest,
-                },
-                None => SourceError::NoLayout {
-                    tried: TRIED,
-                    closest,
-                },
-            })
-        }
-    }
-}
-
-/// Does a `--log-format` fit this input (at least half its first lines)? Inputs it does not
-/// fit are sniffed as usual, so one run can read an nginx log with a custom format and an
-/// Envoy log beside it.
-pub fn custom_fits(prefix: &[u8], format: &Arc<LogFormat>) -> bool {
-    let lines = sample_lines(prefix);
-    if lines.is_empty() {
-        return false;
-    }
-    let ok = lines.iter().filter(|l| format.parse(l).is_ok()).count();
-    ok * 2 >= lines.len()
-}
-
-/// For the top-level sniffer: the access-log format of a text prefix, if any.
-pub fn sniff_text(prefix: &[u8]) -> Result<Format, SourceError> {
-    sniff_layout(prefix, None).map(|p| p.format)
-}
-
-/// For the top-level sniffer: the vendor of a one-line JSON object, if its keys say so.
-pub fn sniff_json(first_line: &str) -> Option<Format> {
-    jsonlogs::Vendor::sniff(first_line).map(|v| v.format())
-}
-
-// ------------------------------------------------------------------------------------------
-// Reading a whole input.
-
-/// Block buffers handed back by the workers for the reader to fill again: a fresh 1 MiB
-/// buffer per block costs page faults (the allocator returns freed memory to the system at
-/// once) and regrowth copies, more than reading the block itself.
-#[derive(Default)]
-struct BlockPool(std::sync::Mutex<Vec<Vec<u8>>>);
-
-impl BlockPool {
-    /// Buffers kept at most (the pipeline has a few jobs in flight per worker).
-    const KEEP: usize = 16;
-
-    /// An empty buffer with room for a block and the carried partial line.
-    fn take(&self) -> Vec<u8> {
-        let got = self.0.lock().ok().and_then(|mut v| v.pop());
-        match got {
-            Some(mut b) => {
-                b.clear();
-                b
-            }
-            None => Vec::with_capacity(BLOCK_BYTES + BLOCK_BYTES / 2),
-        }
-    }
-
-    fn give(&self, b: Vec<u8>) {
-        if let Ok(mut v) = self.0.lock() {
-            if v.len() < Self::KEEP && b.capacity() >= BLOCK_BYTES {
-                v.push(b);
-            }
-        }
-    }
-}
-
-/// One job for a worker: lines read with one parser, or a problem the reader found.
-enum Job {
-    Lines {
-        parser: Arc<Parser>,
-        text: Vec<u8>,
-        first_line: usize,
-    },
-    /// A located warning; `skips` lines were lost with it.
-    Note(Warning, usize),
-}
-
-fn work<T>(
-    job: Job,
-    mut items: Vec<T>,
-    source: &Arc<str>,
-    opts: &Options,
-    map: &(dyn Fn(Request) -> T + Sync),
-    view: Option<ViewMap<'_, T>>,
-    pool: &BlockPool,
-) -> Done<T> {
-    let (parser, text, first_line) = match job {
-        Job::Note(w, skips) => {
-            return Done {
-                items,
-                warnings: vec![w],
-                skipped: skips,
-            }
-        }
-        Job::Lines {
-            parser,
-            text,
-            first_line,
-        } => (parser, text, first_line),
-    };
-    items.reserve(text.len() / 160 + 1);
-    let mut done = Done {
-        items,
-        ..Done::default()
-    };
-    let mut reqs = Vec::with_capacity(1);
-    let agents = record::AgentCache::default();
-    for (n, raw) in (first_line..).zip(lines(&text)) {
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if raw.is_empty() || raw.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        if raw[0] == b'#' && parser.is_stateful() {
-            continue; // directives and comments of W3C logs
-        }
-        let lossy;
-        let line = match std::str::from_utf8(raw) {
-            Ok(s) => s,
-            Err(_) => {
-                lossy = String::from_utf8_lossy(raw).into_owned();
-                lossy.as_str()
-            }
+        let mut not_request = match &miss {
+            Miss::NotRequest(k) => Some(*k),
+            Miss::Unreadable(_) => None,
         };
-        let line = line.trim_start_matches('\u{FEFF}');
-        if let Some(view) = view.filter(|_| parser.one_record_per_line()) {
-            // One record per line, so the item is final once made: a success that needs no
-            // full record becomes its item straight from the fields, the rest a `Request`.
-            match parser.item_of_line(line, n, source, opts, &agents, map, view) {
-                Ok(item) => done.items.push(item),
-                Err(e) => {
-                    done.skipped += 1;
-                    done.warnings.push(warn(
-                        source,
-                        Some(Position::Line(n)),
-                        format!("not {}: {e}; skipped", parser.label),
-                    ));
+        for p in &self.others {
+            match p.push_items(line, fallback, cx, out) {
+                Ok(()) => return Ok(()),
+                Err(Miss::NotRequest(k)) => {
+                    not_request.get_or_insert(k);
                 }
-            }
-            continue;
-        }
-        match parser.parse_line_with(line, n, source, opts, Some(&agents), &mut reqs) {
-            Ok(()) => done.items.extend(reqs.drain(..).map(map)),
-            Err(e) => {
-                reqs.clear();
-                done.skipped += 1;
-                done.warnings.push(warn(
-                    source,
-                    Some(Position::Line(n)),
-                    format!("not {}: {e}; skipped", parser.label),
-                ));
+                Err(Miss::Unreadable(_)) => {}
             }
         }
-    }
-    pool.give(text);
-    done
-}
-
-/// The lines of a block (split at `\n`, as `split` would: a final newline yields one empty
-/// line), found with memchr rather than byte by byte.
-fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = Some(text);
-    std::iter::from_fn(move || {
-        let r = rest?;
-        match memchr::memchr(b'\n', r) {
-            Some(i) => {
-                rest = Some(&r[i + 1..]);
-                Some(&r[..i])
-            }
-            None => {
-                rest = None;
-                Some(r)
-            }
-        }
-    })
-}
-
-/// The reader side: cut the input into blocks of whole lines (a W3C `#Fields:` directive
-/// also cuts, and changes the parser for what follows). Returns a read error, if any.
-fn produce(
-    reader: &mut dyn BufRead,
-    mut parser: Arc<Parser>,
-    source: &Arc<str>,
-    first_line: usize,
-    pool: &BlockPool,
-    feed: &mut dyn FnMut(Job),
-) -> Option<String> {
-    let mut line_no = first_line;
-    let mut carry: Vec<u8> = Vec::new();
-    let mut skipping_long = false;
-    let mut eof = false;
-    let mut error = None;
-    while !eof {
-        // A long partial line is carried whole (not copied again for every block it spans).
-        let mut block = if carry.len() >= BLOCK_BYTES {
-            std::mem::take(&mut carry)
-        } else {
-            let mut b = pool.take();
-            b.extend_from_slice(&carry);
-            carry.clear();
-            b
-        };
-        while block.len() < BLOCK_BYTES {
-            let buf = match reader.fill_buf() {
-                Ok(b) => b,
-                Err(e) => {
-                    error = Some(format!("read error after line {line_no}: {e}"));
-                    eof = true;
-                    break;
-                }
-            };
-            if buf.is_empty() {
-                eof = true;
-                break;
-            }
-            let n = buf.len();
-            if skipping_long {
-                match memchr::memchr(b'\n', buf) {
-                    Some(i) => {
-                        reader.consume(i + 1);
-                        skipping_long = false;
-                        line_no += 1;
-                    }
-                    None => reader.consume(n),
-                }
-                continue;
-            }
-            block.extend_from_slice(buf);
-            reader.consume(n);
-        }
-        let cut = if eof {
-            block.len()
-        } else {
-            match memchr::memrchr(b'\n', &block) {
-                Some(i) => i + 1,
-                None => {
-                    if block.len() > MAX_LINE {
-                        feed(Job::Note(
-                            warn(
-                                source,
-                                Some(Position::Line(line_no)),
-                                format!(
-                                    "line is longer than {} MiB; skipped",
-                                    MAX_LINE / (1024 * 1024)
-                                ),
-                            ),
-                            1,
-                        ));
-                        skipping_long = true;
-                    } else {
-                        carry = block;
-                    }
-                    continue;
-                }
-            }
-        };
-        carry.extend_from_slice(&block[cut..]);
-        block.truncate(cut);
-        let lines = memchr::memchr_iter(b'\n', &block).count();
-        if parser.is_stateful() && block.contains(&b'#') {
-            let mut start = 0;
-            let mut ln = line_no;
-            let mut pos = 0;
-            while pos < block.len() {
-                let end = memchr::memchr(b'\n', &block[pos..])
-                    .map(|i| pos + i + 1)
-                    .unwrap_or(block.len());
-                if block[pos] == b'#' {
-                    let text = String::from_utf8_lossy(&block[pos..end]);
-                    if let Some(next) = parser.directive(text.trim_end()) {
-                        feed(Job::Lines {
-                            parser: parser.clone(),
-                            text: block[start..pos].to_vec(),
-                            first_line: ln,
-                        });
-                        ln += memchr::memchr_iter(b'\n', &block[start..end]).count();
-                        start = end;
-                        match next {
-                            Ok(p) => parser = Arc::new(p),
-                            Err(e) => feed(Job::Note(
-                                warn(
-                                    source,
-                                    Some(Position::Line(ln - 1)),
-                                    format!("#Fields: directive not read ({e}); the previous fields stay in effect"),
-                                ),
-                                0,
-                            )),
-                        }
-                    }
-                }
-                pos = end;
-            }
-            feed(Job::Lines {
-                parser: parser.clone(),
-                text: block[start..].to_vec(),
-                first_line: ln,
-            });
-        } else {
-            feed(Job::Lines {
-                parser: parser.clone(),
-                text: block,
-                first_line: line_no,
-            });
-        }
-        line_no += lines;
-    }
-    error
-}
-
-/// Stream an access log with a known format family (`--input-format`, or sniffed): the reader
-/// thread cuts blocks of lines, workers parse, normalize, redact and `map` them.
-pub(crate) fn stream<T: Send>(
-    mut reader: Box<dyn BufRead + Send>,
-    source: &Arc<str>,
-    opts: &Options,
-    format: Format,
-    map: &(dyn Fn(Request) -> T + Sync),
-    view: Option<ViewMap<'_, T>>,
-    sink: &mut dyn FnMut(&mut Done<T>),
-) -> Tail {
-    let prefix = match reader.fill_buf() {
-        Ok(b) => b.to_vec(),
-        Err(e) => {
-            return Tail {
-                error: Some(format!("cannot read: {e}")),
-                ..Tail::default()
-            }
-        }
-    };
-    let parser = match &opts.log_format {
-        // Forced (`--input-format` with `--log-format`), or it fits this input.
-        Some(f) if opts.format.is_some() || custom_fits(&prefix, f) => Parser::custom(f.clone()),
-        _ => match sniff_layout(&prefix, Some(format)) {
-            Ok(p) => p,
-            Err(e) => {
-                let hint = if opts.log_format.is_some() {
-                    " (the --log-format given does not fit these lines either)"
-                } else {
-                    ""
-                };
-                return Tail {
-                    error: Some(format!("{e}{hint}")),
-                    ..Tail::default()
-                };
-            }
-        },
-    };
-    if let Kind::Text { format: f, .. } = &parser.kind {
-        if !f.has_time() {
-            sink(&mut Done {
-                warnings: vec![warn(
-                    source,
-                    None,
-                    "the format logs no time; bursts, retries and rates need one (add $time_local, $msec, %t or %START_TIME%)",
-                )],
-                ..Done::default()
-            });
-        }
-    }
-    let creator = Some(parser.label.clone());
-    let parser = Arc::new(parser);
-    let pool = BlockPool::default();
-    let error = pipeline::run(
-        pipeline::workers(opts.threads),
-        |feed| produce(&mut *reader, parser, source, opts.first_line(), &pool, feed),
-        &|job, items| work(job, items, source, opts, map, view, &pool),
-        sink,
-    );
-    Tail {
-        creator,
-        error,
-        incomplete: None,
-        traces: None,
+        Err(not_request
+            .or_else(|| not_a_request(line, self.wrapper))
+            .map_or(miss, Miss::NotRequest))
     }
 }
 
-/// Read a whole access log into a `Vec` (tests, and callers holding an open reader).
-pub fn read(
-    reader: Box<dyn BufRead + Send>,
-    source: &Arc<str>,
-    opts: &Options,
-    format: Format,
-) -> ReadOutcome {
-    super::collect(format, |take| {
-        stream(reader, source, opts, format, &|r| r, None, take)
-    })
+fn same_w3c(a: &Parser, b: &Parser) -> bool {
+    match (&a.kind, &b.kind) {
+        (Kind::W3c(x), Kind::W3c(y)) => x.names() == y.names(),
+        _ => false,
+    }
+}
+
+/// A line no layout reads that is recognisably not a request: an nginx or Apache error-log
+/// line, another program's syslog message, a JSON record of a server's runtime log.
+fn not_a_request(line: &str, wrapper: Option<wrap::Wrapper>) -> Option<NotRequest> {
+    let t = line.trim_start();
+    let b = t.as_bytes();
+    // nginx: `2017/09/26 14:36:50 [error] 8409#8409: ...`.
+    let nginx_error = b.len() > 20
+        && b[4] == b'/'
+        && b[7] == b'/'
+        && b[10] == b' '
+        && b[13] == b':'
+        && t[19..].trim_start().starts_with('[');
+    // Apache: `[Wed Oct 11 14:32:52 2000] [error] ...` / `[... 2011] [core:error] [pid ...`.
+    let apache_error = t.starts_with('[')
+        && t.find("] [").is_some_and(|i| {
+            i < 40
+                && t[i + 3..].split(']').next().is_some_and(|lvl| {
+                    let lvl = lvl.rsplit(':').next().unwrap_or(lvl);
+                    matches!(
+                        lvl,
+                        "emerg" | "alert" | "crit" | "error" | "warn" | "notice" | "info" | "debug"
+                    ) || lvl.starts_with("trace")
+                })
+        });
+    if nginx_error || apache_error {
+        return Some(NotRequest::ErrorLog);
+    }
+    if t.starts_with('{') && !t.contains("\"status\"") && jsonlogs::Vendor::sniff(t).is_none() {
+        return Some(NotRequest::JsonRecord);
+    }
+    let in_syslog = wrapper == Some(wrap::Wrapper::Syslog);
+    if in_syslog && !looks_like_request_text(t) {
+        return Some(NotRequest::SyslogMessage);
+    }
+    None
+}
+
+/// Does the text hold an HTTP request line (`"GET /x HTTP/1.1"`)?
+fn looks_like_request_text(t: &str) -> bool {
+    t.contains(" HTTP/") || t.contains("\"GET ") || t.contains("\"POST ")
 }
 
 #[cfg(test)]

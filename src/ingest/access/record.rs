@@ -181,6 +181,47 @@ fn cut(s: &str, max: usize) -> &str {
     &s[..c]
 }
 
+fn own(t: Option<Text<'_>>) -> Option<Text<'static>> {
+    t.map(|v| Cow::Owned(v.into_owned()))
+}
+
+fn own_pairs(v: Vec<(Text<'_>, Text<'_>)>) -> Vec<(Text<'static>, Text<'static>)> {
+    v.into_iter()
+        .map(|(n, x)| (Cow::Owned(n.into_owned()), Cow::Owned(x.into_owned())))
+        .collect()
+}
+
+impl Fields<'_> {
+    /// The record with every value owned (for readers whose values live in a parsed document
+    /// they drop).
+    pub fn into_owned(self) -> Fields<'static> {
+        Fields {
+            time: self.time,
+            start_time: self.start_time,
+            method: own(self.method),
+            request_line: own(self.request_line),
+            target: own(self.target),
+            path: own(self.path),
+            query: own(self.query),
+            scheme: own(self.scheme),
+            host: own(self.host),
+            status: self.status,
+            duration_ms: self.duration_ms,
+            client_ip: own(self.client_ip),
+            forwarded_for: own(self.forwarded_for),
+            user_agent: own(self.user_agent),
+            remote_user: own(self.remote_user),
+            identity: own(self.identity),
+            request_id: own(self.request_id),
+            request_headers: own_pairs(self.request_headers),
+            response_headers: own_pairs(self.response_headers),
+            extra: own_pairs(self.extra),
+            signal: self.signal,
+            body_bytes: self.body_bytes,
+        }
+    }
+}
+
 impl<'a> Fields<'a> {
     /// The URL as the client asked for it (unredacted): absolute when the log has a host.
     pub fn raw_url(&self) -> String {

@@ -7,6 +7,8 @@
 
 use super::*;
 use crate::attribute::{self, Attribution, Layer, Role};
+use crate::ingest::ReadOutcome;
+use crate::model::Position;
 use crate::model::SignalVerdict;
 use crate::redact::Redactor;
 use chrono::SecondsFormat;
@@ -550,9 +552,10 @@ fn haproxy_from_the_manual() {
     assert_eq!(label, "HAProxy httplog");
     // %tr is when the request's first byte arrived (local time, read as UTC).
     assert_eq!(start(&r), "2009-02-06T12:14:14.655000Z");
+    // The manual's configuration captures the Host header first: `{1wt.eu}`.
     assert_eq!(
         (r.method.as_str(), r.url.as_str(), r.status),
-        ("GET", "/index.html", 200)
+        ("GET", "//1wt.eu/index.html", 200)
     );
     assert_eq!(r.duration_ms, Some(109.0));
     assert_eq!(r.client.client_ip.as_deref(), Some("10.0.1.2"));
@@ -715,10 +718,15 @@ fn traefik_clf_from_the_docs_template() {
         ("GET", "/api/v1/users", 429)
     );
     assert_eq!(r.duration_ms, Some(3.0));
-    assert_eq!(
-        r.layer_signal.as_ref().unwrap().verdict,
-        SignalVerdict::NoSignal
-    );
+    // A server URL: the request was forwarded there, its 429 passed on ...
+    assert_passed(&r, "traefik", "server URL 172.18.0.3:8080");
+    // ... `-`: no server was picked, Traefik (a rateLimit middleware) answered.
+    let own = r#"192.168.1.20 - - [26/Apr/2026:10:14:22 +0000] "GET /api/v1/users HTTP/1.1" 429 17 "-" "python-requests/2.31.0" 1043 "api@docker" "-" 0ms"#;
+    assert_generated(&one(own).0, Layer::Proxy, "traefik", "server URL -");
+    // User info in a server URL never reaches the report.
+    let cred = r#"192.168.1.20 - - [26/Apr/2026:10:14:22 +0000] "GET /api/v1/users HTTP/1.1" 429 17 "-" "python-requests/2.31.0" 1044 "api@docker" "http://u:secret@172.18.0.3:8080/x" 3ms"#;
+    let sig = one(cred).0.layer_signal.unwrap();
+    assert_eq!(sig.field, "server URL 172.18.0.3:8080");
 }
 
 /// A real Caddy access line, journald-wrapped (public repo quoted in logformats.md [Y3]).

@@ -24,6 +24,8 @@ pub struct Header {
     method: Option<usize>,
     stem: Option<usize>,
     query: Option<usize>,
+    /// `cs-uri` (host and path, Incapsula's export), when there is no stem.
+    uri: Option<usize>,
     host: Option<usize>,
     scheme: Option<usize>,
     status: Option<usize>,
@@ -35,6 +37,86 @@ pub struct Header {
     username: Option<usize>,
     request_id: Option<usize>,
     result_type: Option<usize>,
+    /// Set for a documented default read without a `#Fields:` directive.
+    default_label: Option<&'static str>,
+}
+
+/// IIS's default field set, written in the W3C log's field order [W1]. IIS 7's
+/// `logExtFileFlags` defaults to Date, Time, ClientIP, UserName, ServerIP, Method, UriStem,
+/// UriQuery, TimeTaken, HttpStatus, Win32Status, ServerPort, UserAgent, HttpSubStatus (IIS
+/// configuration reference, `<siteDefaults><logFile>`, learn.microsoft.com); later versions
+/// add Referer, as the files IIS 10 writes show (`#Fields:` of elastic/beats' IIS test logs).
+pub const IIS_DEFAULT: &str = "date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken";
+/// The same without Referer (IIS 7's default).
+pub const IIS_DEFAULT_NO_REFERER: &str = "date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) sc-status sc-substatus sc-win32-status time-taken";
+/// Every W3C field IIS can log, in the order they occur in a record [W1]; custom fields
+/// (an `X-Forwarded-For` added in IIS Manager) come after them.
+pub const IIS_ALL: &str = "date time s-sitename s-computername s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs-version cs(User-Agent) cs(Cookie) cs(Referer) cs-host sc-status sc-substatus sc-win32-status sc-bytes cs-bytes time-taken";
+/// IIS 6's default set (IIS 6.0 `LogExtFileFlags` "internal default", learn.microsoft.com), in the log's order.
+pub const IIS6_DEFAULT: &str = "date time s-sitename s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) sc-status sc-substatus sc-win32-status";
+/// What Azure App Service's web server logging writes (its `#Fields:` line, as in
+/// elastic/beats' `filebeat/module/iis/access/test/access-azure.log`).
+pub const APP_SERVICE: &str = "date time s-sitename cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Cookie) cs(Referer) cs-host sc-status sc-substatus sc-win32-status sc-bytes cs-bytes time-taken";
+/// CloudFront's standard log fields in their documented order (33 fields; older files have
+/// the first 23 or 24, fields are only ever added at the end) [F1].
+pub const CLOUDFRONT: &str = "date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query cs(Cookie) x-edge-result-type x-edge-request-id x-host-header cs-protocol cs-bytes time-taken x-forwarded-for ssl-protocol ssl-cipher x-edge-response-result-type cs-protocol-version fle-status fle-encrypted-fields c-port time-to-first-byte x-edge-detailed-result-type sc-content-type sc-content-len sc-range-start sc-range-end";
+
+/// Split a record into `cols` (TAB-separated for CloudFront, space-separated for IIS; a field
+/// that starts with `"` runs to its closing quote, as Incapsula quotes every field); returns
+/// how many fields there were (at most `cols.len()`).
+fn split<'a>(line: &'a str, cols: &mut [&'a str; 64]) -> usize {
+    let sep = if line.contains('\t') { b'\t' } else { b' ' };
+    let b = line.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    while n < cols.len() {
+        if b.get(i) == Some(&b'"') {
+            let close =
+                (i + 1..b.len()).find(|&j| b[j] == b'"' && (j + 1 == b.len() || b[j + 1] == sep));
+            if let Some(j) = close {
+                cols[n] = &line[i + 1..j];
+                n += 1;
+                i = j + 2;
+                if j + 1 >= b.len() {
+                    break;
+                }
+                continue;
+            }
+        }
+        let end = memchr::memchr(sep, &b[i.min(b.len())..])
+            .map(|k| i + k)
+            .unwrap_or(b.len());
+        cols[n] = &line[i.min(end)..end];
+        n += 1;
+        if end >= b.len() {
+            break;
+        }
+        i = end + 1;
+    }
+    n
+}
+
+/// `cs-uri` as Incapsula writes it (`www.example.com/page.php`): the path.
+fn uri_path(uri: Option<&str>) -> Option<&str> {
+    let u = uri?;
+    if u.starts_with('/') {
+        return Some(u);
+    }
+    u.find('/').map(|i| &u[i..]).or(Some("/"))
+}
+
+/// ... and the host (`None` when it starts with the path).
+fn uri_host(uri: Option<&str>) -> Option<&str> {
+    let u = uri?;
+    if u.starts_with('/') {
+        return None;
+    }
+    Some(u.split('/').next().unwrap_or(u)).filter(|h| !h.is_empty())
+}
+
+/// A request method as W3C logs write it.
+fn is_method(v: &str) -> bool {
+    !v.is_empty() && v.len() <= 24 && v.bytes().all(|c| c.is_ascii_alphabetic() || c == b'-')
 }
 
 impl Header {
@@ -61,6 +143,7 @@ impl Header {
             method: idx(&["cs-method"]),
             stem: idx(&["cs-uri-stem"]),
             query: idx(&["cs-uri-query"]),
+            uri: idx(&["cs-uri"]),
             // CloudFront: x-host-header is the viewer's Host; cs(Host) is the distribution.
             host: idx(&["x-host-header", "cs-host", "cs(host)"]),
             scheme: idx(&["cs-protocol"]),
@@ -77,6 +160,7 @@ impl Header {
             username: idx(&["cs-username"]),
             request_id: idx(&["x-edge-request-id"]),
             result_type: idx(&["x-edge-result-type"]),
+            default_label: None,
             names,
         };
         if h.status.is_none() {
@@ -85,11 +169,75 @@ impl Header {
         Ok(h)
     }
 
+    /// The layout a file without a `#Fields:` directive is read with: the documented default
+    /// of its writer (see [`IIS_DEFAULT`], [`CLOUDFRONT`]).
+    pub fn default_of(fields: &'static str, label: &'static str) -> Header {
+        let mut h = Header::parse(fields).expect("built-in fields");
+        h.default_label = Some(label);
+        h
+    }
+
+    /// The documented defaults, tried on lines of a file (or a part of one) without a
+    /// `#Fields:` directive: CloudFront's order, IIS's default sets, every IIS field.
+    pub fn defaults() -> Vec<Header> {
+        vec![
+            Header::default_of(
+                CLOUDFRONT,
+                "CloudFront standard log (documented fields, no #Fields)",
+            ),
+            Header::default_of(IIS_DEFAULT, "W3C extended (IIS default fields, no #Fields)"),
+            Header::default_of(
+                IIS_DEFAULT_NO_REFERER,
+                "W3C extended (IIS 7 default fields, no #Fields)",
+            ),
+            Header::default_of(IIS_ALL, "W3C extended (every IIS field, no #Fields)"),
+            Header::default_of(
+                APP_SERVICE,
+                "W3C extended (Azure App Service fields, no #Fields)",
+            ),
+            Header::default_of(
+                IIS6_DEFAULT,
+                "W3C extended (IIS 6 default fields, no #Fields)",
+            ),
+        ]
+    }
+
+    /// The field names, as the directive lists them.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// How many fields the directive names.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Do these fields line up with the directive: a method where it names `cs-method`, a
+    /// three-digit status at `sc-status`, a date at `date`?
+    fn fits(&self, cols: &[&str]) -> bool {
+        let at = |i: Option<usize>| i.and_then(|i| cols.get(i)).copied();
+        let status_ok =
+            at(self.status).is_some_and(|v| v.len() == 3 && v.bytes().all(|c| c.is_ascii_digit()));
+        let method_ok = at(self.method).is_none_or(|m| m == "-" || is_method(m));
+        let date_ok = at(self.date).is_none_or(|d| {
+            let b = d.as_bytes();
+            b.len() == 10 && b[4] == b'-' && b[7] == b'-' && b[0].is_ascii_digit()
+        });
+        status_ok && method_ok && date_ok
+    }
+
     pub fn is_cloudfront(&self) -> bool {
         self.cloudfront
     }
 
     pub fn label(&self) -> &'static str {
+        if let Some(l) = self.default_label {
+            return l;
+        }
         if self.cloudfront {
             "CloudFront standard log"
         } else {
@@ -106,33 +254,43 @@ impl Header {
         if self.names.is_empty() {
             return Err("a log line before any #Fields: directive".into());
         }
-        // TAB-separated (CloudFront) or space-separated (IIS): the line says which.
-        let sep = if line.contains('\t') { '\t' } else { ' ' };
         let mut cols: [&str; 64] = [""; 64];
-        let mut n = 0;
-        for part in line.split(sep) {
-            if n == cols.len() {
-                break;
-            }
-            cols[n] = part;
-            n += 1;
-        }
-        if n < self.names.len().min(cols.len()) {
+        let n = split(line, &mut cols);
+        // A line shorter than the directive (a truncated record, a layout from before the
+        // directive changed) is read with what it has, if what it has is in the right place.
+        let short = n < self.names.len().min(cols.len());
+        let status_at = self.status.unwrap_or(0);
+        if status_at >= n {
             return Err(LineError::W3cFields {
                 found: n,
                 named: self.names.len(),
+                status_field: status_at + 1,
             });
         }
-        let get = |i: Option<usize>| i.map(|i| cols[i]).filter(|v| present(v));
+        if !self.fits(&cols[..n]) {
+            return Err(if short {
+                LineError::W3cMisaligned {
+                    found: n,
+                    named: self.names.len(),
+                }
+            } else {
+                "the fields do not line up with the #Fields: directive (no method or status where it names them)".into()
+            });
+        }
+        let get = |i: Option<usize>| i.filter(|i| *i < n).map(|i| cols[i]).filter(|v| present(v));
         let status = get(self.status)
             .and_then(parse_status)
             .ok_or("sc-status is not a status")?;
         let mut f = Fields {
             status: Some(status),
             method: get(self.method).map(Cow::Borrowed),
-            path: get(self.stem).map(Cow::Borrowed),
+            path: get(self.stem)
+                .or_else(|| uri_path(get(self.uri)))
+                .map(Cow::Borrowed),
             query: get(self.query).map(Cow::Borrowed),
-            host: get(self.host).map(Cow::Borrowed),
+            host: get(self.host)
+                .or_else(|| uri_host(get(self.uri)))
+                .map(Cow::Borrowed),
             scheme: get(self.scheme).map(Cow::Borrowed),
             client_ip: get(self.client_ip).map(Cow::Borrowed),
             forwarded_for: get(self.forwarded_for).map(Cow::Borrowed),

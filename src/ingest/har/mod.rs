@@ -262,6 +262,7 @@ pub(crate) fn stream<T: Send>(
         ),
     });
     Tail {
+        unwrapped: None,
         creator: walked.creator.map(|c| opts.redactor.text(&c)),
         error,
         incomplete,

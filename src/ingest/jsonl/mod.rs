@@ -1462,6 +1462,7 @@ pub(crate) fn stream<T: Send>(
         ),
     });
     Tail {
+        unwrapped: None,
         creator: None,
         error: split.error,
         incomplete,
