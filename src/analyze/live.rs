@@ -445,6 +445,9 @@ fn empty_summary(name: &str) -> InputSummary {
         incomplete: None,
         no_status: None,
         traces: None,
+        not_requests: 0,
+        skipped_reasons: Vec::new(),
+        unwrapped: None,
     }
 }
 
@@ -457,6 +460,16 @@ fn merge_summary(into: &mut Option<InputSummary>, s: InputSummary) {
     };
     t.records += s.records;
     t.skipped += s.skipped;
+    t.not_requests += s.not_requests;
+    for r in s.skipped_reasons {
+        match t.skipped_reasons.iter_mut().find(|k| k.reason == r.reason) {
+            Some(k) => k.lines += r.lines,
+            None => t.skipped_reasons.push(r),
+        }
+    }
+    if t.unwrapped.is_none() {
+        t.unwrapped = s.unwrapped;
+    }
     t.warning_count += s.warning_count;
     let room = ingest::KEPT_WARNINGS.saturating_sub(t.warnings.len());
     t.warnings.extend(s.warnings.into_iter().take(room));

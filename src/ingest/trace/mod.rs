@@ -308,6 +308,7 @@ pub(crate) fn stream<T: Send>(
                 items,
                 warnings: job.warnings,
                 skipped: job.skipped,
+                ..Done::default()
             }
         },
         sink,
@@ -315,8 +316,8 @@ pub(crate) fn stream<T: Send>(
     Tail {
         creator: None,
         error,
-        incomplete: None,
         traces: Some(Box::new(facts)),
+        ..Tail::default()
     }
 }
 
