@@ -132,6 +132,10 @@ pub enum InputFormat {
     Caddy,
     /// Google Cloud HTTP(S) load balancing LogEntry JSON.
     GcpLb,
+    /// OpenTelemetry traces in OTLP/JSON (the file exporters' output).
+    Otlp,
+    /// Jaeger's JSON trace export.
+    Jaeger,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -324,6 +324,8 @@ impl From<cli::InputFormat> for ingest::Format {
             C::Traefik => F::Traefik,
             C::Caddy => F::Caddy,
             C::GcpLb => F::GcpLb,
+            C::Otlp => F::Otlp,
+            C::Jaeger => F::Jaeger,
         }
     }
 }

@@ -79,3 +79,33 @@ fn the_protocols_own_example_is_read_and_has_no_http_span() {
         "{err}"
     );
 }
+
+/// `--input-format otlp` and `--input-format jaeger` are accepted on the command line and give
+/// what sniffing gives; a trace format forced onto the other encoding is not read as it.
+#[test]
+fn trace_formats_can_be_named_with_input_format() {
+    let otlp = std::fs::read_to_string(fixture(SDK_EXPORT)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let jaeger = dir.path().join("trace.json");
+    std::fs::write(&jaeger, traces::otlp_to_jaeger(&otlp)).unwrap();
+    let sniffed = analyze_json(&fixture(SDK_EXPORT));
+    for (path, name) in [
+        (fixture(SDK_EXPORT), "otlp"),
+        (jaeger.to_str().unwrap().to_string(), "jaeger"),
+    ] {
+        let out = toomany()
+            .args(["analyze", &path, "--input-format", name, "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() || out.status.code() == Some(1),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["inputs"][0]["format"], name, "{v}");
+        for k in ["requests", "rate_limited"] {
+            assert_eq!(v["summary"][k], sniffed["summary"][k], "{name}: {k}");
+        }
+    }
+}
