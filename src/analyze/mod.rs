@@ -38,7 +38,7 @@ use crate::detect::{Cx, Detected, Detector, Finding, Placed, Step};
 use crate::ingest;
 use crate::model::{Position, Request};
 use crate::recommend::evidence::{self, HostEvidence};
-use crate::report::{HostCount, InputSummary, RateLimited, Report, Summary, SCHEMA_VERSION};
+use crate::report::{HostCount, InputSummary, RateLimitedRows, Report, Summary, SCHEMA_VERSION};
 use collect::Collector;
 use event::{Event, Shared};
 use rayon::prelude::*;
@@ -200,7 +200,7 @@ fn collect_records(requests: &[Request], given: Option<&[(usize, Attribution)]>)
 
 /// Everything the replays and the report need, from the first stage and attribution.
 struct Prepared {
-    rate_limited: Vec<RateLimited>,
+    rate_limited: RateLimitedRows,
     limits: Vec<Option<KnownLimit>>,
     hosts: Vec<String>,
     labels: Vec<String>,
@@ -774,16 +774,12 @@ fn run_detectors(
     let error = parts.iter().find_map(|p| p.error.clone());
     let mut all: Vec<(usize, Placed)> = Vec::new();
     let mut evidence: BTreeMap<u32, HostEvidence> = BTreeMap::new();
-    let mut next_attempt = vec![None; p.rate_limited.len()];
+    let mut next_attempt = Vec::new();
     let mut builder = None;
     for part in parts {
         all.extend(part.findings);
         evidence.extend(part.evidence);
-        for (pos, t) in part.next.found {
-            if let Some(slot) = next_attempt.get_mut(pos) {
-                *slot = Some(t);
-            }
-        }
+        next_attempt.extend(part.next.found);
         if part.overview.is_some() {
             builder = part.overview;
         }
@@ -810,20 +806,9 @@ fn run_detectors(
             }
         })
         .collect();
-    let mut overview = builder.unwrap_or_default().finish(creds, next_attempt);
-    // Each rate-limited response's client, in the list's order (rows attribution kept).
-    overview.clients = c
-        .rows
-        .limited()
-        .filter(|row| row.facts.is_some())
-        .map(|row| {
-            p.remap
-                .get(row.client as usize)
-                .and_then(|&f| p.labels.get(f as usize))
-                .cloned()
-                .unwrap_or_default()
-        })
-        .collect();
+    let overview = builder.unwrap_or_default().finish(creds);
+    // Stable: of two found for one row, the later part's stands.
+    next_attempt.sort_by_key(|&(pos, _)| pos);
     // Report order, the same in every format: most severe first, then detector, then each
     // detector's own order.
     all.sort_by(|a, b| {
@@ -835,6 +820,7 @@ fn run_detectors(
         findings: all.into_iter().map(|(_, (_, f))| f).collect(),
         evidence,
         overview,
+        next_attempt,
         error,
     }
 }
@@ -859,6 +845,9 @@ struct Replayed {
     findings: Vec<Finding>,
     evidence: BTreeMap<u32, HostEvidence>,
     overview: crate::overview::Overview,
+    /// Rate-limited responses' next attempts: (position in the report's list, start), by
+    /// position.
+    next_attempt: Vec<(usize, chrono::DateTime<chrono::Utc>)>,
     #[allow(dead_code)]
     error: Option<String>,
 }
@@ -875,7 +864,7 @@ fn finish(
     attribute: &Attribute,
 ) -> Report {
     let mut inputs = inputs;
-    let p = match unfinished {
+    let mut p = match unfinished {
         Some(i) => {
             let mut orderers = std::mem::take(&mut c.orderers);
             let (p, drained) = rayon::join(
@@ -907,6 +896,7 @@ fn finish(
         mut findings,
         mut evidence,
         overview,
+        next_attempt,
         ..
     } = run_detectors(&c, &p, coarse, opts.limit.any, early);
     crate::detect::nested_retries::apply_traces(&mut findings, &inputs);
@@ -949,18 +939,54 @@ fn finish(
     let (hosts, all) = ranked(evidence.into_values().collect());
     let limited = planned_hosts(&hosts, rec);
     let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
+    let rate_limited = with_clients_and_retries(&c, &mut p, next_attempt);
     Report {
         schema_version: SCHEMA_VERSION,
         generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
         summary,
         inputs,
-        rate_limited: p.rate_limited,
+        rate_limited,
         findings,
         clients: p.clients,
         recommendation: recommendations.first().cloned(),
         recommendations,
         overview,
     }
+}
+
+/// The report's rate-limited rows with each one's client label (rows attribution kept, in the
+/// list's order) and next attempt, read and written once more.
+fn with_clients_and_retries(
+    c: &Collector,
+    p: &mut Prepared,
+    next_attempt: Vec<(usize, chrono::DateTime<chrono::Utc>)>,
+) -> RateLimitedRows {
+    let labels: Vec<Arc<str>> = p.labels.iter().map(|l| Arc::from(l.as_str())).collect();
+    let empty: Arc<str> = Arc::from("");
+    let mut clients = c
+        .rows
+        .limited()
+        .filter(|row| row.facts.is_some())
+        .map(|row| {
+            p.remap
+                .get(row.client as usize)
+                .and_then(|&f| labels.get(f as usize))
+                .unwrap_or(&empty)
+                .clone()
+        });
+    let mut next = next_attempt.into_iter().peekable();
+    std::mem::take(&mut p.rate_limited).map(|i, r| {
+        r.client = clients.next();
+        while let Some(&(pos, t)) = next.peek() {
+            if pos > i {
+                break;
+            }
+            if pos == i {
+                r.next_attempt = Some(t);
+            }
+            next.next();
+        }
+    })
 }
 
 /// The hosts that get a plan, the principal one first: every rate-limited host (busiest
@@ -1226,7 +1252,7 @@ fn caller_key(method: &str, url: &str) -> u64 {
 /// same while it streams; this serves callers holding a hand-edited report).
 pub fn recommend_evidence(
     requests: &[Request],
-    rate_limited: &[RateLimited],
+    rate_limited: &RateLimitedRows,
 ) -> (Vec<HostEvidence>, HostEvidence) {
     let limited: std::collections::HashSet<(Arc<str>, Position)> = rate_limited
         .iter()
