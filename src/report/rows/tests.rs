@@ -10,12 +10,12 @@ fn row(
     RateLimited {
         request_index: i,
         source: shared.0.clone(),
-        position: if i % 3 == 0 {
+        position: if i.is_multiple_of(3) {
             Position::Entry(i)
         } else {
             Position::Line(i + 1)
         },
-        time: (i % 5 != 0)
+        time: (!i.is_multiple_of(5))
             .then(|| {
                 chrono::DateTime::from_timestamp(
                     1_714_564_800 + i as i64,
@@ -23,10 +23,10 @@ fn row(
                 )
             })
             .flatten(),
-        method: Arc::from(if i % 2 == 0 { "GET" } else { "POST" }),
+        method: Arc::from(if i.is_multiple_of(2) { "GET" } else { "POST" }),
         url: Arc::from(url),
         status: 429,
-        span: (i % 7 == 0).then(|| {
+        span: (i.is_multiple_of(7)).then(|| {
             Box::new(SpanRef {
                 trace_id: format!("{i:032x}"),
                 span_id: format!("{i:016x}"),
@@ -35,8 +35,8 @@ fn row(
         }),
         retry_after: shared.1.clone(),
         attribution: shared.2.clone(),
-        client: (i % 4 != 0).then(|| Arc::from(format!("worker-{}", i % 4))),
-        next_attempt: (i % 2 == 0)
+        client: (!i.is_multiple_of(4)).then(|| Arc::from(format!("worker-{}", i % 4))),
+        next_attempt: (i.is_multiple_of(2))
             .then(|| chrono::DateTime::from_timestamp(1_714_564_900 + i as i64, 5))
             .flatten(),
     }
