@@ -66,13 +66,6 @@ pub struct Overview {
     pub credentials: Vec<CredentialRow>,
     /// Distinct credentials seen.
     pub credential_count: usize,
-    /// For each rate-limited response (the order of `Report::rate_limited`), the start of the
-    /// same client's next attempt at the same operation (method + URL) within
-    /// [`RETRY_LINK_MS`], if any.
-    pub next_attempt: Vec<Option<DateTime<Utc>>>,
-    /// For each rate-limited response (the order of `Report::rate_limited`), its client's label
-    /// as `clients.list` names it (the CSV/NDJSON exports' `client` column).
-    pub clients: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -420,13 +413,9 @@ impl Builder {
         }
     }
 
-    /// The overview, with the credentials (in order of first appearance) and each rate-limited
-    /// response's next attempt (in the order of the report's list).
-    pub fn finish(
-        mut self,
-        mut creds: Vec<CredentialCount>,
-        next_attempt: Vec<Option<DateTime<Utc>>>,
-    ) -> Overview {
+    /// The overview, with the credentials (in order of first appearance). Each rate-limited
+    /// response's next attempt ([`NextAttempts::found`]) goes on its row of the report.
+    pub fn finish(mut self, mut creds: Vec<CredentialCount>) -> Overview {
         let bucket_ms = self.timeline.bucket_ms;
         for b in &mut self.timeline.buckets {
             b.in_flight /= bucket_ms as f64;
@@ -453,8 +442,6 @@ impl Builder {
                 })
                 .collect(),
             credential_count,
-            next_attempt,
-            clients: Vec::new(),
         }
     }
 }

@@ -12,6 +12,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub mod rows;
+pub use rows::{RateLimitedRows, RowsWriter};
+
 pub const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Serialize)]
@@ -21,8 +24,9 @@ pub struct Report {
     pub generated_by: String,
     pub inputs: Vec<InputSummary>,
     pub summary: Summary,
-    /// Every 429, and every 503/403 carrying rate-limit evidence, in time order.
-    pub rate_limited: Vec<RateLimited>,
+    /// Every 429, and every 503/403 carrying rate-limit evidence, in time order (in a
+    /// temporary file when there are many: read it with [`RateLimitedRows::iter`]).
+    pub rate_limited: RateLimitedRows,
     pub findings: Vec<Finding>,
     /// How clients were told apart, and who they are (see docs/report-schema.md).
     pub clients: ClientsSection,
@@ -84,4 +88,13 @@ pub struct RateLimited {
     /// Shared between rows whose attribution is the same (a long incident repeats a few).
     #[serde(flatten)]
     pub attribution: Arc<Attribution>,
+    /// Its client's label as `clients.list` names it (the CSV/NDJSON exports' `client`
+    /// column; not serialized).
+    #[serde(skip)]
+    pub client: Option<Arc<str>>,
+    /// The start of the same client's next attempt at the same operation (method + URL)
+    /// within [`crate::overview::RETRY_LINK_MS`], if any (drawn in the timeline; not
+    /// serialized).
+    #[serde(skip)]
+    pub next_attempt: Option<DateTime<Utc>>,
 }

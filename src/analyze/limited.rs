@@ -13,7 +13,7 @@ use crate::attribute::{self, Attribution};
 pub use crate::detect::kept::{Facts, Row};
 use crate::http::retry_after::{self, RetryAfter};
 use crate::model::Request;
-use crate::report::RateLimited;
+use crate::report::{RateLimited, RateLimitedRows, RowsWriter};
 use std::sync::Arc;
 
 /// Maps of this module, keyed by row ids and evidence keys (hundreds of bytes): foldhash,
@@ -149,10 +149,10 @@ impl Rows {
     /// host is attributed once (on the thread pool) and its verdict shared by every row with
     /// that key. A row's verdict depends on its record and its host's baseline only, so the
     /// result is the same on any number of threads; records are released chunk by chunk.
-    pub fn attribute(&mut self, verdicts: &Verdicts) -> Vec<RateLimited> {
+    pub fn attribute(&mut self, verdicts: &Verdicts) -> RateLimitedRows {
         use rayon::prelude::*;
         let order = self.order.clone();
-        let mut out = Vec::with_capacity(order.len());
+        let mut out = RowsWriter::default();
         let mut shared = SharedAttributions::default();
         let mut cache: HashMap<Vec<u8>, Arc<Attribution>> = HashMap::default();
         let mut facts_pool: Pool<Facts> = Pool::new(SHARED_CAP);
@@ -252,12 +252,14 @@ impl Rows {
                     retry_after: row.retry_after.clone(),
                     span: r.span.clone(),
                     attribution,
+                    client: None,
+                    next_attempt: None,
                 });
             }
         }
         self.spill.close();
         self.records = Vec::new();
-        out
+        out.finish()
     }
 }
 

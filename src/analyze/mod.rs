@@ -41,7 +41,7 @@ use crate::attribute::Attribution;
 use crate::ingest;
 use crate::model::{Position, Request};
 use crate::recommend::evidence::{self, HostEvidence};
-use crate::report::{HostCount, InputSummary, Report, Summary, SCHEMA_VERSION};
+use crate::report::{HostCount, InputSummary, RateLimitedRows, Report, Summary, SCHEMA_VERSION};
 use collect::Collector;
 use event::Shared;
 use prepare::{prepare, Prepared};
@@ -171,7 +171,7 @@ fn finish(
     attribute: &Attribute,
 ) -> Report {
     let mut inputs = inputs;
-    let p = prepare_beside_drain(&mut c, &mut inputs, unfinished, attribute, &opts.limit);
+    let mut p = prepare_beside_drain(&mut c, &mut inputs, unfinished, attribute, &opts.limit);
     if let (Some(e), Some(first)) = (c.rows.spill_error(), inputs.first_mut()) {
         first.warning_count += 1;
         first.warnings.push(crate::model::Warning {
@@ -186,6 +186,7 @@ fn finish(
         mut findings,
         mut evidence,
         overview,
+        next_attempt,
         ..
     } = run_detectors(&c, &p, coarse, opts.limit.any, early);
     crate::detect::nested_retries::apply_traces(&mut findings, &inputs);
@@ -199,12 +200,13 @@ fn finish(
     let (hosts, all) = ranked(evidence.into_values().collect());
     let limited = planned_hosts(&hosts, rec);
     let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
+    let rate_limited = with_clients_and_retries(&c, &mut p, next_attempt);
     Report {
         schema_version: SCHEMA_VERSION,
         generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
         summary,
         inputs,
-        rate_limited: p.rate_limited,
+        rate_limited,
         findings,
         clients: p.clients,
         recommendation: recommendations.first().cloned(),
@@ -270,6 +272,41 @@ fn add_evidence(c: &mut Collector, p: &Prepared, evidence: &mut BTreeMap<u32, Ho
             same_site: row.cors.as_deref().is_some_and(|c| c.same_site()),
         });
     }
+}
+
+/// The report's rate-limited rows with each one's client label (rows attribution kept, in the
+/// list's order) and next attempt, read and written once more.
+fn with_clients_and_retries(
+    c: &Collector,
+    p: &mut Prepared,
+    next_attempt: Vec<(usize, chrono::DateTime<chrono::Utc>)>,
+) -> RateLimitedRows {
+    let labels: Vec<Arc<str>> = p.labels.iter().map(|l| Arc::from(l.as_str())).collect();
+    let empty: Arc<str> = Arc::from("");
+    let mut clients = c
+        .rows
+        .limited()
+        .filter(|row| row.facts.is_some())
+        .map(|row| {
+            p.remap
+                .get(row.client as usize)
+                .and_then(|&f| labels.get(f as usize))
+                .unwrap_or(&empty)
+                .clone()
+        });
+    let mut next = next_attempt.into_iter().peekable();
+    std::mem::take(&mut p.rate_limited).map(|i, r| {
+        r.client = clients.next();
+        while let Some(&(pos, t)) = next.peek() {
+            if pos > i {
+                break;
+            }
+            if pos == i {
+                r.next_attempt = Some(t);
+            }
+            next.next();
+        }
+    })
 }
 
 /// The hosts that get a plan, the principal one first: every rate-limited host (busiest

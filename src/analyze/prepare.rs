@@ -8,13 +8,13 @@ use crate::attribute::{self, engine::Baseline, Attribution};
 use crate::detect::clients::{self, ClientsSection};
 use crate::detect::limit::{self, KnownLimit};
 use crate::model::Request;
-use crate::report::RateLimited;
+use crate::report::RateLimitedRows;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// Everything the replays and the report need, from the first stage and attribution.
 pub(super) struct Prepared {
-    pub(super) rate_limited: Vec<RateLimited>,
+    pub(super) rate_limited: RateLimitedRows,
     pub(super) limits: Vec<Option<KnownLimit>>,
     pub(super) hosts: Vec<String>,
     pub(super) labels: Vec<String>,
@@ -76,7 +76,7 @@ pub(super) fn prepare(
 
 /// The rate-limited rows attributed, in the report's order: by the engine against each host's
 /// baseline (one verdict per distinct evidence, unless uncached), or as given.
-fn attribute_rows(c: &mut Collector, attribute: &Attribute, hosts: &[String]) -> Vec<RateLimited> {
+fn attribute_rows(c: &mut Collector, attribute: &Attribute, hosts: &[String]) -> RateLimitedRows {
     let baselines = baselines(c, hosts);
     match attribute {
         Attribute::Engine | Attribute::EngineUncached => {

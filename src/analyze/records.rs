@@ -13,7 +13,7 @@ use crate::detect::link::{CadenceTable, Cadences, Linked, Linker, Logical};
 use crate::detect::Detected;
 use crate::model::{Position, Request};
 use crate::recommend::evidence::{self, HostEvidence};
-use crate::report::RateLimited;
+use crate::report::RateLimitedRows;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -229,7 +229,7 @@ fn caller_key(method: &str, url: &str) -> u64 {
 /// same while it streams; this serves callers holding a hand-edited report).
 pub fn recommend_evidence(
     requests: &[Request],
-    rate_limited: &[RateLimited],
+    rate_limited: &RateLimitedRows,
 ) -> (Vec<HostEvidence>, HostEvidence) {
     let limited: std::collections::HashSet<(Arc<str>, Position)> = rate_limited
         .iter()

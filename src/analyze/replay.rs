@@ -512,24 +512,19 @@ fn gather(parts: Vec<Partition>, c: &Collector, p: &Prepared) -> Replayed {
     let error = parts.iter().find_map(|p| p.error.clone());
     let mut all: Vec<(usize, Placed)> = Vec::new();
     let mut evidence: BTreeMap<u32, HostEvidence> = BTreeMap::new();
-    let mut next_attempt = vec![None; p.rate_limited.len()];
+    let mut next_attempt = Vec::new();
     let mut builder = None;
     for part in parts {
         all.extend(part.findings);
         evidence.extend(part.evidence);
-        for (pos, t) in part.next.found {
-            if let Some(slot) = next_attempt.get_mut(pos) {
-                *slot = Some(t);
-            }
-        }
+        next_attempt.extend(part.next.found);
         if part.overview.is_some() {
             builder = part.overview;
         }
     }
-    let mut overview = builder
-        .unwrap_or_default()
-        .finish(credential_counts(c, p), next_attempt);
-    overview.clients = limited_clients(c, p);
+    let overview = builder.unwrap_or_default().finish(credential_counts(c, p));
+    // Stable: of two found for one row, the later part's stands.
+    next_attempt.sort_by_key(|&(pos, _)| pos);
     // Report order, the same in every format: most severe first, then detector, then each
     // detector's own order.
     all.sort_by(|a, b| {
@@ -541,6 +536,7 @@ fn gather(parts: Vec<Partition>, c: &Collector, p: &Prepared) -> Replayed {
         findings: all.into_iter().map(|(_, (_, f))| f).collect(),
         evidence,
         overview,
+        next_attempt,
         error,
     }
 }
@@ -568,21 +564,6 @@ fn credential_counts(c: &Collector, p: &Prepared) -> Vec<crate::overview::Creden
         .collect()
 }
 
-/// Each rate-limited response's client, in the list's order (rows attribution kept).
-fn limited_clients(c: &Collector, p: &Prepared) -> Vec<String> {
-    c.rows
-        .limited()
-        .filter(|row| row.facts.is_some())
-        .map(|row| {
-            p.remap
-                .get(row.client as usize)
-                .and_then(|&f| p.labels.get(f as usize))
-                .cloned()
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
 /// The overview's second pass over one event.
 fn overview_second_pass(
     b: &mut crate::overview::Builder,
@@ -603,6 +584,9 @@ pub(super) struct Replayed {
     pub(super) findings: Vec<Finding>,
     pub(super) evidence: BTreeMap<u32, HostEvidence>,
     pub(super) overview: crate::overview::Overview,
+    /// Rate-limited responses' next attempts: (position in the report's list, start), by
+    /// position.
+    pub(super) next_attempt: Vec<(usize, chrono::DateTime<chrono::Utc>)>,
     #[allow(dead_code)]
     pub(super) error: Option<String>,
 }

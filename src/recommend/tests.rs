@@ -187,7 +187,7 @@ fn nothing_to_recommend_without_429_or_limit() {
 fn limit_from_flag_beats_headers_and_traffic() {
     let reqs = burst_incident();
     let mut r = report(&reqs, &opts(Some("120/min")));
-    for rl in &mut r.rate_limited {
+    for rl in r.rate_limited.make_mut() {
         std::sync::Arc::make_mut(&mut rl.attribution).limits = Some(Limits {
             limit: Some(50.0),
             remaining: Some(0.0),
@@ -383,7 +383,7 @@ fn exhausted_daily_quota_is_stop_or_reschedule_with_reset_time() {
     let reqs = burst_incident();
     let o = opts(Some("10000/day"));
     let mut r = report(&reqs, &o);
-    for rl in &mut r.rate_limited {
+    for rl in r.rate_limited.make_mut() {
         std::sync::Arc::make_mut(&mut rl.attribution).quota = Quota::Daily;
         std::sync::Arc::make_mut(&mut rl.attribution).limits = Some(Limits {
             limit: Some(10000.0),
@@ -479,7 +479,8 @@ fn resume_at_ignores_the_reset_of_an_unspent_allowance() {
         window_seconds: None,
         policy: None,
     };
-    std::sync::Arc::make_mut(&mut r.rate_limited[0].attribution).limits = Some(limits(4800.0));
+    std::sync::Arc::make_mut(&mut r.rate_limited.make_mut()[0].attribution).limits =
+        Some(limits(4800.0));
     let rec = recommend(&r, &reqs, &o).unwrap();
     assert_eq!(rec.action, Action::StopOrReschedule);
     assert_eq!(
@@ -487,7 +488,8 @@ fn resume_at_ignores_the_reset_of_an_unspent_allowance() {
         Some(t0() + chrono::Duration::seconds(10 + 600))
     );
     // Spent: the reset decides.
-    std::sync::Arc::make_mut(&mut r.rate_limited[0].attribution).limits = Some(limits(0.0));
+    std::sync::Arc::make_mut(&mut r.rate_limited.make_mut()[0].attribution).limits =
+        Some(limits(0.0));
     let rec = recommend(&r, &reqs, &o).unwrap();
     assert_eq!(
         rec.resume_at,

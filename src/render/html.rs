@@ -666,7 +666,9 @@ fn responses_section(body: &mut String, report: &Report, style: Style) {
         ],
         &rows,
     );
-    if let Some(note) = verdict::where_note(&report.rate_limited[..shown]) {
+    if let Some(note) =
+        verdict::where_note(report.rate_limited.iter().take(shown).map(|r| r.position))
+    {
         let _ = write!(body, r#"<p class="note">{}</p>"#, esc(note));
     }
     if shown < n {

@@ -59,7 +59,12 @@ pub fn write(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()>
     } else {
         w.write_all(&head[..split])?;
         let mut first = true;
-        for batch in report.rate_limited.chunks(ROWS_AT_ONCE) {
+        let mut all = report.rate_limited.iter();
+        loop {
+            let batch: Vec<RateLimited> = all.by_ref().take(ROWS_AT_ONCE).collect();
+            if batch.is_empty() {
+                break;
+            }
             // A long incident repeats a few attributions and Retry-After values (shared, see
             // `RateLimited`): each pair is rendered once per batch, then spliced into its rows.
             type Pair<'r> = (&'r RetryAfter, &'r Attribution);
@@ -92,6 +97,9 @@ pub fn write(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()>
                 first = false;
                 w.write_all(row)?;
             }
+        }
+        if let Some(e) = report.rate_limited.read_error() {
+            return Err(std::io::Error::other(e));
         }
         w.write_all(b"\n  ")?;
         w.write_all(&head[split..])?;

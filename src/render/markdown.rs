@@ -369,7 +369,9 @@ fn responses(out: &mut String, report: &Report, style: Style) {
         ],
         &rows,
     );
-    if let Some(note) = verdict::where_note(&report.rate_limited[..shown]) {
+    if let Some(note) =
+        verdict::where_note(report.rate_limited.iter().take(shown).map(|r| r.position))
+    {
         let _ = writeln!(out, "{}\n", cell(note));
     }
     if shown < total {

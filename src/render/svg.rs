@@ -375,7 +375,7 @@ fn axis(s: &mut String, f: &Frame, p: &Panel, width: f64, next: Option<&Panel>) 
 /// Band 3: the Retry-After spans and the next attempts, of the first [`MAX_SPANS`] responses.
 fn waits(s: &mut String, f: &Frame, ps: &[Panel], report: &Report) {
     let mut drawn = 0;
-    for (i, r) in report.rate_limited.iter().enumerate() {
+    for r in report.rate_limited.iter() {
         if drawn >= MAX_SPANS {
             break;
         }
@@ -385,14 +385,8 @@ fn waits(s: &mut String, f: &Frame, ps: &[Panel], report: &Report) {
         };
         let lane = drawn % WAIT_LANES;
         let y = f.y_wait + 6.0 + lane as f64 * (WAITS_H - 12.0) / (WAIT_LANES - 1) as f64;
-        let next = report
-            .overview
-            .next_attempt
-            .get(i)
-            .copied()
-            .flatten()
-            .map(ms);
-        wait(s, f, p, r, (t, y), next);
+        let next = r.next_attempt.map(ms);
+        wait(s, f, p, &r, (t, y), next);
         drawn += 1;
     }
 }

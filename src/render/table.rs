@@ -405,7 +405,9 @@ fn responses(report: &Report, style: Style, o: &mut Out) {
             ]);
         }
         o.grid(&g, "");
-        if let Some(note) = verdict::where_note(&report.rate_limited[..shown]) {
+        if let Some(note) =
+            verdict::where_note(report.rate_limited.iter().take(shown).map(|r| r.position))
+        {
             o.prose(note, "", "  ");
         }
         if shown < total {

@@ -120,7 +120,7 @@ pub fn who_limited(report: &Report) -> Vec<HostVerdict> {
         .collect();
     let mut sums: Vec<Vec<f64>> = vec![Vec::new(); out.len()];
     for r in &report.rate_limited {
-        let host = host_of(r);
+        let host = host_of(&r);
         let Some(hi) = out.iter().position(|h| h.host == host) else {
             continue;
         };
@@ -159,7 +159,7 @@ pub fn who_limited(report: &Report) -> Vec<HostVerdict> {
 
 /// Rate-limited responses that share host, layer, vendor and kind of limit.
 #[derive(Debug, Clone)]
-pub struct Group<'a> {
+pub struct Group {
     pub host: String,
     pub layer: Layer,
     pub vendor: Option<String>,
@@ -168,7 +168,7 @@ pub struct Group<'a> {
     pub first: Option<DateTime<Utc>>,
     pub last: Option<DateTime<Utc>>,
     /// The first response of the group, to look at.
-    pub exemplar: &'a RateLimited,
+    pub exemplar: RateLimited,
     /// Mean attribution confidence, 0–1.
     pub confidence: f64,
     /// Distinct Retry-After values, at most [`RETRY_AFTER_VALUES`] listed.
@@ -179,11 +179,11 @@ pub struct Group<'a> {
 pub const RETRY_AFTER_VALUES: usize = 3;
 
 /// The rate-limited responses grouped by host × layer × vendor × quota, largest group first.
-pub fn groups(report: &Report) -> Vec<Group<'_>> {
+pub fn groups(report: &Report) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     let mut conf: Vec<f64> = Vec::new();
     for r in &report.rate_limited {
-        let host = host_of(r);
+        let host = host_of(&r);
         let a = &r.attribution;
         let gi = match out.iter().position(|g| {
             g.host == host && g.layer == a.layer && g.vendor == a.vendor && g.quota == a.quota
@@ -198,7 +198,7 @@ pub fn groups(report: &Report) -> Vec<Group<'_>> {
                     count: 0,
                     first: None,
                     last: None,
-                    exemplar: r,
+                    exemplar: r.clone(),
                     confidence: 0.0,
                     retry_after: Vec::new(),
                 });
@@ -236,11 +236,14 @@ pub fn location(source: &str, position: Position) -> String {
 /// What the "where" column counts from, for the kinds of position among `rows`: a HAR entry
 /// is its 0-based index in `log.entries` (as `jq '.log.entries[47]'` finds it), a log line its
 /// 1-based line number (as editors and `sed -n 121p` count).
-pub fn where_note(rows: &[crate::report::RateLimited]) -> Option<&'static str> {
-    let entries = rows
-        .iter()
-        .any(|r| matches!(r.position, Position::Entry(_)));
-    let lines = rows.iter().any(|r| matches!(r.position, Position::Line(_)));
+pub fn where_note(rows: impl IntoIterator<Item = Position>) -> Option<&'static str> {
+    let (mut entries, mut lines) = (false, false);
+    for p in rows {
+        match p {
+            Position::Entry(_) => entries = true,
+            Position::Line(_) => lines = true,
+        }
+    }
     match (entries, lines) {
         (true, true) => Some(
             "where: a HAR entry is its 0-based index in log.entries; a log line is numbered from 1",
