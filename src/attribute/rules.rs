@@ -662,6 +662,14 @@ pub static ORIGIN_MARKERS: &[OriginMarker] = &[
     origin("kestrel.server", "Kestrel (ASP.NET Core)", 0.3, Value("server", "kestrel"),
       "https://learn.microsoft.com/en-us/dotnet/api/microsoft.aspnetcore.server.kestrel.core.kestrelserveroptions.addserverheader",
       "Kestrel adds Server: Kestrel to every response while AddServerHeader is true (the default)"),
+    origin("tomcat.error-page", "Apache Tomcat", 0.35,
+      Any(&[Body("<h3>apache tomcat/"), Body("<p><b>type</b> status report</p>")]),
+      "https://github.com/apache/tomcat/blob/main/java/org/apache/catalina/valves/ErrorReportValve.java",
+      "Tomcat's ErrorReportValve renders the status a web application set with sendError (\"HTTP Status 429 – Too Many Requests\", Type Status Report, the Apache Tomcat/x footer): the servlet container the application runs in answered, its own limiter (a filter, Tomcat's RateLimitFilter) included"),
+    origin("jetty.error-page", "Eclipse Jetty", 0.35,
+      Body("powered by jetty://"),
+      "https://github.com/jetty/jetty.project/blob/jetty-9.4.x/jetty-server/src/main/java/org/eclipse/jetty/server/handler/ErrorHandler.java",
+      "Jetty's ErrorHandler page (\"HTTP ERROR 429\", \"Powered by Jetty://\"), what its DoSFilter's sendError(429) becomes: the servlet container the application runs in answered"),
 ];
 
 /// A cue about the kind of limit. Lower tiers win (fingerprints.md Part 1, Q1–Q6).
