@@ -224,3 +224,49 @@ fn table_shows_attribution_columns_and_summary() {
         .stdout(predicate::str::contains("sent by"))
         .stdout(predicate::str::contains("quota"));
 }
+
+/// Issue 40's general rules through the CLI: limits stated in prose at 403/503, server software
+/// installed anywhere, a cloud's service domain, an origin's own short words; a 403 that only
+/// says forbidden is not listed.
+#[test]
+fn general_rules_reach_the_report() {
+    let v = json(&["analyze", "tests/fixtures/attribution/general.jsonl"]);
+    let limited = v["rate_limited"].as_array().expect("rate_limited[]");
+    let at = |line: u64| {
+        limited
+            .iter()
+            .find(|r| r["line"] == line)
+            .unwrap_or_else(|| panic!("line {line} not listed: {limited:#?}"))
+    };
+    assert!(
+        limited.iter().all(|r| r["line"] != 2),
+        "a plain 403 Forbidden is no rate limit"
+    );
+    for (line, phrase) in [(1, "over rate"), (8, "number of requests")] {
+        let ev = at(line)["evidence"].as_array().expect("evidence");
+        assert!(
+            ev.iter().any(
+                |e| e["role"] == "limit" && e["signal"].as_str().unwrap_or("").contains(phrase)
+            ),
+            "line {line}: {ev:#?}"
+        );
+    }
+    for (line, vendor, quota) in [
+        (3, "elasticsearch", "concurrency"),
+        (4, "kubernetes", "concurrency"),
+        (5, "matrix", "rate"),
+        (6, "alibaba-cloud", "rate"),
+        (7, "brightlane", "rate"),
+    ] {
+        let r = at(line);
+        assert_eq!(
+            (
+                r["layer"].as_str(),
+                r["vendor"].as_str(),
+                r["quota"].as_str()
+            ),
+            (Some("api"), Some(vendor), Some(quota)),
+            "line {line}: {r:#?}"
+        );
+    }
+}

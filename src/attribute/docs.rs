@@ -106,13 +106,18 @@ fn providers(out: &mut String) {
         "| vendor | provider | category | hosts | rate-limit headers | markers | documented messages → kind | default kind | source |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
-    for p in catalogue::PROVIDERS {
+    for p in catalogue::PROVIDERS.iter() {
         let hosts = p
             .hosts
             .iter()
             .map(|h| format!("`{h}`"))
             .collect::<Vec<_>>()
             .join(", ");
+        let hosts = if hosts.is_empty() {
+            "any (installed anywhere)".to_string()
+        } else {
+            hosts
+        };
         let markers = p
             .markers
             .iter()

@@ -41,6 +41,39 @@ const PLATFORMS: &[(&str, &str)] = &[
     ("up.railway.app", "railway"),
     ("github.io", "github"),
     ("ondigitalocean.app", "digitalocean"),
+    ("digitaloceanspaces.com", "digitalocean"),
+];
+
+/// Registrable domains on which a cloud runs its own services' endpoints (each service a
+/// subdomain, `dashscope.aliyuncs.com`, `cvm.tencentcloudapi.com`): the cloud is the owner,
+/// not the domain's first label, which is no brand. From each cloud's endpoint documentation.
+const CLOUD_SERVICE_DOMAINS: &[(&str, &str)] = &[
+    // https://docs.aws.amazon.com/general/latest/gr/rande.html
+    ("amazonaws.com", "aws"),
+    ("amazonaws.com.cn", "aws"),
+    ("api.aws", "aws"),
+    ("on.aws", "aws"),
+    // https://www.alibabacloud.com/help/en/sdk/product-overview/endpoints
+    ("aliyuncs.com", "alibaba-cloud"),
+    // https://www.tencentcloud.com/document/api/213/33224 (endpoints)
+    ("tencentcloudapi.com", "tencent-cloud"),
+    ("myqcloud.com", "tencent-cloud"),
+    // https://www.volcengine.com/docs/6369/67269 (endpoints)
+    ("volcengineapi.com", "volcengine"),
+    ("volces.com", "volcengine"),
+    // https://cloud.baidu.com/doc/Reference/s/Jjwvz2e3p (service domains)
+    ("baidubce.com", "baidu-cloud"),
+    // https://developer.huaweicloud.com/intl/en-us/endpoint
+    ("myhuaweicloud.com", "huawei-cloud"),
+    // https://docs.oracle.com/iaas/api/#/en/iaas/20160918/ (regional endpoints)
+    ("oraclecloud.com", "oracle-cloud"),
+    // https://learn.microsoft.com/azure/storage/common/storage-account-overview#standard-endpoints
+    ("windows.net", "azure"),
+    ("azure.com", "azure"),
+    ("azure.net", "azure"),
+    // https://cloud.ibm.com/docs/overview?topic=overview-locations (service endpoints)
+    ("appdomain.cloud", "ibm-cloud"),
+    ("googleapis.com", "google"),
 ];
 
 /// Names reserved for examples and local use (RFC 2606, RFC 6761): they name nobody.
@@ -89,22 +122,51 @@ pub fn host_vendor(host: &str) -> Option<HostVendor> {
     if reserved {
         return None;
     }
-    let slug = domain.split('.').next()?.to_string();
-    if GENERIC.contains(&slug.as_str()) {
+    if let Some((d, cloud)) = CLOUD_SERVICE_DOMAINS.iter().find(|(d, _)| *d == domain) {
+        return Some(HostVendor {
+            slug: (*cloud).to_string(),
+            domain: (*d).to_string(),
+            platform: true,
+        });
+    }
+    let label = domain.split('.').next()?;
+    if GENERIC.contains(&label) {
         return None;
     }
     Some(HostVendor {
-        slug,
+        slug: brand(label, &suffix),
         domain,
         platform: false,
     })
 }
 
+/// The owner's name in a registrable label: a trailing `api` (or `-api`) is the product's
+/// descriptor, not the name (`alchemyapi` → `alchemy`), unless fewer than five letters would be
+/// left (`newsapi`, `pokeapi`, `ipapi` are names in their own right); a label of one or two
+/// characters is no name on its own and keeps its suffix, as the catalogue's slugs do for such
+/// names (`z.ai` → `z-ai`, like `checkout-com`).
+fn brand(label: &str, suffix: &str) -> String {
+    if label.len() <= 2 {
+        return format!("{label}-{}", suffix.replace('.', "-"));
+    }
+    let stem = label
+        .strip_suffix("-api")
+        .or_else(|| label.strip_suffix("api"))
+        .map(|s| s.trim_end_matches('-'));
+    match stem {
+        Some(s) if s.chars().filter(char::is_ascii_alphabetic).count() >= 5 => s.to_string(),
+        _ => label.to_string(),
+    }
+}
+
 /// The platform that owns a private (shared) suffix: its row in [`PLATFORMS`], else the first
 /// label of the suffix's own registrable domain under the public (ICANN) rules.
 fn platform(suffix: &str) -> Option<HostVendor> {
+    // A cloud's service domain whose subdomains the list marks as shared (S3 buckets, API
+    // Gateway names under amazonaws.com, Azure Storage accounts) is the cloud's too.
     let known = PLATFORMS
         .iter()
+        .chain(CLOUD_SERVICE_DOMAINS)
         .find(|(s, _)| suffix == *s || suffix.ends_with(&format!(".{s}")));
     if let Some((s, slug)) = known {
         return Some(HostVendor {
@@ -160,6 +222,63 @@ mod tests {
             slug("someone.blogspot.com"),
             Some(("blogspot".into(), true))
         );
+    }
+
+    #[test]
+    fn a_clouds_service_domain_names_the_cloud() {
+        // Each service of the cloud is a subdomain; the domain's label is no brand.
+        assert_eq!(
+            slug("dashscope.aliyuncs.com"),
+            Some(("alibaba-cloud".into(), true))
+        );
+        assert_eq!(
+            slug("ecs.cn-hangzhou.aliyuncs.com"),
+            Some(("alibaba-cloud".into(), true))
+        );
+        assert_eq!(
+            slug("cvm.tencentcloudapi.com"),
+            Some(("tencent-cloud".into(), true))
+        );
+        assert_eq!(
+            slug("myaccount.blob.core.windows.net"),
+            Some(("azure".into(), true))
+        );
+        // A customer's API on API Gateway's or S3's shared names: the platform, AWS.
+        assert_eq!(
+            slug("abc123.execute-api.us-east-1.amazonaws.com"),
+            Some(("aws".into(), true))
+        );
+        assert_eq!(
+            slug("bucket.s3.us-west-2.amazonaws.com"),
+            Some(("aws".into(), true))
+        );
+        assert_eq!(
+            slug("sqs.us-east-1.amazonaws.com"),
+            Some(("aws".into(), true))
+        );
+    }
+
+    #[test]
+    fn the_brand_is_the_label_without_its_api_descriptor() {
+        assert_eq!(
+            slug("eth-mainnet.alchemyapi.io"),
+            Some(("alchemy".into(), false))
+        );
+        assert_eq!(
+            slug("v6.exchangerate-api.com"),
+            Some(("exchangerate".into(), false))
+        );
+        // Too little left: the whole label is the name.
+        assert_eq!(slug("newsapi.org"), Some(("newsapi".into(), false)));
+        assert_eq!(slug("pokeapi.co"), Some(("pokeapi".into(), false)));
+        assert_eq!(slug("ipapi.co"), Some(("ipapi".into(), false)));
+        // Not a descriptor: `app` stays (whatsapp), and so does an inner `api` (apify).
+        assert_eq!(slug("graph.whatsapp.com"), Some(("whatsapp".into(), false)));
+        assert_eq!(slug("api.apify.com"), Some(("apify".into(), false)));
+        // One or two characters are no name alone: the suffix stays with them.
+        assert_eq!(slug("api.z.ai"), Some(("z-ai".into(), false)));
+        assert_eq!(slug("api.x.ai"), Some(("x-ai".into(), false)));
+        assert_eq!(slug("api.fal.ai"), Some(("fal".into(), false)));
     }
 
     #[test]

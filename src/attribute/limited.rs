@@ -132,6 +132,7 @@ pub fn why_rate_limited(r: &Request) -> Option<Why> {
         503 | 403 => limit_headers(r)
             .or_else(|| throttle_code(r))
             .or_else(|| wording(&body(), RATE_LIMIT_WORDS))
+            .or_else(|| prose(&body()))
             // nginx's default 503 page is what limit_req/limit_conn send [P1, P2].
             .or_else(|| {
                 (r.status == 503 && body().contains("<center>nginx")).then(|| Why {
@@ -141,7 +142,9 @@ pub fn why_rate_limited(r: &Request) -> Option<Why> {
             }),
         // Stack Exchange answers its throttle and exhausted quota with 400 and error_name
         // throttle_violation (https://api.stackexchange.com/docs/error-handling).
-        400 => throttle_code(r).or_else(|| wording(&body(), RATE_LIMIT_400_WORDS)),
+        400 => throttle_code(r)
+            .or_else(|| wording(&body(), RATE_LIMIT_400_WORDS))
+            .or_else(|| prose(&body())),
         // IIS Dynamic IP Restrictions' denyAction may be Unauthorized or NotFound instead of
         // Forbidden; its detailed page names the restriction (the IIS status-code table).
         401 | 404 => wording(&body(), &["dynamic ip restriction"]),
@@ -243,6 +246,17 @@ fn wording(body_lc: &str, words: &[&str]) -> Option<Why> {
         .iter()
         .find(|w| body_lc.contains(*w))
         .and_then(|w| why(format!("body: \"{w}\""), "rate-limit wording in the body"))
+}
+
+/// A limit on requests stated in words as exceeded ([`super::prose`]): "Developer Over Rate",
+/// "the allowed number of requests has been exceeded", "daily transaction limit reached".
+fn prose(body_lc: &str) -> Option<Why> {
+    super::prose::limit_phrase(body_lc).and_then(|p| {
+        why(
+            format!("body: \"{p}\""),
+            "the body says a limit on requests was exceeded",
+        )
+    })
 }
 
 /// Binance answers clients that keep going after 429s with 418 and a Retry-After until the IP

@@ -10,8 +10,11 @@ pub mod cors;
 mod docs;
 pub mod domain;
 pub mod engine;
+#[cfg(test)]
+mod general_tests;
 mod limited;
 pub mod matcher;
+mod prose;
 pub mod rules;
 #[cfg(test)]
 mod tests;

@@ -1412,6 +1412,30 @@ pub static FIXTURES: &[Fx] = &[
         layer: Api, vendor: None, quota: Quota::Rate,
         owns: &[],
     },
+    Fx {
+        // Self-hosted Jira's limiter through Tomcat's error page (body from
+        // github.com/ahungry/org-jira issue 365), without Jira's headers: the application
+        // server answered.
+        name: "tomcat error report page",
+        host: "10.20.30.40",
+        status: 429,
+        headers: &[("content-type", "text/html;charset=utf-8")],
+        body: "<!doctype html><html lang=\"en\"><head><title>HTTP Status 429 \u{2013} Too Many Requests</title></head><body><h1>HTTP Status 429 \u{2013} Too Many Requests</h1><hr class=\"line\" /><p><b>Type</b> Status Report</p><p><b>Message</b> Rate limit exceeded.</p><hr class=\"line\" /><h3>Apache Tomcat/9.0.95</h3></body></html>",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
+    Fx {
+        // Jetty's DoSFilter answers sendError(429), which Jetty's ErrorHandler renders.
+        name: "jetty error page",
+        host: "10.20.30.41",
+        status: 429,
+        headers: &[("content-type", "text/html;charset=iso-8859-1")],
+        body: "<html>\n<head>\n<meta http-equiv=\"Content-Type\" content=\"text/html;charset=utf-8\"/>\n<title>Error 429 Too Many Requests</title>\n</head>\n<body><h2>HTTP ERROR 429 Too Many Requests</h2>\n<table>\n<tr><th>URI:</th><td>/api/items</td></tr>\n<tr><th>STATUS:</th><td>429</td></tr>\n<tr><th>MESSAGE:</th><td>Too Many Requests</td></tr>\n</table>\n<hr><a href=\"https://eclipse.org/jetty\">Powered by Jetty:// 9.4.44.v20210927</a><hr/>\n</body>\n</html>\n",
+        baseline: &[],
+        layer: Api, vendor: None, quota: Quota::Rate,
+        owns: &[],
+    },
     // Minimal answers: what each honestly implies.
     Fx {
         // Go's http.Error: any Go program (Traefik and Caddy are Go too, and so are many APIs).

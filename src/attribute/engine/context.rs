@@ -22,6 +22,36 @@ pub(super) struct Shape<'a> {
     pub mismatch: bool,
     /// Application rate limiters whose stock answer this is, with the signal.
     pub app_limiter: Vec<(&'static AppLimiter, String)>,
+    /// A short plain-text message of the application's own (not markup, not a structured
+    /// error, not the bare status phrase every HTTP stack writes).
+    pub own_words: bool,
+}
+
+/// Longest body read as a short message of the application's.
+const OWN_WORDS_MAX: usize = 400;
+/// What a short plain-text message weighs for the origin: just over the threshold, so it
+/// decides alone at low confidence and anything more specific outweighs it.
+const OWN_WORDS: f64 = 0.32;
+
+/// The body is a short plain-text message in words of its own: not markup, and not only the
+/// status phrase or a limiter's stock token, which proxies write too (Go's `http.Error` in
+/// Traefik, Envoy's `local_rate_limited`).
+fn own_words(body_lc: &str) -> bool {
+    let t = body_lc.trim();
+    let bare = t
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c.is_whitespace())
+        .trim_matches(|c: char| !c.is_ascii_alphanumeric());
+    let stock = [
+        "too many requests",
+        "toomanyrequests",
+        "local_rate_limited",
+        "rate limited",
+    ];
+    !t.is_empty()
+        && t.len() <= OWN_WORDS_MAX
+        && !t.starts_with('<')
+        && bare.chars().any(|c| c.is_ascii_alphabetic())
+        && !stock.contains(&bare)
 }
 
 impl<'a> Shape<'a> {
@@ -47,12 +77,14 @@ impl<'a> Shape<'a> {
             .filter_map(|a| a.when.eval(&cx.subj).map(|sig| (a, sig.join("; "))))
             .collect();
         let mismatch = html && base.n > 0 && base.json_share >= 0.5 && app_limiter.is_empty();
+        let own_words = shown && !json && app_limiter.is_empty() && own_words(body_lc);
         Shape {
             json,
             present,
             origin_missing,
             mismatch,
             app_limiter,
+            own_words,
         }
     }
 }
@@ -205,6 +237,14 @@ fn body_and_limit_headers(cx: &Ctx, shape: &Shape, fams: &[Family], v: &mut Verd
             "a JSON error body, the API's style; edges and proxies answer with their own pages unless configured"
         };
         v.ev_tag(Role::Producer, signal, note, Tag::Cand(None, Layer::Api));
+    } else if shape.own_words && !v.cands.iter().any(|c| c.layer != Layer::Api) {
+        generic.push(OWN_WORDS);
+        v.ev_tag(
+            Role::Producer,
+            "body: a short message in plain text",
+            "the application's own words (not a page, not the bare status phrase), and no proxy or CDN marker: an origin answered (low confidence)",
+            Tag::Cand(None, Layer::Api),
+        );
     }
     if !fams.is_empty() {
         generic.push(0.3);

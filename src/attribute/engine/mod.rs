@@ -161,14 +161,46 @@ pub(super) fn is_json(r: &Request, body_lc: &str) -> bool {
         || body_lc.trim_start().starts_with('[')
 }
 
-/// An XML error document (`<?xml …?><Error><Code>…`, as S3 and Azure Storage answer): a
-/// service's own structured error, like a JSON one; not a page.
-pub(super) fn is_xml(r: &Request, body_lc: &str) -> bool {
+/// An XML error document (`<?xml …?><Error><Code>…`, as S3 and Azure Storage answer, or any
+/// element that is not a page's markup): a service's own structured error, like a JSON one;
+/// not a page.
+pub(super) fn is_xml(_r: &Request, body_lc: &str) -> bool {
     let b = body_lc.trim_start();
     b.starts_with("<?xml")
-        || (b.starts_with("<error>")
-            && r.content_type()
-                .is_some_and(|m| m.to_ascii_lowercase().contains("xml")))
+        || (b.starts_with('<')
+            && b.as_bytes().get(1).is_some_and(u8::is_ascii_alphabetic)
+            && !is_page_markup(b))
+}
+
+/// The tags of a web page (an error page of a server, proxy or CDN), looked for near the top.
+fn is_page_markup(b: &str) -> bool {
+    const PAGE: &[&str] = &[
+        "<!doctype html",
+        "<html",
+        "<head",
+        "<body",
+        "<title",
+        "<h1",
+        "<h2",
+        "<center",
+        "<p>",
+        "<p ",
+        "<div",
+        "<br",
+        "<hr",
+        "<pre",
+        "<meta",
+        "<style",
+        "<script",
+        "<b>",
+        "<span",
+    ];
+    let end = (0..=b.len().min(1024))
+        .rev()
+        .find(|&i| b.is_char_boundary(i))
+        .unwrap_or(0);
+    let top = &b[..end];
+    b.starts_with("<!") || PAGE.iter().any(|t| top.contains(t))
 }
 
 /// Markup, not merely a text/html label: frameworks (express-rate-limit) send plain sentences
@@ -518,7 +550,7 @@ mod owner_tests {
         let key = |o: Owner| o.map(|(p, pat)| (p.vendor, pat));
         let mut hosts: Vec<String> = vec!["api.example.com".into(), "".into()];
         let mut paths: Vec<String> = vec!["/".into(), "".into(), "/v1/x".into()];
-        for p in catalogue::PROVIDERS {
+        for p in catalogue::PROVIDERS.iter() {
             for pat in p.hosts {
                 let (h, path) = match pat.find('/') {
                     Some(i) => (&pat[..i], &pat[i..]),
