@@ -391,9 +391,10 @@ fn json_lines(sample: &Sample<'_>, prefix: &[u8]) -> Sniffed {
     // Access logs in JSON: the vendor's keys say which (Cloudflare, Kong, ...), or nginx's
     // variable names, or a wrapper holding access-log lines (Docker json-file, a log shipper,
     // journald), judged on the first lines.
-    if let Some(format) =
-        super::access::sniff_json(first_record).or_else(|| super::access::sniff_json_lines(prefix))
-    {
+    // Not when most records are of layouts no access log writes (JSON lines mixing layouts).
+    let vendor = super::access::sniff_json(first_record)
+        .filter(|_| super::access::json_layouts_read_most(prefix));
+    if let Some(format) = vendor.or_else(|| super::access::sniff_json_lines(prefix)) {
         return Sniffed {
             format,
             jsonp: false,
@@ -595,6 +596,41 @@ mod tests {
         assert_eq!(left, vec![again.as_str(), path("copy.log").as_str()]);
         assert!(repeats[0].note.contains("given again"), "{:?}", repeats[0]);
         assert!(repeats[1].note.contains("same bytes"), "{:?}", repeats[1]);
+    }
+
+    /// JSON lines mixing layouts, some of them nginx `escape=json` records: JSON lines (the
+    /// JSON-lines reader reads every layout), not an nginx log that skips the rest; a file of
+    /// nginx records alone is nginx's.
+    #[test]
+    fn mixed_json_lines_with_some_nginx_records_are_json_lines() {
+        let gateway = r#"{"time":"2024-05-01T00:00:00Z","method":"GET","url":"https://api.example.com/v1/a","status":200,"client":"c1","response_headers":{"X-Request-Id":"1"}}"#;
+        let ecs = r#"{"@timestamp":"2024-05-01T00:00:01Z","url":{"full":"https://api.example.com/v1/b"},"http":{"request":{"method":"GET"},"response":{"status_code":429}}}"#;
+        let nginx = r#"{"ts":1714521602.5,"remote_addr":"10.0.0.1","host":"api.example.com","request_method":"GET","request_uri":"/v1/c","status":"200","request_time":"0.010","body_bytes_sent":"12","http_user_agent":"curl/8"}"#;
+        let mut mixed = String::new();
+        for i in 0..30 {
+            let line = match i % 5 {
+                0 => nginx,
+                1 | 2 => ecs,
+                _ => gateway,
+            };
+            mixed.push_str(line);
+            mixed.push('\n');
+        }
+        assert_eq!(
+            sniff(mixed.as_bytes(), "x.jsonl").unwrap().format,
+            Format::Jsonl
+        );
+        let nginx_only = format!("{nginx}\n").repeat(30);
+        assert_ne!(
+            sniff(nginx_only.as_bytes(), "x.jsonl").unwrap().format,
+            Format::Jsonl
+        );
+        // Starting with an nginx record decides nothing either.
+        let nginx_first = format!("{nginx}\n{mixed}");
+        assert_eq!(
+            sniff(nginx_first.as_bytes(), "x.jsonl").unwrap().format,
+            Format::Jsonl
+        );
     }
 
     #[test]

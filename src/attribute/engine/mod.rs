@@ -463,7 +463,9 @@ fn show_runner_up(r: decide::RunnerUp, v: &mut Verdict) {
 /// (all the path is read for), the access log's own signal, every response header in order, the
 /// body excerpt and whether the body is unknown, and what the response's time makes of the headers (rate-limit resets against
 /// the Date header or the record's time, a Retry-After date against the record's time): the
-/// time itself is read nowhere else. Parts are length-prefixed, so no two keys run together.
+/// time itself is read nowhere else. A header whose value no step reads (a request or trace id:
+/// [`value_unread`]) gives its name only, so that such ids do not make every response a new
+/// key. Parts are length-prefixed, so no two keys run together.
 pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
     fn part(k: &mut Vec<u8>, b: &[u8]) {
         k.extend_from_slice(&(b.len() as u64).to_le_bytes());
@@ -480,7 +482,12 @@ pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
     part(&mut k, format!("{:?}", req.layer_signal).as_bytes());
     for (name, value) in req.response_headers.iter() {
         part(&mut k, name.as_bytes());
-        part(&mut k, value.as_bytes());
+        if value_unread(name) {
+            // Its name only: a unique request or trace id must not make every 429 a new key.
+            k.push(0xff);
+        } else {
+            part(&mut k, value.as_bytes());
+        }
     }
     part(&mut k, b"");
     part(&mut k, req.body_excerpt.as_deref().unwrap_or("").as_bytes());
@@ -507,6 +514,84 @@ pub fn evidence_key(req: &Request, base: &Baseline) -> Vec<u8> {
     opt_text(&mut k, ra.header.as_deref());
     opt_text(&mut k, ra.note.as_deref());
     k
+}
+
+/// Response headers that carry an identifier of one request or trace, whose values differ on
+/// every response and say nothing about who sent it: W3C trace context, B3, the common
+/// request, correlation and idempotency ids.
+const IDENTIFIERS: &[&str] = &[
+    "x-request-id",
+    "request-id",
+    "x-correlation-id",
+    "correlation-id",
+    "x-trace-id",
+    "traceparent",
+    "tracestate",
+    "x-b3-traceid",
+    "x-b3-spanid",
+    "x-b3-parentspanid",
+    "b3",
+    "x-cloud-trace-context",
+    "x-amzn-trace-id",
+    "idempotency-key",
+    "x-idempotency-key",
+];
+
+/// Whether no step of [`attribute_one`] reads this response header's value: one of
+/// [`IDENTIFIERS`] that no rule, marker, cue or code header names (a rule's `Has` shows the
+/// value in its evidence, so a header a rule names keeps its value in the key). The
+/// [`evidence_key`] keeps such a header's name (its presence and place) but not its value.
+fn value_unread(name: &str) -> bool {
+    static UNREAD: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let unread = UNREAD.get_or_init(|| {
+        let read = read_header_names();
+        IDENTIFIERS
+            .iter()
+            .copied()
+            .filter(|id| !read.iter().any(|r| id.starts_with(r)))
+            .collect()
+    });
+    unread.iter().any(|u| u.eq_ignore_ascii_case(name))
+}
+
+/// Every header name (or name prefix) a condition of the rule tables names, under `Not` too,
+/// with the error-code headers and the names the other steps read by name (none of
+/// [`IDENTIFIERS`] is a rate-limit header, which [`ratelimit::parse_all`] finds by prefix).
+fn read_header_names() -> Vec<&'static str> {
+    fn walk(m: &super::matcher::M, out: &mut Vec<&'static str>) {
+        use super::matcher::M;
+        match m {
+            M::Has(n) | M::Value(n, _) | M::NamePrefix(n) => out.push(n),
+            M::All(ms) | M::Any(ms) => ms.iter().for_each(|m| walk(m, out)),
+            M::Not(m) => walk(m, out),
+            M::Body(_)
+            | M::Text(_)
+            | M::Code(_)
+            | M::BodyIs(_)
+            | M::BodyEmpty
+            | M::Status(_)
+            | M::Host(_)
+            | M::LogField(_) => {}
+        }
+    }
+    let mut out: Vec<&'static str> = super::limited::CODE_HEADERS.to_vec();
+    out.extend(["date", "retry-after", "content-type", "content-length"]);
+    for r in rules::all() {
+        walk(&r.when, &mut out);
+    }
+    for a in rules::APP_LIMITERS {
+        walk(&a.when, &mut out);
+    }
+    for o in rules::ORIGIN_MARKERS {
+        walk(&o.when, &mut out);
+    }
+    for c in rules::CUES {
+        walk(&c.when, &mut out);
+    }
+    for p in catalogue::PROVIDERS {
+        p.cues.iter().for_each(|c| walk(&c.when, &mut out));
+    }
+    out
 }
 
 /// An optional number in an evidence key: a tag, then its bits.
@@ -573,5 +658,70 @@ mod owner_tests {
             }
         }
         assert!(fixed > 10, "{fixed}");
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    /// Identifiers no rule names leave the key; a header a rule names keeps its value (its
+    /// `Has` shows the value in the evidence).
+    #[test]
+    fn only_identifiers_no_rule_names_lose_their_values() {
+        assert!(value_unread("X-Request-Id"));
+        assert!(value_unread("traceparent"));
+        // Named by the AWS API Gateway rule.
+        assert!(!value_unread("x-amzn-trace-id"));
+        assert!(!value_unread("x-ratelimit-remaining"));
+        for name in read_header_names() {
+            assert!(!value_unread(name), "{name} is read by a rule");
+        }
+    }
+
+    /// On every fixture of the rule tests, two 429s that differ only in the values of their
+    /// request and trace ids get one key and one verdict.
+    #[test]
+    fn responses_that_differ_in_unread_ids_share_key_and_verdict() {
+        let mut shared = 0;
+        for fx in crate::attribute::tests::FIXTURES {
+            let mut reqs = crate::attribute::tests::requests(fx);
+            let limited = reqs.pop().expect("a fixture has its 429");
+            let refs: Vec<&Request> = reqs.iter().collect();
+            let base = Baseline::build(fx.host, &refs);
+            let with_ids = |n: u32| {
+                let mut r = limited.clone();
+                for name in IDENTIFIERS.iter().filter(|n| value_unread(n)) {
+                    r.response_headers.push(*name, format!("{n:08x}-{name}"));
+                }
+                r
+            };
+            let (a, b) = (with_ids(1), with_ids(2));
+            assert_eq!(
+                evidence_key(&a, &base),
+                evidence_key(&b, &base),
+                "{}",
+                fx.name
+            );
+            assert_eq!(
+                attribute_one(&a, &base),
+                attribute_one(&b, &base),
+                "{}",
+                fx.name
+            );
+            // The rule that names a header would see its value: not left out.
+            let mut c = a.clone();
+            c.response_headers.push("x-amzn-trace-id", "Root=1-abc");
+            let mut d = a.clone();
+            d.response_headers.push("x-amzn-trace-id", "Root=1-def");
+            assert_ne!(
+                evidence_key(&c, &base),
+                evidence_key(&d, &base),
+                "{}",
+                fx.name
+            );
+            shared += 1;
+        }
+        assert!(shared > 20, "{shared}");
     }
 }

@@ -47,7 +47,8 @@ pub(crate) use reader::stream;
 #[cfg(test)]
 use reader::{lines, BLOCK_BYTES};
 pub use sniff::{
-    custom_fits, sniff_json, sniff_json_lines, sniff_layout, sniff_reader, sniff_text, TRIED,
+    custom_fits, json_layouts_read_most, sniff_json, sniff_json_lines, sniff_layout, sniff_reader,
+    sniff_text, TRIED,
 };
 
 /// Longest line read; longer lines are skipped with a warning, not loaded.

@@ -296,7 +296,20 @@ pub fn sniff_json(first_line: &str) -> Option<Format> {
 /// journald), judged on the first lines rather than the first alone.
 pub fn sniff_json_lines(prefix: &[u8]) -> Option<Format> {
     let r = sniff_reader(prefix, None).ok()?;
-    let json =
-        r.wrapper.is_some_and(|w| matches!(w, Wrapper::Json(_))) || r.first.group() == Group::Json;
+    let wrapped = r.wrapper.is_some_and(|w| matches!(w, Wrapper::Json(_)));
+    let json = wrapped || r.first.group() == Group::Json && json_layouts_read_most(prefix);
     json.then_some(r.first.format)
+}
+
+/// Whether the JSON access-log layouts (a vendor's keys, nginx's variables) read at least half
+/// of the first lines. A JSON-lines log whose records are mostly of other layouts (a gateway's
+/// own record, an ECS one) with some nginx `escape=json` lines among them is JSON lines: the
+/// JSON-lines reader reads every one of its layouts, where the access reader would skip most
+/// records as not requests.
+pub fn json_layouts_read_most(prefix: &[u8]) -> bool {
+    let lines = inner_lines(&sample_lines(prefix), None);
+    let read = group_layouts(Group::Json)
+        .iter()
+        .fold(0u32, |acc, p| acc | trial(p, &lines).0);
+    !lines.is_empty() && read.count_ones() as usize * 2 >= lines.len()
 }
