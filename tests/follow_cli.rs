@@ -176,6 +176,17 @@ fn a_log_written_by_another_process_is_followed_through_a_burst_and_a_rotation()
         host_429s(v, "last_minute", "burst.example") == 240
     });
     assert!(v["trend"] == "rising" || v["trend"] == "steady", "{v}");
+    // Who sent them (the engine's verdict on each, here none stated: unknown), and the plan
+    // for the worst host.
+    let sent: u64 = v["last_minute"]["hosts"][0]["sent_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rate_limited"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sent, 240, "{v}");
+    assert_eq!(v["plan"]["host"], "burst.example", "{v}");
+    assert!(v["active"].is_array(), "{v}");
     wait_for(&rx, "the new file's lines after the rotation", |v| {
         host_429s(v, "last_minute", "after.example") > 0
     });

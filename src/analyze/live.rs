@@ -4,15 +4,18 @@
 //! - the full analysis ([`Following`]): the same [`Collector`] `analyze` uses, fed piece by
 //!   piece, finished into the [`Report`] when the following stops (Ctrl-C or end of input);
 //! - the rolling view ([`Window`]): per-second counters of the last [`SPAN_SECS`] seconds, by
-//!   host, from which each interval's [`View`] is read (the last minute and the last 10
-//!   minutes).
+//!   host (requests, 429s by who sent them, retries), from which each interval's [`View`] is
+//!   read (the last minute and the last 10 minutes), with the findings active now and the plan
+//!   for the worst host ([`now`]).
 //!
 //! Memory, bounded: the window holds at most [`SPAN_SECS`] buckets of at most [`MAX_HOSTS`]
 //! + 1 hosts each, and at most [`MAX_HOSTS`] host names (further hosts are counted together as
-//!   [`OTHER_HOSTS`]); a bucket older than the span is dropped as time moves. The full analysis
-//!   is bounded as `analyze` is: its events and the rate-limited records wait in temporary files,
-//!   and it keeps counters per distinct host, client, credential and endpoint plus a small row
-//!   per rate-limited response (see [`super::collect`]).
+//!   [`OTHER_HOSTS`]); a bucket older than the span is dropped as time moves; [`now`] states its
+//!   own bounds. The full analysis keeps counters per distinct host, client, credential and
+//!   endpoint plus a small row per rate-limited response (see [`super::collect`]); its events
+//!   and the rate-limited records wait in temporary files. It makes no first pass while the
+//!   log is written (that pass holds each operation key's history): the replays run over the
+//!   spilled events when the following stops.
 
 use super::collect::Collector;
 use super::event::{self, flag, Event, Mapped, Shared};
@@ -23,6 +26,8 @@ use crate::report::{InputSummary, Report};
 use serde::Serialize;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+
+pub mod now;
 
 /// The longest span the view shows (10 minutes), in seconds: older buckets are dropped.
 pub const SPAN_SECS: i64 = 600;
@@ -49,15 +54,25 @@ impl Counts {
     }
 }
 
+/// One host's records of one second.
+#[derive(Debug, Default)]
+struct HostSecond {
+    c: Counts,
+    /// Requests of operations refused in the last [`now::RETRY_WINDOW_S`].
+    retries: u64,
+    /// Rate-limited responses by who sent them.
+    producers: Vec<(now::Producer, u64)>,
+}
+
 /// One second of records, by host slot.
 #[derive(Debug)]
 struct Bucket {
     second: i64,
-    hosts: HashMap<u32, Counts>,
+    hosts: HashMap<u32, HostSecond>,
 }
 
 /// The rolling view's state (see the module doc).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Window {
     /// Oldest first, one per second that had records, none older than [`SPAN_SECS`].
     buckets: VecDeque<Bucket>,
@@ -68,6 +83,8 @@ pub struct Window {
     pub total: Counts,
     /// Records whose time was already older than the span when read (a file's old lines).
     pub before_span: u64,
+    /// Attribution, findings and plan evidence ([`now`]).
+    now: now::Now,
 }
 
 const OTHER: u32 = u32::MAX;
@@ -81,7 +98,10 @@ impl Window {
             m.keys.host,
             m.names.as_ref().and_then(|n| n.host.as_deref()),
         );
-        self.count(now, record_second(&m.ev, now), host, is_limited(&m.ev));
+        let second = record_second(&m.ev, now);
+        let name = self.name(host).to_string();
+        let seen = self.now.observe(m, host, &name, second);
+        self.count(now, second, host, is_limited(&m.ev), seen);
     }
 
     fn slot(&mut self, hash: u64, name: Option<&str>) -> u32 {
@@ -101,7 +121,7 @@ impl Window {
         s
     }
 
-    fn count(&mut self, now: i64, second: i64, host: u32, limited: bool) {
+    fn count(&mut self, now: i64, second: i64, host: u32, limited: bool, seen: now::Seen) {
         let c = Counts {
             requests: 1,
             rate_limited: limited as u64,
@@ -125,7 +145,15 @@ impl Window {
                 0
             }
         };
-        self.buckets[idx].hosts.entry(host).or_default().add(c);
+        let h = self.buckets[idx].hosts.entry(host).or_default();
+        h.c.add(c);
+        h.retries += u64::from(seen.retry);
+        if let Some(p) = seen.producer {
+            match h.producers.iter_mut().find(|(q, _)| *q == p) {
+                Some(x) => x.1 += 1,
+                None => h.producers.push((p, 1)),
+            }
+        }
     }
 
     fn evict(&mut self, now: i64) {
@@ -150,25 +178,36 @@ impl Window {
         }
     }
 
-    /// The counts of the last `secs` seconds up to `now`, by host.
-    fn span(&self, now: i64, secs: i64) -> Span {
-        let mut by: HashMap<u32, Counts> = HashMap::new();
-        let mut all = Counts::default();
+    /// Each host's records of the last `secs` seconds up to `now`.
+    fn by_host(&self, now: i64, secs: i64) -> HashMap<u32, HostSecond> {
+        let mut by: HashMap<u32, HostSecond> = HashMap::new();
         for b in self.buckets.iter().filter(|b| b.second > now - secs) {
-            for (&h, &c) in &b.hosts {
-                by.entry(h).or_default().add(c);
-                all.add(c);
+            for (&h, s) in &b.hosts {
+                let a = by.entry(h).or_default();
+                a.c.add(s.c);
+                a.retries += s.retries;
+                for &(p, n) in &s.producers {
+                    match a.producers.iter_mut().find(|(q, _)| *q == p) {
+                        Some(x) => x.1 += n,
+                        None => a.producers.push((p, n)),
+                    }
+                }
             }
         }
-        let mut hosts: Vec<HostCounts> = by
-            .into_iter()
-            .map(|(h, c)| HostCounts {
-                host: self.name(h).to_string(),
-                requests: c.requests,
-                rate_limited: c.rate_limited,
+        by
+    }
+
+    /// The counts of the last `secs` seconds up to `now`, by host.
+    fn span(&self, by: &HashMap<u32, HostSecond>, secs: i64) -> Span {
+        let mut all = Counts::default();
+        let mut hosts: Vec<(u32, HostCounts)> = by
+            .iter()
+            .map(|(&h, a)| {
+                all.add(a.c);
+                (h, self.host_counts(h, a))
             })
             .collect();
-        hosts.sort_by(|a, b| {
+        hosts.sort_by(|(_, a), (_, b)| {
             (b.rate_limited, b.requests, &a.host).cmp(&(a.rate_limited, a.requests, &b.host))
         });
         let more_hosts = hosts.len().saturating_sub(HOSTS_SHOWN);
@@ -178,16 +217,70 @@ impl Window {
             requests: all.requests,
             rate_limited: all.rate_limited,
             rate_limited_share: share(all),
-            hosts,
+            hosts: hosts.into_iter().map(|(_, h)| h).collect(),
             more_hosts,
         }
     }
 
-    /// What the view shows at `now`.
-    pub fn view(&self, now: i64) -> View {
-        let last_minute = self.span(now, SHORT_SECS);
-        let last_10_minutes = self.span(now, SPAN_SECS);
+    fn host_counts(&self, h: u32, a: &HostSecond) -> HostCounts {
+        let mut producers: Vec<ProducerCount> = a
+            .producers
+            .iter()
+            .map(|&(p, n)| {
+                let (layer, vendor) = self.now.producer(p);
+                ProducerCount {
+                    layer: layer.as_str(),
+                    vendor: vendor.map(str::to_string),
+                    rate_limited: n,
+                }
+            })
+            .collect();
+        producers.sort_by(|a, b| {
+            (b.rate_limited, a.layer, &a.vendor).cmp(&(a.rate_limited, b.layer, &b.vendor))
+        });
+        HostCounts {
+            host: self.name(h).to_string(),
+            requests: a.c.requests,
+            rate_limited: a.c.rate_limited,
+            retries: a.retries,
+            sent_by: producers,
+        }
+    }
+
+    /// What the view shows at `now`; `rec`: the options of the plan.
+    pub fn view(&self, now: i64, rec: &crate::recommend::Options) -> View {
+        let long = self.by_host(now, SPAN_SECS);
+        let short = self.by_host(now, SHORT_SECS);
+        let last_minute = self.span(&short, SHORT_SECS);
+        let last_10_minutes = self.span(&long, SPAN_SECS);
         let trend = trend(&last_minute, &last_10_minutes);
+        // How much of the span has records (a follower just started has a short one).
+        let filled = self
+            .buckets
+            .front()
+            .map_or(1, |b| (now - b.second + 1).clamp(1, SPAN_SECS));
+        let burst = self.by_host(now, now::BURST_SECS);
+        let spans = now::Spans {
+            burst: &burst,
+            short: &short,
+            long: &long,
+            filled,
+        };
+        let mut active = now::bursts(&spans, |h| self.name(h));
+        active.extend(now::storms(&spans, |h| self.name(h)));
+        active.extend(self.now.shared_credentials(now));
+        let worst = long
+            .iter()
+            .filter(|(_, a)| a.c.rate_limited > 0)
+            .max_by(|(ha, a), (hb, b)| {
+                (a.c.rate_limited, a.c.requests, self.name(**hb)).cmp(&(
+                    b.c.rate_limited,
+                    b.c.requests,
+                    self.name(**ha),
+                ))
+            })
+            .map(|(&h, _)| h);
+        let plan = worst.and_then(|h| self.now.plan(h, now, rec));
         View {
             kind: "interval",
             at: chrono::DateTime::from_timestamp(now, 0)
@@ -196,6 +289,8 @@ impl Window {
             last_minute,
             last_10_minutes,
             trend,
+            active,
+            plan,
             total: self.total,
             before_span: self.before_span,
         }
@@ -273,6 +368,19 @@ pub struct HostCounts {
     pub host: String,
     pub requests: u64,
     pub rate_limited: u64,
+    /// Requests of operations refused in the last two minutes (retries).
+    pub retries: u64,
+    /// Who sent the rate-limited responses, most first.
+    pub sent_by: Vec<ProducerCount>,
+}
+
+/// The rate-limited responses one layer (and vendor) sent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProducerCount {
+    /// `cdn`, `proxy`, `api` or `unknown`.
+    pub layer: &'static str,
+    pub vendor: Option<String>,
+    pub rate_limited: u64,
 }
 
 /// The counts of one span of the view.
@@ -299,6 +407,11 @@ pub struct View {
     pub last_minute: Span,
     pub last_10_minutes: Span,
     pub trend: Trend,
+    /// Findings active now: a burst in progress, a retry storm building, a credential shared
+    /// right now.
+    pub active: Vec<now::Active>,
+    /// The plan for the host with the most 429s in the last 10 minutes.
+    pub plan: Option<now::LivePlan>,
     /// Everything read since the start.
     pub total: Counts,
     /// Records already older than 10 minutes when read (counted in `total` only).
@@ -337,6 +450,13 @@ impl Following {
         c.streaming = true;
         for i in 0..names.len() {
             c.start_input(i);
+            // No first pass while the log is written: its per-host cadences hold every
+            // operation key seen in the last hours (a followed log's memory grew ~30 bytes a
+            // line with them). The replay at the end makes it from the spilled log instead,
+            // with the same result (`analyze::tests::first_pass_made_early_equals_the_first_replay`).
+            if let Some(o) = c.orderers.get_mut(i) {
+                o.early = None;
+            }
         }
         Following {
             shared,

@@ -69,6 +69,7 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         let live = super::follow::Live {
             interval: super::follow::interval(args.interval)?,
             view: args.view.unwrap_or(LiveView::Auto),
+            rec: rec_opts.clone(),
         };
         super::follow::run(&args.files, &opts, &live, ui, |c| {
             c.finish(&args.files, &AnalyzeOptions { limit }, &rec_opts)

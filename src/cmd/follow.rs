@@ -13,11 +13,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How the view is shown and how often.
-#[derive(Debug, Clone, Copy)]
+/// How the view is shown and how often, and the options of its plan.
+#[derive(Debug, Clone)]
 pub struct Live {
     pub interval: Duration,
     pub view: LiveView,
+    pub rec: crate::recommend::Options,
 }
 
 /// `--interval SECONDS`, checked (default 2 s).
@@ -52,7 +53,7 @@ pub fn run(
     while !stop.load(Ordering::Relaxed) && inputs.iter().any(|i| !i.ended) {
         let got = read_new(&mut inputs, &mut session, &mut window, opts, &mut out)?;
         if Instant::now() >= next_view {
-            if !out.show(&window.view(now_secs()), &inputs) {
+            if !out.show(&window.view(now_secs(), &live.rec), &inputs) {
                 break; // stdout is gone (a closed pipe): nothing more to show.
             }
             next_view = Instant::now() + live.interval;

@@ -32,8 +32,23 @@ pub struct Chunk {
     pub first_line: usize,
 }
 
+/// Why a file cannot be followed (opened at the start, or after a rotation).
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("cannot open: {0}")]
+    Open(io::Error),
+    #[error("cannot read: {0}")]
+    Read(io::Error),
+    #[error("is a directory, not a file")]
+    Directory,
+    #[error(
+        "gzip-compressed: a compressed file is finished, not growing; analyze it without --follow"
+    )]
+    Gzip,
+}
+
 /// Something that happened to a followed file, said once.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Note {
     /// The path names a new file (rotation by rename); reading goes on there.
     Rotated,
@@ -42,7 +57,7 @@ pub enum Note {
     /// The path names nothing at the moment (between a rename and the new file).
     Missing,
     /// The new file cannot be opened yet.
-    Unreadable(String),
+    Unreadable(OpenError),
 }
 
 impl std::fmt::Display for Note {
@@ -146,30 +161,24 @@ pub struct FileFollower {
 }
 
 /// Open `path` for following: it must exist and be a plain (not gzip-compressed) file.
-fn open_plain(path: &Path) -> Result<(File, Option<(u64, u64)>), String> {
-    let mut f = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
-    let m = f.metadata().map_err(|e| format!("cannot read: {e}"))?;
+fn open_plain(path: &Path) -> Result<(File, Option<(u64, u64)>), OpenError> {
+    let mut f = File::open(path).map_err(OpenError::Open)?;
+    let m = f.metadata().map_err(OpenError::Read)?;
     if m.is_dir() {
-        return Err("is a directory, not a file".into());
+        return Err(OpenError::Directory);
     }
     let mut magic = [0u8; 2];
-    let n = f
-        .read(&mut magic)
-        .map_err(|e| format!("cannot read: {e}"))?;
+    let n = f.read(&mut magic).map_err(OpenError::Read)?;
     if n == 2 && magic == [0x1f, 0x8b] {
-        return Err(
-            "gzip-compressed: a compressed file is finished, not growing; analyze it without --follow"
-                .into(),
-        );
+        return Err(OpenError::Gzip);
     }
-    f.seek(SeekFrom::Start(0))
-        .map_err(|e| format!("cannot read: {e}"))?;
+    f.seek(SeekFrom::Start(0)).map_err(OpenError::Read)?;
     Ok((f, identity(&m)))
 }
 
 impl FileFollower {
     /// Start following `path`, from its start.
-    pub fn open(path: &Path) -> Result<FileFollower, String> {
+    pub fn open(path: &Path) -> Result<FileFollower, OpenError> {
         let (file, id) = open_plain(path)?;
         Ok(FileFollower {
             path: path.to_path_buf(),
@@ -378,7 +387,7 @@ pub enum Follower {
 
 impl Follower {
     /// Follow `path` (`-` = standard input).
-    pub fn open(path: &str) -> Result<Follower, String> {
+    pub fn open(path: &str) -> Result<Follower, OpenError> {
         if path == "-" {
             return Ok(Follower::Stdin(StdinFollower::start()));
         }

@@ -4,7 +4,7 @@
 //! `NO_COLOR` has nothing to turn off); host names are made printable before they are shown.
 
 use super::text::{pad, printable, shorten_end, shorten_start, width};
-use crate::analyze::live::{Span, View};
+use crate::analyze::live::{now::LivePlan, HostCounts, Span, View};
 
 /// Narrowest column of one span.
 const MIN_COLUMN: usize = 30;
@@ -39,7 +39,10 @@ pub fn render(view: &View, moves: u32, notes: &[String], cols: usize, rows: usiz
         String::new(),
     ];
     let foot: Vec<String> = notes.iter().map(|n| printable(n)).collect();
-    let room = rows.saturating_sub(head.len() + foot.len()).max(4);
+    let more = below(view);
+    let room = rows
+        .saturating_sub(head.len() + foot.len() + more.len())
+        .max(4);
     let body = if cols >= 2 * MIN_COLUMN + width(GAP) {
         let w = (cols - width(GAP)) / 2;
         let a = span_lines(&view.last_minute, "last minute", w, room);
@@ -60,9 +63,84 @@ pub fn render(view: &View, moves: u32, notes: &[String], cols: usize, rows: usiz
         v
     };
     head.extend(body);
+    head.extend(more);
     head.extend(foot);
     head.truncate(rows.max(1));
     head.into_iter().map(|l| shorten_end(&l, cols)).collect()
+}
+
+/// Below the spans: who sent the 429s of the busiest hosts (last 10 minutes), the findings
+/// active now, and the plan for the worst host.
+fn below(view: &View) -> Vec<String> {
+    let mut out = Vec::new();
+    let limited: Vec<&HostCounts> = view
+        .last_10_minutes
+        .hosts
+        .iter()
+        .filter(|h| h.rate_limited > 0)
+        .take(SENT_BY_HOSTS)
+        .collect();
+    if !limited.is_empty() {
+        out.push(String::new());
+        out.push("429s sent by (last 10 minutes):".into());
+        for h in limited {
+            out.push(format!("  {}: {}", printable(&h.host), sent_by(h)));
+        }
+    }
+    out.push(String::new());
+    if view.active.is_empty() {
+        out.push("active now: no burst, retry storm or shared credential".into());
+    } else {
+        out.push("active now:".into());
+        for a in &view.active {
+            let kind = a.kind.replace('_', " ");
+            out.push(format!("  {kind} {}: {}", printable(&a.subject), a.says));
+        }
+    }
+    if let Some(p) = &view.plan {
+        out.push(format!("plan for {}: {}", printable(&p.host), plan_line(p)));
+        if let Some(l) = &p.limit {
+            out.push(format!("  {}", printable(l)));
+        }
+    }
+    out
+}
+
+/// Hosts whose producers are listed below the spans.
+const SENT_BY_HOSTS: usize = 3;
+
+/// `cdn cloudflare 80, api 10`.
+fn sent_by(h: &HostCounts) -> String {
+    if h.sent_by.is_empty() {
+        return "(not attributed)".into();
+    }
+    h.sent_by
+        .iter()
+        .map(|p| match &p.vendor {
+            Some(v) => format!("{} {} {}", p.layer, printable(v), p.rate_limited),
+            None => format!("{} {}", p.layer, p.rate_limited),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `slow down to 1.5/s (90/min), 3 in flight`.
+fn plan_line(p: &LivePlan) -> String {
+    let mut s = p.action.replace('_', " ");
+    if let (Some(ps), Some(pm)) = (p.rate_per_second, p.rate_per_minute) {
+        s += &format!(
+            " to {}/s ({}/min)",
+            crate::units::fmt_num(ps),
+            crate::units::fmt_num(pm)
+        );
+    }
+    if let Some(c) = p.concurrency {
+        s += &format!(", {c} in flight");
+    }
+    if let Some(t) = &p.resume_at {
+        s += &format!(", back at {t}");
+    }
+    s
 }
 
 /// One span as at most `rows` lines of `w` columns, padded to exactly `rows`.
@@ -107,7 +185,8 @@ fn span_lines(s: &Span, title: &str, w: usize, rows: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::live::{Counts, HostCounts, Trend};
+    use crate::analyze::live::now::Active;
+    use crate::analyze::live::{Counts, ProducerCount, Trend};
 
     fn span(hosts: &[(&str, u64, u64)]) -> Span {
         Span {
@@ -121,6 +200,12 @@ mod tests {
                     host: host.into(),
                     requests,
                     rate_limited,
+                    retries: 0,
+                    sent_by: vec![ProducerCount {
+                        layer: "cdn",
+                        vendor: Some("cloudflare".into()),
+                        rate_limited,
+                    }],
                 })
                 .collect(),
             more_hosts: 0,
@@ -137,6 +222,20 @@ mod tests {
                 ("cdn.example.net\x1b[2J", 3, 40),
             ]),
             trend: Trend::Rising,
+            active: vec![Active {
+                kind: "burst",
+                subject: "api.example.com".into(),
+                says: "300 requests in the last 10 s".into(),
+            }],
+            plan: Some(LivePlan {
+                host: "api.example.com".into(),
+                action: "slow_down",
+                rate_per_second: Some(1.5),
+                rate_per_minute: Some(90.0),
+                concurrency: Some(3),
+                limit: Some("X-RateLimit-Limit: 120 a minute".into()),
+                resume_at: None,
+            }),
             total: Counts {
                 requests: 1200,
                 rate_limited: 93,
@@ -178,6 +277,30 @@ mod tests {
             .position(|l| l.starts_with("last 10 minutes"))
             .unwrap();
         assert!(minute < ten);
+    }
+
+    #[test]
+    fn who_sent_the_429s_what_is_active_and_the_plan_are_shown() {
+        for cols in [100, 40] {
+            let v = render(&view(), 0, &[], cols, 40);
+            assert!(v.iter().all(|l| width(l) <= cols), "{v:?}");
+            let text = v.join("\n");
+            assert!(
+                text.contains("api.example.com: cdn cloudflare 90"),
+                "{text}"
+            );
+            assert!(
+                text.contains("burst api.example.com: 300 requests"),
+                "{text}"
+            );
+            let plan = v.iter().find(|l| l.starts_with("plan for api.")).unwrap();
+            if cols == 100 {
+                assert_eq!(
+                    plan,
+                    "plan for api.example.com: slow down to 1.5/s (90/min), 3 in flight"
+                );
+            }
+        }
     }
 
     #[test]
