@@ -588,7 +588,7 @@ fn read_header_names() -> Vec<&'static str> {
     for c in rules::CUES {
         walk(&c.when, &mut out);
     }
-    for p in catalogue::PROVIDERS {
+    for p in catalogue::PROVIDERS.iter() {
         p.cues.iter().for_each(|c| walk(&c.when, &mut out));
     }
     out
