@@ -63,7 +63,9 @@ pub const CLOUDFRONT: &str = "date time x-edge-location sc-bytes c-ip cs-method 
 
 /// Split a record into `cols` (TAB-separated for CloudFront, space-separated for IIS; a field
 /// that starts with `"` runs to its closing quote, as Incapsula quotes every field); returns
-/// how many fields there were (at most `cols.len()`).
+/// how many fields there were (at most `cols.len()`). Space-separated fields are separated by
+/// runs of spaces: W3C writes `-` for an empty field, never nothing, so two spaces in a row
+/// are one separator (an IIS user name logged with a leading space).
 fn split<'a>(line: &'a str, cols: &mut [&'a str; 64]) -> usize {
     let sep = if line.contains('\t') { b'\t' } else { b' ' };
     let b = line.as_bytes();
@@ -92,6 +94,11 @@ fn split<'a>(line: &'a str, cols: &mut [&'a str; 64]) -> usize {
             break;
         }
         i = end + 1;
+        if sep == b' ' {
+            while b.get(i) == Some(&b' ') {
+                i += 1;
+            }
+        }
     }
     n
 }
@@ -116,7 +123,7 @@ fn uri_host(uri: Option<&str>) -> Option<&str> {
 
 /// A request method as W3C logs write it.
 fn is_method(v: &str) -> bool {
-    !v.is_empty() && v.len() <= 24 && v.bytes().all(|c| c.is_ascii_alphabetic() || c == b'-')
+    !v.is_empty() && v.len() <= 24 && v.bytes().all(super::escape::is_tchar)
 }
 
 impl Header {
