@@ -307,43 +307,59 @@ impl Header {
             ..Fields::default()
         };
         if let (Some(d), Some(t)) = (get(self.date), get(self.time)) {
-            let mut s = [0u8; 40];
-            let joined = d.len() + 1 + t.len();
-            if joined <= s.len() {
-                s[..d.len()].copy_from_slice(d.as_bytes());
-                s[d.len()] = b' ';
-                s[d.len() + 1..joined].copy_from_slice(t.as_bytes());
-                let at = time::iso(&s[..joined]).ok_or("date/time is not a time")?;
-                f.time = Some(Stamp::End(at));
-            }
+            f.time = date_time(d, t)?.map(Stamp::End);
         }
         if let Some(tt) = get(self.time_taken).and_then(|v| v.parse::<f64>().ok()) {
             f.duration_ms = Some(if self.cloudfront { tt * 1000.0 } else { tt });
         }
         if status >= 400 {
-            f.signal = Some(if self.cloudfront {
-                let rt = get(self.result_type).unwrap_or("-");
-                let field = evidence_field("x-edge-result-type", rt);
-                if rt == "LimitExceeded" || rt == "CapacityExceeded" {
-                    rule("cloudfront.limit").signal(field)
-                } else {
-                    rule("cloudfront.no-origin-status").signal(field)
-                }
-            } else {
-                let sub = get(self.substatus).unwrap_or("-");
-                let field = format!(
-                    "sc-status={status}, {}",
-                    evidence_field("sc-substatus", sub)
-                );
-                // Dynamic IP Restrictions answers with its denyAction: Forbidden (403, the
-                // default), Unauthorized (401) or NotFound (404) [W6].
-                if matches!(status, 401 | 403 | 404) && (sub == "501" || sub == "502") {
-                    rule("iis.dynamic-ip-restriction").signal(field)
-                } else {
-                    rule("iis.application").signal(field)
-                }
-            });
+            f.signal = Some(self.signal(status, |i| get(i)));
         }
         Ok(f)
     }
+
+    /// Who answered an error, as the writer's own fields say: CloudFront's edge result type,
+    /// IIS's substatus.
+    fn signal<'a>(
+        &self,
+        status: u16,
+        get: impl Fn(Option<usize>) -> Option<&'a str>,
+    ) -> crate::model::LayerSignal {
+        if self.cloudfront {
+            let rt = get(self.result_type).unwrap_or("-");
+            let field = evidence_field("x-edge-result-type", rt);
+            if rt == "LimitExceeded" || rt == "CapacityExceeded" {
+                rule("cloudfront.limit").signal(field)
+            } else {
+                rule("cloudfront.no-origin-status").signal(field)
+            }
+        } else {
+            let sub = get(self.substatus).unwrap_or("-");
+            let field = format!(
+                "sc-status={status}, {}",
+                evidence_field("sc-substatus", sub)
+            );
+            // Dynamic IP Restrictions answers with its denyAction: Forbidden (403, the
+            // default), Unauthorized (401) or NotFound (404) [W6].
+            if matches!(status, 401 | 403 | 404) && (sub == "501" || sub == "502") {
+                rule("iis.dynamic-ip-restriction").signal(field)
+            } else {
+                rule("iis.application").signal(field)
+            }
+        }
+    }
+}
+
+/// The record's `date` and `time` fields as one time (`None` when too long to be one).
+fn date_time(d: &str, t: &str) -> Result<Option<i64>, LineError> {
+    let mut s = [0u8; 40];
+    let joined = d.len() + 1 + t.len();
+    if joined > s.len() {
+        return Ok(None);
+    }
+    s[..d.len()].copy_from_slice(d.as_bytes());
+    s[d.len()] = b' ';
+    s[d.len() + 1..joined].copy_from_slice(t.as_bytes());
+    let at = time::iso(&s[..joined]).ok_or("date/time is not a time")?;
+    Ok(Some(at))
 }
