@@ -313,7 +313,7 @@ impl Header {
             f.duration_ms = Some(if self.cloudfront { tt * 1000.0 } else { tt });
         }
         if status >= 400 {
-            f.signal = Some(self.signal(status, |i| get(i)));
+            f.signal = Some(self.signal(status, get));
         }
         Ok(f)
     }
