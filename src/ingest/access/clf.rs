@@ -70,8 +70,8 @@ fn head(h: &str) -> Result<Head<'_>, &'static str> {
             Some(last) if b[last.1 - 1] == b',' => last.1 = i,
             _ => toks.push((s, i)),
         }
-        if toks.len() > 4 {
-            return Err("more than four fields before the time or request");
+        if toks.len() > 5 {
+            return Err("more than five fields before the time or request");
         }
     }
     let t = |k: usize| &h[toks[k].0..toks[k].1];
@@ -86,8 +86,31 @@ fn head(h: &str) -> Result<Head<'_>, &'static str> {
             addr: t(1),
             user: t(3),
         }),
+        // A layout that adds fields after the client or drops one (`$host $remote_addr -
+        // $request_id -`, `$remote_addr - [...]`): the client is the first address, only a
+        // virtual host may stand before it, and the last field is the user.
+        n @ 2..=5 => {
+            let k = if is_ip(t(0)) {
+                0
+            } else if hostlike(t(0)) && is_ip(t(1)) {
+                1
+            } else {
+                return Err("not `address ident user` before the time or request");
+            };
+            Ok(Head {
+                vhost: (k == 1).then(|| t(0)),
+                addr: t(k),
+                user: if k + 1 < n { t(n - 1) } else { "-" },
+            })
+        }
         _ => Err("not `address ident user` before the time or request"),
     }
+}
+
+/// An IP address, or a list of them whose first is one (`10.0.0.2, 10.0.0.1`).
+fn is_ip(v: &str) -> bool {
+    let first = v.split(',').next().unwrap_or(v).trim();
+    first.parse::<std::net::IpAddr>().is_ok()
 }
 
 /// A virtual host as `%v` or `%v:%p` logs it (not a timestamp a wrapper put first).
@@ -110,7 +133,7 @@ fn looks_like_request(r: &str) -> bool {
         return true;
     }
     let m = r.split(' ').next().unwrap_or("");
-    !m.is_empty() && m.len() <= 32 && m.bytes().all(|c| c.is_ascii_alphabetic() || c == b'-')
+    !m.is_empty() && m.len() <= 32 && m.bytes().all(super::escape::is_tchar)
 }
 
 /// Is `v` an address list (`-`, `1.2.3.4, 10.0.0.1`, IPv6)?
@@ -141,7 +164,9 @@ pub fn parse(line: &str) -> Result<(Fields<'_>, SignalInputs<'_>), LineError> {
     };
     let h = head(line[..head_end].trim_end())?;
     let (request, after) = quoted(line, req_at).ok_or("the request's quote is not closed")?;
-    if !looks_like_request(request) {
+    // After a CLF `[time]` the quoted text is the request line whatever it holds (servers log
+    // what they received, escaped); without one, it must look like a request.
+    if f.time.is_none() && !looks_like_request(request) {
         return Err("the quoted text is not a request line".into());
     }
     // Status and bytes.
@@ -258,6 +283,26 @@ mod tests {
             st(r#"127.0.0.1 - - "GET /bad.foo HTTP/1.1" 404 65508 4.386"#),
             Some(404)
         );
+        // A field added after the client (BunkerWeb's request id), and one dropped (ident).
+        let (f, _) = parse(r#"example.com 192.168.1.10 - req001 - [29/Jul/2023:10:26:06 -0700] "GET / HTTP/1.1" 400 157 "-" "-""#).unwrap();
+        assert_eq!(f.host.as_deref(), Some("example.com"));
+        assert_eq!(f.client_ip.as_deref(), Some("192.168.1.10"));
+        let (f, _) = parse(r#"192.168.1.1 - [08/Jun/2020:08:04:43 +0000] "GET /api/test HTTP/1.1" 200 100 "-" "curl/7.68.0""#).unwrap();
+        assert_eq!(
+            (f.client_ip.as_deref(), f.status),
+            (Some("192.168.1.1"), Some(200))
+        );
+        // After a [time], whatever the server quoted is the request (here bytes it could not
+        // parse); without a time, the quoted text must look like a request.
+        assert_eq!(
+            st(r#"1.2.3.4 - - [29/Jul/2023:10:26:06 -0700] "Gh0st\xAD\x00\x00" 400 157 "-" "-""#),
+            Some(400)
+        );
+        assert_eq!(
+            st(r#"127.0.0.1 - - "RPC_IN_DATA /rpc HTTP/1.1" 200 1"#),
+            Some(200)
+        );
+        assert!(parse(r#"127.0.0.1 - - "Gh0st\xAD" 400 157"#).is_err());
         // Status `-`.
         assert_eq!(
             st(
@@ -294,6 +339,8 @@ mod tests {
             "Jan  3 09:47:02 veridian sudo: timstack : TTY=pts/6 ; COMMAND=/usr/bin/tail",
             r#"[2019-04-06T06:20:05.972Z] "- - -" 0 UF,URX 0 0 0 - "-" "-" "-" "-" "127.0.0.1:9200""#,
             r#"a b c d e "GET / HTTP/1.1" 200 1"#,
+            r#"a 10.0.0.1 b c d e [01/Jan/2020:00:00:00 +0000] "GET / HTTP/1.1" 200 1"#,
+            r#"web01 app 10.0.0.1 - - [01/Jan/2020:00:00:00 +0000] "GET / HTTP/1.1" 200 1"#,
             r#"1.2.3.4 - - [01/Jan/2020:00:00:00 +0000] "GET / HTTP/1.1" abc 1"#,
         ] {
             assert!(parse(l).is_err(), "{l}");

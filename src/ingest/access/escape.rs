@@ -8,6 +8,12 @@
 
 use std::borrow::Cow;
 
+/// An RFC 9110 token character (section 5.6.2): what a method name is made of
+/// (`RPC_IN_DATA`, `M-SEARCH`, `BPROPFIND`).
+pub fn is_tchar(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
+}
+
 fn hex(c: u8) -> Option<u8> {
     match c {
         b'0'..=b'9' => Some(c - b'0'),

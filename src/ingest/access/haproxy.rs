@@ -52,22 +52,7 @@ fn hostlike(v: &str) -> bool {
 pub fn parse(line: &str) -> Result<Fields<'_>, Miss> {
     // Find `ci:cp [tr]` after whatever syslog prefix: the first token followed by an accept
     // date.
-    let mut starts = Vec::with_capacity(24);
-    let b = line.as_bytes();
-    let mut i = 0;
-    while i < b.len() && starts.len() < 28 {
-        while i < b.len() && b[i] == b' ' {
-            i += 1;
-        }
-        if i >= b.len() {
-            break;
-        }
-        let end = memchr::memchr(b' ', &b[i..])
-            .map(|k| i + k)
-            .unwrap_or(b.len());
-        starts.push((i, end));
-        i = end;
-    }
+    let starts = token_spans(line);
     let tok = |k: usize| starts.get(k).map(|&(s, e)| &line[s..e]);
     let Some(k) = (0..starts.len().saturating_sub(1)).find(|&k| {
         tok(k + 1).is_some_and(is_accept_date) && tok(k).is_some_and(|t| t.contains(':'))
@@ -115,23 +100,7 @@ pub fn parse(line: &str) -> Result<Fields<'_>, Miss> {
         return Err("the termination state is not 2 or 4 characters".into());
     }
     // After `sq/bq`: optional `{captures}` (may hold spaces) and the quoted request line.
-    let rest_at = starts[k + 11 + d].1;
-    let mut rest = line[rest_at..].trim_start();
-    let mut first_capture = None;
-    while let Some(r) = rest.strip_prefix('{') {
-        let close = r.find('}').ok_or("an unterminated `{` capture block")?;
-        first_capture.get_or_insert(&r[..close]);
-        rest = r[close + 1..].trim_start();
-    }
-    // `%{+Q}r` ends the default layouts; `option httpslog` logs TLS fields after it, and a
-    // request HAProxy truncated has no closing quote.
-    let request = match rest.strip_prefix('"') {
-        Some(r) => match r.find("\" ") {
-            Some(end) => &r[..end],
-            None => r.strip_suffix('"').unwrap_or(r),
-        },
-        None => rest,
-    };
+    let (first_capture, request) = captures_and_request(&line[starts[k + 11 + d].1..])?;
     let mut f = Fields {
         time: Some(Stamp::Start(start)),
         status: Some(status),
@@ -149,23 +118,70 @@ pub fn parse(line: &str) -> Result<Fields<'_>, Miss> {
     }
     f.duration_ms = num(timers[4]).filter(|t| *t >= 0).map(|t| t as f64);
     if status >= 400 {
-        let server = backend_server.rsplit('/').next().unwrap_or("");
-        let tr = num(timers[3]).unwrap_or(-1);
-        let field = format!(
-            "{}, {}",
-            evidence_field("server", server),
-            evidence_field("termination_state", term)
-        );
-        let t2 = &term[..2];
-        f.signal = if t2 == "sQ" {
-            Some(rule("haproxy.queue").signal(field))
-        } else if server == "<NOSRV>" || t2 == "PR" || t2 == "LR" || t2 == "PT" {
-            Some(rule("haproxy.local").signal(field))
-        } else if tr >= 0 && t2 == "--" {
-            Some(rule("haproxy.server").signal(format!("{field}, Tr={tr}")))
-        } else {
-            None
-        };
+        f.signal = signal(backend_server, num(timers[3]).unwrap_or(-1), term);
     }
     Ok(f)
+}
+
+/// After `sq/bq`: the first `{captures}` block (may hold spaces) and the request line.
+fn captures_and_request(rest: &str) -> Result<(Option<&str>, &str), &'static str> {
+    let mut rest = rest.trim_start();
+    let mut first_capture = None;
+    while let Some(r) = rest.strip_prefix('{') {
+        let close = r.find('}').ok_or("an unterminated `{` capture block")?;
+        first_capture.get_or_insert(&r[..close]);
+        rest = r[close + 1..].trim_start();
+    }
+    // `%{+Q}r` ends the default layouts; `option httpslog` logs TLS fields after it, and a
+    // request HAProxy truncated has no closing quote.
+    let request = match rest.strip_prefix('"') {
+        Some(r) => match r.find("\" ") {
+            Some(end) => &r[..end],
+            None => r.strip_suffix('"').unwrap_or(r),
+        },
+        None => rest,
+    };
+    Ok((first_capture, request))
+}
+
+/// The first 28 space-separated tokens of `line`, as (start, end) offsets.
+fn token_spans(line: &str) -> Vec<(usize, usize)> {
+    let mut starts = Vec::with_capacity(24);
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() && starts.len() < 28 {
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        let end = memchr::memchr(b' ', &b[i..])
+            .map(|k| i + k)
+            .unwrap_or(b.len());
+        starts.push((i, end));
+        i = end;
+    }
+    starts
+}
+
+/// Who answered an error: the server HAProxy picked (`<NOSRV>`: none), the response time
+/// `Tr` and the termination state (`sQ` queued, `PR`/`LR`/`PT` HAProxy itself) [H1].
+fn signal(backend_server: &str, tr: i64, term: &str) -> Option<crate::model::LayerSignal> {
+    let server = backend_server.rsplit('/').next().unwrap_or("");
+    let field = format!(
+        "{}, {}",
+        evidence_field("server", server),
+        evidence_field("termination_state", term)
+    );
+    let t2 = &term[..2];
+    if t2 == "sQ" {
+        Some(rule("haproxy.queue").signal(field))
+    } else if server == "<NOSRV>" || t2 == "PR" || t2 == "LR" || t2 == "PT" {
+        Some(rule("haproxy.local").signal(field))
+    } else if tr >= 0 && t2 == "--" {
+        Some(rule("haproxy.server").signal(format!("{field}, Tr={tr}")))
+    } else {
+        None
+    }
 }

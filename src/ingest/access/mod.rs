@@ -524,7 +524,8 @@ pub fn group_layouts(group: Group) -> Vec<Parser> {
 }
 
 /// The layouts a line the file's layout (`first`) does not fit is tried with, in order: the
-/// rest of its group, then (for the CLF group) the reading by shape.
+/// rest of its group, the same format's layouts in its other encoding, then (for the CLF and
+/// Envoy groups) the reading by shape.
 pub fn others_of(first: &Parser) -> Vec<Parser> {
     let group = first.group();
     let mut v: Vec<Parser> = group_layouts(group)
@@ -533,6 +534,17 @@ pub fn others_of(first: &Parser) -> Vec<Parser> {
         .collect();
     if matches!(first.kind, Kind::Loose(_)) {
         return v;
+    }
+    // The same product's other encoding (Envoy text among Envoy JSON, Traefik CLF among
+    // Traefik JSON, and the reverse): one file may hold both.
+    for g in [Group::Clf, Group::Envoy, Group::Json] {
+        if g != group {
+            v.extend(
+                group_layouts(g)
+                    .into_iter()
+                    .filter(|p| p.format == first.format),
+            );
+        }
     }
     match group {
         Group::Clf => {

@@ -98,22 +98,10 @@ fn work<T>(
     let stateful = reader.first.is_stateful();
     let mut partial: Option<Partial> = None;
     for (n, raw) in (first_line..).zip(lines(&text)) {
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if raw.is_empty() || raw.iter().all(u8::is_ascii_whitespace) {
+        let Some(text) = line_text(raw, stateful) else {
             continue;
-        }
-        if raw[0] == b'#' && stateful {
-            continue; // directives and comments of W3C logs
-        }
-        let lossy;
-        let line = match std::str::from_utf8(raw) {
-            Ok(s) => s,
-            Err(_) => {
-                lossy = String::from_utf8_lossy(raw).into_owned();
-                lossy.as_str()
-            }
         };
-        let line = line.trim_start_matches('\u{FEFF}');
+        let line = text.trim_start_matches('\u{FEFF}');
         let unwrapped = reader.wrapper.and_then(|w| w.unwrap(line));
         let (inner, fallback_time, host, at) = match unwrapped {
             Some(u) if u.partial => {
@@ -156,6 +144,20 @@ fn work<T>(
     }
     pool.give(text);
     done
+}
+
+/// One raw line as text, lossy where it is not UTF-8; `None` for a blank line and, in W3C
+/// logs (`stateful`), for directives and comments.
+#[inline]
+fn line_text(raw: &[u8], stateful: bool) -> Option<Cow<'_, str>> {
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    if raw.is_empty() || raw.iter().all(u8::is_ascii_whitespace) || (raw[0] == b'#' && stateful) {
+        return None;
+    }
+    Some(match std::str::from_utf8(raw) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(String::from_utf8_lossy(raw).into_owned()),
+    })
 }
 
 /// One unwrapped line into `done`: its records, or its reason counted (and, when it could not
@@ -263,33 +265,12 @@ fn produce(
             carry.clear();
             b
         };
-        while block.len() < BLOCK_BYTES {
-            let buf = match input.fill_buf() {
-                Ok(b) => b,
-                Err(e) => {
-                    error = Some(format!("read error after line {line_no}: {e}"));
-                    eof = true;
-                    break;
-                }
-            };
-            if buf.is_empty() {
+        match fill_block(input, &mut block, &mut skipping_long, &mut line_no) {
+            Ok(end) => eof = end,
+            Err(e) => {
+                error = Some(e);
                 eof = true;
-                break;
             }
-            let n = buf.len();
-            if skipping_long {
-                match memchr::memchr(b'\n', buf) {
-                    Some(i) => {
-                        input.consume(i + 1);
-                        skipping_long = false;
-                        line_no += 1;
-                    }
-                    None => input.consume(n),
-                }
-                continue;
-            }
-            block.extend_from_slice(buf);
-            input.consume(n);
         }
         let last_newline = if eof {
             Some(block.len())
@@ -332,6 +313,39 @@ fn produce(
         line_no += lines;
     }
     error
+}
+
+/// Fill `block` from `input` up to [`BLOCK_BYTES`], skipping the rest of an over-long line
+/// first (`skipping_long`); `Ok(true)` at the end of the input.
+fn fill_block(
+    input: &mut dyn BufRead,
+    block: &mut Vec<u8>,
+    skipping_long: &mut bool,
+    line_no: &mut usize,
+) -> Result<bool, String> {
+    while block.len() < BLOCK_BYTES {
+        let buf = input
+            .fill_buf()
+            .map_err(|e| format!("read error after line {line_no}: {e}"))?;
+        if buf.is_empty() {
+            return Ok(true);
+        }
+        let n = buf.len();
+        if *skipping_long {
+            match memchr::memchr(b'\n', buf) {
+                Some(i) => {
+                    input.consume(i + 1);
+                    *skipping_long = false;
+                    *line_no += 1;
+                }
+                None => input.consume(n),
+            }
+            continue;
+        }
+        block.extend_from_slice(buf);
+        input.consume(n);
+    }
+    Ok(false)
 }
 
 /// A W3C block cut at its `#Fields:` directives, each part read with the fields in effect;

@@ -419,43 +419,7 @@ impl<'a> Fields<'a> {
         }
         let raw_url = self.raw_url_with(line_target);
 
-        // Headers the format logged.
-        let mut raw_req: Vec<(&str, &str)> = Vec::with_capacity(self.request_headers.len());
-        for (n, v) in &self.request_headers {
-            if !present(v) {
-                continue;
-            }
-            raw_req.push((n, v));
-            if n.eq_ignore_ascii_case("user-agent") {
-                continue; // kept once, as the client hint below
-            }
-            if r.idem_hash == 0
-                && !v.trim().is_empty()
-                && crate::http::idempotency::is_idempotency_header(n)
-            {
-                r.idem_hash = red.idem_hash_named(n, v, REQUEST_HEADER_VALUE_MAX);
-            }
-            r.request_headers
-                .push_capped(n.as_ref(), red.header(n, v), REQUEST_HEADER_VALUE_MAX);
-        }
-        if let Some(id) = self.request_id.as_deref().filter(|i| present(i)) {
-            r.request_headers.push_capped(
-                "x-request-id",
-                red.header("x-request-id", id),
-                REQUEST_HEADER_VALUE_MAX,
-            );
-        }
-        let cap = if (200..400).contains(&status) {
-            SUCCESS_HEADER_VALUE_MAX
-        } else {
-            usize::MAX
-        };
-        for (n, v) in &self.response_headers {
-            if present(v) {
-                r.response_headers
-                    .push_capped(n.as_ref(), red.header(n, v), cap);
-            }
-        }
+        let raw_req = self.copy_headers(&mut r, red);
         // An access log never holds the body: unknown, not empty (unless its logged body
         // length or Content-Length says there was none).
         r.body_not_captured = !(200..400).contains(&status)
@@ -502,6 +466,49 @@ impl<'a> Fields<'a> {
         }
         r.shrink_to_fit();
         Ok(r)
+    }
+
+    /// The logged request and response headers (and the request id) onto `r`, redacted; the
+    /// present request headers as written, for the client hints and the credential.
+    fn copy_headers<'s>(&'s self, r: &mut Request, red: &Redactor) -> Vec<(&'s str, &'s str)> {
+        let status = r.status;
+        let mut raw_req: Vec<(&str, &str)> = Vec::with_capacity(self.request_headers.len());
+        for (n, v) in &self.request_headers {
+            if !present(v) {
+                continue;
+            }
+            raw_req.push((n, v));
+            if n.eq_ignore_ascii_case("user-agent") {
+                continue; // kept once, as the client hint below
+            }
+            if r.idem_hash == 0
+                && !v.trim().is_empty()
+                && crate::http::idempotency::is_idempotency_header(n)
+            {
+                r.idem_hash = red.idem_hash_named(n, v, REQUEST_HEADER_VALUE_MAX);
+            }
+            r.request_headers
+                .push_capped(n.as_ref(), red.header(n, v), REQUEST_HEADER_VALUE_MAX);
+        }
+        if let Some(id) = self.request_id.as_deref().filter(|i| present(i)) {
+            r.request_headers.push_capped(
+                "x-request-id",
+                red.header("x-request-id", id),
+                REQUEST_HEADER_VALUE_MAX,
+            );
+        }
+        let cap = if (200..400).contains(&status) {
+            SUCCESS_HEADER_VALUE_MAX
+        } else {
+            usize::MAX
+        };
+        for (n, v) in &self.response_headers {
+            if present(v) {
+                r.response_headers
+                    .push_capped(n.as_ref(), red.header(n, v), cap);
+            }
+        }
+        raw_req
     }
 }
 

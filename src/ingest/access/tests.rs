@@ -538,6 +538,30 @@ fn w3c_fields_directive_mid_file_changes_the_layout() {
     assert_eq!(r.location.position, Position::Line(8));
 }
 
+#[test]
+fn w3c_runs_of_spaces_are_one_separator_and_methods_are_tokens() {
+    // W3C writes `-` for an empty field, so two spaces are one separator (an IIS user name
+    // logged with a leading space); a method is any RFC 9110 token (Exchange's RPC over HTTP).
+    let line = IIS.lines().nth(4).unwrap();
+    let spaced = line.replace(" 80 - ", " 80  DOMAIN\\user ");
+    let rpc = line.replace(" GET ", " RPC_IN_DATA ");
+    let o = read_lines(&format!("{IIS}{spaced}\n{rpc}\n"), Format::W3c);
+    assert_eq!(o.requests.len(), 4, "{:?}", o.warnings);
+    assert_eq!(o.requests[2].status, 200);
+    assert_eq!(o.requests[3].method.as_str(), "RPC_IN_DATA");
+}
+
+#[test]
+fn one_file_may_hold_a_format_in_both_its_encodings() {
+    // Envoy JSON records and Envoy default text records in one container log: each line is
+    // read by the layout of the same format it fits.
+    let json = r#"{"start_time":"2025-12-31T16:37:40.479Z","method":"GET","path":"/admin","protocol":"HTTP/1.1","response_code":404,"response_flags":"-","upstream_host":"10.0.0.5:80","user-agent":"curl","downstream_remote_address":"10.0.0.12:59292",":authority":"app.internal"}"#;
+    let text = r#"[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 429 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "locations" "tcp://10.0.2.1:80""#;
+    let o = read_lines(&format!("{json}\n{json}\n{text}\n"), Format::Envoy);
+    assert_eq!(o.requests.len(), 3, "{:?}", o.warnings);
+    assert_eq!(o.requests[2].status, 429);
+}
+
 // ------------------------------------------------------------------------------------------
 // HAProxy
 

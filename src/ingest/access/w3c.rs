@@ -63,7 +63,9 @@ pub const CLOUDFRONT: &str = "date time x-edge-location sc-bytes c-ip cs-method 
 
 /// Split a record into `cols` (TAB-separated for CloudFront, space-separated for IIS; a field
 /// that starts with `"` runs to its closing quote, as Incapsula quotes every field); returns
-/// how many fields there were (at most `cols.len()`).
+/// how many fields there were (at most `cols.len()`). Space-separated fields are separated by
+/// runs of spaces: W3C writes `-` for an empty field, never nothing, so two spaces in a row
+/// are one separator (an IIS user name logged with a leading space).
 fn split<'a>(line: &'a str, cols: &mut [&'a str; 64]) -> usize {
     let sep = if line.contains('\t') { b'\t' } else { b' ' };
     let b = line.as_bytes();
@@ -92,6 +94,11 @@ fn split<'a>(line: &'a str, cols: &mut [&'a str; 64]) -> usize {
             break;
         }
         i = end + 1;
+        if sep == b' ' {
+            while b.get(i) == Some(&b' ') {
+                i += 1;
+            }
+        }
     }
     n
 }
@@ -116,7 +123,7 @@ fn uri_host(uri: Option<&str>) -> Option<&str> {
 
 /// A request method as W3C logs write it.
 fn is_method(v: &str) -> bool {
-    !v.is_empty() && v.len() <= 24 && v.bytes().all(|c| c.is_ascii_alphabetic() || c == b'-')
+    !v.is_empty() && v.len() <= 24 && v.bytes().all(super::escape::is_tchar)
 }
 
 impl Header {
@@ -300,43 +307,59 @@ impl Header {
             ..Fields::default()
         };
         if let (Some(d), Some(t)) = (get(self.date), get(self.time)) {
-            let mut s = [0u8; 40];
-            let joined = d.len() + 1 + t.len();
-            if joined <= s.len() {
-                s[..d.len()].copy_from_slice(d.as_bytes());
-                s[d.len()] = b' ';
-                s[d.len() + 1..joined].copy_from_slice(t.as_bytes());
-                let at = time::iso(&s[..joined]).ok_or("date/time is not a time")?;
-                f.time = Some(Stamp::End(at));
-            }
+            f.time = date_time(d, t)?.map(Stamp::End);
         }
         if let Some(tt) = get(self.time_taken).and_then(|v| v.parse::<f64>().ok()) {
             f.duration_ms = Some(if self.cloudfront { tt * 1000.0 } else { tt });
         }
         if status >= 400 {
-            f.signal = Some(if self.cloudfront {
-                let rt = get(self.result_type).unwrap_or("-");
-                let field = evidence_field("x-edge-result-type", rt);
-                if rt == "LimitExceeded" || rt == "CapacityExceeded" {
-                    rule("cloudfront.limit").signal(field)
-                } else {
-                    rule("cloudfront.no-origin-status").signal(field)
-                }
-            } else {
-                let sub = get(self.substatus).unwrap_or("-");
-                let field = format!(
-                    "sc-status={status}, {}",
-                    evidence_field("sc-substatus", sub)
-                );
-                // Dynamic IP Restrictions answers with its denyAction: Forbidden (403, the
-                // default), Unauthorized (401) or NotFound (404) [W6].
-                if matches!(status, 401 | 403 | 404) && (sub == "501" || sub == "502") {
-                    rule("iis.dynamic-ip-restriction").signal(field)
-                } else {
-                    rule("iis.application").signal(field)
-                }
-            });
+            f.signal = Some(self.signal(status, get));
         }
         Ok(f)
     }
+
+    /// Who answered an error, as the writer's own fields say: CloudFront's edge result type,
+    /// IIS's substatus.
+    fn signal<'a>(
+        &self,
+        status: u16,
+        get: impl Fn(Option<usize>) -> Option<&'a str>,
+    ) -> crate::model::LayerSignal {
+        if self.cloudfront {
+            let rt = get(self.result_type).unwrap_or("-");
+            let field = evidence_field("x-edge-result-type", rt);
+            if rt == "LimitExceeded" || rt == "CapacityExceeded" {
+                rule("cloudfront.limit").signal(field)
+            } else {
+                rule("cloudfront.no-origin-status").signal(field)
+            }
+        } else {
+            let sub = get(self.substatus).unwrap_or("-");
+            let field = format!(
+                "sc-status={status}, {}",
+                evidence_field("sc-substatus", sub)
+            );
+            // Dynamic IP Restrictions answers with its denyAction: Forbidden (403, the
+            // default), Unauthorized (401) or NotFound (404) [W6].
+            if matches!(status, 401 | 403 | 404) && (sub == "501" || sub == "502") {
+                rule("iis.dynamic-ip-restriction").signal(field)
+            } else {
+                rule("iis.application").signal(field)
+            }
+        }
+    }
+}
+
+/// The record's `date` and `time` fields as one time (`None` when too long to be one).
+fn date_time(d: &str, t: &str) -> Result<Option<i64>, LineError> {
+    let mut s = [0u8; 40];
+    let joined = d.len() + 1 + t.len();
+    if joined > s.len() {
+        return Ok(None);
+    }
+    s[..d.len()].copy_from_slice(d.as_bytes());
+    s[d.len()] = b' ';
+    s[d.len() + 1..joined].copy_from_slice(t.as_bytes());
+    let at = time::iso(&s[..joined]).ok_or("date/time is not a time")?;
+    Ok(Some(at))
 }
