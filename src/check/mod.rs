@@ -295,24 +295,7 @@ impl Checker {
     /// Settle the rules that need the whole document and build the report.
     pub fn finish(mut self, source: &str) -> CheckReport {
         if self.log_object {
-            if !self.members.contains("version") {
-                self.push(
-                    "log",
-                    None,
-                    "version".into(),
-                    "missing (required: a string, \"1.2\" or \"1.3\"); checked against 1.2".into(),
-                );
-            }
-            for (name, what) in [("creator", "an object"), ("entries", "an array of objects")] {
-                if !self.members.contains(name) {
-                    self.push(
-                        "log",
-                        None,
-                        name.into(),
-                        format!("missing (required: {what})"),
-                    );
-                }
-            }
+            self.required_log_members();
         }
         let spec = self.spec.unwrap_or(Spec::V12);
         if spec == Spec::V12 {
@@ -324,6 +307,57 @@ impl Checker {
             // Counted, not listed: the list was bounded while the version was unknown.
             self.count += unlisted;
         }
+        self.unknown_pagerefs();
+        if self.warning_count > self.warnings.len() {
+            let more = self.warning_count - self.warnings.len();
+            self.warnings.push(Deviation {
+                at: "document".into(),
+                entry: None,
+                field: String::new(),
+                problem: format!("{more} more values were over check's caps (not listed)"),
+            });
+        }
+        CheckReport {
+            schema_version: 1,
+            source: source.to_string(),
+            version: self.version,
+            checked_against: match spec {
+                Spec::V12 => "1.2".into(),
+                Spec::V13 => "1.3".into(),
+            },
+            entries: self.entries,
+            entries_with_deviations: self.bad_entries,
+            deviation_count: self.count,
+            deviations: self.shown,
+            warnings: self.warnings,
+        }
+    }
+
+    /// `log.version`, `log.creator` and `log.entries` must be there.
+    fn required_log_members(&mut self) {
+        if !self.members.contains("version") {
+            self.push(
+                "log",
+                None,
+                "version".into(),
+                "missing (required: a string, \"1.2\" or \"1.3\"); checked against 1.2".into(),
+            );
+        }
+        for (name, what) in [("creator", "an object"), ("entries", "an array of objects")] {
+            if !self.members.contains(name) {
+                self.push(
+                    "log",
+                    None,
+                    name.into(),
+                    format!("missing (required: {what})"),
+                );
+            }
+        }
+    }
+
+    /// Each `pageref` that names no page, once (at its first entry, with how many more name
+    /// it); past the cap, a note that the rest were not checked.
+    fn unknown_pagerefs(&mut self) {
         let mut unknown: Vec<(usize, usize)> = self
             .pagerefs
             .iter()
@@ -352,29 +386,6 @@ impl Checker {
                     "more than {MAX_PAGEREFS} distinct pageref values; the rest were not checked"
                 ),
             );
-        }
-        if self.warning_count > self.warnings.len() {
-            let more = self.warning_count - self.warnings.len();
-            self.warnings.push(Deviation {
-                at: "document".into(),
-                entry: None,
-                field: String::new(),
-                problem: format!("{more} more values were over check's caps (not listed)"),
-            });
-        }
-        CheckReport {
-            schema_version: 1,
-            source: source.to_string(),
-            version: self.version,
-            checked_against: match spec {
-                Spec::V12 => "1.2".into(),
-                Spec::V13 => "1.3".into(),
-            },
-            entries: self.entries,
-            entries_with_deviations: self.bad_entries,
-            deviation_count: self.count,
-            deviations: self.shown,
-            warnings: self.warnings,
         }
     }
 }

@@ -12,19 +12,7 @@ use crate::units::GivenLimits;
 
 pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
     let opts = ingest_options(&args.input, ui)?;
-    let mut limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
-    let host = args.host.as_deref().map(str::to_ascii_lowercase);
-    if let Some(h) = &host {
-        // A limit without a host is --host's.
-        if let Some(rate) = limit.any.take() {
-            if limit.named(h).is_some() {
-                return Err(Error::fatal(format!(
-                    "--limit {rate} and --limit {h}=…: two limits for --host {h}; give one"
-                )));
-            }
-            limit.hosts.push((h.clone(), rate));
-        }
-    }
+    let (limit, host) = limits(&args)?;
     let po = super::emit::policy_options(&args.policy)?;
     let gates = crate::compare::gate::parse_all(&args.fail_on, false).map_err(Error::fatal)?;
     // Every output is checked before the inputs are read: a refusal costs nothing.
@@ -32,20 +20,7 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         Some((dir, _)) => Some(super::emit::prepare_dir(dir)?),
         None => None,
     };
-    let report_file = match args.output.as_deref().filter(|p| !output::is_stdout(p)) {
-        Some(p) => Some(
-            output::prepare(
-                p,
-                &output::Rules {
-                    flag: "-o",
-                    inputs: &args.files,
-                    force: args.force,
-                },
-            )
-            .map_err(Error::fatal)?,
-        ),
-        None => None,
-    };
+    let report_file = report_file(&args)?;
 
     // After the -o checks: `-o INPUT.har` is refused as the input, not for its extension.
     let format = crate::options::report_format(args.format, args.output.as_deref())?;
@@ -85,14 +60,7 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
     }
     refuse_unmapped(&report.inputs)?;
     if let Some(h) = &host {
-        let hosts = &report.summary.hosts;
-        if !hosts.iter().any(|c| c.host.eq_ignore_ascii_case(h)) {
-            let names: Vec<&str> = hosts.iter().map(|c| c.host.as_str()).take(10).collect();
-            return Err(Error::fatal(format!(
-                "--host {h}: no request to that host in the inputs; their hosts: {}",
-                names.join(", ")
-            )));
-        }
+        host_in(&report, h)?;
     }
     if let Some((dir, targets)) = &po.emit {
         let sets = config_sets(&report, dir, args.host.as_deref(), ui)?;
@@ -105,11 +73,68 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         super::emit::write_config_sets(&sets, targets, &avoid, ui)?;
     }
 
+    let style = style(format, &args, env, report_file.is_some());
+    // Streamed where the format can (JSON): the text of a big report is never held whole.
+    let renderer = render::renderer(format.into(), style);
+    let produce = |w: &mut dyn std::io::Write| renderer.write(&report, w);
+    match &report_file {
+        Some(f) => f.write_with(produce).map_err(Error::fatal)?,
+        None => output::to_stdout_with(produce)
+            .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
+    }
+    Ok(gate_status(&gates, |g| g.holds(&report), ui))
+}
+
+/// `--limit` and `--host` as settings: a limit without a host is `--host`'s.
+fn limits(args: &AnalyzeArgs) -> Result<(GivenLimits, Option<String>), Error> {
+    let mut limit = GivenLimits::parse(&args.limit).map_err(|e| Error::fatal(e.0))?;
+    let host = args.host.as_deref().map(str::to_ascii_lowercase);
+    if let Some(h) = &host {
+        if let Some(rate) = limit.any.take() {
+            if limit.named(h).is_some() {
+                return Err(Error::fatal(format!(
+                    "--limit {rate} and --limit {h}=…: two limits for --host {h}; give one"
+                )));
+            }
+            limit.hosts.push((h.clone(), rate));
+        }
+    }
+    Ok((limit, host))
+}
+
+/// The report's file (`-o`), checked before anything is read; `None` for stdout.
+fn report_file(args: &AnalyzeArgs) -> Result<Option<output::OutputFile>, Error> {
+    let Some(p) = args.output.as_deref().filter(|p| !output::is_stdout(p)) else {
+        return Ok(None);
+    };
+    let rules = output::Rules {
+        flag: "-o",
+        inputs: &args.files,
+        force: args.force,
+    };
+    output::prepare(p, &rules).map(Some).map_err(Error::fatal)
+}
+
+/// `--host` names a host of the inputs (else the error lists theirs).
+fn host_in(report: &crate::report::Report, h: &str) -> Result<(), Error> {
+    let hosts = &report.summary.hosts;
+    if hosts.iter().any(|c| c.host.eq_ignore_ascii_case(h)) {
+        return Ok(());
+    }
+    let names: Vec<&str> = hosts.iter().map(|c| c.host.as_str()).take(10).collect();
+    Err(Error::fatal(format!(
+        "--host {h}: no request to that host in the inputs; their hosts: {}",
+        names.join(", ")
+    )))
+}
+
+/// How the report is drawn: colour and width for a table, row caps unless `--all`.
+fn style(format: ReportFormat, args: &AnalyzeArgs, env: &Env, to_file: bool) -> Style {
     let max_rows = (!args.all).then_some(50);
-    let style = match format {
+    match format {
         ReportFormat::Table => Style {
-            color: env.color(args.color, report_file.is_some()),
-            width: env.width(report_file.is_none()),
+            color: env.color(args.color, to_file),
+            width: env.width(!to_file),
             max_rows,
         },
         // A page holds more rows than a terminal; still capped (render::html::MAX_ROWS).
@@ -121,16 +146,7 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
             max_rows,
             ..Style::default()
         },
-    };
-    // Streamed where the format can (JSON): the text of a big report is never held whole.
-    let renderer = render::renderer(format.into(), style);
-    let produce = |w: &mut dyn std::io::Write| renderer.write(&report, w);
-    match &report_file {
-        Some(f) => f.write_with(produce).map_err(Error::fatal)?,
-        None => output::to_stdout_with(produce)
-            .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
-    Ok(gate_status(&gates, |g| g.holds(&report), ui))
 }
 
 /// Read and analyse the inputs to their end, with progress bars for big inputs.

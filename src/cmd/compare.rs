@@ -56,36 +56,8 @@ pub fn run(args: CompareArgs, env: &Env, ui: crate::console::Notices) -> Outcome
         limit: limit.clone(),
         ..Default::default()
     };
-    let mut sides = Vec::with_capacity(2);
-    for (name, given) in [("BEFORE", &args.before), ("AFTER", &args.against)] {
-        // A repeated input is read once on its side (counted twice, it doubles every rate).
-        let (distinct, repeats) = ingest::source::distinct_inputs(given);
-        for r in &repeats {
-            ui.warn(&r.note);
-        }
-        let files = &distinct;
-        let inputs = ingest::read_inputs(files, &opts);
-        let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
-        report_input_problems(&summaries, ui);
-        if !inputs.iter().any(|i| i.summary.records > 0) {
-            return Err(Error::fatal(format!(
-                "nothing could be read from the {name} inputs (see the messages above)"
-            )));
-        }
-        refuse_unmapped(&summaries)?;
-        let (summaries, requests) = merge_inputs(inputs);
-        let report = analyze_with(
-            summaries,
-            &requests,
-            &AnalyzeOptions {
-                limit: limit.clone(),
-            },
-            &rec_opts,
-        );
-        sides.push(compare::side(files.clone(), &requests, &report));
-    }
-    let after = sides.pop().expect("two sides");
-    let before = sides.pop().expect("two sides");
+    let before = read_side("BEFORE", &args.before, &opts, &limit, &rec_opts, ui)?;
+    let after = read_side("AFTER", &args.against, &opts, &limit, &rec_opts, ui)?;
     let comparison = compare::compare(before, after);
 
     let bytes = match format {
@@ -106,4 +78,39 @@ pub fn run(args: CompareArgs, env: &Env, ui: crate::console::Notices) -> Outcome
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(gate_status(&gates, |g| compare::fails(g, &comparison), ui))
+}
+
+/// One side read and analysed: its figures and findings.
+fn read_side(
+    name: &str,
+    given: &[String],
+    opts: &ingest::Options,
+    limit: &GivenLimits,
+    rec_opts: &crate::recommend::Options,
+    ui: crate::console::Notices,
+) -> Result<compare::Side, Error> {
+    // A repeated input is read once on its side (counted twice, it doubles every rate).
+    let (files, repeats) = ingest::source::distinct_inputs(given);
+    for r in &repeats {
+        ui.warn(&r.note);
+    }
+    let inputs = ingest::read_inputs(&files, opts);
+    let summaries: Vec<_> = inputs.iter().map(|i| i.summary.clone()).collect();
+    report_input_problems(&summaries, ui);
+    if !inputs.iter().any(|i| i.summary.records > 0) {
+        return Err(Error::fatal(format!(
+            "nothing could be read from the {name} inputs (see the messages above)"
+        )));
+    }
+    refuse_unmapped(&summaries)?;
+    let (summaries, requests) = merge_inputs(inputs);
+    let report = analyze_with(
+        summaries,
+        &requests,
+        &AnalyzeOptions {
+            limit: limit.clone(),
+        },
+        rec_opts,
+    );
+    Ok(compare::side(files, &requests, &report))
 }

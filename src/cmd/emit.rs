@@ -169,13 +169,34 @@ pub fn write_config_sets(
                 .map(move |f| (dir.as_path(), f))
         })
         .collect();
+    let prepared = prepare_files(&files, avoid)?;
+    let set: Vec<(&output::OutputFile, &[u8])> = prepared
+        .iter()
+        .zip(&files)
+        .map(|(o, (_, f))| (o, f.contents.as_bytes()))
+        .collect();
+    output::write_set(&set).map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
+    let written: Vec<PathBuf> = files
+        .iter()
+        .map(|(dir, f)| dir.join(&f.file_name))
+        .collect();
+    say_written(sets, &files, ui);
+    Ok(written)
+}
+
+/// Every file of the set checked before any is written: regular files only, never the
+/// report's, never two targets on one file.
+fn prepare_files(
+    files: &[(&Path, config::Emitted)],
+    avoid: &Avoid,
+) -> Result<Vec<output::OutputFile>, Error> {
     let rules = output::Rules {
         flag: "--emit-config",
         inputs: avoid.inputs,
         force: true,
     };
     let mut prepared: Vec<output::OutputFile> = Vec::with_capacity(files.len());
-    for (dir, f) in &files {
+    for (dir, f) in files {
         let path = dir.join(&f.file_name);
         let out = output::prepare(&path, &rules).map_err(Error::fatal)?;
         if out.in_place() {
@@ -199,16 +220,11 @@ pub fn write_config_sets(
         }
         prepared.push(out);
     }
-    let set: Vec<(&output::OutputFile, &[u8])> = prepared
-        .iter()
-        .zip(&files)
-        .map(|(o, (_, f))| (o, f.contents.as_bytes()))
-        .collect();
-    output::write_set(&set).map_err(|e| Error::fatal(format!("--emit-config: {e}")))?;
-    let written: Vec<PathBuf> = files
-        .iter()
-        .map(|(dir, f)| dir.join(&f.file_name))
-        .collect();
+    Ok(prepared)
+}
+
+/// What was written, per directory; what the tools cannot express; a stop's caveat.
+fn say_written(sets: &[(PathBuf, &Policy)], files: &[(&Path, config::Emitted)], ui: Notices) {
     for (dir, _) in sets {
         let names: Vec<&str> = files
             .iter()
@@ -223,7 +239,7 @@ pub fn write_config_sets(
             names.join(", ")
         ));
     }
-    if let Some(line) = cannot_express_summary(&files) {
+    if let Some(line) = cannot_express_summary(files) {
         ui.note(line);
     }
     for (dir, policy) in sets {
@@ -238,7 +254,6 @@ pub fn write_config_sets(
             ));
         }
     }
-    Ok(written)
 }
 
 /// One line for the expected notes on what each tool cannot express (they are in each file's

@@ -246,29 +246,7 @@ pub fn run(args: MockArgs, env: &Env, ui: crate::console::Notices) -> Outcome {
     }
     let (shape, limits) = shape_and_limits(&args)?;
     let faults = faults(&args)?;
-    if !(400..=599).contains(&args.status) {
-        return Err(Error::fatal(format!(
-            "--status {}: a refusal needs a 4xx or 5xx status (429, or 503 like nginx)",
-            args.status
-        )));
-    }
-    let latency = duration("--latency", &args.latency, 3_600_000.0)?;
-    let run_for = match &args.duration {
-        Some(d) => {
-            let d = duration("--duration", d, 366.0 * 86_400_000.0)?;
-            if d.is_zero() {
-                return Err(Error::fatal("--duration must be more than 0"));
-            }
-            Some(d)
-        }
-        None => None,
-    };
-    if args.exit_after == Some(0) {
-        return Err(Error::fatal("--exit-after must be at least 1"));
-    }
-    if !(1..=65_536).contains(&args.max_connections) {
-        return Err(Error::fatal("--max-connections must be 1 to 65536"));
-    }
+    let (latency, run_for) = checked_numbers(&args)?;
     let addr = address(&args.listen)?;
     if !mock::is_loopback(&addr) && !args.allow_non_loopback {
         return Err(Error::fatal(format!(
@@ -276,17 +254,7 @@ pub fn run(args: MockArgs, env: &Env, ui: crate::console::Notices) -> Outcome {
         )));
     }
     let log = open_log(&args)?;
-    let listener = TcpListener::bind(addr)
-        .map_err(|e| Error::fatal(format!("--listen {addr}: cannot listen: {e}")))?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| Error::fatal(format!("cannot read the listening address: {e}")))?;
-    {
-        // The one line scripts wait for; a closed stdout is not an error.
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "listening on http://{local}");
-        let _ = out.flush();
-    }
+    let listener = listen(addr)?;
     let opts = Options {
         shape,
         limits,
@@ -310,26 +278,10 @@ pub fn run(args: MockArgs, env: &Env, ui: crate::console::Notices) -> Outcome {
     };
     let served = mock::serve(listener, opts, sink);
     // Whatever happened, keep what was logged.
-    let mut wrote = None;
-    if let Some((target, mut temp)) = staged {
-        let copy = temp.rewind().map_err(|e| e.to_string()).and_then(|_| {
-            target
-                .write_with(|w| std::io::copy(temp.as_file_mut(), w).map(|_| ()))
-                .map_err(|e| e.to_string())
-        });
-        match copy {
-            Ok(()) => wrote = Some(target.shown().to_string()),
-            Err(e) => {
-                // Leave the partial log where it is rather than lose it.
-                let kept = temp.into_temp_path().keep().ok();
-                return Err(Error::fatal(format!(
-                    "{e}{}",
-                    kept.map(|p| format!("; the log is kept in {}", p.display()))
-                        .unwrap_or_default()
-                )));
-            }
-        }
-    }
+    let wrote = match staged {
+        Some((target, temp)) => Some(keep_log(target, temp)?),
+        None => None,
+    };
     let s = served.map_err(Error::fatal)?;
     ui.line(format_args!(
         "toomany mock: answered {} request{} ({} admitted, {} refused{}); stopped by {}{}",
@@ -348,4 +300,71 @@ pub fn run(args: MockArgs, env: &Env, ui: crate::console::Notices) -> Outcome {
             .unwrap_or_default()
     ));
     Ok(0)
+}
+
+/// The numeric flags checked: `--status`, `--exit-after`, `--max-connections`; the latency and
+/// the run's length (`--duration`) as durations.
+fn checked_numbers(args: &MockArgs) -> Result<(Duration, Option<Duration>), Error> {
+    if !(400..=599).contains(&args.status) {
+        return Err(Error::fatal(format!(
+            "--status {}: a refusal needs a 4xx or 5xx status (429, or 503 like nginx)",
+            args.status
+        )));
+    }
+    let latency = duration("--latency", &args.latency, 3_600_000.0)?;
+    let run_for = match &args.duration {
+        Some(d) => {
+            let d = duration("--duration", d, 366.0 * 86_400_000.0)?;
+            if d.is_zero() {
+                return Err(Error::fatal("--duration must be more than 0"));
+            }
+            Some(d)
+        }
+        None => None,
+    };
+    if args.exit_after == Some(0) {
+        return Err(Error::fatal("--exit-after must be at least 1"));
+    }
+    if !(1..=65_536).contains(&args.max_connections) {
+        return Err(Error::fatal("--max-connections must be 1 to 65536"));
+    }
+    Ok((latency, run_for))
+}
+
+/// Listen on `addr`, and say where on stdout (the one line scripts wait for).
+fn listen(addr: SocketAddr) -> Result<TcpListener, Error> {
+    let listener = TcpListener::bind(addr)
+        .map_err(|e| Error::fatal(format!("--listen {addr}: cannot listen: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| Error::fatal(format!("cannot read the listening address: {e}")))?;
+    // A closed stdout is not an error.
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "listening on http://{local}");
+    let _ = out.flush();
+    Ok(listener)
+}
+
+/// The staged log copied to its target; the name it was written to. On failure the partial
+/// log is left where it is rather than lost.
+fn keep_log(
+    target: output::OutputFile,
+    mut temp: tempfile::NamedTempFile,
+) -> Result<String, Error> {
+    let copy = temp.rewind().map_err(|e| e.to_string()).and_then(|_| {
+        target
+            .write_with(|w| std::io::copy(temp.as_file_mut(), w).map(|_| ()))
+            .map_err(|e| e.to_string())
+    });
+    match copy {
+        Ok(()) => Ok(target.shown().to_string()),
+        Err(e) => {
+            let kept = temp.into_temp_path().keep().ok();
+            Err(Error::fatal(format!(
+                "{e}{}",
+                kept.map(|p| format!("; the log is kept in {}", p.display()))
+                    .unwrap_or_default()
+            )))
+        }
+    }
 }

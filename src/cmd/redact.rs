@@ -29,41 +29,10 @@ pub fn run(args: RedactArgs, ui: crate::console::Notices) -> Outcome {
     };
     let opened =
         source::open(&args.input).map_err(|e| Error::fatal(format!("{}: {e}", args.input)))?;
-    let sniffed = opened.sniff(&args.input);
-    let (format, jsonp) = match (opts.format, sniffed) {
-        // A HAR copied line by line as text, or JSON lines parsed as one document, would not be
-        // a sanitized copy: a forced format the content contradicts is refused.
-        (Some(f), Ok(s)) if family(f) != family(s.format) => {
-            return Err(Error::fatal(format!(
-                "{}: --input-format {} but the content is {}; refusing to write a copy that \
-                 could not be sanitized (drop --input-format)",
-                args.input,
-                f.as_str(),
-                describe(s.format)
-            )))
-        }
-        (Some(f), Ok(s)) => (f, s.jsonp),
-        (Some(f), Err(_)) => (f, false),
-        (None, Ok(s)) => (s.format, s.jsonp),
-        (None, Err(e)) => return Err(Error::fatal(format!("{}: {e}", args.input))),
-    };
+    let (format, jsonp) = copy_format(&args.input, opts.format, opened.sniff(&args.input))?;
     let reader = opened.into_reader();
     let r = &opts.redactor;
     let gzip_out = args.output.to_ascii_lowercase().ends_with(".gz");
-    if !(format == Format::Har || is_json_lines(format)) {
-        // Positional text logs hold secrets in unnamed fields (a logged API-key header):
-        // only a reader that knows the layout could find them, so no copy is written.
-        let what = if format.is_trace() {
-            "trace export"
-        } else {
-            "access log"
-        };
-        return Err(Error::fatal(format!(
-            "{}: a {} {what}; `redact` writes sanitized HAR and JSON-lines files only (analyze reads {what}s and redacts them on ingestion)",
-            args.input,
-            format.as_str()
-        )));
-    }
     // The copy is written as it is read. To a file it goes through a temp file that only an
     // error-free copy renames into place; to stdout the first MiB is held back, so an input
     // refused early (a pretty-printed document given as JSON lines) writes nothing at all.
@@ -87,62 +56,118 @@ pub fn run(args: RedactArgs, ui: crate::console::Notices) -> Outcome {
         Error::fatal(format!("{}: {what}", args.input))
     };
     let copied = match &out_file {
-        None => {
-            let mut held = HeldBack::new(std::io::stdout().lock());
-            let res =
-                copy(&mut held).and_then(|c| held.finish().map(|_| c).map_err(CopyError::Write));
-            match res {
-                Ok(c) => c,
-                // `| head`: the reader stopped listening, which is success.
-                Err(CopyError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                    return Ok(0)
-                }
-                Err(e) => {
-                    let written = held.written;
-                    let mut err = failed(e);
-                    if written > 0 {
-                        err.message
-                            .push_str(&format!(" (stdout is incomplete: {written} bytes written)"));
-                    } else {
-                        err.message.push_str("; nothing written");
-                    }
-                    return Err(err);
-                }
-            }
-        }
+        None => match to_stdout(copy, failed)? {
+            Some(c) => c,
+            // `| head`: the reader stopped listening, which is success.
+            None => return Ok(0),
+        },
         Some(f) => {
-            let mut outcome = None;
-            let wrote = f.write_with(|w| {
-                let mut counted = Counted { inner: w, bytes: 0 };
-                let res = copy(&mut counted).map(|c| (c, counted.bytes));
-                let ok = res.is_ok();
-                outcome = Some(res);
-                if ok {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::other("copy failed"))
-                }
-            });
-            match (outcome, wrote) {
-                (Some(Ok((c, bytes))), Ok(())) => {
-                    ui.note(format_args!("wrote {} ({bytes} bytes)", args.output));
-                    c
-                }
-                (Some(Err(e)), _) => {
-                    let mut err = failed(e);
-                    err.message
-                        .push_str(&format!("; {} not written", args.output));
-                    return Err(err);
-                }
-                (_, Err(e)) => return Err(Error::fatal(e)),
-                (None, Ok(())) => return Err(Error::fatal("internal: copy did not run")),
-            }
+            let (c, bytes) = to_file(f, copy, failed, &args.output)?;
+            ui.note(format_args!("wrote {} ({bytes} bytes)", args.output));
+            c
         }
     };
     for w in copy_warnings(&copied) {
         ui.warn(format_args!("{}: {w}", args.input));
     }
     Ok(0)
+}
+
+/// The format the copy is made in, and whether the HAR is wrapped in JSONP: the sniffed one,
+/// or the forced one when the content does not contradict it. Only HAR and JSON lines are
+/// copied.
+fn copy_format(
+    input: &str,
+    forced: Option<Format>,
+    sniffed: Result<source::Sniffed, crate::ingest::error::SourceError>,
+) -> Result<(Format, bool), Error> {
+    let (format, jsonp) = match (forced, sniffed) {
+        // A HAR copied line by line as text, or JSON lines parsed as one document, would not be
+        // a sanitized copy: a forced format the content contradicts is refused.
+        (Some(f), Ok(s)) if family(f) != family(s.format) => {
+            return Err(Error::fatal(format!(
+                "{}: --input-format {} but the content is {}; refusing to write a copy that \
+                 could not be sanitized (drop --input-format)",
+                input,
+                f.as_str(),
+                describe(s.format)
+            )))
+        }
+        (Some(f), Ok(s)) => (f, s.jsonp),
+        (Some(f), Err(_)) => (f, false),
+        (None, Ok(s)) => (s.format, s.jsonp),
+        (None, Err(e)) => return Err(Error::fatal(format!("{input}: {e}"))),
+    };
+    if !(format == Format::Har || is_json_lines(format)) {
+        // Positional text logs hold secrets in unnamed fields (a logged API-key header):
+        // only a reader that knows the layout could find them, so no copy is written.
+        let what = if format.is_trace() {
+            "trace export"
+        } else {
+            "access log"
+        };
+        return Err(Error::fatal(format!(
+            "{}: a {} {what}; `redact` writes sanitized HAR and JSON-lines files only (analyze reads {what}s and redacts them on ingestion)",
+            input,
+            format.as_str()
+        )));
+    }
+    Ok((format, jsonp))
+}
+
+/// The copy to stdout, its first MiB held back; `None` when the reader stopped listening.
+fn to_stdout(
+    copy: impl FnOnce(&mut dyn Write) -> Result<Copied, CopyError>,
+    failed: impl FnOnce(CopyError) -> Error,
+) -> Result<Option<Copied>, Error> {
+    let mut held = HeldBack::new(std::io::stdout().lock());
+    let res = copy(&mut held).and_then(|c| held.finish().map(|_| c).map_err(CopyError::Write));
+    match res {
+        Ok(c) => Ok(Some(c)),
+        Err(CopyError::Write(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(None),
+        Err(e) => {
+            let written = held.written;
+            let mut err = failed(e);
+            if written > 0 {
+                err.message
+                    .push_str(&format!(" (stdout is incomplete: {written} bytes written)"));
+            } else {
+                err.message.push_str("; nothing written");
+            }
+            Err(err)
+        }
+    }
+}
+
+/// The copy to a file, renamed into place only when it is whole; with the bytes written.
+fn to_file(
+    f: &output::OutputFile,
+    copy: impl FnOnce(&mut dyn Write) -> Result<Copied, CopyError>,
+    failed: impl FnOnce(CopyError) -> Error,
+    shown: &str,
+) -> Result<(Copied, u64), Error> {
+    let mut outcome = None;
+    let wrote = f.write_with(|w| {
+        let mut counted = Counted { inner: w, bytes: 0 };
+        let res = copy(&mut counted).map(|c| (c, counted.bytes));
+        let ok = res.is_ok();
+        outcome = Some(res);
+        if ok {
+            Ok(())
+        } else {
+            Err(std::io::Error::other("copy failed"))
+        }
+    });
+    match (outcome, wrote) {
+        (Some(Ok(done)), Ok(())) => Ok(done),
+        (Some(Err(e)), _) => {
+            let mut err = failed(e);
+            err.message.push_str(&format!("; {shown} not written"));
+            Err(err)
+        }
+        (_, Err(e)) => Err(Error::fatal(e)),
+        (None, Ok(())) => Err(Error::fatal("internal: copy did not run")),
+    }
 }
 
 /// One sanitized copy of `reader` into `out`.

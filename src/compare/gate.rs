@@ -19,7 +19,7 @@ pub enum FailOn {
 
 impl FailOn {
     /// Parse one spec; `compare` allows `regressed` too.
-    pub fn parse(spec: &str, compare: bool) -> Result<FailOn, String> {
+    pub fn parse(spec: &str, compare: bool) -> Result<FailOn, GateError> {
         let s = spec.trim();
         let usage = if compare {
             "regressed, any-429, finding:KIND or severity:info|warning|critical"
@@ -33,9 +33,7 @@ impl FailOn {
             return if compare {
                 Ok(FailOn::Regressed)
             } else {
-                Err(format!(
-                    "--fail-on regressed: only `toomany compare` has a verdict; use {usage}"
-                ))
+                Err(GateError::NoVerdict { usage })
             };
         }
         if let Some(kind) = s.strip_prefix("finding:") {
@@ -43,10 +41,10 @@ impl FailOn {
                 return Ok(FailOn::Finding(k.as_str().to_string()));
             }
             let known: Vec<&str> = Kind::ALL.iter().map(Kind::as_str).collect();
-            return Err(format!(
-                "--fail-on {s}: unknown finding kind; known: {}",
-                known.join(", ")
-            ));
+            return Err(GateError::UnknownKind {
+                spec: s.to_string(),
+                known: known.join(", "),
+            });
         }
         if let Some(level) = s.strip_prefix("severity:") {
             let sev = match level.trim() {
@@ -54,14 +52,17 @@ impl FailOn {
                 "warning" => Severity::Warning,
                 "critical" => Severity::Critical,
                 _ => {
-                    return Err(format!(
-                        "--fail-on {s}: the severity is info, warning or critical"
-                    ))
+                    return Err(GateError::UnknownSeverity {
+                        spec: s.to_string(),
+                    })
                 }
             };
             return Ok(FailOn::Severity(sev));
         }
-        Err(format!("--fail-on {s:?}: expected {usage}"))
+        Err(GateError::Unknown {
+            spec: s.to_string(),
+            usage,
+        })
     }
 
     /// Does the condition hold for this report? (`Regressed` never does on one report.)
@@ -92,8 +93,21 @@ impl FailOn {
     }
 }
 
+/// A `--fail-on` value that names no condition; the message says what is accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GateError {
+    #[error("--fail-on regressed: only `toomany compare` has a verdict; use {usage}")]
+    NoVerdict { usage: &'static str },
+    #[error("--fail-on {spec}: unknown finding kind; known: {known}")]
+    UnknownKind { spec: String, known: String },
+    #[error("--fail-on {spec}: the severity is info, warning or critical")]
+    UnknownSeverity { spec: String },
+    #[error("--fail-on {spec:?}: expected {usage}")]
+    Unknown { spec: String, usage: &'static str },
+}
+
 /// Parse every `--fail-on` value.
-pub fn parse_all(specs: &[String], compare: bool) -> Result<Vec<FailOn>, String> {
+pub fn parse_all(specs: &[String], compare: bool) -> Result<Vec<FailOn>, GateError> {
     specs.iter().map(|s| FailOn::parse(s, compare)).collect()
 }
 
@@ -115,12 +129,17 @@ mod tests {
         assert_eq!(FailOn::parse("regressed", true).unwrap(), FailOn::Regressed);
         assert!(FailOn::parse("regressed", false)
             .unwrap_err()
+            .to_string()
             .contains("only `toomany compare`"));
         assert!(FailOn::parse("finding:nope", false)
             .unwrap_err()
+            .to_string()
             .contains("known: burst"));
         assert!(FailOn::parse("severity:high", false).is_err());
-        assert!(FailOn::parse("429", false).unwrap_err().contains("any-429"));
+        assert!(FailOn::parse("429", false)
+            .unwrap_err()
+            .to_string()
+            .contains("any-429"));
         for f in [
             FailOn::Any429,
             FailOn::Finding("burst".into()),

@@ -325,66 +325,32 @@ fn qualifies(
 }
 
 fn finding(cx: &Cx, host: &str, h: &Host, found: &[Found], limit: Option<&KnownLimit>) -> Finding {
-    let ends = |b: &Found| -> (f64, f64, Value, Value, usize) {
-        let g = b.grown.as_ref();
-        let (fe, le) = (g.and_then(|g| g.first_ev), g.and_then(|g| g.last_ev));
-        let t = |e: Option<Event>| e.and_then(|e| e.start_s()).unwrap_or(0.0);
-        let at = |e: Option<Event>| e.map(|e| cx.at(&e)).unwrap_or(Value::Null);
-        (
-            t(fe),
-            t(le),
-            at(fe),
-            at(le),
-            g.map(|g| g.limited).unwrap_or(0),
-        )
-    };
     let lb = |a: f64, b: f64| limited_between(&h.limited_t, a, b);
     let windows: Vec<Value> = found
         .iter()
         .map(|b| {
             let n = b.last - b.first + 1;
-            let (t0, t1, first, last, own_limited) = ends(b);
-            let span = t1 - t0;
+            let e = Ends::of(cx, b);
+            let span = e.t1 - e.t0;
             json!({
                 "requests": n,
                 "seconds": r3(span),
                 "per_second": r3(n as f64 / span.max(0.1)),
-                "rate_limited_in_window": own_limited,
-                "rate_limited_during_or_after": lb(t0, t1),
+                "rate_limited_in_window": e.limited,
+                "rate_limited_during_or_after": lb(e.t0, e.t1),
                 "reason": b.reason,
-                "first": first,
-                "last": last,
+                "first": e.first,
+                "last": e.last,
             })
         })
         .collect();
     let w = &found[0];
     let n = w.last - w.first + 1;
-    let (t0, t1, _, _, _) = ends(w);
+    let Ends { t0, t1, .. } = Ends::of(cx, w);
     let span = t1 - t0;
     let rate = n as f64 / span.max(0.1);
     let hit = lb(t0, t1);
-    let sustained = h.sustained;
-    let against = match limit {
-        Some(l) => format!("against a limit of {}", l.text()),
-        None => match h.active.windows {
-            // The rate is taken over at least a minute: a shorter capture shows no sustained
-            // rate, so say what the figure is.
-            1 if h.active.seconds < 60.0 => format!(
-                "against {} if the host's {} were all of a minute's (they span only {})",
-                rate_text(sustained),
-                crate::units::count(h.firsts, "first attempt"),
-                seconds_text(h.active.seconds)
-            ),
-            1 => format!(
-                "against a sustained {} over the capture",
-                rate_text(sustained)
-            ),
-            n => format!(
-                "against a sustained {} while the host was active ({n} time windows more than 1 h apart)",
-                rate_text(sustained)
-            ),
-        },
-    };
+    let against = against(h, limit);
     let consequence = if hit > 0 {
         format!(
             "; {} followed",
@@ -415,11 +381,63 @@ fn finding(cx: &Cx, host: &str, h: &Host, found: &[Found], limit: Option<&KnownL
         json!({
             "host": host,
             "first_attempts": h.firsts,
-            "sustained_per_second": r3(sustained),
+            "sustained_per_second": r3(h.sustained),
             "limit": limit.map(|l| l.json()),
             "worst_windows": windows,
         }),
     )
+}
+
+/// A burst window's ends: their start times (s; 0 when unknown), as the report shows them, and
+/// the rate-limited responses within.
+struct Ends {
+    t0: f64,
+    t1: f64,
+    first: Value,
+    last: Value,
+    limited: usize,
+}
+
+impl Ends {
+    fn of(cx: &Cx, b: &Found) -> Ends {
+        let g = b.grown.as_ref();
+        let (fe, le) = (g.and_then(|g| g.first_ev), g.and_then(|g| g.last_ev));
+        let t = |e: Option<Event>| e.and_then(|e| e.start_s()).unwrap_or(0.0);
+        let at = |e: Option<Event>| e.map(|e| cx.at(&e)).unwrap_or(Value::Null);
+        Ends {
+            t0: t(fe),
+            t1: t(le),
+            first: at(fe),
+            last: at(le),
+            limited: g.map(|g| g.limited).unwrap_or(0),
+        }
+    }
+}
+
+/// What the burst's rate is set against: the limit, else the host's sustained rate.
+fn against(h: &Host, limit: Option<&KnownLimit>) -> String {
+    let sustained = h.sustained;
+    match limit {
+        Some(l) => format!("against a limit of {}", l.text()),
+        None => match h.active.windows {
+            // The rate is taken over at least a minute: a shorter capture shows no sustained
+            // rate, so say what the figure is.
+            1 if h.active.seconds < 60.0 => format!(
+                "against {} if the host's {} were all of a minute's (they span only {})",
+                rate_text(sustained),
+                crate::units::count(h.firsts, "first attempt"),
+                seconds_text(h.active.seconds)
+            ),
+            1 => format!(
+                "against a sustained {} over the capture",
+                rate_text(sustained)
+            ),
+            n => format!(
+                "against a sustained {} while the host was active ({n} time windows more than 1 h apart)",
+                rate_text(sustained)
+            ),
+        },
+    }
 }
 
 #[cfg(test)]

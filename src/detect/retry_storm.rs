@@ -212,14 +212,7 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
     if !(persistent || (amplified && patient_share < 0.8)) {
         return None;
     }
-    let nested = h
-        .patterns
-        .iter()
-        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(a.0.cmp(b.0)))
-        .filter(|(k, e)| e.0 >= 2 || **k * e.1 >= 6)
-        .map(|(k, e)| ((*k, if e.2 > 0 { e.2 } else { e.1 }), e.0))
-        // Never claim a product larger than any logical request actually reached.
-        .filter(|((k, m), _)| (k * m) as f64 <= max);
+    let nested = commonest_nesting(h, max);
     let mut summary = format!(
         "{retries} of {total} requests to {host} were retries ({:.0} %): {firsts} logical requests took up to {} attempts (p95 {}), {} retries per first attempt",
         share * 100.0,
@@ -242,14 +235,6 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
     } else {
         Severity::Warning
     };
-    let worst: Option<Value> = h.worst.as_ref().map(|w| {
-        json!({
-            "attempts": w.attempts,
-            "client": cx.client_label(w.client),
-            "first": cx.at(&w.first.ev),
-            "last": cx.at(&w.last.ev),
-        })
-    });
     Some(Finding::new(
         super::Kind::RetryStorm,
         severity,
@@ -271,9 +256,33 @@ fn finding(cx: &Cx, host: &str, h: &Host) -> Option<Finding> {
             "nested_layers": nested.map(|((k, m), n)| json!({
                 "inner_attempts": k, "outer_rounds": m, "product": k * m, "logical_requests_showing_it": n
             })),
-            "worst": worst,
+            "worst": worst(cx, h),
         }),
     ))
+}
+
+/// Attempts multiplied by nested retry layers: the commonest inner count k and outer rounds m
+/// (k × m never more than any logical request reached), with how many requests showed it.
+fn commonest_nesting(h: &Host, max: f64) -> Option<((usize, usize), usize)> {
+    h.patterns
+        .iter()
+        .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(a.0.cmp(b.0)))
+        .filter(|(k, e)| e.0 >= 2 || **k * e.1 >= 6)
+        .map(|(k, e)| ((*k, if e.2 > 0 { e.2 } else { e.1 }), e.0))
+        // Never claim a product larger than any logical request actually reached.
+        .filter(|((k, m), _)| (k * m) as f64 <= max)
+}
+
+/// The logical request with the most attempts, as the report shows it.
+fn worst(cx: &Cx, h: &Host) -> Option<Value> {
+    h.worst.as_ref().map(|w| {
+        json!({
+            "attempts": w.attempts,
+            "client": cx.client_label(w.client),
+            "first": cx.at(&w.first.ev),
+            "last": cx.at(&w.last.ev),
+        })
+    })
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! busiest minute (each would have fitted on its own). When the host's 429s follow the
 //! requests in flight (`concurrency_limit`), sharing the key is not what they follow: no finding.
 
+use super::limit::KnownLimit;
 use super::timeline::Peak;
 use super::{r3, Cx, Detector, Finding, Placed, Severity, Step};
 use crate::model::event::{Event, NONE};
@@ -122,60 +123,9 @@ fn finding(cx: &Cx, cred_id: u32, c: &Cred, earlier: &[Finding]) -> Option<Findi
         .get(cred_id as usize)
         .map(String::as_str)
         .unwrap_or("");
-    let total = c.total;
-    let members: Vec<(u32, &Member)> = c
-        .per_client
-        .iter()
-        .filter(|(_, m)| m.requests >= 3 && m.requests as f64 >= 0.05 * total as f64)
-        .map(|(id, m)| (*id, m))
-        .collect();
-    if members.len() < 2 {
-        return None;
-    }
-    let spans: Vec<(f64, f64)> = members
-        .iter()
-        .filter_map(|(_, m)| Some((m.first.start_s()?, m.last.start_s()?)))
-        .collect();
-    let overlapping = spans
-        .iter()
-        .enumerate()
-        .any(|(a, x)| spans.iter().skip(a + 1).any(|y| x.0 <= y.1 && y.0 <= x.1));
-    if !overlapping {
-        return None;
-    }
-    let limited = c.limited;
-    let clients_limited = members.iter().filter(|(_, m)| m.rate_limited > 0).count();
+    let members = members_at_once(c)?;
     let limit = cx.limit(c.host);
-    // Each client's own demand (first attempts) in its busiest window.
-    let alone = members
-        .iter()
-        .map(|(_, m)| m.alone.get())
-        .max()
-        .unwrap_or(0);
-    let combined = c.combined.get();
-    let (alone_max, estimated, meets) = match &limit {
-        Some(l) => {
-            // With rate-limited responses, 90 % of the allowance in the busiest window is
-            // enough (the server's window need not line up with ours). Without any, the
-            // busiest *sliding* window of traffic that averages under the limit still peaks
-            // above it by chance (Poisson traffic at 80 % of 120/min reaches ~123 in its
-            // busiest minute), so the excess must be clear: 125 % of the allowance.
-            let need = if limited == 0 { UNLIMITED_EXCESS } else { 0.9 };
-            (alone, None, combined as f64 >= need * l.count)
-        }
-        None => {
-            // No stated limit: what the server let through in its busiest minute stands in.
-            let allowed = c.ok.get();
-            (
-                alone,
-                Some(allowed),
-                limited >= 3 && clients_limited >= 2 && combined > allowed && alone <= allowed,
-            )
-        }
-    };
-    if !meets {
-        return None;
-    }
+    let load = load(c, &members, limit)?;
     // The limit is on requests in flight; sharing the key is not what the 429s follow.
     if earlier
         .iter()
@@ -183,46 +133,10 @@ fn finding(cx: &Cx, cred_id: u32, c: &Cred, earlier: &[Finding]) -> Option<Findi
     {
         return None;
     }
-    let mut shares: Vec<(u32, &Member)> = members.clone();
+    let mut shares: Vec<(u32, &Member)> = members;
     shares.sort_by(|a, b| b.1.requests.cmp(&a.1.requests).then(a.0.cmp(&b.0)));
-    let share_text: Vec<String> = shares
-        .iter()
-        .take(6)
-        .map(|(id, m)| {
-            format!(
-                "{} {:.0} %",
-                cx.client_label(*id),
-                m.requests as f64 * 100.0 / total as f64
-            )
-        })
-        .collect();
-    let more = if shares.len() > 6 {
-        format!(", and {} more", shares.len() - 6)
-    } else {
-        String::new()
-    };
-    let rate_part = match (&limit, estimated) {
-        (Some(l), _) => format!(
-            " whose combined {combined} requests in {} meet the limit of {}{}",
-            super::seconds_text(l.window_s),
-            l.text(),
-            if (alone_max as f64) < l.count { format!(", though none sent more than {alone_max} on its own") } else { String::new() }
-        ),
-        (None, Some(allowed)) => format!(
-            ": together they started {combined} requests in their busiest minute, none more than {alone_max} on its own, and the server let at most {allowed} through in any minute"
-        ),
-        (None, None) => String::new(),
-    };
-    let limited_part = if limited == 0 {
-        String::new()
-    } else {
-        format!("; {limited} of their {total} requests were rate-limited")
-    };
-    let summary = format!(
-        "Credential {cred} was used against {host} by {} clients at once ({}{more}){rate_part}{limited_part}.",
-        shares.len(),
-        share_text.join(", ")
-    );
+    let summary = summary(cx, c, cred, &host, &shares, limit, &load);
+    let (limited, total, alone_max) = (c.limited, c.total, load.alone_max);
     let severity = match &limit {
         Some(l) if (alone_max as f64) < l.count && limited > 0 => Severity::Critical,
         _ => Severity::Warning,
@@ -251,13 +165,137 @@ fn finding(cx: &Cx, cred_id: u32, c: &Cred, earlier: &[Finding]) -> Option<Findi
             "requests": total,
             "rate_limited": limited,
             "limit": limit.map(|l| l.json()),
-            "combined_in_busiest_window": combined,
+            "combined_in_busiest_window": load.combined,
             "max_single_client_first_attempts_in_window": alone_max,
             "window_s": limit.map(|l| l.window_s).unwrap_or(60.0),
-            "most_successes_in_a_minute": estimated,
+            "most_successes_in_a_minute": load.estimated,
             "clients": clients,
         }),
     ))
+}
+
+/// The credential's clients that count (≥ 3 requests and ≥ 5 % of its traffic), when at least
+/// two of them were active at overlapping times.
+fn members_at_once(c: &Cred) -> Option<Vec<(u32, &Member)>> {
+    let total = c.total;
+    let members: Vec<(u32, &Member)> = c
+        .per_client
+        .iter()
+        .filter(|(_, m)| m.requests >= 3 && m.requests as f64 >= 0.05 * total as f64)
+        .map(|(id, m)| (*id, m))
+        .collect();
+    if members.len() < 2 {
+        return None;
+    }
+    let spans: Vec<(f64, f64)> = members
+        .iter()
+        .filter_map(|(_, m)| Some((m.first.start_s()?, m.last.start_s()?)))
+        .collect();
+    let overlapping = spans
+        .iter()
+        .enumerate()
+        .any(|(a, x)| spans.iter().skip(a + 1).any(|y| x.0 <= y.1 && y.0 <= x.1));
+    overlapping.then_some(members)
+}
+
+/// The credential's combined load against the limit (or, without one, against what the server
+/// let through).
+struct Load {
+    /// Requests of all its clients in the busiest window.
+    combined: usize,
+    /// The most first attempts one client alone started in a window.
+    alone_max: usize,
+    /// Without a known limit: the most successes in a minute, standing in for it.
+    estimated: Option<usize>,
+}
+
+/// The load, when it meets the limit (see the module's rules).
+fn load(c: &Cred, members: &[(u32, &Member)], limit: Option<&KnownLimit>) -> Option<Load> {
+    let limited = c.limited;
+    let clients_limited = members.iter().filter(|(_, m)| m.rate_limited > 0).count();
+    // Each client's own demand (first attempts) in its busiest window.
+    let alone = members
+        .iter()
+        .map(|(_, m)| m.alone.get())
+        .max()
+        .unwrap_or(0);
+    let combined = c.combined.get();
+    let (estimated, meets) = match &limit {
+        Some(l) => {
+            // With rate-limited responses, 90 % of the allowance in the busiest window is
+            // enough (the server's window need not line up with ours). Without any, the
+            // busiest *sliding* window of traffic that averages under the limit still peaks
+            // above it by chance (Poisson traffic at 80 % of 120/min reaches ~123 in its
+            // busiest minute), so the excess must be clear: 125 % of the allowance.
+            let need = if limited == 0 { UNLIMITED_EXCESS } else { 0.9 };
+            (None, combined as f64 >= need * l.count)
+        }
+        None => {
+            // No stated limit: what the server let through in its busiest minute stands in.
+            let allowed = c.ok.get();
+            (
+                Some(allowed),
+                limited >= 3 && clients_limited >= 2 && combined > allowed && alone <= allowed,
+            )
+        }
+    };
+    meets.then_some(Load {
+        combined,
+        alone_max: alone,
+        estimated,
+    })
+}
+
+/// The finding's sentence: the credential, its clients' shares, the load against the limit.
+fn summary(
+    cx: &Cx,
+    c: &Cred,
+    cred: &str,
+    host: &str,
+    shares: &[(u32, &Member)],
+    limit: Option<&KnownLimit>,
+    load: &Load,
+) -> String {
+    let (total, limited) = (c.total, c.limited);
+    let (combined, alone_max) = (load.combined, load.alone_max);
+    let share_text: Vec<String> = shares
+        .iter()
+        .take(6)
+        .map(|(id, m)| {
+            format!(
+                "{} {:.0} %",
+                cx.client_label(*id),
+                m.requests as f64 * 100.0 / total as f64
+            )
+        })
+        .collect();
+    let more = if shares.len() > 6 {
+        format!(", and {} more", shares.len() - 6)
+    } else {
+        String::new()
+    };
+    let rate_part = match (&limit, load.estimated) {
+        (Some(l), _) => format!(
+            " whose combined {combined} requests in {} meet the limit of {}{}",
+            super::seconds_text(l.window_s),
+            l.text(),
+            if (alone_max as f64) < l.count { format!(", though none sent more than {alone_max} on its own") } else { String::new() }
+        ),
+        (None, Some(allowed)) => format!(
+            ": together they started {combined} requests in their busiest minute, none more than {alone_max} on its own, and the server let at most {allowed} through in any minute"
+        ),
+        (None, None) => String::new(),
+    };
+    let limited_part = if limited == 0 {
+        String::new()
+    } else {
+        format!("; {limited} of their {total} requests were rate-limited")
+    };
+    format!(
+        "Credential {cred} was used against {host} by {} clients at once ({}{more}){rate_part}{limited_part}.",
+        shares.len(),
+        share_text.join(", ")
+    )
 }
 
 #[cfg(test)]

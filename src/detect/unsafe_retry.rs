@@ -173,29 +173,7 @@ impl Detector for UnsafeRetry {
 fn finding(cx: &Cx, host: &str, class: Class, g: &Group) -> Finding {
     let (no_key, applied, retries) = (g.no_key, g.applied, g.retries);
     let changed = g.cases - no_key;
-    let mut ops: Vec<(String, usize)> = g
-        .ops
-        .iter()
-        .map(|(&e, &n)| {
-            let name = if e == NONE {
-                String::new()
-            } else {
-                cx.endpoints.get(e as usize).cloned().unwrap_or_default()
-            };
-            (name, n)
-        })
-        .collect();
-    // One endpoint may have come in under two ids only if its name were missing: merge.
-    ops.sort();
-    ops.dedup_by(|b, a| {
-        if a.0 == b.0 {
-            a.1 += b.1;
-            true
-        } else {
-            false
-        }
-    });
-    ops.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let ops = operations(cx, g);
     let op_text: Vec<&str> = ops.iter().take(3).map(|(o, _)| o.as_str()).collect();
     let how = match (no_key, changed) {
         (_, 0) => "without an idempotency key".to_string(),
@@ -226,20 +204,6 @@ fn finding(cx: &Cx, host: &str, class: Class, g: &Group) -> Finding {
     } else {
         Severity::Warning
     };
-    let examples: Vec<Value> = g
-        .examples
-        .iter()
-        .map(|c| {
-            json!({
-                "attempts": c.attempts,
-                "problem": match c.problem { Problem::NoKey => "no_key", Problem::KeyChanged => "key_changed" },
-                "statuses": c.statuses,
-                "client": cx.client_label(c.client),
-                "first": cx.at(&c.first.ev),
-                "last": cx.at(&c.last.ev),
-            })
-        })
-        .collect();
     Finding::new(
         super::Kind::UnsafeRetry,
         severity,
@@ -253,9 +217,55 @@ fn finding(cx: &Cx, host: &str, class: Class, g: &Group) -> Finding {
             "key_changed": changed,
             "after_possible_processing": applied,
             "operations": ops.iter().take(10).map(|(o, n)| json!({"operation": o, "logical_requests": n})).collect::<Vec<_>>(),
-            "examples": examples,
+            "examples": examples(cx, g),
         }),
     )
+}
+
+/// The group's operations by name, most cases first (one endpoint under two ids, merged).
+fn operations(cx: &Cx, g: &Group) -> Vec<(String, usize)> {
+    let mut ops: Vec<(String, usize)> = g
+        .ops
+        .iter()
+        .map(|(&e, &n)| {
+            let name = if e == NONE {
+                String::new()
+            } else {
+                cx.endpoints.get(e as usize).cloned().unwrap_or_default()
+            };
+            (name, n)
+        })
+        .collect();
+    // One endpoint may have come in under two ids only if its name were missing: merge.
+    ops.sort();
+    ops.dedup_by(|b, a| {
+        if a.0 == b.0 {
+            a.1 += b.1;
+            true
+        } else {
+            false
+        }
+    });
+    ops.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    ops
+}
+
+/// The group's first cases, as the report shows them.
+fn examples(cx: &Cx, g: &Group) -> Vec<Value> {
+    g
+        .examples
+        .iter()
+        .map(|c| {
+            json!({
+                "attempts": c.attempts,
+                "problem": match c.problem { Problem::NoKey => "no_key", Problem::KeyChanged => "key_changed" },
+                "statuses": c.statuses,
+                "client": cx.client_label(c.client),
+                "first": cx.at(&c.first.ev),
+                "last": cx.at(&c.last.ev),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -193,99 +193,14 @@ pub fn parse_all(headers: &Headers, now: Option<DateTime<Utc>>) -> Vec<Family> {
     let mut accs: Vec<(String, Acc)> = Vec::new();
     let mut meta: Vec<(String, String)> = Vec::new();
     let mut out: Vec<Family> = Vec::new();
-
     for (name, value) in headers.iter() {
         let n = name.trim().to_ascii_lowercase();
         let v = value.trim();
-        match n.as_str() {
-            "ratelimit-policy" | "ratelimit" | "beta-ratelimit-policy" | "beta-ratelimit" => {
-                continue
-            }
-            "x-shopify-shop-api-call-limit" => {
-                out.extend(used_of_limit(
-                    "x-shopify-shop-api-call-limit".into(),
-                    v,
-                    None,
-                    "leaky bucket".into(),
-                ));
-                continue;
-            }
-            "sforce-limit-info" => {
-                for part in v.split(',') {
-                    let Some((k, val)) = part.trim().split_once('=') else {
-                        continue;
-                    };
-                    let val = val.split('(').next().unwrap_or(val);
-                    out.extend(used_of_limit(
-                        format!("sforce-limit-info {}", k.trim()),
-                        val,
-                        Some(86400.0),
-                        k.trim().to_string(),
-                    ));
-                }
-                continue;
-            }
-            "x-rate-limit" => {
-                // Zendesk: the bare name is the limit.
-                let acc = entry(&mut accs, "x-rate-limit", &[]);
-                acc.limit = acc.limit.or(num(v));
-                continue;
-            }
-            _ => {}
-        }
-        if n.starts_with("zendesk-ratelimit-") {
-            out.extend(zendesk(&n, v));
-            continue;
-        }
-        let Some(prefix) = PREFIXES.iter().find(|p| n.starts_with(**p)) else {
-            continue;
-        };
-        let rest = &n[prefix.len()..];
-        let tokens: Vec<&str> = rest.split('-').filter(|t| !t.is_empty()).collect();
-
-        if *prefix == "x-ms-ratelimit-remaining-" {
-            let acc = entry(&mut accs, &n, &[]);
-            acc.remaining = num(v);
-            acc.policy = Some(rest.to_string());
-            continue;
-        }
-        // Metadata headers name the policy of the prefix's base family.
-        if matches!(
-            rest,
-            "resource" | "bucket" | "scope" | "name" | "reason" | "policy"
-        ) {
-            meta.push((prefix.to_string(), v.to_string()));
-            continue;
-        }
-        let (field, quals) = split_field(prefix, &tokens);
-        let Some(field) = field else { continue };
-        let base = prefix.trim_end_matches('-');
-        let acc = entry(&mut accs, base, &quals);
-        match field {
-            Field::Limit => {
-                acc.limit = acc.limit.or(num(v));
-                if acc.window.is_none() {
-                    acc.window = param_w(v);
-                }
-            }
-            Field::LimitPerSecond => {
-                // Akamai's extra per-second limit is its own family.
-                let acc = entry(&mut accs, base, &["per", "second"]);
-                acc.limit = num(v);
-                acc.window = Some(1.0);
-            }
-            Field::Remaining => acc.remaining = acc.remaining.or(num(v)),
-            Field::Used => acc.used = acc.used.or(num(v)),
-            Field::Reset => {
-                if acc.reset.is_none() {
-                    acc.reset = reset_value(v, now);
-                }
-            }
-            Field::ResetAfter => acc.reset = num_signed(v).filter(|x| *x >= 0.0),
-            Field::WindowMs => acc.window = num(v).map(|ms| ms / 1000.0),
+        if !vendor_header(&n, v, &mut accs, &mut out) {
+            prefixed_header(&n, v, now, &mut accs, &mut meta);
         }
     }
-
+    // Metadata headers name the policy of the prefix's base family.
     for (prefix, value) in meta {
         let base = prefix.trim_end_matches('-');
         if let Some((_, acc)) = accs.iter_mut().find(|(k, _)| k == base) {
@@ -305,6 +220,102 @@ pub fn parse_all(headers: &Headers, now: Option<DateTime<Utc>>) -> Vec<Family> {
     fams.extend(out);
     share_views_of_one_limit(&mut fams);
     fams
+}
+
+/// A header with a name of its own (`n` lower-cased): the IETF fields (read apart, by
+/// [`ietf`]), Shopify's and Salesforce's used/limit pairs, Zendesk's. False when `n` is none
+/// of them.
+fn vendor_header(n: &str, v: &str, accs: &mut Vec<(String, Acc)>, out: &mut Vec<Family>) -> bool {
+    match n {
+        "ratelimit-policy" | "ratelimit" | "beta-ratelimit-policy" | "beta-ratelimit" => {}
+        "x-shopify-shop-api-call-limit" => {
+            out.extend(used_of_limit(
+                "x-shopify-shop-api-call-limit".into(),
+                v,
+                None,
+                "leaky bucket".into(),
+            ));
+        }
+        "sforce-limit-info" => {
+            for part in v.split(',') {
+                let Some((k, val)) = part.trim().split_once('=') else {
+                    continue;
+                };
+                let val = val.split('(').next().unwrap_or(val);
+                out.extend(used_of_limit(
+                    format!("sforce-limit-info {}", k.trim()),
+                    val,
+                    Some(86400.0),
+                    k.trim().to_string(),
+                ));
+            }
+        }
+        "x-rate-limit" => {
+            // Zendesk: the bare name is the limit.
+            let acc = entry(accs, "x-rate-limit", &[]);
+            acc.limit = acc.limit.or(num(v));
+        }
+        _ if n.starts_with("zendesk-ratelimit-") => out.extend(zendesk(n, v)),
+        _ => return false,
+    }
+    true
+}
+
+/// A header of a prefixed family (`x-ratelimit-remaining`, `x-ratelimit-limit-minute`, …):
+/// its field into the family's accumulator; a metadata header (`…-policy`, `…-scope`) into
+/// `meta`.
+fn prefixed_header(
+    n: &str,
+    v: &str,
+    now: Option<DateTime<Utc>>,
+    accs: &mut Vec<(String, Acc)>,
+    meta: &mut Vec<(String, String)>,
+) {
+    let Some(prefix) = PREFIXES.iter().find(|p| n.starts_with(**p)) else {
+        return;
+    };
+    let rest = &n[prefix.len()..];
+    let tokens: Vec<&str> = rest.split('-').filter(|t| !t.is_empty()).collect();
+    if *prefix == "x-ms-ratelimit-remaining-" {
+        let acc = entry(accs, n, &[]);
+        acc.remaining = num(v);
+        acc.policy = Some(rest.to_string());
+        return;
+    }
+    if matches!(
+        rest,
+        "resource" | "bucket" | "scope" | "name" | "reason" | "policy"
+    ) {
+        meta.push((prefix.to_string(), v.to_string()));
+        return;
+    }
+    let (field, quals) = split_field(prefix, &tokens);
+    let Some(field) = field else { return };
+    let base = prefix.trim_end_matches('-');
+    let acc = entry(accs, base, &quals);
+    match field {
+        Field::Limit => {
+            acc.limit = acc.limit.or(num(v));
+            if acc.window.is_none() {
+                acc.window = param_w(v);
+            }
+        }
+        Field::LimitPerSecond => {
+            // Akamai's extra per-second limit is its own family.
+            let acc = entry(accs, base, &["per", "second"]);
+            acc.limit = num(v);
+            acc.window = Some(1.0);
+        }
+        Field::Remaining => acc.remaining = acc.remaining.or(num(v)),
+        Field::Used => acc.used = acc.used.or(num(v)),
+        Field::Reset => {
+            if acc.reset.is_none() {
+                acc.reset = reset_value(v, now);
+            }
+        }
+        Field::ResetAfter => acc.reset = num_signed(v).filter(|x| *x >= 0.0),
+        Field::WindowMs => acc.window = num(v).map(|ms| ms / 1000.0),
+    }
 }
 
 /// Services often state one limit twice (Kong: `RateLimit-*` with the reset and
@@ -589,75 +600,20 @@ fn ietf(headers: &Headers, state_name: &str, policy_name: &str) -> Vec<Family> {
     if policies.is_empty() && states.is_empty() {
         return out;
     }
-    // Dictionary form (draft-07): items like `limit=100`.
-    let dict: Vec<(String, String)> = states
-        .iter()
-        .filter_map(|(item, _)| {
-            item.split_once('=')
-                .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-        })
-        .collect();
-    if !dict.is_empty() {
-        let get = |k: &str| dict.iter().find(|(n, _)| n == k).and_then(|(_, v)| num(v));
-        out.push(Family {
-            header: state_name.to_string(),
-            unit: Unit::Unspecified,
-            limits: Limits {
-                limit: get("limit"),
-                remaining: get("remaining"),
-                reset_seconds: get("reset"),
-                // The companion policy (`RateLimit-Policy: 100;w=900`) states the window.
-                window_seconds: policies
-                    .first()
-                    .and_then(|(_, p)| param(p, "w"))
-                    .and_then(num),
-                policy: headers.get(policy_name).map(|v| v.trim().to_string()),
-            },
-        });
+    if let Some(f) = ietf_dictionary(headers, state_name, policy_name, &states, &policies) {
+        out.push(f);
         return out;
     }
-    let unit_of_qu = |qu: Option<&str>| match qu {
-        Some("concurrent-requests") => Unit::Concurrency,
-        Some("content-bytes") => Unit::Bytes,
-        Some("requests") => Unit::Requests,
-        _ => Unit::Unspecified,
-    };
     let mut used_states = vec![false; states.len()];
     for (pname, pparams) in &policies {
-        // Old drafts: the item is the quota itself (`100;w=60`).
-        let q = param(pparams, "q").and_then(num).or_else(|| num(pname));
-        let named = num(pname).is_none();
-        let si = states
-            .iter()
-            .position(|(s, _)| named && s == pname)
-            .or((policies.len() == 1 && states.len() == 1).then_some(0));
-        let (r, t) = match si {
-            Some(i) => {
-                used_states[i] = true;
-                (
-                    param(&states[i].1, "r").and_then(num),
-                    param(&states[i].1, "t").and_then(num),
-                )
-            }
-            None => (None, None),
-        };
-        out.push(Family {
-            header: format!("{policy_name} {}", if named { pname.as_str() } else { "" })
-                .trim()
-                .to_string(),
-            unit: unit_of_qu(param(pparams, "qu")),
-            limits: Limits {
-                limit: q,
-                remaining: r,
-                reset_seconds: t,
-                window_seconds: param(pparams, "w").and_then(num),
-                policy: if named {
-                    Some(pname.clone())
-                } else {
-                    q.map(crate::units::fmt_num)
-                },
-            },
-        });
+        out.push(ietf_policy(
+            policy_name,
+            pname,
+            pparams,
+            &policies,
+            &states,
+            &mut used_states,
+        ));
     }
     for (i, (sname, sparams)) in states.iter().enumerate() {
         if used_states[i] {
@@ -676,6 +632,97 @@ fn ietf(headers: &Headers, state_name: &str, policy_name: &str) -> Vec<Family> {
         });
     }
     out
+}
+
+/// A structured-field list member: the item and its parameters.
+type SfMember = (String, Vec<(String, String)>);
+
+/// The dictionary form (draft-07): items like `limit=100`; `None` when the state is not one.
+fn ietf_dictionary(
+    headers: &Headers,
+    state_name: &str,
+    policy_name: &str,
+    states: &[SfMember],
+    policies: &[SfMember],
+) -> Option<Family> {
+    let dict: Vec<(String, String)> = states
+        .iter()
+        .filter_map(|(item, _)| {
+            item.split_once('=')
+                .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        })
+        .collect();
+    if dict.is_empty() {
+        return None;
+    }
+    let get = |k: &str| dict.iter().find(|(n, _)| n == k).and_then(|(_, v)| num(v));
+    Some(Family {
+        header: state_name.to_string(),
+        unit: Unit::Unspecified,
+        limits: Limits {
+            limit: get("limit"),
+            remaining: get("remaining"),
+            reset_seconds: get("reset"),
+            // The companion policy (`RateLimit-Policy: 100;w=900`) states the window.
+            window_seconds: policies
+                .first()
+                .and_then(|(_, p)| param(p, "w"))
+                .and_then(num),
+            policy: headers.get(policy_name).map(|v| v.trim().to_string()),
+        },
+    })
+}
+
+/// One policy's family, with the state of the same name (or the only state, beside the only
+/// policy), which is marked used.
+fn ietf_policy(
+    policy_name: &str,
+    pname: &String,
+    pparams: &[(String, String)],
+    policies: &[SfMember],
+    states: &[SfMember],
+    used_states: &mut [bool],
+) -> Family {
+    let unit_of_qu = |qu: Option<&str>| match qu {
+        Some("concurrent-requests") => Unit::Concurrency,
+        Some("content-bytes") => Unit::Bytes,
+        Some("requests") => Unit::Requests,
+        _ => Unit::Unspecified,
+    };
+    // Old drafts: the item is the quota itself (`100;w=60`).
+    let q = param(pparams, "q").and_then(num).or_else(|| num(pname));
+    let named = num(pname).is_none();
+    let si = states
+        .iter()
+        .position(|(s, _)| named && s == pname)
+        .or((policies.len() == 1 && states.len() == 1).then_some(0));
+    let (r, t) = match si {
+        Some(i) => {
+            used_states[i] = true;
+            (
+                param(&states[i].1, "r").and_then(num),
+                param(&states[i].1, "t").and_then(num),
+            )
+        }
+        None => (None, None),
+    };
+    Family {
+        header: format!("{policy_name} {}", if named { pname.as_str() } else { "" })
+            .trim()
+            .to_string(),
+        unit: unit_of_qu(param(pparams, "qu")),
+        limits: Limits {
+            limit: q,
+            remaining: r,
+            reset_seconds: t,
+            window_seconds: param(pparams, "w").and_then(num),
+            policy: if named {
+                Some(pname.clone())
+            } else {
+                q.map(crate::units::fmt_num)
+            },
+        },
+    }
 }
 
 /// A request allowance one response states: how many, over what window when it says, and

@@ -126,81 +126,82 @@ fn parse_one(raw: &str, v: &str, now: Option<DateTime<Utc>>) -> RetryAfter {
             return r;
         }
         return match v.parse::<f64>() {
-            Ok(s) if s <= MAX_REPRESENTABLE_S => RetryAfter {
-                raw: Some(raw.to_string()),
-                seconds: Some(s),
-                kind: Kind::Delta,
-                header: None,
-                note: None,
-            },
-            _ => RetryAfter {
-                raw: Some(raw.to_string()),
-                seconds: None,
-                kind: Kind::Delta,
-                header: None,
-                note: Some("value too large to represent: the client cannot wait this long; stop or reschedule".into()),
-            },
+            Ok(s) if s <= MAX_REPRESENTABLE_S => read(raw, Some(s), Kind::Delta, None),
+            _ => read(raw, None, Kind::Delta, Some("value too large to represent: the client cannot wait this long; stop or reschedule".into())),
         };
     }
     if let Ok(s) = v.parse::<f64>() {
-        if s.is_finite() && s >= 0.0 && v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-            return RetryAfter {
-                raw: Some(raw.to_string()),
-                seconds: Some(s),
-                kind: Kind::Delta,
-                header: None,
-                note: Some(
-                    "decimal seconds (RFC 9110 allows only integers); read as seconds".into(),
-                ),
-            };
-        }
-        return RetryAfter::invalid(
-            raw,
-            if s < 0.0 {
-                "negative number: not delay-seconds"
-            } else {
-                "not plain delay-seconds (sign, exponent or non-finite)"
-            },
-        );
+        return not_delay_seconds(raw, v, s);
     }
     if let Some(date) = parse_http_date(v) {
-        let Some(now) = now else {
-            return RetryAfter {
-                raw: Some(raw.to_string()),
-                seconds: None,
-                kind: Kind::Date,
-                header: None,
-                note: Some("HTTP-date with no response Date or record time to measure from".into()),
-            };
-        };
-        let secs = (date - now).num_milliseconds() as f64 / 1000.0;
-        if secs < 0.0 {
-            return RetryAfter {
-                raw: Some(raw.to_string()),
-                seconds: Some(0.0),
-                kind: Kind::Date,
-                header: None,
-                note: Some(format!(
-                    "date is {:.0} s in the past: wait 0 s, but still back off with jitter rather than retrying at once",
-                    -secs
-                )),
-            };
-        }
-        return RetryAfter {
-            raw: Some(raw.to_string()),
-            seconds: Some(secs),
-            kind: Kind::Date,
-            header: None,
-            note: match http_date_form(v) {
-                DateForm::Imf => None,
-                f => Some(format!(
-                    "obsolete {} date form (RFC 9110 §5.6.7 recipients must accept it)",
-                    f.name()
-                )),
-            },
-        };
+        return until_date(raw, v, date, now);
     }
     RetryAfter::invalid(raw, "neither delay-seconds nor an HTTP-date")
+}
+
+/// A value read as `kind`, with its wait (when known) and a note.
+fn read(raw: &str, seconds: Option<f64>, kind: Kind, note: Option<String>) -> RetryAfter {
+    RetryAfter {
+        raw: Some(raw.to_string()),
+        seconds,
+        kind,
+        header: None,
+        note,
+    }
+}
+
+/// A number that is not plain digits (`s`): decimal seconds are read, with a note; a sign, an
+/// exponent or a non-finite value is invalid.
+fn not_delay_seconds(raw: &str, v: &str, s: f64) -> RetryAfter {
+    if s.is_finite() && s >= 0.0 && v.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return read(
+            raw,
+            Some(s),
+            Kind::Delta,
+            Some("decimal seconds (RFC 9110 allows only integers); read as seconds".into()),
+        );
+    }
+    RetryAfter::invalid(
+        raw,
+        if s < 0.0 {
+            "negative number: not delay-seconds"
+        } else {
+            "not plain delay-seconds (sign, exponent or non-finite)"
+        },
+    )
+}
+
+/// An HTTP-date: the wait until it from `now` (0 when it is past, with a note), noting an
+/// obsolete date form.
+fn until_date(raw: &str, v: &str, date: DateTime<Utc>, now: Option<DateTime<Utc>>) -> RetryAfter {
+    let Some(now) = now else {
+        return read(
+            raw,
+            None,
+            Kind::Date,
+            Some("HTTP-date with no response Date or record time to measure from".into()),
+        );
+    };
+    let secs = (date - now).num_milliseconds() as f64 / 1000.0;
+    if secs < 0.0 {
+        return read(
+            raw,
+            Some(0.0),
+            Kind::Date,
+            Some(format!(
+                "date is {:.0} s in the past: wait 0 s, but still back off with jitter rather than retrying at once",
+                -secs
+            )),
+        );
+    }
+    let note = match http_date_form(v) {
+        DateForm::Imf => None,
+        f => Some(format!(
+            "obsolete {} date form (RFC 9110 §5.6.7 recipients must accept it)",
+            f.name()
+        )),
+    };
+    read(raw, Some(secs), Kind::Date, note)
 }
 
 /// Delay-seconds this large are at least this many years: no server asks for that wait.

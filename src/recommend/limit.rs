@@ -292,14 +292,8 @@ fn fits(c: &WindowCount) -> bool {
     l > 0 && fewest + slack > l && c.most_aligned < l + slack
 }
 
-/// The allowance read from the candidate windows: for each length, the most accepted in any
-/// window of it before refusals began (not a short run read as one minute); of the lengths that
-/// fit ([`fits`]), the slowest reading, with how sure it is.
-fn from_windows(ev: &HostEvidence) -> Option<LimitInfo> {
-    let w = &ev.windows;
-    let first = ev.limited.first?;
-    // An hour only when the server asked to wait that long: a limit counted over an hour sends
-    // callers away for minutes, not seconds.
+/// The median wait the server asked for (s; 0 without one).
+fn median_wait_s(ev: &HostEvidence) -> f64 {
     let mut waits: Vec<f64> = ev
         .limited
         .waits
@@ -308,27 +302,13 @@ fn from_windows(ev: &HostEvidence) -> Option<LimitInfo> {
         .filter(|s| s.is_finite())
         .collect();
     waits.sort_by(f64::total_cmp);
-    let typical_wait = waits.get(waits.len() / 2).copied().unwrap_or(0.0);
-    let candidates: Vec<(f64, &WindowCount)> = CANDIDATE_WINDOWS_S
-        .iter()
-        .zip(w.per_window.iter())
-        .map(|(s, c)| (*s as f64, c))
-        .filter(|(s, _)| *s <= OBSERVED_MIN_WINDOW_S || typical_wait > OBSERVED_MIN_WINDOW_S)
-        .collect();
-    let fitting: Vec<(f64, u64)> = candidates
-        .iter()
-        .filter(|(_, c)| fits(c))
-        .map(|(s, c)| (*s, c.most_before_refusals))
-        .collect();
-    let (window, count) = fitting
-        .iter()
-        .copied()
-        .min_by(|a, b| (a.1 as f64 / a.0).total_cmp(&(b.1 as f64 / b.0)))?;
-    let span_s = match (w.span.first, w.span.last) {
-        (Some(a), Some(b)) => (b - a).num_milliseconds().max(0) as f64 / 1000.0,
-        _ => 0.0,
-    };
-    let (confidence, why) = if span_s < window {
+    waits.get(waits.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// How sure the reading `window` of the `fitting` ones is, and why: low when the capture is
+/// shorter than the window, high when no other length fits.
+fn sureness(span_s: f64, window: f64, fitting: &[(f64, u64)]) -> (Sureness, String) {
+    if span_s < window {
         (
             Sureness::Low,
             format!("the capture ({}) is shorter than the window", fmt_s(span_s)),
@@ -351,7 +331,38 @@ fn from_windows(ev: &HostEvidence) -> Option<LimitInfo> {
                 others.join(", ")
             ),
         )
+    }
+}
+
+/// The allowance read from the candidate windows: for each length, the most accepted in any
+/// window of it before refusals began (not a short run read as one minute); of the lengths that
+/// fit ([`fits`]), the slowest reading, with how sure it is.
+fn from_windows(ev: &HostEvidence) -> Option<LimitInfo> {
+    let w = &ev.windows;
+    let first = ev.limited.first?;
+    // An hour only when the server asked to wait that long: a limit counted over an hour sends
+    // callers away for minutes, not seconds.
+    let typical_wait = median_wait_s(ev);
+    let candidates: Vec<(f64, &WindowCount)> = CANDIDATE_WINDOWS_S
+        .iter()
+        .zip(w.per_window.iter())
+        .map(|(s, c)| (*s as f64, c))
+        .filter(|(s, _)| *s <= OBSERVED_MIN_WINDOW_S || typical_wait > OBSERVED_MIN_WINDOW_S)
+        .collect();
+    let fitting: Vec<(f64, u64)> = candidates
+        .iter()
+        .filter(|(_, c)| fits(c))
+        .map(|(s, c)| (*s, c.most_before_refusals))
+        .collect();
+    let (window, count) = fitting
+        .iter()
+        .copied()
+        .min_by(|a, b| (a.1 as f64 / a.0).total_cmp(&(b.1 as f64 / b.0)))?;
+    let span_s = match (w.span.first, w.span.last) {
+        (Some(a), Some(b)) => (b - a).num_milliseconds().max(0) as f64 / 1000.0,
+        _ => 0.0,
     };
+    let (confidence, why) = sureness(span_s, window, &fitting);
     let ruled_out: Vec<String> = candidates
         .iter()
         .filter(|(_, c)| !fits(c))

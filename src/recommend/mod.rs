@@ -283,19 +283,7 @@ pub fn for_host(
     let mut warnings = Vec::new();
 
     // 1. The limit.
-    let given = match ev.host.as_deref() {
-        Some(h) => opts
-            .limit
-            .get(h, principal)
-            .map(|r| (r, opts.limit.flag_text(h, r))),
-        None => opts.limit.any.map(|r| (r, format!("--limit {r}"))),
-    };
-    let limit = limit::limit_for(given, ev, &mut warnings);
-    if ev.limited.tokens {
-        warnings.push(
-            "the limit counts tokens, not requests: the request rate below only bounds starts; size each request's token use against the token allowance".into(),
-        );
-    }
+    let limit = known_limit(ev, opts, principal, &mut warnings);
 
     // 2. Latency from the host's answered, non-limited responses.
     let mut lat = latency(opts.latency_ms, &ev.durations);
@@ -325,33 +313,7 @@ pub fn for_host(
     backoff::backoff_warnings(&b, &mut warnings);
 
     // 5. Target and concurrency (for a stop: how to spread the allowance once it is back).
-    let (t, concurrency) = match &limit {
-        Some(l) => {
-            rationale.push(format!(
-                "Limit: {} ({}).",
-                target::rate_forms(l.rate_per_second, l.window_s),
-                l.detail
-            ));
-            let t = target(
-                Rate {
-                    per_second: l.rate_per_second,
-                    window_s: l.window_s,
-                },
-                opts.headroom,
-            );
-            let c = concurrency_for(t.rate_per_second, lat.mean_ms);
-            lat.concurrency_at_p95 = lat.p95_ms.map(|p| concurrency_for(t.rate_per_second, p));
-            explain_core(l, opts.headroom, &t, &lat, c, &b, &mut rationale);
-            (Some(t), Some(c))
-        }
-        None => {
-            rationale.push(
-                "No limit is known (no --limit, no rate-limit headers with a window, no throughput before the first 429): no rate target; pass --limit.".into(),
-            );
-            explain_backoff(&b, &mut rationale);
-            (None, None)
-        }
-    };
+    let (t, concurrency) = pace(limit.as_ref(), opts.headroom, &mut lat, &b, &mut rationale);
 
     rationale.append(&mut why_action);
 
@@ -384,6 +346,65 @@ pub fn for_host(
         alternatives,
         host: ev.host.clone(),
     }
+}
+
+/// Step 1 of [`for_host`]: the host's limit (given, stated or measured), with a warning when it
+/// counts tokens.
+fn known_limit(
+    ev: &HostEvidence,
+    opts: &Options,
+    principal: bool,
+    warnings: &mut Vec<String>,
+) -> Option<LimitInfo> {
+    let given = match ev.host.as_deref() {
+        Some(h) => opts
+            .limit
+            .get(h, principal)
+            .map(|r| (r, opts.limit.flag_text(h, r))),
+        None => opts.limit.any.map(|r| (r, format!("--limit {r}"))),
+    };
+    let limit = limit::limit_for(given, ev, warnings);
+    if ev.limited.tokens {
+        warnings.push(
+            "the limit counts tokens, not requests: the request rate below only bounds starts; size each request's token use against the token allowance".into(),
+        );
+    }
+    limit
+}
+
+/// Step 5 of [`for_host`]: the target rate and the concurrency under a known limit (for a
+/// stop: how to spread the allowance once it is back), with their rationale; without a limit,
+/// the backoff's alone.
+fn pace(
+    limit: Option<&LimitInfo>,
+    headroom: f64,
+    lat: &mut Latency,
+    b: &Backoff,
+    rationale: &mut Vec<String>,
+) -> (Option<Target>, Option<u32>) {
+    let Some(l) = limit else {
+        rationale.push(
+            "No limit is known (no --limit, no rate-limit headers with a window, no throughput before the first 429): no rate target; pass --limit.".into(),
+        );
+        explain_backoff(b, rationale);
+        return (None, None);
+    };
+    rationale.push(format!(
+        "Limit: {} ({}).",
+        target::rate_forms(l.rate_per_second, l.window_s),
+        l.detail
+    ));
+    let t = target(
+        Rate {
+            per_second: l.rate_per_second,
+            window_s: l.window_s,
+        },
+        headroom,
+    );
+    let c = concurrency_for(t.rate_per_second, lat.mean_ms);
+    lat.concurrency_at_p95 = lat.p95_ms.map(|p| concurrency_for(t.rate_per_second, p));
+    explain_core(l, headroom, &t, lat, c, b, rationale);
+    (Some(t), Some(c))
 }
 
 #[cfg(test)]

@@ -65,15 +65,7 @@ fn round3(x: f64) -> f64 {
 pub fn plan(input: &PlanInput) -> Plan {
     let mut rationale = Vec::new();
     let mut warnings = Vec::new();
-    let limit = LimitInfo {
-        rate_per_second: input.limit.per_second,
-        rate_per_minute: input.limit.per_minute(),
-        window_s: input.limit.window_s,
-        source: LimitSource::Flag,
-        detail: format!("given with --limit {}", input.limit),
-        confidence: None,
-        stated_by: None,
-    };
+    let limit = given_limit(input.limit);
     let lat = latency(input.latency_ms, &super::evidence::Durations::default());
     let b = backoff(&input.backoff, lat.mean_ms);
     let quota = input.limit.window_s >= 3600.0;
@@ -94,18 +86,7 @@ pub fn plan(input: &PlanInput) -> Plan {
     let exact_rps = input.limit.per_second * input.headroom;
     let duration_s = round3(n / exact_rps);
     let full_s = round3(n / input.limit.per_second);
-
-    // The limit as written, then per minute and per second, each form once.
-    let mut forms = vec![input.limit.to_string()];
-    for f in [
-        format!("{}/min", fmt_precise(limit.rate_per_minute)),
-        format!("{}/s", fmt_precise(limit.rate_per_second)),
-    ] {
-        if !forms.contains(&f) {
-            forms.push(f);
-        }
-    }
-    rationale.push(format!("Limit: {} ({}).", forms.join(" = "), limit.detail));
+    rationale.push(limit_line(input.limit, &limit));
     explain_core(
         &limit,
         input.headroom,
@@ -125,53 +106,17 @@ pub fn plan(input: &PlanInput) -> Plan {
         fmt_duration_ms(full_s * 1000.0)
     ));
     if quota {
-        warnings.push(format!(
-            "{} requests are more than {} × {} = {} allowed per {}: the job spans {} windows of the allowance, so the plan spreads each window's {} evenly over it",
-            input.requests,
-            fmt_num(input.limit.count_per_window()),
-            fmt_num(input.headroom),
-            fmt_num(budget),
-            fmt_duration_ms(input.limit.window_s * 1000.0).replace("24 h", "day"),
-            (n / budget.max(1.0)).ceil(),
-            fmt_num(budget)
-        ));
+        warnings.push(spans_windows(input, budget));
     }
-
-    let (mut fits, mut max_n, mut needed) = (None, None, None);
-    if let Some(d_ms) = input.deadline_ms {
-        let d_s = d_ms / 1000.0;
-        let ok = duration_s <= d_s + 1e-9;
-        fits = Some(ok);
-        let fit_n = (exact_rps * d_s + 1e-9).floor() as u64;
-        max_n = Some(fit_n);
-        let need_pm = round3(n / d_s / input.headroom * 60.0);
-        needed = Some(need_pm);
-        if ok {
-            rationale.push(format!(
-                "Fits the {} deadline: {} ≤ {}.",
-                fmt_duration_ms(d_ms),
-                fmt_duration_ms(duration_s * 1000.0),
-                fmt_duration_ms(d_ms)
-            ));
-        } else {
-            let runs = (duration_s / d_s - 1e-9).ceil();
-            warnings.push(format!(
-                "the deadline cannot be met: {} requests at {}/min need {}, more than {}{}. What would work: at most {} requests in {} at this rate; or an allowance of at least {} (at headroom {}); or reschedule: split the job into {} runs of about {} requests",
-                input.requests,
-                fmt_precise(t.rate_per_minute),
-                fmt_duration_ms(duration_s * 1000.0),
-                fmt_duration_ms(d_ms),
-                if full_s > d_s { format!(" (even the full allowance needs {})", fmt_duration_ms(full_s * 1000.0)) } else { String::new() },
-                fit_n,
-                fmt_duration_ms(d_ms),
-                Rate::new((n / d_s / input.headroom * input.limit.window_s - 1e-9).ceil(), input.limit.window_s),
-                fmt_num(input.headroom),
-                runs,
-                (n / runs).ceil()
-            ));
-        }
-    }
-
+    let pace = Pace {
+        duration_s,
+        full_s,
+        exact_rps,
+        per_minute: t.rate_per_minute,
+    };
+    let deadline = input
+        .deadline_ms
+        .map(|d_ms| against_deadline(input, d_ms, &pace, &mut rationale, &mut warnings));
     Plan {
         requests: input.requests,
         limit,
@@ -186,12 +131,123 @@ pub fn plan(input: &PlanInput) -> Plan {
         latency: lat,
         concurrency: Some(concurrency),
         deadline_s: input.deadline_ms.map(|d| d / 1000.0),
-        fits_deadline: fits,
-        max_requests_in_deadline: max_n,
-        limit_needed_per_minute: needed,
+        fits_deadline: deadline.as_ref().map(|d| d.fits),
+        max_requests_in_deadline: deadline.as_ref().map(|d| d.max_requests),
+        limit_needed_per_minute: deadline.map(|d| d.needed_per_minute),
         backoff: b,
         rationale,
         warnings,
+    }
+}
+
+/// The limit as `--limit` gave it.
+fn given_limit(given: Rate) -> LimitInfo {
+    LimitInfo {
+        rate_per_second: given.per_second,
+        rate_per_minute: given.per_minute(),
+        window_s: given.window_s,
+        source: LimitSource::Flag,
+        detail: format!("given with --limit {given}"),
+        confidence: None,
+        stated_by: None,
+    }
+}
+
+/// "Limit: …": the limit as written, then per minute and per second, each form once.
+fn limit_line(given: Rate, limit: &LimitInfo) -> String {
+    let mut forms = vec![given.to_string()];
+    for f in [
+        format!("{}/min", fmt_precise(limit.rate_per_minute)),
+        format!("{}/s", fmt_precise(limit.rate_per_second)),
+    ] {
+        if !forms.contains(&f) {
+            forms.push(f);
+        }
+    }
+    format!("Limit: {} ({}).", forms.join(" = "), limit.detail)
+}
+
+/// The warning for a job over more than one window of a quota: each window's budget is spread.
+fn spans_windows(input: &PlanInput, budget: f64) -> String {
+    let n = input.requests as f64;
+    format!(
+        "{} requests are more than {} × {} = {} allowed per {}: the job spans {} windows of the allowance, so the plan spreads each window's {} evenly over it",
+        input.requests,
+        fmt_num(input.limit.count_per_window()),
+        fmt_num(input.headroom),
+        fmt_num(budget),
+        fmt_duration_ms(input.limit.window_s * 1000.0).replace("24 h", "day"),
+        (n / budget.max(1.0)).ceil(),
+        fmt_num(budget)
+    )
+}
+
+/// The job's pace: its least duration at the target rate and at the full allowance (s), the
+/// exact target rate (per second) and the displayed one (per minute).
+struct Pace {
+    duration_s: f64,
+    full_s: f64,
+    exact_rps: f64,
+    per_minute: f64,
+}
+
+/// What `--deadline` says of the job.
+struct DeadlineFit {
+    fits: bool,
+    /// Most requests that fit in the deadline at the target rate.
+    max_requests: u64,
+    /// Allowance needed (before headroom) to finish within it, per minute.
+    needed_per_minute: f64,
+}
+
+/// The job against its deadline `d_ms`: a line of rationale when it fits, else a warning with
+/// what would work.
+fn against_deadline(
+    input: &PlanInput,
+    d_ms: f64,
+    at: &Pace,
+    rationale: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> DeadlineFit {
+    let n = input.requests as f64;
+    let Pace {
+        duration_s,
+        full_s,
+        exact_rps,
+        per_minute,
+    } = *at;
+    let d_s = d_ms / 1000.0;
+    let ok = duration_s <= d_s + 1e-9;
+    let fit_n = (exact_rps * d_s + 1e-9).floor() as u64;
+    let need_pm = round3(n / d_s / input.headroom * 60.0);
+    if ok {
+        rationale.push(format!(
+            "Fits the {} deadline: {} ≤ {}.",
+            fmt_duration_ms(d_ms),
+            fmt_duration_ms(duration_s * 1000.0),
+            fmt_duration_ms(d_ms)
+        ));
+    } else {
+        let runs = (duration_s / d_s - 1e-9).ceil();
+        warnings.push(format!(
+            "the deadline cannot be met: {} requests at {}/min need {}, more than {}{}. What would work: at most {} requests in {} at this rate; or an allowance of at least {} (at headroom {}); or reschedule: split the job into {} runs of about {} requests",
+            input.requests,
+            fmt_precise(per_minute),
+            fmt_duration_ms(duration_s * 1000.0),
+            fmt_duration_ms(d_ms),
+            if full_s > d_s { format!(" (even the full allowance needs {})", fmt_duration_ms(full_s * 1000.0)) } else { String::new() },
+            fit_n,
+            fmt_duration_ms(d_ms),
+            Rate::new((n / d_s / input.headroom * input.limit.window_s - 1e-9).ceil(), input.limit.window_s),
+            fmt_num(input.headroom),
+            runs,
+            (n / runs).ceil()
+        ));
+    }
+    DeadlineFit {
+        fits: ok,
+        max_requests: fit_n,
+        needed_per_minute: need_pm,
     }
 }
 

@@ -13,6 +13,9 @@ use aho_corasick::AhoCorasick;
 use regex::{Captures, Regex};
 use std::borrow::Cow;
 use std::sync::OnceLock;
+use value::{is_identifier_path, scan_value, ValueKind};
+
+mod value;
 
 /// Matcher families a trigger enables.
 const NAMES: u32 = 1 << 0;
@@ -692,41 +695,13 @@ impl Redactor {
             out = replace(out, &m.html_tag, |c| self.html_tag(c));
         }
         if names && out.contains("</") {
-            out = replace(out, &m.xml, |c| {
-                let (name, content) = (&c[1], &c[2]);
-                let inner = content.trim();
-                if name != &c[3] || inner.is_empty() || is_redacted(inner) {
-                    return None;
-                }
-                if !is_secret_json_field(name) {
-                    return None;
-                }
-                let whole = &c[0];
-                let at = c
-                    .get(2)
-                    .map(|g| g.start() - c.get(0).map_or(0, |g| g.start()))?;
-                let lead = &content[..content.len() - content.trim_start().len()];
-                let trail = &content[content.trim_end().len()..];
-                Some(format!(
-                    "{}{lead}{}{trail}{}",
-                    &whole[..at],
-                    self.token(inner),
-                    &whole[at + content.len()..]
-                ))
-            });
+            out = replace(out, &m.xml, |c| self.xml_element(c));
         }
         if names && out.contains('=') {
             out = replace(out, &m.name_eq, |c| self.name_eq(c, depth));
         }
         if flags & NAMES != 0 && out.contains(':') {
-            out = replace(out, &m.header_line, |c| {
-                let (name, value) = (&c[1], c[2].trim_end());
-                if value.is_empty() || is_redacted(value) || !header_rule(name).is_secret() {
-                    return None;
-                }
-                let red = self.header(name, value);
-                (red != value).then(|| c[0].replacen(value, &red, 1))
-            });
+            out = replace(out, &m.header_line, |c| self.header_line(c));
         }
         if flags & NAMES != 0 && (out.contains(':') || out.contains('=')) {
             out = self.name_colon(out);
@@ -746,6 +721,41 @@ impl Redactor {
             out = replace(out, &m.shapes, |c| Some(self.token(&c[0])));
         }
         out
+    }
+
+    /// `<name>content</name>` whose name says it holds a secret: the content redacted, its
+    /// surrounding whitespace kept.
+    fn xml_element(&self, c: &Captures) -> Option<String> {
+        let (name, content) = (&c[1], &c[2]);
+        let inner = content.trim();
+        if name != &c[3] || inner.is_empty() || is_redacted(inner) {
+            return None;
+        }
+        if !is_secret_json_field(name) {
+            return None;
+        }
+        let whole = &c[0];
+        let at = c
+            .get(2)
+            .map(|g| g.start() - c.get(0).map_or(0, |g| g.start()))?;
+        let lead = &content[..content.len() - content.trim_start().len()];
+        let trail = &content[content.trim_end().len()..];
+        Some(format!(
+            "{}{lead}{}{trail}{}",
+            &whole[..at],
+            self.token(inner),
+            &whole[at + content.len()..]
+        ))
+    }
+
+    /// `Name: value` on a line of its own, for a header name that holds a secret.
+    fn header_line(&self, c: &Captures) -> Option<String> {
+        let (name, value) = (&c[1], c[2].trim_end());
+        if value.is_empty() || is_redacted(value) || !header_rule(name).is_secret() {
+            return None;
+        }
+        let red = self.header(name, value);
+        (red != value).then(|| c[0].replacen(value, &red, 1))
     }
 
     /// `name=value`: the name decides; a value under another name is searched again once
@@ -983,160 +993,6 @@ fn replace<'a>(
     }
     out.push_str(&text[last..]);
     Cow::Owned(out)
-}
-
-#[derive(Debug, PartialEq)]
-enum ValueKind {
-    Quoted,
-    Number,
-    Bare,
-    Nested,
-}
-
-struct ValueSpan {
-    start: usize,
-    end: usize,
-    kind: ValueKind,
-}
-
-/// The value after `name:` starting at `at`: a quoted string at any escaping level (its
-/// content), a bracketed list or object, a number or a bare word. `quoted_only`: after `=`,
-/// only a quoted value counts (`apiKey = '…'`; bare `name=value` is [`Redactor::name_eq`]'s).
-fn scan_value(text: &str, at: usize, quoted_only: bool) -> Option<ValueSpan> {
-    let b = text.as_bytes();
-    let mut i = at;
-    let mut k = 0;
-    while i < b.len() && b[i] == b'\\' {
-        k += 1;
-        i += 1;
-    }
-    let c = *b.get(i)?;
-    if c == b'"' && matches!(k, 0 | 1 | 3 | 7) {
-        // At escaping level L (k = 2^L - 1 backslashes before each quote) the closing quote is
-        // the first one whose backslash run r has r mod 2^(L+1) == k.
-        let m = 2 * (k + 1);
-        let start = i + 1;
-        let mut j = start;
-        while j < b.len() {
-            if b[j] == b'"' {
-                let mut r = 0;
-                while j - r > start && b[j - r - 1] == b'\\' {
-                    r += 1;
-                }
-                if r % m == k {
-                    return Some(ValueSpan {
-                        start,
-                        end: j - k,
-                        kind: ValueKind::Quoted,
-                    });
-                }
-            }
-            j += 1;
-        }
-        // Cut mid-string (an excerpt): the rest is the value.
-        return Some(ValueSpan {
-            start,
-            end: b.len(),
-            kind: ValueKind::Quoted,
-        });
-    }
-    if k > 0 {
-        return None;
-    }
-    if c == b'\'' {
-        let start = i + 1;
-        let mut j = start;
-        while j < b.len() && !(b[j] == b'\'' && b[j - 1] != b'\\') {
-            j += 1;
-        }
-        return Some(ValueSpan {
-            start,
-            end: j,
-            kind: ValueKind::Quoted,
-        });
-    }
-    if quoted_only {
-        return None;
-    }
-    if c == b'[' || c == b'{' {
-        let mut depth = 0usize;
-        let mut j = i;
-        let mut in_str = false;
-        while j < b.len() {
-            match b[j] {
-                b'"' if j == 0 || b[j - 1] != b'\\' => in_str = !in_str,
-                b'[' | b'{' if !in_str => depth += 1,
-                b']' | b'}' if !in_str => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(ValueSpan {
-                            start: i,
-                            end: j + 1,
-                            kind: ValueKind::Nested,
-                        });
-                    }
-                }
-                _ => {}
-            }
-            j += 1;
-        }
-        return Some(ValueSpan {
-            start: i,
-            end: b.len(),
-            kind: ValueKind::Nested,
-        });
-    }
-    let mut j = i;
-    while j < b.len() && !b[j].is_ascii_whitespace() && !b",;}])'\"\\<>".contains(&b[j]) {
-        j += 1;
-    }
-    let word = &text[i..j];
-    // The rest of the line was already redacted (a header line: `Cookie: sid=<redacted:…>`).
-    let line_rest = &text[i..text[i..].find('\n').map_or(text.len(), |n| i + n)];
-    if word.is_empty()
-        || line_rest.contains("<redacted:")
-        || word.starts_with('$')
-        || matches!(
-            word,
-            "true" | "false" | "null" | "undefined" | "nil" | "none" | "True" | "False" | "None"
-        )
-    {
-        return None;
-    }
-    // A JavaScript expression (`{apiKey: key, …}`, `token: this.token`), not a literal.
-    let next = text[j..].trim_start_matches([' ', '\t']).bytes().next();
-    if is_identifier_path(word) && matches!(next, Some(b',' | b'}' | b')' | b';')) {
-        return None;
-    }
-    let number = word
-        .bytes()
-        .all(|c| c.is_ascii_digit() || b".eE+-".contains(&c))
-        && word
-            .bytes()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c == b'-');
-    Some(ValueSpan {
-        start: i,
-        end: j,
-        kind: if number {
-            ValueKind::Number
-        } else {
-            ValueKind::Bare
-        },
-    })
-}
-
-/// `e`, `this.token`, `opts.apiKey`: letters, `_`, `$` and dots, no digit.
-fn is_identifier_path(s: &str) -> bool {
-    !s.is_empty()
-        && s.split('.').all(|part| {
-            part.bytes()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'$')
-                && part
-                    .bytes()
-                    .all(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'$')
-        })
 }
 
 /// After `Bearer`/`Basic` in free text: a credential has a digit, mixed case or a token

@@ -131,10 +131,23 @@ pub fn table(c: &Comparison, style: Style) -> Vec<u8> {
         lines.extend(wrap(&printable(r), w, "  - ", "    "));
     }
     lines.push(String::new());
-
     lines.push(head(
         "Per host (shares and rates, so captures of different lengths compare)",
     ));
+    figure_lines(c, w, palette, &mut lines);
+    lines.push(String::new());
+    lines.push(head("Findings"));
+    finding_lines(c, w, palette, &mut lines);
+    lines.push(String::new());
+    lines.push(head("Plans"));
+    plan_lines(c, w, &mut lines);
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out.into_bytes()
+}
+
+/// The table's figures per host, before and after, with the columns hidden to fit `w`.
+fn figure_lines(c: &Comparison, w: usize, palette: Palette, lines: &mut Vec<String>) {
     let mut cols = vec![
         Column::new("host").shrink(Fit::Middle, 12, 0),
         Column::new("side"),
@@ -171,14 +184,20 @@ pub fn table(c: &Comparison, style: Style) -> Vec<u8> {
             " ",
         ));
     }
-    lines.push(String::new());
+}
 
-    lines.push(head("Findings"));
-    let groups = [
+/// The findings resolved, new and persisting, in that order.
+fn finding_groups(c: &Comparison) -> [(&'static str, &Vec<FindingRef>); 3] {
+    [
         ("resolved", &c.findings.resolved),
         ("new", &c.findings.new),
         ("persisting", &c.findings.persisting),
-    ];
+    ]
+}
+
+/// The table's findings, one wrapped line each, its severity painted.
+fn finding_lines(c: &Comparison, w: usize, palette: Palette, lines: &mut Vec<String>) {
+    let groups = finding_groups(c);
     if groups.iter().all(|(_, v)| v.is_empty()) {
         lines.push("  none on either side".into());
     }
@@ -204,9 +223,10 @@ pub fn table(c: &Comparison, style: Style) -> Vec<u8> {
             lines.extend(l);
         }
     }
-    lines.push(String::new());
+}
 
-    lines.push(head("Plans"));
+/// The table's plans, before → after, of the hosts that have one on either side.
+fn plan_lines(c: &Comparison, w: usize, lines: &mut Vec<String>) {
     for h in &c.hosts {
         if h.plan_before.is_none() && h.plan_after.is_none() {
             continue;
@@ -234,9 +254,6 @@ pub fn table(c: &Comparison, style: Style) -> Vec<u8> {
     {
         lines.push("  no host was rate-limited on either side".into());
     }
-    let mut out = lines.join("\n");
-    out.push('\n');
-    out.into_bytes()
 }
 
 pub fn markdown(c: &Comparison) -> Vec<u8> {
@@ -269,11 +286,7 @@ pub fn markdown(c: &Comparison) -> Vec<u8> {
     md_table(&mut out, &header, &rows);
     let _ = writeln!(out, "### Findings\n");
     let mut any = false;
-    for (name, list) in [
-        ("resolved", &c.findings.resolved),
-        ("new", &c.findings.new),
-        ("persisting", &c.findings.persisting),
-    ] {
+    for (name, list) in finding_groups(c) {
         for f in list.iter() {
             any = true;
             let _ = writeln!(
@@ -289,6 +302,12 @@ pub fn markdown(c: &Comparison) -> Vec<u8> {
         let _ = writeln!(out, "None on either side.");
     }
     let _ = writeln!(out, "\n### Plans\n");
+    md_plans(c, &mut out);
+    out.into_bytes()
+}
+
+/// The Markdown plans: a table of the hosts that have one on either side.
+fn md_plans(c: &Comparison, out: &mut String) {
     let plan_rows: Vec<Vec<String>> = c
         .hosts
         .iter()
@@ -311,7 +330,7 @@ pub fn markdown(c: &Comparison) -> Vec<u8> {
         let _ = writeln!(out, "No host was rate-limited on either side.");
     } else {
         md_table(
-            &mut out,
+            out,
             &[
                 ("host", false),
                 ("before", false),
@@ -321,7 +340,6 @@ pub fn markdown(c: &Comparison) -> Vec<u8> {
             &plan_rows,
         );
     }
-    out.into_bytes()
 }
 
 pub fn json(c: &Comparison) -> Vec<u8> {

@@ -133,7 +133,6 @@ pub(crate) fn stream<T: Send>(
             ..Done::default()
         });
     }
-    let redactor = &opts.redactor;
     let workers = pipeline::workers(opts.threads);
     let halt = AtomicBool::new(false);
     let pool = Mutex::new(Vec::new());
@@ -142,70 +141,15 @@ pub(crate) fn stream<T: Send>(
         halt: &halt,
         pool: &pool,
     };
-    // Errors met by workers in entries taken whole, by job: (entry index, error).
-    let stops: Mutex<BTreeMap<u64, (usize, ScanError)>> = Mutex::new(BTreeMap::new());
-    let may_view = |status: u16, url: &str| view.is_some_and(|v| v.may_view(status, false, url));
-    let work = |mut job: walk::Job, items: Vec<T>| {
-        let mut done = Done {
-            items,
-            ..Done::default()
-        };
-        for note in job.file_notes {
-            done.warnings.push(warn(source, None, note));
-        }
-        let mut sc = (!job.raw.is_empty())
-            .then(|| Scanner::over_bytes(std::mem::take(&mut job.raw), Limits::default()));
-        for e in job.entries {
-            let pos = Some(Position::Entry(e.index));
-            let (kind, notes) = match (e.kind, sc.as_mut()) {
-                (walk::EntryKind::Taken { range, mark }, Some(sc)) => {
-                    match walk::read_taken(sc, range, &mark) {
-                        Ok((entry, post, notes)) => (walk::EntryKind::Read { entry, post }, notes),
-                        Err(err) => {
-                            // The walk ends here, as reading the entry in place would end it.
-                            if let Ok(mut s) = stops.lock() {
-                                s.insert(job.seq, (e.index, err));
-                            }
-                            halt.store(true, Ordering::Relaxed);
-                            break;
-                        }
-                    }
-                }
-                (kind, _) => (kind, e.notes),
-            };
-            done.warnings
-                .extend(notes.into_iter().map(|n| warn(source, pos, n)));
-            match kind {
-                walk::EntryKind::Read { entry, post } => {
-                    let at = EntryAt {
-                        index: e.index,
-                        source,
-                        redactor,
-                    };
-                    read_entry(&at, &entry, post, (&may_view, view, map), &mut done);
-                }
-                walk::EntryKind::NotObject(what) => {
-                    done.skipped += 1;
-                    done.warnings.push(warn(
-                        source,
-                        pos,
-                        format!("entry is {what}, not an object; skipped"),
-                    ));
-                }
-                // Taken entries were read above (a job with them has its bytes).
-                walk::EntryKind::Taken { .. } => done.skipped += 1,
-            }
-        }
-        if let Some(sc) = sc {
-            let mut bytes = sc.into_bytes();
-            bytes.clear();
-            if let Ok(mut p) = pool.lock() {
-                if p.len() < POOL_MAX {
-                    p.push(bytes);
-                }
-            }
-        }
-        done
+    let stops = Mutex::new(BTreeMap::new());
+    let jobs = Jobs {
+        source,
+        redactor: &opts.redactor,
+        view,
+        map,
+        stops: &stops,
+        halt: &halt,
+        pool: &pool,
     };
     let mut kept = 0usize;
     let mut seq = 0u64;
@@ -213,7 +157,7 @@ pub(crate) fn stream<T: Send>(
     let walked = pipeline::run(
         workers,
         |feed| walk::walk(reader, &handoff, jsonp, feed),
-        &work,
+        &|job, items| jobs.read(job, items),
         &mut |d: &mut Done<T>| {
             // After a worker's error, nothing the walk read later counts.
             if stopped.is_some() {
@@ -238,6 +182,107 @@ pub(crate) fn stream<T: Send>(
         },
         None => walked,
     };
+    tail(walked, kept, source, opts, sink)
+}
+
+/// What the workers share while they read a HAR's jobs.
+struct Jobs<'a, T> {
+    source: &'a Arc<str>,
+    redactor: &'a Redactor,
+    view: Option<ViewMap<'a, T>>,
+    map: &'a (dyn Fn(Request) -> T + Sync),
+    /// Errors met by workers in entries taken whole, by job: (entry index, error).
+    stops: &'a Mutex<BTreeMap<u64, (usize, ScanError)>>,
+    /// Set on such an error: the walk ends there, as reading the entry in place would end it.
+    halt: &'a AtomicBool,
+    /// Byte buffers of finished jobs, for the walk to reuse.
+    pool: &'a Mutex<Vec<Vec<u8>>>,
+}
+
+impl<T> Jobs<'_, T> {
+    /// One job: its entries (those taken whole read from its bytes first) normalized, redacted
+    /// and mapped; its bytes back to the pool.
+    fn read(&self, mut job: walk::Job, items: Vec<T>) -> Done<T> {
+        let source = self.source;
+        let mut done = Done {
+            items,
+            ..Done::default()
+        };
+        for note in job.file_notes {
+            done.warnings.push(warn(source, None, note));
+        }
+        let mut sc = (!job.raw.is_empty())
+            .then(|| Scanner::over_bytes(std::mem::take(&mut job.raw), Limits::default()));
+        for e in job.entries {
+            let pos = Some(Position::Entry(e.index));
+            let (kind, notes) = match (e.kind, sc.as_mut()) {
+                (walk::EntryKind::Taken { range, mark }, Some(sc)) => {
+                    match walk::read_taken(sc, range, &mark) {
+                        Ok((entry, post, notes)) => (walk::EntryKind::Read { entry, post }, notes),
+                        Err(err) => {
+                            if let Ok(mut s) = self.stops.lock() {
+                                s.insert(job.seq, (e.index, err));
+                            }
+                            self.halt.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                }
+                (kind, _) => (kind, e.notes),
+            };
+            done.warnings
+                .extend(notes.into_iter().map(|n| warn(source, pos, n)));
+            self.entry(e.index, kind, &mut done);
+        }
+        if let Some(sc) = sc {
+            let mut bytes = sc.into_bytes();
+            bytes.clear();
+            if let Ok(mut p) = self.pool.lock() {
+                if p.len() < POOL_MAX {
+                    p.push(bytes);
+                }
+            }
+        }
+        done
+    }
+
+    /// One entry of a job, read or not an object, into `done`.
+    fn entry(&self, index: usize, kind: walk::EntryKind, done: &mut Done<T>) {
+        let view = self.view;
+        let may_view =
+            |status: u16, url: &str| view.is_some_and(|v| v.may_view(status, false, url));
+        match kind {
+            walk::EntryKind::Read { entry, post } => {
+                let at = EntryAt {
+                    index,
+                    source: self.source,
+                    redactor: self.redactor,
+                };
+                read_entry(&at, &entry, post, (&may_view, view, self.map), done);
+            }
+            walk::EntryKind::NotObject(what) => {
+                done.skipped += 1;
+                done.warnings.push(warn(
+                    self.source,
+                    Some(Position::Entry(index)),
+                    format!("entry is {what}, not an object; skipped"),
+                ));
+            }
+            // Taken entries were read above (a job with them has its bytes).
+            walk::EntryKind::Taken { .. } => done.skipped += 1,
+        }
+    }
+}
+
+/// The end of the walk: why it stopped, an unexpected `log.version` (a warning to `sink`),
+/// data after the document, the creator.
+fn tail<T>(
+    walked: walk::Walked,
+    kept: usize,
+    source: &Arc<str>,
+    opts: &Options,
+    sink: &mut dyn FnMut(&mut Done<T>),
+) -> Tail {
     let error = stop_message(&walked, kept);
     if let Some(v) = &walked.version {
         if !matches!(v.trim(), "1.1" | "1.2" | "1.3") {
@@ -489,31 +534,19 @@ fn normalize(
 
     r.started = started(&e.started, redactor, &mut warns);
 
-    let mut raw_req_headers = Vec::new();
     r.url = url;
-    if let Some(req) = req {
-        r.method = redactor.method(req.method.as_str().unwrap_or(""));
-        if r.method.is_empty() {
-            warns.push("request.method is empty or missing".into());
-        }
-        if raw_url.is_empty() {
-            warns.push("request.url is empty or missing".into());
-        }
-        r.request_headers = headers_from(
-            &req.headers,
-            "request.headers",
+    let raw_req_headers = match req {
+        Some(req) => request(
+            &mut r,
+            req,
+            raw_url,
+            post,
             redactor,
-            Some(&mut raw_req_headers),
-            Some(&mut r.idem_hash),
-            Some(REQUEST_HEADER_VALUE_MAX),
             keep_request,
             &mut warns,
-        );
-        if let Some(body) = post.filter(|b| b.len > 0) {
-            let hex: String = body.digest.iter().map(|b| format!("{b:02x}")).collect();
-            r.request_body_fingerprint = Some(redactor.fingerprint(&hex));
-        }
-    }
+        ),
+        None => Vec::new(),
+    };
 
     if let Some(resp) = resp {
         response(&mut r, resp, redactor, (lite, keep_response), &mut warns);
@@ -534,6 +567,42 @@ fn normalize(
         .map(|m| warn(source, Some(pos), m))
         .collect();
     (Some(r), ws, lite)
+}
+
+/// The request's method, headers and body fingerprint into `r`; the raw header pairs (for the
+/// credential) returned.
+fn request<'e>(
+    r: &mut Request,
+    req: &'e RawRequest,
+    raw_url: &str,
+    post: Option<walk::PostBody>,
+    redactor: &Redactor,
+    keep: NameFilter,
+    warns: &mut Vec<String>,
+) -> Vec<(&'e str, &'e str)> {
+    let mut raw_req_headers = Vec::new();
+    r.method = redactor.method(req.method.as_str().unwrap_or(""));
+    if r.method.is_empty() {
+        warns.push("request.method is empty or missing".into());
+    }
+    if raw_url.is_empty() {
+        warns.push("request.url is empty or missing".into());
+    }
+    r.request_headers = headers_from(
+        &req.headers,
+        "request.headers",
+        redactor,
+        Some(&mut raw_req_headers),
+        Some(&mut r.idem_hash),
+        Some(REQUEST_HEADER_VALUE_MAX),
+        keep,
+        warns,
+    );
+    if let Some(body) = post.filter(|b| b.len > 0) {
+        let hex: String = body.digest.iter().map(|b| format!("{b:02x}")).collect();
+        r.request_body_fingerprint = Some(redactor.fingerprint(&hex));
+    }
+    raw_req_headers
 }
 
 /// `startedDateTime` as a time, or why the record has none.

@@ -402,65 +402,81 @@ impl<R: Read> Walker<'_, '_, R> {
                 if self.handoff.halt.load(Ordering::Relaxed) {
                     return Err(Stop::Halted);
                 }
-                let from = self.job.raw.len();
-                if let Some(mark) = self.sc.take_object(&mut self.job.raw)? {
-                    let range = from..self.job.raw.len();
-                    self.job.bytes += range.len();
-                    self.job.entries.push(EntryRef {
-                        index,
-                        kind: EntryKind::Taken { range, mark },
-                        notes: Vec::new(),
-                    });
-                    self.next_entry += 1;
-                    if self.job.entries.len() >= JOB_ENTRIES || self.job.bytes >= JOB_BYTES {
-                        self.flush();
-                    }
+                if self.take_whole(index)? {
                     continue;
                 }
             }
-            let ev = self.sc.next()?;
-            let kind = match ev {
-                Event::EndArray => break,
-                Event::StartObject => {
-                    let mut p = Proj {
-                        size: 0,
-                        notes: Vec::new(),
-                        post: None,
-                    };
-                    let entry = Box::new(entry(&mut self.sc, &mut p)?);
-                    self.job.bytes += p.size;
-                    self.job.entries.push(EntryRef {
-                        index,
-                        kind: EntryKind::Read {
-                            entry,
-                            post: p.post,
-                        },
-                        notes: p.notes,
-                    });
-                    None
-                }
-                other => {
-                    let what = kind_of(&other);
-                    if other == Event::StartArray {
-                        self.sc.skip_container()?;
-                    }
-                    Some(what)
-                }
-            };
-            if let Some(what) = kind {
-                self.job.entries.push(EntryRef {
-                    index,
-                    kind: EntryKind::NotObject(what),
-                    notes: Vec::new(),
-                });
-            }
-            self.next_entry += 1;
-            if self.job.entries.len() >= JOB_ENTRIES || self.job.bytes >= JOB_BYTES {
-                self.flush();
+            if !self.read_in_place(index)? {
+                break;
             }
         }
         self.in_entries = false;
         Ok(())
+    }
+
+    /// The next entry's bytes taken whole into the job, for a worker to read (when it is an
+    /// object; false, nothing taken, otherwise).
+    fn take_whole(&mut self, index: usize) -> Result<bool, Stop> {
+        let from = self.job.raw.len();
+        let Some(mark) = self.sc.take_object(&mut self.job.raw)? else {
+            return Ok(false);
+        };
+        let range = from..self.job.raw.len();
+        self.job.bytes += range.len();
+        self.job.entries.push(EntryRef {
+            index,
+            kind: EntryKind::Taken { range, mark },
+            notes: Vec::new(),
+        });
+        self.entry_done();
+        Ok(true)
+    }
+
+    /// The next entry read here (or noted as not an object); false at the end of the array.
+    fn read_in_place(&mut self, index: usize) -> Result<bool, Stop> {
+        let ev = self.sc.next()?;
+        let kind = match ev {
+            Event::EndArray => return Ok(false),
+            Event::StartObject => {
+                let mut p = Proj {
+                    size: 0,
+                    notes: Vec::new(),
+                    post: None,
+                };
+                let entry = Box::new(entry(&mut self.sc, &mut p)?);
+                self.job.bytes += p.size;
+                EntryRef {
+                    index,
+                    kind: EntryKind::Read {
+                        entry,
+                        post: p.post,
+                    },
+                    notes: p.notes,
+                }
+            }
+            other => {
+                let what = kind_of(&other);
+                if other == Event::StartArray {
+                    self.sc.skip_container()?;
+                }
+                EntryRef {
+                    index,
+                    kind: EntryKind::NotObject(what),
+                    notes: Vec::new(),
+                }
+            }
+        };
+        self.job.entries.push(kind);
+        self.entry_done();
+        Ok(true)
+    }
+
+    /// One more entry in the job: the job goes to the workers when it is full.
+    fn entry_done(&mut self) {
+        self.next_entry += 1;
+        if self.job.entries.len() >= JOB_ENTRIES || self.job.bytes >= JOB_BYTES {
+            self.flush();
+        }
     }
 }
 
@@ -772,40 +788,7 @@ fn headers<R: Read>(
                     // Exporters write a handful to a few dozen: skip the 1-2-4 growth steps.
                     list.items.reserve(8);
                 }
-                let mut h = RawHeader::default();
-                let mut seen = 0u8;
-                loop {
-                    let which = match sc.next()? {
-                        Event::EndObject => break,
-                        Event::Key(k) => match k.value {
-                            "name" => 1u8,
-                            "value" => 2,
-                            _ => 0,
-                        },
-                        _ => 0,
-                    };
-                    if which == 0 || seen & which != 0 {
-                        sc.skip_value()?;
-                        continue;
-                    }
-                    seen |= which;
-                    let (key, cap) = if which == 1 {
-                        ("name", caps::HEADER_NAME)
-                    } else {
-                        ("value", caps::HEADER_VALUE)
-                    };
-                    let (v, cut) = lstr(sc, p, cap.max)?;
-                    if let Some(len) = cut {
-                        let name = format!("{side}[{index}].{key}");
-                        p.notes.push(caps::cut_note(&name, len, cap.max));
-                    }
-                    if which == 1 {
-                        h.name = v;
-                    } else {
-                        h.value = v;
-                    }
-                }
-                list.items.push(h);
+                list.items.push(header(sc, p, side, index)?);
             }
             // Not an object: counted as an odd item.
             other => {
@@ -823,6 +806,50 @@ fn headers<R: Read>(
         ));
     }
     Ok(list)
+}
+
+/// One header object (after its `{`): its first `name` and `value`, each capped (a cut noted
+/// under `side[index]`); other members skipped.
+fn header<R: Read>(
+    sc: &mut Scanner<R>,
+    p: &mut Proj,
+    side: &str,
+    index: usize,
+) -> Result<RawHeader, ScanError> {
+    let mut h = RawHeader::default();
+    let mut seen = 0u8;
+    loop {
+        let which = match sc.next()? {
+            Event::EndObject => break,
+            Event::Key(k) => match k.value {
+                "name" => 1u8,
+                "value" => 2,
+                _ => 0,
+            },
+            _ => 0,
+        };
+        if which == 0 || seen & which != 0 {
+            sc.skip_value()?;
+            continue;
+        }
+        seen |= which;
+        let (key, cap) = if which == 1 {
+            ("name", caps::HEADER_NAME)
+        } else {
+            ("value", caps::HEADER_VALUE)
+        };
+        let (v, cut) = lstr(sc, p, cap.max)?;
+        if let Some(len) = cut {
+            let name = format!("{side}[{index}].{key}");
+            p.notes.push(caps::cut_note(&name, len, cap.max));
+        }
+        if which == 1 {
+            h.name = v;
+        } else {
+            h.value = v;
+        }
+    }
+    Ok(h)
 }
 
 fn response<R: Read>(sc: &mut Scanner<R>, p: &mut Proj) -> Result<LObj<RawResponse>, ScanError> {

@@ -351,9 +351,9 @@ fn read_all(
     let error = read_batches(&mut *reader, &mut |b, at| {
         match b {
             Ok(b) => take_batch(&mut a, b, at),
-            Err(msg) => {
+            Err(e) => {
                 job.skipped += 1;
-                job.warnings.push(warn(source, Some(at), msg));
+                job.warnings.push(warn(source, Some(at), e.to_string()));
             }
         }
         a.tick();
@@ -400,12 +400,17 @@ fn take_batch(a: &mut Assembler, b: wire::Batch, at: Position) {
     }
 }
 
+/// A line of an export that holds no batch: the parser's message, scrubbed of input text.
+#[derive(Debug, thiserror::Error)]
+#[error("not an OTLP or Jaeger JSON object: {0}")]
+struct NotABatch(String);
+
 /// Read the batches of an export: one object per line (JSON lines), or one document over many
 /// lines. `each` gets every batch with where it was (the line, or the batch's number), or a
 /// message for a line that could not be read; the error that stopped reading is returned.
 fn read_batches(
     reader: &mut dyn BufRead,
-    each: &mut dyn FnMut(Result<wire::Batch, String>, Position),
+    each: &mut dyn FnMut(Result<wire::Batch, NotABatch>, Position),
 ) -> Option<String> {
     let mut line = Vec::new();
     let mut n = 0usize;
@@ -436,10 +441,7 @@ fn read_batches(
                 return read_document(std::mem::take(&mut line), reader, n, each);
             }
             Err(e) => each(
-                Err(format!(
-                    "not an OTLP or Jaeger JSON object: {}",
-                    crate::redact::scrub_message(&e.to_string())
-                )),
+                Err(NotABatch(crate::redact::scrub_message(&e.to_string()))),
                 Position::Line(n),
             ),
         }
@@ -450,7 +452,7 @@ fn read_document(
     start: Vec<u8>,
     reader: &mut dyn BufRead,
     line: usize,
-    each: &mut dyn FnMut(Result<wire::Batch, String>, Position),
+    each: &mut dyn FnMut(Result<wire::Batch, NotABatch>, Position),
 ) -> Option<String> {
     let joined = std::io::Cursor::new(start).chain(reader);
     let mut d = serde_json::Deserializer::from_reader(joined);

@@ -56,30 +56,92 @@ fn chain_id(trace: &str, owner: &str, target: &str) -> u64 {
     h.finish().max(1)
 }
 
+/// The spans of one trace, found by id.
+struct Tree<'a> {
+    spans: &'a [Span],
+    by_id: HashMap<&'a str, usize>,
+    http: Vec<bool>,
+}
+
+impl<'a> Tree<'a> {
+    fn new(spans: &'a [Span]) -> Self {
+        Tree {
+            spans,
+            by_id: spans
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.span_id.as_str(), i))
+                .collect(),
+            http: spans.iter().map(Span::is_http).collect(),
+        }
+    }
+
+    fn parent(&self, i: usize) -> Option<usize> {
+        let p = &self.spans[i].parent_id;
+        (!is_root_id(p)).then(|| self.by_id.get(p.as_str()).copied())?
+    }
+
+    fn client(&self, i: usize) -> bool {
+        self.http[i] && self.spans[i].kind == Kind::Client
+    }
+}
+
+/// A round: the attempts of one parent span to one target.
+type RoundSpans = (Option<usize>, String, Vec<usize>);
+
 /// Decide what the spans of one trace are (see the module doc); counts go to `facts`.
 pub fn close(spans: &[Span], facts: &mut TraceFacts) -> Closed {
-    let by_id: HashMap<&str, usize> = spans
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.span_id.as_str(), i))
+    let tree = Tree::new(spans);
+    let attempts = attempt_spans(&tree, facts);
+    // Rounds: attempts of one parent span to one target.
+    let mut rounds: Vec<RoundSpans> = Vec::new();
+    let mut round_of: HashMap<(Option<usize>, String), usize> = HashMap::new();
+    for &i in &attempts {
+        if spans[i].kind != Kind::Client {
+            continue;
+        }
+        let key = (tree.parent(i), target(&spans[i]));
+        let r = *round_of.entry(key.clone()).or_insert_with(|| {
+            rounds.push((key.0, key.1, Vec::new()));
+            rounds.len() - 1
+        });
+        rounds[r].2.push(i);
+    }
+    let trace = spans.first().map_or("", |s| s.trace_id.as_str());
+    let (chain_of, nested) = nested_chains(&tree, &rounds, trace);
+    let attempts = attempts
+        .into_iter()
+        .map(|i| {
+            let chain = chain_of.get(&i).copied().unwrap_or_else(|| {
+                match (spans[i].kind, tree.parent(i)) {
+                    (Kind::Client, Some(p)) => {
+                        chain_id(trace, &spans[p].span_id, &target(&spans[i]))
+                    }
+                    _ => 0,
+                }
+            });
+            (i, chain)
+        })
         .collect();
-    let parent = |i: usize| -> Option<usize> {
-        let p = &spans[i].parent_id;
-        (!is_root_id(p)).then(|| by_id.get(p.as_str()).copied())?
-    };
-    let http: Vec<bool> = spans.iter().map(Span::is_http).collect();
-    let client = |i: usize| http[i] && spans[i].kind == Kind::Client;
+    Closed { attempts, nested }
+}
+
+/// The spans that are attempts, in time order: HTTP client or server spans that are neither a
+/// logical call (a client span with client children) nor the server side of a client span.
+/// The others are counted in `facts`.
+fn attempt_spans(tree: &Tree, facts: &mut TraceFacts) -> Vec<usize> {
+    let spans = tree.spans;
     let mut has_client_child = vec![false; spans.len()];
     for i in 0..spans.len() {
-        if client(i) {
-            if let Some(p) = parent(i) {
+        if tree.client(i) {
+            if let Some(p) = tree.parent(i) {
                 has_client_child[p] = true;
             }
         }
     }
     let mut attempts = Vec::new();
     for (i, s) in spans.iter().enumerate() {
-        if !http[i] || s.kind == Kind::Other {
+        if !tree.http[i] || s.kind == Kind::Other {
             facts.not_http += 1;
             continue;
         }
@@ -87,40 +149,35 @@ pub fn close(spans: &[Span], facts: &mut TraceFacts) -> Closed {
             facts.logical_calls += 1;
             continue;
         }
-        if s.kind == Kind::Server && parent(i).is_some_and(client) {
+        if s.kind == Kind::Server && tree.parent(i).is_some_and(|p| tree.client(p)) {
             facts.server_side += 1;
             continue;
         }
         attempts.push(i);
     }
     attempts.sort_by_key(|&i| (spans[i].start_ns, i));
-    // Rounds: attempts of one parent span to one target.
-    let mut rounds: Vec<(Option<usize>, String, Vec<usize>)> = Vec::new();
-    let mut round_of: HashMap<(Option<usize>, String), usize> = HashMap::new();
-    for &i in &attempts {
-        if spans[i].kind != Kind::Client {
-            continue;
-        }
-        let key = (parent(i), target(&spans[i]));
-        let r = *round_of.entry(key.clone()).or_insert_with(|| {
-            rounds.push((key.0, key.1, Vec::new()));
-            rounds.len() - 1
-        });
-        rounds[r].2.push(i);
-    }
-    // Outer loops: rounds whose parent spans share a parent, to the same target.
+    attempts
+}
+
+/// Outer loops: rounds whose parent spans share a parent, to the same target, that read as
+/// two retry layers ([`is_nested`]): each attempt's chain id, and the chains.
+fn nested_chains(
+    tree: &Tree,
+    rounds: &[RoundSpans],
+    trace: &str,
+) -> (HashMap<usize, u64>, Vec<RawChain>) {
+    let spans = tree.spans;
     let mut outer: HashMap<(usize, &str), Vec<usize>> = HashMap::new();
     for (r, (p, t, _)) in rounds.iter().enumerate() {
-        if let Some(owner) = p.and_then(parent) {
+        if let Some(owner) = p.and_then(|p| tree.parent(p)) {
             outer.entry((owner, t.as_str())).or_default().push(r);
         }
     }
-    let trace = spans.first().map_or("", |s| s.trace_id.as_str());
     let mut chain_of: HashMap<usize, u64> = HashMap::new();
     let mut nested = Vec::new();
     for ((owner, t), mut rs) in outer {
         rs.sort_by_key(|&r| rounds[r].2.first().map(|&i| spans[i].start_ns));
-        if !is_nested(&rs, &rounds, spans) {
+        if !is_nested(&rs, rounds, spans) {
             continue;
         }
         let id = chain_id(trace, &spans[owner].span_id, t);
@@ -137,28 +194,12 @@ pub fn close(spans: &[Span], facts: &mut TraceFacts) -> Closed {
                 .collect(),
         });
     }
-    let attempts = attempts
-        .into_iter()
-        .map(|i| {
-            let chain =
-                chain_of
-                    .get(&i)
-                    .copied()
-                    .unwrap_or_else(|| match (spans[i].kind, parent(i)) {
-                        (Kind::Client, Some(p)) => {
-                            chain_id(trace, &spans[p].span_id, &target(&spans[i]))
-                        }
-                        _ => 0,
-                    });
-            (i, chain)
-        })
-        .collect();
-    Closed { attempts, nested }
+    (chain_of, nested)
 }
 
 /// Two layers: two rounds or more, one of them with two attempts or more, and every round but
 /// the last ending in a failure (the outer loop retried because the inner one gave up).
-fn is_nested(rs: &[usize], rounds: &[(Option<usize>, String, Vec<usize>)], spans: &[Span]) -> bool {
+fn is_nested(rs: &[usize], rounds: &[RoundSpans], spans: &[Span]) -> bool {
     if rs.len() < 2 || !rs.iter().any(|&r| rounds[r].2.len() >= 2) {
         return false;
     }

@@ -68,75 +68,21 @@ pub fn emit(p: &Policy) -> Emitted {
         &cannot,
     );
     let statuses = super::status_list(&r.retry_on_status);
-    let body = format!(
-        r#"http_filters:
-  - name: envoy.filters.http.local_ratelimit
-    typed_config:
-      "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
-      stat_prefix: toomany_client_rate
-      token_bucket:
-        max_tokens: {tokens}
-        tokens_per_fill: {tokens}
-        fill_interval: {fill}
-      filter_enabled:
-        runtime_key: toomany_local_rate_limit_enabled
-        default_value: {{ numerator: 100, denominator: HUNDRED }}
-      filter_enforced:
-        runtime_key: toomany_local_rate_limit_enforced
-        default_value: {{ numerator: 100, denominator: HUNDRED }}
-  - name: envoy.filters.http.router
-    typed_config:
-      "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
-
-routes:
-  # Idempotent methods: retried.
-  - match:
-      prefix: "/"
-      headers:
-        - name: ":method"
-          string_match:
-            safe_regex:
-              regex: "^({methods})$"
-    route:
-      cluster: upstream_api
-      timeout: {deadline}
-      retry_policy:
-        retry_on: "retriable-status-codes,reset,connect-failure"
-        retriable_status_codes: [{statuses}]
-        num_retries: {retries}
-        per_try_timeout: {per_try}
-        retry_back_off:
-          base_interval: {base}
-          max_interval: {cap}
-        rate_limited_retry_back_off:
-          reset_headers:
-            - name: Retry-After
-              format: SECONDS
-          max_interval: {ra_max}
-  # Everything else (POST, PATCH, ...): not retried.
-  - match:
-      prefix: "/"
-    route:
-      cluster: upstream_api
-      timeout: {deadline}
-
-clusters:
-  - name: upstream_api
-    circuit_breakers:
-      thresholds:
-        - priority: DEFAULT
-          max_requests: {c}
-          max_pending_requests: {c}
-          max_retries: {c}
-"#,
-        fill = proto_duration(fill_ms),
-        deadline = proto_duration(r.deadline_ms),
-        retries = r.retries(),
-        per_try = proto_duration(r.attempt_timeout_ms),
-        base = proto_duration(r.base_ms),
-        cap = proto_duration(r.cap_ms),
-        ra_max = proto_duration(ra_max),
-        c = p.concurrency.max_in_flight,
+    let body = super::fill(
+        include_str!("templates/envoy.yaml.tmpl"),
+        &[
+            ("tokens", tokens.to_string()),
+            ("fill", proto_duration(fill_ms)),
+            ("deadline", proto_duration(r.deadline_ms)),
+            ("retries", r.retries().to_string()),
+            ("per_try", proto_duration(r.attempt_timeout_ms)),
+            ("base", proto_duration(r.base_ms)),
+            ("cap", proto_duration(r.cap_ms)),
+            ("ra_max", proto_duration(ra_max)),
+            ("c", p.concurrency.max_in_flight.to_string()),
+            ("statuses", statuses),
+            ("methods", methods),
+        ],
     );
     Emitted {
         target: Target::Envoy,

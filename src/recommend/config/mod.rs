@@ -92,21 +92,20 @@ impl Policy {
 
     /// The policy of a plan; none when the plan has no pace (a job that fits in one window of a
     /// daily allowance: the per-minute limit paces it).
-    pub fn from_plan(p: &super::plan::Plan) -> Result<Policy, String> {
+    pub fn from_plan(p: &super::plan::Plan) -> Result<Policy, NoPace> {
         let (Some(rps), Some(rpm), Some(interval), Some(c)) = (
             p.rate_per_second,
             p.rate_per_minute,
             p.min_interval_ms,
             p.concurrency,
         ) else {
-            return Err(format!(
-                "the {} requests fit in one window of the {} allowance, which sets no pace to write out; give the per-second or per-minute limit with --limit (e.g. --limit 120/min)",
-                p.requests,
-                crate::units::Rate {
+            return Err(NoPace {
+                requests: p.requests,
+                allowance: crate::units::Rate {
                     per_second: p.limit.rate_per_second,
-                    window_s: p.limit.window_s
-                }
-            ));
+                    window_s: p.limit.window_s,
+                },
+            });
         };
         Ok(Policy {
             schema_version: POLICY_SCHEMA_VERSION,
@@ -205,6 +204,14 @@ pub enum TargetError {
 #[error("no limit is known, so there is no rate target to write out: pass --limit (e.g. --limit 120/min)")]
 pub struct NoRateTarget;
 
+/// Why a plan has no policy to write out: its requests fit in one window of the allowance.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("the {requests} requests fit in one window of the {allowance} allowance, which sets no pace to write out; give the per-second or per-minute limit with --limit (e.g. --limit 120/min)")]
+pub struct NoPace {
+    pub requests: u64,
+    pub allowance: crate::units::Rate,
+}
+
 /// Parse `--target envoy,grpc` (or `all`); unknown names are an error listing the known ones.
 pub fn parse_targets(list: &str) -> Result<Vec<Target>, TargetError> {
     let mut out = Vec::new();
@@ -256,6 +263,34 @@ pub fn emit(policy: &Policy, targets: &[Target]) -> Vec<Emitted> {
             Target::Retryablehttp => out.push(go::emit(policy)),
         }
     }
+    out
+}
+
+/// A template's `@@name@@` holes filled from `vars`: the bodies of the config files are data
+/// (`templates/`), only their numbers come from code. A hole `vars` does not name stays as it
+/// is (the tests check that no file comes out with one).
+fn fill(template: &str, vars: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(template.len() + 256);
+    let mut rest = template;
+    while let Some(i) = rest.find("@@") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let hole = after.find("@@").and_then(|j| {
+            let value = vars.iter().find(|(name, _)| *name == &after[..j])?;
+            Some((&value.1, j))
+        });
+        match hole {
+            Some((value, j)) => {
+                out.push_str(value);
+                rest = &after[j + 2..];
+            }
+            None => {
+                out.push_str("@@");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 

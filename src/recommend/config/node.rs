@@ -44,82 +44,21 @@ pub fn emit(p: &Policy) -> Emitted {
     );
     let methods = super::quoted_list(&r.retry_methods);
     let statuses = super::status_list(&r.retry_on_status);
-    let body = format!(
-        r#"import Bottleneck from "bottleneck";
-import pRetry, {{ AbortError }} from "p-retry";
-
-export const limiterOptions = {{
-  maxConcurrent: {c},
-  minTime: {interval},
-  reservoir: {res},
-  reservoirRefreshAmount: {res},
-  reservoirRefreshInterval: {res_ms},
-}};
-
-export const retryOptions = {{
-  retries: {retries},
-  factor: 2,
-  minTimeout: {base},
-  maxTimeout: {cap},
-  randomize: true,
-  maxRetryTime: {deadline},
-}};
-
-export const RETRY_AFTER_SPREAD_MS = {spread};
-const RETRY_STATUSES = new Set([{statuses}]);
-const IDEMPOTENT = new Set([{methods}]);
-
-export const limiter = new Bottleneck(limiterOptions);
-
-function sleep(ms) {{
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}}
-
-// Retry-After in milliseconds (delay-seconds or an HTTP-date), or undefined.
-function retryAfterMs(response) {{
-  const v = response?.headers?.get?.("retry-after");
-  if (v == null) return undefined;
-  if (/^\d+$/.test(v.trim())) return Number(v) * 1000;
-  const t = Date.parse(v);
-  return Number.isNaN(t) ? undefined : Math.max(0, t - Date.now());
-}}
-
-// One logical request: spaced and capped by the limiter, retried on 429/503 for idempotent
-// methods, waiting at least the server's Retry-After and giving up when it exceeds the deadline.
-export async function call(method, send) {{
-  const started = Date.now();
-  return pRetry(
-    async () => {{
-      const response = await limiter.schedule(send);
-      if (RETRY_STATUSES.has(response.status)) {{
-        const err = new Error(`HTTP ${{response.status}}`);
-        err.response = response;
-        throw err;
-      }}
-      return response;
-    }},
-    {{
-      ...retryOptions,
-      shouldRetry: ({{ error }}) => IDEMPOTENT.has(method.toUpperCase()) && error.response !== undefined,
-      onFailedAttempt: async ({{ error }}) => {{
-        if (!IDEMPOTENT.has(method.toUpperCase())) return;
-        const ra = retryAfterMs(error.response);
-        if (ra === undefined) return;
-        const left = retryOptions.maxRetryTime - (Date.now() - started);
-        if (ra > left) throw new AbortError(`Retry-After ${{ra}} ms exceeds the deadline: stop or reschedule`);
-        await sleep(ra + Math.random() * RETRY_AFTER_SPREAD_MS);
-      }},
-    }},
-  );
-}}
-"#,
-        c = p.concurrency.max_in_flight,
-        interval = p.rate.min_interval_ms,
-        retries = r.retries(),
-        base = r.base_ms,
-        cap = r.cap_ms,
-        deadline = r.deadline_ms,
-        spread = r.retry_after_spread_ms,
+    let body = super::fill(
+        include_str!("templates/toomany-client.mjs.tmpl"),
+        &[
+            ("c", p.concurrency.max_in_flight.to_string()),
+            ("interval", p.rate.min_interval_ms.to_string()),
+            ("res", res.to_string()),
+            ("res_ms", res_ms.to_string()),
+            ("retries", r.retries().to_string()),
+            ("base", r.base_ms.to_string()),
+            ("cap", r.cap_ms.to_string()),
+            ("deadline", r.deadline_ms.to_string()),
+            ("spread", r.retry_after_spread_ms.to_string()),
+            ("statuses", statuses),
+            ("methods", methods),
+        ],
     );
     Emitted {
         target: Target::Bottleneck,

@@ -35,115 +35,21 @@ pub fn emit(p: &Policy) -> Emitted {
     );
     let methods = super::quoted_list(&r.retry_methods);
     let statuses = super::status_list(&r.retry_on_status);
-    let body = format!(
-        r#"import random
-import threading
-import time
-from itertools import takewhile
-
-from urllib3.exceptions import MaxRetryError, ResponseError
-from urllib3.util.retry import Retry
-
-RATE_PER_SECOND = {rps}
-MIN_INTERVAL_S = {interval}
-MAX_IN_FLIGHT = {c}
-RETRY_DEADLINE_S = {deadline}
-ATTEMPT_TIMEOUT_S = {attempt}
-BACKOFF_BASE_S = {base}
-BACKOFF_CAP_S = {cap}
-RETRY_AFTER_SPREAD_S = {spread}
-
-
-class TooManyRetry(Retry):
-    """The plan's retries on urllib3's Retry: full jitter from the first retry on, Retry-After
-    honoured as a minimum with a random spread on top, and a stop instead of a sleep when the
-    server's Retry-After is longer than the deadline (the wait is never shortened, and the
-    caller can reschedule)."""
-
-    def get_backoff_time(self):
-        # urllib3 2.x: 0 s before retry 1, backoff_factor × 2^(n−1) (+ its jitter) after.
-        n = len(list(takewhile(lambda h: h.redirect_location is None, reversed(self.history))))
-        if n == 0:
-            return 0.0
-        return random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** min(n - 1, 62)))
-
-    def sleep_for_retry(self, response):
-        retry_after = self.get_retry_after(response)
-        if retry_after:
-            time.sleep(retry_after + random.uniform(0, RETRY_AFTER_SPREAD_S))
-            return True
-        return False
-
-    def increment(self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None):
-        if response is not None and self.respect_retry_after_header:
-            wait = self.get_retry_after(response)
-            if wait is not None and wait > RETRY_DEADLINE_S:
-                raise MaxRetryError(
-                    _pool,
-                    url,
-                    ResponseError(f"Retry-After {{wait:.0f}} s exceeds the {{RETRY_DEADLINE_S}} s deadline: stop or reschedule"),
-                )
-        return super().increment(method, url, response, error, _pool, _stacktrace)
-
-
-RETRY = TooManyRetry(
-    total={retries},
-    status_forcelist=[{statuses}],
-    allowed_methods=frozenset({{{methods}}}),
-    backoff_factor=BACKOFF_BASE_S,
-    backoff_max=BACKOFF_CAP_S,
-    respect_retry_after_header=True,
-    raise_on_status=False,
-)
-
-
-class Spacer:
-    """At most one request start every MIN_INTERVAL_S in this process (thread-safe)."""
-
-    def __init__(self, interval_s=MIN_INTERVAL_S):
-        self._interval = interval_s
-        self._next = 0.0
-        self._lock = threading.Lock()
-
-    def wait(self):
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next)
-            self._next = start + self._interval
-        if start > now:
-            time.sleep(start - now)
-
-
-def session(spacer=None):
-    """A requests Session with the retry policy, at most MAX_IN_FLIGHT connections per host,
-    first attempts spaced by the Spacer, and ATTEMPT_TIMEOUT_S as the default timeout."""
-    import requests
-    from requests.adapters import HTTPAdapter
-
-    spacer = spacer or Spacer()
-
-    class SpacedAdapter(HTTPAdapter):
-        def send(self, request, **kwargs):
-            spacer.wait()
-            if kwargs.get("timeout") is None:
-                kwargs["timeout"] = ATTEMPT_TIMEOUT_S
-            return super().send(request, **kwargs)
-
-    s = requests.Session()
-    adapter = SpacedAdapter(max_retries=RETRY, pool_maxsize=MAX_IN_FLIGHT, pool_block=True)
-    s.mount("https://", adapter)
-    s.mount("http://", adapter)
-    return s
-"#,
-        rps = crate::units::fmt_num(p.rate.rate_per_second),
-        interval = secs(p.rate.min_interval_ms),
-        c = p.concurrency.max_in_flight,
-        deadline = secs(r.deadline_ms),
-        attempt = secs(r.attempt_timeout_ms),
-        retries = r.retries(),
-        base = secs(r.base_ms),
-        cap = secs(r.cap_ms),
-        spread = secs(r.retry_after_spread_ms),
+    let body = super::fill(
+        include_str!("templates/toomany_retry.py.tmpl"),
+        &[
+            ("rps", crate::units::fmt_num(p.rate.rate_per_second)),
+            ("interval", secs(p.rate.min_interval_ms)),
+            ("c", p.concurrency.max_in_flight.to_string()),
+            ("deadline", secs(r.deadline_ms)),
+            ("attempt", secs(r.attempt_timeout_ms)),
+            ("retries", r.retries().to_string()),
+            ("base", secs(r.base_ms)),
+            ("cap", secs(r.cap_ms)),
+            ("spread", secs(r.retry_after_spread_ms)),
+            ("statuses", statuses),
+            ("methods", methods),
+        ],
     );
     Emitted {
         target: Target::Urllib3,

@@ -24,66 +24,16 @@ pub fn emit(p: &Policy) -> Emitted {
     ];
     let head = header("#", p, "Python tenacity retry policy", &how, &cannot);
     let statuses = super::status_list(&r.retry_on_status);
-    let body = format!(
-        r#"import random
-from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
-
-from tenacity import retry, retry_if_result, stop_after_attempt, stop_before_delay
-
-MAX_ATTEMPTS = {attempts}
-BASE_S = {base}
-CAP_S = {cap}
-DEADLINE_S = {deadline}
-RETRY_AFTER_SPREAD_S = {spread}
-RETRY_STATUSES = frozenset({{{statuses}}})
-
-
-def _retry_after_s(response):
-    """Retry-After in seconds (delay-seconds or an HTTP-date), or None."""
-    value = getattr(response, "headers", {{}}).get("Retry-After")
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
-
-
-def _retryable(response):
-    return getattr(response, "status_code", None) in RETRY_STATUSES
-
-
-def wait_policy(retry_state):
-    """At least the server's Retry-After plus a small random spread; otherwise full jitter in a
-    capped exponential window (attempt_number is 1 after the first failure)."""
-    outcome = retry_state.outcome
-    if outcome is not None and not outcome.failed:
-        ra = _retry_after_s(outcome.result())
-        if ra is not None:
-            return ra + random.uniform(0, RETRY_AFTER_SPREAD_S)
-    window = min(CAP_S, BASE_S * 2 ** (retry_state.attempt_number - 1))
-    return random.uniform(0, window)
-
-
-retry_policy = retry(
-    stop=stop_after_attempt(MAX_ATTEMPTS) | stop_before_delay(DEADLINE_S),
-    wait=wait_policy,
-    retry=retry_if_result(_retryable),
-    retry_error_callback=lambda retry_state: retry_state.outcome.result(),
-)
-"#,
-        attempts = r.max_attempts,
-        base = secs(r.base_ms),
-        cap = secs(r.cap_ms),
-        deadline = secs(r.deadline_ms),
-        spread = secs(r.retry_after_spread_ms),
+    let body = super::fill(
+        include_str!("templates/toomany_tenacity.py.tmpl"),
+        &[
+            ("attempts", r.max_attempts.to_string()),
+            ("base", secs(r.base_ms)),
+            ("cap", secs(r.cap_ms)),
+            ("deadline", secs(r.deadline_ms)),
+            ("spread", secs(r.retry_after_spread_ms)),
+            ("statuses", statuses),
+        ],
     );
     Emitted {
         target: Target::Tenacity,

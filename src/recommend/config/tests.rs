@@ -154,6 +154,19 @@ fn at_least_six_tools_and_every_file_has_a_header() {
     }
 }
 
+/// The file bodies are templates: every hole is filled, for every policy and target, and a
+/// hole the numbers do not name stays visible (so this test would see it).
+#[test]
+fn templates_are_filled_whole() {
+    for p in policies() {
+        for f in emit(&p, &ALL_TARGETS) {
+            assert!(!f.contents.contains("@@"), "{}: a hole left", f.file_name);
+        }
+    }
+    let vars = [("a", "1".to_string())];
+    assert_eq!(super::fill("x @@a@@ @@b@@ @@", &vars), "x 1 @@b@@ @@");
+}
+
 #[test]
 fn neutral_round_trips() {
     for p in policies() {
