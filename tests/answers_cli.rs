@@ -499,3 +499,49 @@ fn the_same_input_twice_is_counted_once() {
         assert!(err.contains("read once"), "{err}");
     }
 }
+
+// ---- Skips are seen ---------------------------------------------------------------------
+
+/// Calls [`skipped`] when run by [`a_skip_is_seen_outside_ci_and_fails_in_ci`] (a no-op in a
+/// plain run).
+#[test]
+fn skip_probe() {
+    if std::env::var_os("TOOMANY_SKIP_PROBE").is_some() {
+        skipped("the probe's tool", &["TOOMANY_REQUIRE_PROBE"]);
+    }
+}
+
+/// A skip prints past the harness's capture (so a passing `cargo test` shows it), and fails
+/// the test when its TOOMANY_REQUIRE_* variable says the tool must be there.
+#[test]
+fn a_skip_is_seen_outside_ci_and_fails_in_ci() {
+    let me = std::env::current_exe().unwrap();
+    let run = |require: bool| {
+        let mut c = std::process::Command::new(&me);
+        c.args(["skip_probe", "--exact", "--test-threads", "1"])
+            .env("TOOMANY_SKIP_PROBE", "1")
+            .env_remove("TOOMANY_REQUIRE_PROBE");
+        if require {
+            c.env("TOOMANY_REQUIRE_PROBE", "1");
+        }
+        c.output().unwrap()
+    };
+    let out = run(false);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("SKIPPED in skip_probe: the probe's tool"),
+        "the note is not captured: {err}"
+    );
+    let out = run(true);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("TOOMANY_REQUIRE_PROBE is set but the probe's tool"),
+        "{all}"
+    );
+}
