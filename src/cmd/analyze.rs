@@ -83,6 +83,7 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         ));
     }
     refuse_unmapped(&report.inputs)?;
+    warn_no_host(&report, ui);
     if let Some(h) = &host {
         let hosts = &report.summary.hosts;
         if !hosts.iter().any(|c| c.host.eq_ignore_ascii_case(h)) {
@@ -255,7 +256,7 @@ pub fn host_dir_name(host: &str) -> String {
             }
         })
         .collect();
-    if s.is_empty() {
+    if s.is_empty() || host == crate::http::url::NO_HOST {
         s = "no-host".into();
     }
     if s.starts_with('.') {
@@ -317,6 +318,20 @@ pub fn refuse_unmapped(inputs: &[crate::report::InputSummary]) -> Result<(), Err
     Err(Error::fatal(bad.join("\ntoomany: error: ")))
 }
 
+/// Records whose URL names no host are grouped under [`crate::http::url::NO_HOST`]: say how many
+/// and why, once.
+fn warn_no_host(report: &crate::report::Report, ui: Notices) {
+    let no_host = crate::http::url::NO_HOST;
+    if let Some(h) = report.summary.hosts.iter().find(|h| h.host == no_host) {
+        ui.warn(format_args!(
+            "{} of {} requests name no host (their URLs are paths only, as in an access log \
+             without $host): they are reported under \"{no_host}\"; for an access log, a \
+             --log-format with $host names it",
+            h.requests, report.summary.requests
+        ));
+    }
+}
+
 /// Input errors and warnings go to stderr, once, each with its file and entry/line.
 /// An input that could not be fully read is an error (printed even with `--quiet`).
 pub fn report_input_problems(inputs: &[crate::report::InputSummary], ui: Notices) {
@@ -363,5 +378,6 @@ mod tests {
         assert_eq!(host_dir_name(".."), "_..");
         assert_eq!(host_dir_name("a/../b"), "a_.._b");
         assert_eq!(host_dir_name(""), "no-host");
+        assert_eq!(host_dir_name(crate::http::url::NO_HOST), "no-host");
     }
 }

@@ -101,7 +101,7 @@ pub struct HostVerdict {
 }
 
 fn host_of(r: &RateLimited) -> String {
-    crate::http::url::host(&r.url).to_ascii_lowercase()
+    crate::http::url::host_key(&r.url).into_owned()
 }
 
 /// Per rate-limited host (busiest first), who sent its rate-limited responses.
