@@ -10,6 +10,7 @@
 
 use crate::model::Layer;
 use chrono::{DateTime, Utc};
+use std::sync::Arc;
 
 /// Maps keyed by operation hashes, looked up once per request: foldhash, not SipHash (the
 /// keys are already hashes; SipHash was 0.6 % of a JSON-lines run's instructions).
@@ -72,7 +73,7 @@ pub struct Overview {
     pub next_attempt: Vec<Option<DateTime<Utc>>>,
     /// For each rate-limited response (the order of `Report::rate_limited`), its client's label
     /// as `clients.list` names it (the CSV/NDJSON exports' `client` column).
-    pub clients: Vec<String>,
+    pub clients: Vec<Arc<str>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -251,6 +251,7 @@ impl Rows {
                     status: r.status,
                     retry_after: row.retry_after.clone(),
                     span: r.span.clone(),
+                    client: None,
                     attribution,
                 });
             }

@@ -812,16 +812,17 @@ fn run_detectors(
         .collect();
     let mut overview = builder.unwrap_or_default().finish(creds, next_attempt);
     // Each rate-limited response's client, in the list's order (rows attribution kept).
+    // Whole (a label cuts a long user agent short), one shared copy per client.
+    let mut whole: HashMap<u32, Arc<str>> = HashMap::new();
     overview.clients = c
         .rows
         .limited()
         .filter(|row| row.facts.is_some())
         .map(|row| {
-            p.remap
-                .get(row.client as usize)
-                .and_then(|&f| p.labels.get(f as usize))
-                .cloned()
-                .unwrap_or_default()
+            whole
+                .entry(row.client)
+                .or_insert_with(|| clients::whole_label(c.clients.get(row.client)).into())
+                .clone()
         })
         .collect();
     // Report order, the same in every format: most severe first, then detector, then each
@@ -906,7 +907,7 @@ fn finish(
     let Replayed {
         mut findings,
         mut evidence,
-        overview,
+        mut overview,
         ..
     } = run_detectors(&c, &p, coarse, opts.limit.any, early);
     crate::detect::nested_retries::apply_traces(&mut findings, &inputs);
@@ -949,12 +950,19 @@ fn finish(
     let (hosts, all) = ranked(evidence.into_values().collect());
     let limited = planned_hosts(&hosts, rec);
     let recommendations = crate::recommend::recommend_all(&limited, &all, &findings, rec);
+    let mut rate_limited = p.rate_limited;
+    for (r, client) in rate_limited
+        .iter_mut()
+        .zip(std::mem::take(&mut overview.clients))
+    {
+        r.client = Some(client);
+    }
     Report {
         schema_version: SCHEMA_VERSION,
         generated_by: format!("toomany {}", env!("CARGO_PKG_VERSION")),
         summary,
         inputs,
-        rate_limited: p.rate_limited,
+        rate_limited,
         findings,
         clients: p.clients,
         recommendation: recommendations.first().cloned(),

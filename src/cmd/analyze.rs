@@ -125,9 +125,18 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
     // Streamed where the format can (JSON): the text of a big report is never held whole.
     let renderer = render::renderer(format.into(), style);
     let produce = |w: &mut dyn std::io::Write| renderer.write(&report, w);
-    match &report_file {
-        Some(f) => f.write_with(produce).map_err(Error::fatal)?,
-        None => output::to_stdout_with(produce)
+    let pager = (format == ReportFormat::Table)
+        .then(|| env.pager(args.no_pager, report_file.is_some()))
+        .flatten();
+    match (&report_file, pager) {
+        (Some(f), _) => f.write_with(produce).map_err(Error::fatal)?,
+        (None, Some(pager)) => {
+            let mut text = Vec::new();
+            produce(&mut text).map_err(|e| Error::fatal(format!("cannot render: {e}")))?;
+            output::to_pager(&pager, &text)
+                .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?
+        }
+        (None, None) => output::to_stdout_with(produce)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
     Ok(gate_status(&gates, |g| g.holds(&report), ui))

@@ -32,7 +32,7 @@ pub const COLUMNS: [&str; 15] = [
 ];
 
 /// One response as (column, value) pairs; `Value::Null` for unknown.
-fn row(report: &Report, i: usize, r: &RateLimited) -> Vec<Value> {
+fn row(r: &RateLimited) -> Vec<Value> {
     let (entry, line) = match r.position {
         // HAR entries are 0-based indexes into log.entries, log lines 1-based.
         Position::Entry(e) => (json!(e), Value::Null),
@@ -63,24 +63,16 @@ fn row(report: &Report, i: usize, r: &RateLimited) -> Vec<Value> {
             .map(|s| json!(s))
             .unwrap_or(Value::Null),
         kind,
-        report
-            .overview
-            .clients
-            .get(i)
-            .map(|c| json!(c))
-            .unwrap_or(Value::Null),
+        r.client.as_deref().map(|c| json!(c)).unwrap_or(Value::Null),
     ]
 }
 
 /// One object per line, keys in [`COLUMNS`] order.
 pub fn ndjson(report: &Report) -> Vec<u8> {
     let mut out = Vec::new();
-    for (i, r) in report.rate_limited.iter().enumerate() {
-        let obj: serde_json::Map<String, Value> = COLUMNS
-            .iter()
-            .map(|c| c.to_string())
-            .zip(row(report, i, r))
-            .collect();
+    for r in &report.rate_limited {
+        let obj: serde_json::Map<String, Value> =
+            COLUMNS.iter().map(|c| c.to_string()).zip(row(r)).collect();
         // serde_json escapes every control character: one record is always one line.
         if serde_json::to_writer(&mut out, &Value::Object(obj)).is_ok() {
             out.push(b'\n');
@@ -115,8 +107,8 @@ pub fn csv(report: &Report) -> Vec<u8> {
     let mut out = String::new();
     out.push_str(&COLUMNS.join(","));
     out.push_str("\r\n");
-    for (i, r) in report.rate_limited.iter().enumerate() {
-        let cells: Vec<String> = row(report, i, r).iter().map(csv_cell).collect();
+    for r in &report.rate_limited {
+        let cells: Vec<String> = row(r).iter().map(csv_cell).collect();
         out.push_str(&cells.join(","));
         out.push_str("\r\n");
     }

@@ -226,6 +226,13 @@ pub fn groups(report: &Report) -> Vec<Group<'_>> {
 }
 
 /// `samples/api-incident.jsonl:121` (a line) or `capture.har entry 47` (a HAR entry).
+/// A URL as the human reports show it: a scheme-relative URL (an access log that names the host
+/// but not the scheme, as Envoy's `%REQ(:AUTHORITY)%`) without its leading `//`, which reads
+/// as a typo. The JSON, CSV and NDJSON keep the URL as read.
+pub fn url_shown(url: &str) -> &str {
+    url.strip_prefix("//").unwrap_or(url)
+}
+
 pub fn location(source: &str, position: Position) -> String {
     match position {
         Position::Entry(i) => format!("{source} entry {i}"),

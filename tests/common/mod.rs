@@ -1,6 +1,8 @@
 //! Shared helpers for CLI tests: the binary with a fixed environment, and fixture paths.
 #![allow(dead_code)]
 
+#[cfg(unix)]
+pub mod pty;
 pub mod wrappers;
 
 use assert_cmd::Command;
