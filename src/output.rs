@@ -929,3 +929,29 @@ mod tests {
         assert!(leftovers(d.path()).is_empty());
     }
 }
+
+#[cfg(test)]
+mod pager_tests {
+    use super::to_pager;
+
+    /// The pager gets the whole text; one that cannot start, or that the shell cannot find,
+    /// leaves it to stdout (the call succeeds either way).
+    #[test]
+    fn the_pager_gets_the_text_or_stdout_does() {
+        let d = tempfile::tempdir().unwrap();
+        let got = d.path().join("paged.txt");
+        let text = b"Who limited you: 2 rate-limited responses\n".repeat(200);
+        to_pager(&format!("dd status=none of={}", got.display()), &text).unwrap();
+        assert_eq!(std::fs::read(&got).unwrap(), text);
+        // Through the shell (a pipe in the command).
+        let piped = d.path().join("piped.txt");
+        to_pager(
+            &format!("cat | dd status=none of={}", piped.display()),
+            &text,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&piped).unwrap(), text);
+        to_pager("/nonexistent/pager", b"fallback\n").unwrap();
+        to_pager("/nonexistent/pager | cat", b"fallback\n").unwrap();
+    }
+}

@@ -39,3 +39,16 @@ fn stdin_on_a_terminal_ends_with_one_ctrl_d() {
     assert_eq!(v["summary"]["requests"], 6, "{out}");
     assert_eq!(v["summary"]["rate_limited"], 3, "{out}");
 }
+
+/// Not a terminal: never paged, whatever PAGER says.
+#[test]
+fn a_pipe_is_never_paged() {
+    let d = tempfile::tempdir().unwrap();
+    let got = d.path().join("paged.txt");
+    common::toomany()
+        .args(["analyze", &common::sample("nginx-incident.log")])
+        .env("PAGER", format!("dd status=none of={}", got.display()))
+        .assert()
+        .success();
+    assert!(!got.exists(), "a pipe was paged");
+}
