@@ -460,4 +460,37 @@ mod tests {
             assert_eq!(ingest::Format::from(*v).as_str(), name);
         }
     }
+
+    /// Every format the library reads has a command-line name: the match below has no
+    /// wildcard, so a new `ingest::Format` fails to compile here until `cli::InputFormat`
+    /// names it too, and the round trip checks the name maps back to the same format.
+    #[test]
+    fn every_library_format_has_a_cli_name() {
+        use cli::InputFormat as C;
+        use ingest::Format as F;
+        let named = |f: F| -> C {
+            match f {
+                F::Har => C::Har,
+                F::Jsonl => C::Jsonl,
+                F::Nginx => C::Nginx,
+                F::Clf => C::Clf,
+                F::Envoy => C::Envoy,
+                F::Alb => C::Alb,
+                F::Cloudfront => C::Cloudfront,
+                F::W3c => C::W3c,
+                F::Haproxy => C::Haproxy,
+                F::Cloudflare => C::Cloudflare,
+                F::Kong => C::Kong,
+                F::Traefik => C::Traefik,
+                F::Caddy => C::Caddy,
+                F::GcpLb => C::GcpLb,
+                F::Otlp => C::Otlp,
+                F::Jaeger => C::Jaeger,
+            }
+        };
+        for v in cli::InputFormat::value_variants() {
+            let f = ingest::Format::from(*v);
+            assert_eq!(named(f), *v, "{} maps back to another name", f.as_str());
+        }
+    }
 }

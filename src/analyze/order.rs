@@ -125,7 +125,7 @@ pub struct Orderer {
     pub late_count: u64,
     /// The replays' first pass, made as events reach the log (set for the only input): when
     /// the log ends up the whole merged order (no late runs), the replays skip it (see
-    /// `analyze::run_detectors`).
+    /// `analyze::replay::run_detectors`).
     pub early: Option<Early>,
     /// Events written to the log: the next one's place in its order.
     emitted: u64,

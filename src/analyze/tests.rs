@@ -1,6 +1,7 @@
 //! The verdict cache of the rate-limited rows changes nothing: every field the attribution
 //! reads, varied, gives the same report as attributing each row on its own.
 
+use super::replay::split_detectors;
 use super::*;
 use crate::detect::testkit::Scenario;
 
