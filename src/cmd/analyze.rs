@@ -126,7 +126,7 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
     let renderer = render::renderer(format.into(), style);
     let produce = |w: &mut dyn std::io::Write| renderer.write(&report, w);
     let pager = (format == ReportFormat::Table)
-        .then(|| env.pager(args.no_pager, report_file.is_some()))
+        .then(|| env.pager(args.no_pager || args.follow, report_file.is_some()))
         .flatten();
     match (&report_file, pager) {
         (Some(f), _) => f.write_with(produce).map_err(Error::fatal)?,
