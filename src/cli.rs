@@ -177,6 +177,11 @@ pub struct AnalyzeArgs {
     /// a terminal or NO_COLOR is set).
     #[arg(long, value_enum, value_name = "WHEN")]
     pub color: Option<ColorChoice>,
+    /// Write the table to the terminal without a pager. By default a table longer than the
+    /// screen on a terminal goes through `$PAGER` (`less` with `LESS=FRX` when unset, as git
+    /// does; `PAGER=cat` or an empty PAGER turns it off); never when stdout is not a terminal.
+    #[arg(long)]
+    pub no_pager: bool,
     /// List every rate-limited response in the table and Markdown formats (default: the first
     /// 50) and up to 10,000 in HTML (default: 500); JSON, CSV and NDJSON always list them all.
     #[arg(long)]

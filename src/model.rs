@@ -221,9 +221,10 @@ impl Request {
                     .is_some_and(|n| n > 0))
     }
 
-    /// Host part of the URL, lower-cased ("" when the URL has none).
+    /// The host the report groups this record under ([`crate::http::url::host_key`]: lower-cased,
+    /// `(no host)` when the URL has none).
     pub fn host(&self) -> String {
-        crate::http::url::host(&self.url).to_ascii_lowercase()
+        crate::http::url::host_key(&self.url).into_owned()
     }
 
     /// End of the response, when both start and duration are known.

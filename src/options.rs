@@ -38,6 +38,8 @@ pub struct Env {
     pub terminal_width: Option<u16>,
     /// `SOURCE_DATE_EPOCH` (reproducible builds), as set: the man pages' date.
     pub source_date_epoch: Option<String>,
+    /// `PAGER`, as set.
+    pub pager: Option<String>,
 }
 
 impl Env {
@@ -54,6 +56,22 @@ impl Env {
                 .then(|| terminal_size::terminal_size().map(|(w, _)| w.0))
                 .flatten(),
             source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+            pager: std::env::var("PAGER").ok(),
+        }
+    }
+
+    /// The pager for a report written to stdout (`to_file`: it is not), as git chooses one:
+    /// none with `--no-pager`, when stdout is not a terminal, or when `PAGER` is empty or
+    /// `cat`; else `PAGER`, else `less` (run with `LESS=FRX` when `LESS` is unset: quit when the
+    /// text fits one screen, colours passed through, the screen left as it was).
+    pub fn pager(&self, no_pager: bool, to_file: bool) -> Option<String> {
+        if no_pager || to_file || !self.stdout_terminal {
+            return None;
+        }
+        match self.pager.as_deref().map(str::trim) {
+            Some("") | Some("cat") => None,
+            Some(p) => Some(p.to_string()),
+            None => Some("less".to_string()),
         }
     }
 
@@ -399,6 +417,25 @@ mod tests {
         assert!(!no_color.color(None, false));
         assert!(no_color.color(Some(ColorChoice::Always), false));
         assert!(!Env::default().color(None, false), "not a terminal");
+    }
+
+    #[test]
+    fn the_pager_is_for_a_terminal_only_and_pager_chooses_it() {
+        let tty = Env {
+            stdout_terminal: true,
+            ..Env::default()
+        };
+        assert_eq!(tty.pager(false, false).as_deref(), Some("less"));
+        assert_eq!(tty.pager(true, false), None, "--no-pager");
+        assert_eq!(tty.pager(false, true), None, "-o FILE");
+        assert_eq!(Env::default().pager(false, false), None, "not a terminal");
+        for (set, want) in [("most -s", Some("most -s")), ("cat", None), ("", None)] {
+            let env = Env {
+                pager: Some(set.into()),
+                ..tty.clone()
+            };
+            assert_eq!(env.pager(false, false).as_deref(), want, "PAGER={set:?}");
+        }
     }
 
     #[test]

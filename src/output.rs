@@ -37,6 +37,49 @@ pub fn to_stdout(bytes: &[u8]) -> io::Result<()> {
     }
 }
 
+/// Write `text` through the pager `command` (a program and its words, or a shell command when it
+/// has shell syntax), as git does: `LESS=FRX` and `LV=-c` when unset. A pager that cannot be
+/// started, or that the shell could not find (exit 126 or 127 before reading), leaves the
+/// text to stdout. Quitting the pager before the end is success.
+pub fn to_pager(command: &str, text: &[u8]) -> io::Result<()> {
+    use std::process::{Command, Stdio};
+    let shell = command.contains(|c: char| "|&;<>()$`\\\"'*?[#~=%{}".contains(c));
+    let mut words = command.split_whitespace();
+    let mut cmd = match (shell, words.next()) {
+        (false, Some(program)) => {
+            let mut c = Command::new(program);
+            c.args(words);
+            c
+        }
+        _ => {
+            let mut c = Command::new("sh");
+            c.args(["-c", command]);
+            c
+        }
+    };
+    if std::env::var_os("LESS").is_none() {
+        cmd.env("LESS", "FRX");
+    }
+    if std::env::var_os("LV").is_none() {
+        cmd.env("LV", "-c");
+    }
+    let Ok(mut child) = cmd.stdin(Stdio::piped()).spawn() else {
+        return to_stdout(text);
+    };
+    let written = match child.stdin.take() {
+        Some(mut input) => input.write_all(text).and_then(|_| input.flush()),
+        None => Ok(()),
+    };
+    let status = child.wait()?;
+    if matches!(status.code(), Some(126 | 127)) {
+        return to_stdout(text);
+    }
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 /// Write what `produce` writes to stdout (buffered). A broken pipe is success.
 pub fn to_stdout_with(produce: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -884,5 +927,31 @@ mod tests {
         assert!(e.contains("boom") && !e.contains("toomany-tmp"), "{e}");
         assert_eq!(fs::read(&p).unwrap(), b"old");
         assert!(leftovers(d.path()).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod pager_tests {
+    use super::to_pager;
+
+    /// The pager gets the whole text; one that cannot start, or that the shell cannot find,
+    /// leaves it to stdout (the call succeeds either way).
+    #[test]
+    fn the_pager_gets_the_text_or_stdout_does() {
+        let d = tempfile::tempdir().unwrap();
+        let got = d.path().join("paged.txt");
+        let text = b"Who limited you: 2 rate-limited responses\n".repeat(200);
+        to_pager(&format!("dd status=none of={}", got.display()), &text).unwrap();
+        assert_eq!(std::fs::read(&got).unwrap(), text);
+        // Through the shell (a pipe in the command).
+        let piped = d.path().join("piped.txt");
+        to_pager(
+            &format!("cat | dd status=none of={}", piped.display()),
+            &text,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&piped).unwrap(), text);
+        to_pager("/nonexistent/pager", b"fallback\n").unwrap();
+        to_pager("/nonexistent/pager | cat", b"fallback\n").unwrap();
     }
 }

@@ -83,15 +83,14 @@ pub struct RateLimited {
     /// The trace and span of a record read from a trace export.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<Box<crate::model::trace::SpanRef>>,
+    /// Who sent it, whole (`clients.list` may cut a long user agent short in its `label`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<Arc<str>>,
     /// Shared with the analysis's kept row.
     pub retry_after: Arc<RetryAfter>,
     /// Shared between rows whose attribution is the same (a long incident repeats a few).
     #[serde(flatten)]
     pub attribution: Arc<Attribution>,
-    /// Its client's label as `clients.list` names it (the CSV/NDJSON exports' `client`
-    /// column; not serialized).
-    #[serde(skip)]
-    pub client: Option<Arc<str>>,
     /// The start of the same client's next attempt at the same operation (method + URL)
     /// within [`crate::overview::RETRY_LINK_MS`], if any (drawn in the timeline; not
     /// serialized).

@@ -499,3 +499,112 @@ fn the_same_input_twice_is_counted_once() {
         assert!(err.contains("read once"), "{err}");
     }
 }
+
+// ---- No empty host ---------------------------------------------------------------------
+
+/// The README's nginx sample is read with its named fields (`host=`, `rt=`): its host is
+/// api.example.com, no report key is empty, and nothing was ignored.
+#[test]
+fn the_nginx_sample_names_its_host() {
+    let out = toomany()
+        .args(["analyze", &sample("nginx-incident.log"), "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !err.contains("ignored") && !err.contains("no host"),
+        "{err}"
+    );
+    let v = json_of(&out.stdout);
+    let hosts: Vec<&str> = v["summary"]["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, ["api.example.com"], "{v:#}");
+    let plans = v["recommendations"].as_array().unwrap();
+    assert!(!plans.is_empty());
+    for p in plans {
+        assert_eq!(p["host"], "api.example.com", "{p:#}");
+    }
+    let t = table_of(&[&sample("nginx-incident.log")]);
+    assert!(t.contains("Recommendation for api.example.com:"), "{t}");
+    // The response time (rt=) was read: the plan does not assume one.
+    assert!(!t.contains("no response times"), "{t}");
+}
+
+/// A log whose lines carry only a path groups them under "(no host)", never under "", and
+/// says how many and why.
+#[test]
+fn a_path_only_log_is_reported_under_no_host_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = write(
+        tmp.path(),
+        "paths.log",
+        b"10.0.0.1 - - [02/Mar/2026:02:00:00 +0000] \"GET /v1/a HTTP/1.1\" 429 12 \"-\" \"curl/8\"\n\
+          10.0.0.1 - - [02/Mar/2026:02:00:01 +0000] \"GET /v1/a HTTP/1.1\" 200 12 \"-\" \"curl/8\"\n\
+          10.0.0.1 - - [02/Mar/2026:02:00:01 +0000] \"GET /v1/b HTTP/1.1\" 429 12 \"-\" \"curl/8\"\n",
+    );
+    let out = toomany().args(["analyze", &log]).output().unwrap();
+    assert!(out.status.success());
+    let t = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("3 of 3 requests name no host") && err.contains("\"(no host)\""),
+        "{err}"
+    );
+    assert!(t.contains("Recommendation for (no host): "), "{t}");
+    assert!(t.contains("  (no host): 2 of 3 requests"), "{t}");
+    assert!(!t.contains("for :") && !t.contains("\n  : "), "{t}");
+    let v = analyze_json(&log);
+    assert_eq!(v["summary"]["hosts"][0]["host"], "(no host)", "{v:#}");
+    assert_eq!(v["recommendations"][0]["host"], "(no host)", "{v:#}");
+}
+
+// ---- Skips are seen ---------------------------------------------------------------------
+
+/// Calls [`skipped`] when run by [`a_skip_is_seen_outside_ci_and_fails_in_ci`] (a no-op in a
+/// plain run).
+#[test]
+fn skip_probe() {
+    if std::env::var_os("TOOMANY_SKIP_PROBE").is_some() {
+        skipped("the probe's tool", &["TOOMANY_REQUIRE_PROBE"]);
+    }
+}
+
+/// A skip prints past the harness's capture (so a passing `cargo test` shows it), and fails
+/// the test when its TOOMANY_REQUIRE_* variable says the tool must be there.
+#[test]
+fn a_skip_is_seen_outside_ci_and_fails_in_ci() {
+    let me = std::env::current_exe().unwrap();
+    let run = |require: bool| {
+        let mut c = std::process::Command::new(&me);
+        c.args(["skip_probe", "--exact", "--test-threads", "1"])
+            .env("TOOMANY_SKIP_PROBE", "1")
+            .env_remove("TOOMANY_REQUIRE_PROBE");
+        if require {
+            c.env("TOOMANY_REQUIRE_PROBE", "1");
+        }
+        c.output().unwrap()
+    };
+    let out = run(false);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("SKIPPED in skip_probe: the probe's tool"),
+        "the note is not captured: {err}"
+    );
+    let out = run(true);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("TOOMANY_REQUIRE_PROBE is set but the probe's tool"),
+        "{all}"
+    );
+}

@@ -224,10 +224,7 @@ fn assert_passes(log: &Path, plan_dir: &Path, out: &str) {
 
 /// A client this test cannot find: a note when skipping is allowed, a failure in CI.
 fn missing(what: &str) {
-    if std::env::var_os("TOOMANY_REQUIRE_E2E").is_some() {
-        panic!("TOOMANY_REQUIRE_E2E is set but {what}");
-    }
-    eprintln!("note: SKIPPED: {what}");
+    common::skipped(what, &["TOOMANY_REQUIRE_E2E"]);
 }
 
 /// The tests' own venv with urllib3 ≥ 2, requests and tenacity ≥ 8.3 (made and filled when

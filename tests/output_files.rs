@@ -85,7 +85,10 @@ fn null_device(dir: &Path) -> Option<PathBuf> {
         .map(|s| s.success())
         .unwrap_or(false);
     if !made {
-        eprintln!("note: mknod not permitted here; skipping the character-device case");
+        common::skipped(
+            "the character-device case: mknod is not permitted here (needs root or CAP_MKNOD)",
+            &[],
+        );
         return None;
     }
     Some(p)
@@ -124,6 +127,7 @@ fn a_character_device_is_written_in_place_never_replaced() {
 #[test]
 fn dev_full_reports_the_write_error_by_the_users_path() {
     if !Path::new("/dev/full").exists() {
+        common::skipped("the write-error case: this system has no /dev/full", &[]);
         return;
     }
     let out = toomany()
@@ -329,7 +333,10 @@ fn emit_config_on_a_full_disk_leaves_no_half_set() {
         .map(|s| s.success())
         .unwrap_or(false);
     if !mounted {
-        eprintln!("note: cannot mount a small tmpfs here; skipping the full-disk case");
+        common::skipped(
+            "the full-disk case: cannot mount a small tmpfs here (needs root)",
+            &[],
+        );
         return;
     }
     struct Unmount(PathBuf);

@@ -357,14 +357,9 @@ pub fn view_of(r: &Request) -> RecordView<'_> {
     }
 }
 
-/// The host of a URL as the analyses key it: lower-cased (borrowed when it already is).
+/// The host of a URL as the analyses key it ([`crate::http::url::host_key`]).
 fn host_of(url: &str) -> std::borrow::Cow<'_, str> {
-    let h = crate::http::url::host(url);
-    if h.bytes().any(|b| b.is_ascii_uppercase()) {
-        std::borrow::Cow::Owned(h.to_ascii_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(h)
-    }
+    crate::http::url::host_key(url)
 }
 
 /// Turn one request into its event (on a worker thread). `input` numbers the input.

@@ -251,8 +251,8 @@ impl Rows {
                     status: r.status,
                     retry_after: row.retry_after.clone(),
                     span: r.span.clone(),
-                    attribution,
                     client: None,
+                    attribution,
                     next_attempt: None,
                 });
             }

@@ -274,24 +274,25 @@ fn add_evidence(c: &mut Collector, p: &Prepared, evidence: &mut BTreeMap<u32, Ho
     }
 }
 
-/// The report's rate-limited rows with each one's client label (rows attribution kept, in the
-/// list's order) and next attempt, read and written once more.
+/// The report's rate-limited rows with each one's client (rows attribution kept, in the list's
+/// order) and next attempt, read and written once more.
 fn with_clients_and_retries(
     c: &Collector,
     p: &mut Prepared,
     next_attempt: Vec<(usize, chrono::DateTime<chrono::Utc>)>,
 ) -> RateLimitedRows {
-    let labels: Vec<Arc<str>> = p.labels.iter().map(|l| Arc::from(l.as_str())).collect();
-    let empty: Arc<str> = Arc::from("");
+    // Whole (a label cuts a long user agent short), one shared copy per client.
+    let mut whole: HashMap<u32, Arc<str>> = HashMap::new();
     let mut clients = c
         .rows
         .limited()
         .filter(|row| row.facts.is_some())
         .map(|row| {
-            p.remap
-                .get(row.client as usize)
-                .and_then(|&f| labels.get(f as usize))
-                .unwrap_or(&empty)
+            whole
+                .entry(row.client)
+                .or_insert_with(|| {
+                    crate::detect::clients::whole_label(c.clients.get(row.client)).into()
+                })
                 .clone()
         });
     let mut next = next_attempt.into_iter().peekable();

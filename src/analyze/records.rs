@@ -249,7 +249,7 @@ pub fn recommend_evidence(
             });
     }
     for rl in rate_limited {
-        let host = crate::http::url::host(&rl.url).to_ascii_lowercase();
+        let host = crate::http::url::host_key(&rl.url).into_owned();
         if let Some(h) = by_host.get_mut(&host) {
             // The report's row keeps the attribution's limits, not the response.
             let stated = rl.attribution.limits.as_ref().and_then(|l| {

@@ -59,6 +59,7 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         ));
     }
     refuse_unmapped(&report.inputs)?;
+    warn_no_host(&report, ui);
     if let Some(h) = &host {
         host_in(&report, h)?;
     }
@@ -73,16 +74,38 @@ pub fn run(args: AnalyzeArgs, env: &Env, ui: Notices) -> Outcome {
         super::emit::write_config_sets(&sets, targets, &avoid, ui)?;
     }
 
-    let style = style(format, &args, env, report_file.is_some());
+    write_report(&report, format, &args, env, report_file.as_ref())?;
+    Ok(gate_status(&gates, |g| g.holds(&report), ui))
+}
+
+/// The report to `-o`, else to stdout: a table on a terminal through the pager (never when
+/// following: the report after Ctrl-C must reach the screen).
+fn write_report(
+    report: &crate::report::Report,
+    format: ReportFormat,
+    args: &AnalyzeArgs,
+    env: &Env,
+    report_file: Option<&output::OutputFile>,
+) -> Result<(), Error> {
+    let style = style(format, args, env, report_file.is_some());
     // Streamed where the format can (JSON): the text of a big report is never held whole.
     let renderer = render::renderer(format.into(), style);
-    let produce = |w: &mut dyn std::io::Write| renderer.write(&report, w);
-    match &report_file {
-        Some(f) => f.write_with(produce).map_err(Error::fatal)?,
-        None => output::to_stdout_with(produce)
+    let produce = |w: &mut dyn std::io::Write| renderer.write(report, w);
+    let pager = (format == ReportFormat::Table)
+        .then(|| env.pager(args.no_pager || args.follow, report_file.is_some()))
+        .flatten();
+    match (report_file, pager) {
+        (Some(f), _) => f.write_with(produce).map_err(Error::fatal)?,
+        (None, Some(pager)) => {
+            let mut text = Vec::new();
+            produce(&mut text).map_err(|e| Error::fatal(format!("cannot render: {e}")))?;
+            output::to_pager(&pager, &text)
+                .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?
+        }
+        (None, None) => output::to_stdout_with(produce)
             .map_err(|e| Error::fatal(format!("cannot write to stdout: {e}")))?,
     }
-    Ok(gate_status(&gates, |g| g.holds(&report), ui))
+    Ok(())
 }
 
 /// `--limit` and `--host` as settings: a limit without a host is `--host`'s.
@@ -272,7 +295,7 @@ pub fn host_dir_name(host: &str) -> String {
             }
         })
         .collect();
-    if s.is_empty() {
+    if s.is_empty() || host == crate::http::url::NO_HOST {
         s = "no-host".into();
     }
     if s.starts_with('.') {
@@ -334,6 +357,20 @@ pub fn refuse_unmapped(inputs: &[crate::report::InputSummary]) -> Result<(), Err
     Err(Error::fatal(bad.join("\ntoomany: error: ")))
 }
 
+/// Records whose URL names no host are grouped under [`crate::http::url::NO_HOST`]: say how many
+/// and why, once.
+fn warn_no_host(report: &crate::report::Report, ui: Notices) {
+    let no_host = crate::http::url::NO_HOST;
+    if let Some(h) = report.summary.hosts.iter().find(|h| h.host == no_host) {
+        ui.warn(format_args!(
+            "{} of {} requests name no host (their URLs are paths only, as in an access log \
+             without $host): they are reported under \"{no_host}\"; for an access log, a \
+             --log-format with $host names it",
+            h.requests, report.summary.requests
+        ));
+    }
+}
+
 /// Input errors and warnings go to stderr, once, each with its file and entry/line.
 /// An input that could not be fully read is an error (printed even with `--quiet`).
 pub fn report_input_problems(inputs: &[crate::report::InputSummary], ui: Notices) {
@@ -380,5 +417,6 @@ mod tests {
         assert_eq!(host_dir_name(".."), "_..");
         assert_eq!(host_dir_name("a/../b"), "a_.._b");
         assert_eq!(host_dir_name(""), "no-host");
+        assert_eq!(host_dir_name(crate::http::url::NO_HOST), "no-host");
     }
 }

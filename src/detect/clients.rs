@@ -24,7 +24,19 @@ fn short_ua(ua: &str) -> String {
     }
 }
 
+/// A client as the exports and `rate_limited[].client` name it: its label with the user agent
+/// whole ("unidentified" without a key).
+pub fn whole_label(key: Option<&ClientKey>) -> String {
+    key.map(|k| label_with(k, false))
+        .unwrap_or_else(|| "unidentified".to_string())
+}
+
 fn label_of(key: &ClientKey) -> String {
+    label_with(key, true)
+}
+
+/// A client's label; `cut`: a long user agent shortened to its first product token.
+fn label_with(key: &ClientKey, cut: bool) -> String {
     match key {
         ClientKey::Named(c) => c.clone(),
         ClientKey::Hints {
@@ -41,7 +53,7 @@ fn label_of(key: &ClientKey) -> String {
                 parts.push(ip.clone());
             }
             if let Some(ua) = user_agent {
-                parts.push(short_ua(ua));
+                parts.push(if cut { short_ua(ua) } else { ua.clone() });
             }
             if parts.is_empty() {
                 if let Some(o) = origin {

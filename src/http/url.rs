@@ -172,6 +172,23 @@ pub fn host(url: &str) -> &str {
     }
 }
 
+/// What a report names the host of a URL that has none (a path-only access-log line, a relative
+/// URL): never the empty string, which would read as a missing word (`Recommendation for :`).
+pub const NO_HOST: &str = "(no host)";
+
+/// The host a report groups a URL under: [`host`] lower-cased (borrowed when it already is), or
+/// [`NO_HOST`] when the URL has none. Every report key, count and plan uses this one rule.
+pub fn host_key(url: &str) -> std::borrow::Cow<'_, str> {
+    let h = host(url);
+    if h.is_empty() {
+        std::borrow::Cow::Borrowed(NO_HOST)
+    } else if h.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(h.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(h)
+    }
+}
+
 /// `s` contains `://` (an absolute URL): one byte search for `:` where `str::contains` sets
 /// up a substring searcher per call; targets without a colon, the common case, cost one scan.
 pub fn has_scheme_separator(s: &[u8]) -> bool {

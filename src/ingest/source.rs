@@ -176,6 +176,34 @@ impl Read for Counted {
     }
 }
 
+/// A reader that stays at its end once it reached it. Sniffing reads a prefix to its end before
+/// the reader reads the rest: on a terminal each read after the end waits for another Ctrl-D,
+/// so stdin is read to its end once.
+struct ToEof<R> {
+    inner: R,
+    ended: bool,
+}
+
+impl<R> ToEof<R> {
+    fn new(inner: R) -> Self {
+        ToEof {
+            inner,
+            ended: false,
+        }
+    }
+}
+
+impl<R: Read> Read for ToEof<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.ended || buf.is_empty() {
+            return Ok(0);
+        }
+        let n = self.inner.read(buf)?;
+        self.ended = n == 0;
+        Ok(n)
+    }
+}
+
 /// Open `path` (`-` = stdin), transparently gunzipping, and read the sniffing prefix.
 pub fn open(path: &str) -> Result<Opened, SourceError> {
     open_counted(path, None)
@@ -188,7 +216,7 @@ pub fn open_counted(
 ) -> Result<Opened, SourceError> {
     let mut watch = None;
     let raw: Box<dyn Read + Send> = if path == "-" {
-        Box::new(io::stdin())
+        Box::new(ToEof::new(io::stdin()))
     } else {
         match File::open(path) {
             Ok(f) => {
@@ -563,6 +591,31 @@ fn access_log(prefix: &[u8]) -> Result<Sniffed, SourceError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A terminal's reads: a line, an end (Ctrl-D), then more if asked again.
+    struct Terminal(Vec<&'static [u8]>);
+
+    impl Read for Terminal {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let Some(next) = self.0.first().copied() else {
+                panic!("read again after the end: a second Ctrl-D would be needed");
+            };
+            self.0.remove(0);
+            buf[..next.len()].copy_from_slice(next);
+            Ok(next.len())
+        }
+    }
+
+    #[test]
+    fn stdin_is_read_to_its_end_once() {
+        let mut r = ToEof::new(Terminal(vec![b"line\n", b""]));
+        let mut all = Vec::new();
+        r.read_to_end(&mut all).unwrap();
+        assert_eq!(all, b"line\n");
+        // Sniffing and the reader both asked after the end: no further read of the terminal.
+        assert_eq!(r.read(&mut [0u8; 8]).unwrap(), 0);
+        assert_eq!(r.read(&mut [0u8; 8]).unwrap(), 0);
+    }
 
     #[test]
     fn repeated_inputs_are_read_once() {

@@ -8,7 +8,7 @@
 //! are always shown whole. The renderer says which columns were dropped.
 
 use super::color::{Paint, Palette};
-use super::text::{pad, shorten_end, shorten_middle, shorten_start, width};
+use super::text::{pad, shorten_end, shorten_location, shorten_middle, width};
 
 /// Space between columns.
 const GAP: &str = "  ";
@@ -21,7 +21,8 @@ pub enum Fit {
     Middle,
     /// Shortened at the end (`billing-wor…`).
     End,
-    /// Shortened at the start, keeping the end (`…api-incident.jsonl:121`): locations.
+    /// A location: directories shortened in the middle, the file name and line kept
+    /// (`samples/…/api-incident.jsonl:121`).
     Start,
 }
 
@@ -189,7 +190,7 @@ impl Grid {
             } else if col.fit == Fit::Middle {
                 shorten_middle(s, w[c])
             } else if col.fit == Fit::Start {
-                shorten_start(s, w[c])
+                shorten_location(s, w[c])
             } else {
                 shorten_end(s, w[c])
             }

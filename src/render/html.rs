@@ -486,7 +486,7 @@ fn groups_section(body: &mut String, report: &Report) {
                 "<details><summary>{}</summary><p class=\"url\">{} {}</p>",
                 esc(&verdict::location(&g.exemplar.source, g.exemplar.position)),
                 esc(&g.exemplar.method),
-                esc(&g.exemplar.url)
+                esc(verdict::url_shown(&g.exemplar.url))
             );
             evidence_list(&mut ex, &g.exemplar.attribution.evidence);
             ex.push_str("</details>");
@@ -640,7 +640,10 @@ fn responses_section(body: &mut String, report: &Report, style: Style) {
             vec![
                 esc(&verdict::time_of(r.time, with_date)),
                 esc(&r.method),
-                format!(r#"<span class="url">{}</span>"#, esc(&r.url)),
+                format!(
+                    r#"<span class="url">{}</span>"#,
+                    esc(verdict::url_shown(&r.url))
+                ),
                 r.status.to_string(),
                 who_html(a.layer, a.vendor.as_deref()),
                 a.quota.as_str().to_string(),

@@ -121,6 +121,8 @@ struct RowHead<'a> {
     status: u16,
     #[serde(skip_serializing_if = "Option::is_none")]
     span: Option<&'a crate::model::trace::SpanRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client: Option<&'a str>,
 }
 
 /// The rest of a row: its Retry-After and its attribution's fields (flattened).
@@ -170,6 +172,7 @@ fn row_text(r: &RateLimited, tail: &[u8]) -> serde_json::Result<Vec<u8>> {
         url: &r.url,
         status: r.status,
         span: r.span.as_deref(),
+        client: r.client.as_deref(),
     })?;
     // Less the closing `\n}`; the object goes on with the tail's fields.
     let head = head.get(..head.len().saturating_sub(2)).unwrap_or_default();

@@ -342,7 +342,7 @@ fn responses(out: &mut String, report: &Report, style: Style) {
             vec![
                 verdict::time_of(r.time, with_date),
                 r.method.to_string(),
-                r.url.to_string(),
+                verdict::url_shown(&r.url).to_string(),
                 r.status.to_string(),
                 a.layer.as_str().to_string(),
                 a.vendor.clone().unwrap_or_else(|| "—".into()),

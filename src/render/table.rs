@@ -139,8 +139,15 @@ fn who_limited(report: &Report, o: &mut Out) {
         ));
         for h in &who {
             let senders: Vec<String> = h.senders.iter().map(|s| s.label()).collect();
+            // The action stays on the first screen whatever the findings' length.
+            let action = report
+                .recommendations
+                .iter()
+                .find(|r| r.host.as_deref() == Some(h.host.as_str()))
+                .map(|r| format!("; action: {}", verdict::action_words(r)))
+                .unwrap_or_default();
             let text = format!(
-                "{} of {} requests: {}",
+                "{} of {} requests: {}{action}",
                 h.rate_limited,
                 h.requests,
                 senders.join(", ")
@@ -395,7 +402,10 @@ fn responses(report: &Report, style: Style, o: &mut Out) {
             g.push(vec![
                 verdict::time_of(r.time, with_date).into(),
                 printable(&r.method).into(),
-                printable(r.url.strip_prefix("https://").unwrap_or(&r.url)).into(),
+                printable(verdict::url_shown(
+                    r.url.strip_prefix("https://").unwrap_or(&r.url),
+                ))
+                .into(),
                 r.status.to_string().into(),
                 who_cell(a.layer, a.vendor.as_deref()),
                 a.quota.as_str().into(),

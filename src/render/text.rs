@@ -82,6 +82,31 @@ pub fn shorten_start(s: &str, max: usize) -> String {
     format!("…{}", suffix_fitting(s, max - 1))
 }
 
+/// A location (`samples/logs/nginx-incident.log:26`, `capture.har entry 47`) cut to `max`
+/// columns: the directories shortened in the middle, the file name and line kept whole
+/// (`samples/…/nginx-incident.log:26`), so two inputs' locations never read the same. A name
+/// that alone does not fit is cut in its middle, keeping its line or entry whole.
+pub fn shorten_location(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    let split = s.rfind('/').map_or(0, |i| i + 1);
+    let name = &s[split..];
+    if split > 0 && width(name) + 2 <= max {
+        let head = prefix_fitting(&s[..split], max - width(name) - 2);
+        return format!("{head}…/{name}");
+    }
+    let at = name
+        .rfind(" entry ")
+        .or_else(|| name.rfind(':'))
+        .unwrap_or(name.len());
+    let (file, at) = name.split_at(at);
+    if width(at) + 2 <= max {
+        return format!("{}{at}", shorten_middle(file, max - width(at)));
+    }
+    shorten_start(name, max)
+}
+
 /// Pad `s` with spaces to `w` columns (left-aligned or right-aligned).
 pub fn pad(s: &str, w: usize, right: bool) -> String {
     let fill = w.saturating_sub(width(s));
@@ -206,6 +231,26 @@ mod tests {
         assert_eq!(shorten_end("abcdef", 4), "abc…");
         assert_eq!(shorten_end("abc", 4), "abc");
         assert_eq!(shorten_start("samples/x.jsonl:12", 10), "….jsonl:12");
+    }
+
+    #[test]
+    fn locations_keep_their_file_name_and_line() {
+        let a = "samples/incidents/nginx-incident.log:26";
+        let b = "samples/incidents/envoy-incident.log:26";
+        assert_eq!(shorten_location(a, 32), "samples/i…/nginx-incident.log:26");
+        assert_eq!(shorten_location(a, 23), "…/nginx-incident.log:26");
+        assert_ne!(shorten_location(a, 14), shorten_location(b, 14));
+        assert_eq!(shorten_location(a, 14), "nginx-i…log:26");
+        assert_eq!(
+            shorten_location("samples/cdn-burst.har entry 47", 16),
+            "cdn-…ar entry 47"
+        );
+        assert_eq!(width(&shorten_location(a, 14)), 14);
+        assert_eq!(
+            shorten_location("capture.har entry 47", 40),
+            "capture.har entry 47"
+        );
+        assert_eq!(shorten_location("x.log:9", 7), "x.log:9");
     }
 
     #[test]

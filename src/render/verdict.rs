@@ -101,7 +101,7 @@ pub struct HostVerdict {
 }
 
 fn host_of(r: &RateLimited) -> String {
-    crate::http::url::host(&r.url).to_ascii_lowercase()
+    crate::http::url::host_key(&r.url).into_owned()
 }
 
 /// Per rate-limited host (busiest first), who sent its rate-limited responses.
@@ -226,6 +226,13 @@ pub fn groups(report: &Report) -> Vec<Group> {
 }
 
 /// `samples/api-incident.jsonl:121` (a line) or `capture.har entry 47` (a HAR entry).
+/// A URL as the human reports show it: a scheme-relative URL (an access log that names the host
+/// but not the scheme, as Envoy's `%REQ(:AUTHORITY)%`) without its leading `//`, which reads
+/// as a typo. The JSON, CSV and NDJSON keep the URL as read.
+pub fn url_shown(url: &str) -> &str {
+    url.strip_prefix("//").unwrap_or(url)
+}
+
 pub fn location(source: &str, position: Position) -> String {
     match position {
         Position::Entry(i) => format!("{source} entry {i}"),

@@ -1,10 +1,32 @@
 //! Shared helpers for CLI tests: the binary with a fixed environment, and fixture paths.
 #![allow(dead_code)]
 
+#[cfg(unix)]
+pub mod pty;
 pub mod wrappers;
 
 use assert_cmd::Command;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// A check that cannot run here: says so on the process's real stderr, or fails when any of
+/// `require` (e.g. `TOOMANY_REQUIRE_E2E`, which `.ci/run` sets once it installed the clients) is
+/// set. `eprintln!` inside a test is captured by the harness and shown only when the test fails,
+/// so a passing test that skipped would say nothing; a write to `std::io::stderr()` is not
+/// captured, and `cargo test` prints it.
+pub fn skipped(what: &str, require: &[&str]) {
+    for var in require {
+        if std::env::var_os(var).is_some() {
+            panic!("{var} is set but {what}");
+        }
+    }
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let line = format!("SKIPPED in {test}: {what}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+}
 
 /// `toomany` with colour off and no inherited NO_COLOR surprises.
 pub fn toomany() -> Command {

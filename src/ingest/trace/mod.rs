@@ -260,7 +260,7 @@ impl<'a> Assembler<'a> {
         let r = self.redactor;
         for c in &closed.nested {
             let ev = tree::evidence(c, &o.spans, &|n| r.text(n), &|u| r.url(u));
-            let host = crate::http::url::host(&ev.url).to_ascii_lowercase();
+            let host = crate::http::url::host_key(&ev.url).into_owned();
             self.facts.nested.entry(host).or_default().add(ev);
         }
     }
