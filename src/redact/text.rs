@@ -904,6 +904,12 @@ impl Redactor {
             if raw.is_empty() || is_redacted(raw) || raw == "…" {
                 continue;
             }
+            // `Authorization: Bearer …` in prose: the scheme matcher takes the credential.
+            if v.kind == ValueKind::Bare
+                && (raw.eq_ignore_ascii_case("bearer") || raw.eq_ignore_ascii_case("basic"))
+            {
+                continue;
+            }
             let replacement = match v.kind {
                 ValueKind::Quoted => self.token(raw),
                 ValueKind::Number if q1.contains('"') => format!("\"{}\"", self.token(raw)),
