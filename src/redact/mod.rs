@@ -17,6 +17,7 @@ pub mod stream;
 mod text;
 pub mod tree;
 mod url_scan;
+mod vendor;
 
 pub use names::{header_rule, is_secret_field, is_secret_header, is_secret_json_field, HeaderRule};
 

@@ -126,6 +126,12 @@ pub(super) const TRIGGERS: &[(&str, u32)] = &[
     ("key-", SHAPE),
 ];
 
+/// The families trigger `i` of the automaton enables: [`TRIGGERS`], then the triggers of the
+/// shapes in `vendor.rs`.
+fn trigger_flags(i: usize) -> u32 {
+    TRIGGERS.get(i).map_or(SHAPE, |t| t.1)
+}
+
 /// A pattern compiled on its first use: a run compiles only the matchers its texts reach
 /// (compiling all of them cost ~27 M instructions, as much as scanning 2,000 bodies, and the
 /// URL check needs only the trigger automaton).
@@ -178,7 +184,7 @@ fn matchers() -> &'static Matchers {
         Matchers {
             triggers: AhoCorasick::builder()
                 .ascii_case_insensitive(true)
-                .build(TRIGGERS.iter().map(|(t, _)| *t))
+                .build(TRIGGERS.iter().map(|(t, _)| *t).chain(super::vendor::TRIGGERS.iter().copied()))
                 .expect("trigger automaton builds"),
             // scheme://user:pass@ — userinfo never spans quotes or brackets.
             userinfo: re(r#"(?i)\b([a-z][a-z0-9+.\-]*://)([^/?#@\s"'<>\\]+)@"#),
@@ -196,7 +202,8 @@ fn matchers() -> &'static Matchers {
             header_line: re(r"(?m)^[ \t]*([A-Za-z][A-Za-z0-9_\-]*)[ \t]*:[ \t]*([^\r\n]*)"),
             // name: value / "name": value / 'name' => value / name = 'value' (JSON at any
             // escaping level, JS, GraphQL arguments); the value is scanned by hand.
-            name_colon: re(r#"(?:^|[\s{,(\[;])(\\*["']?)([A-Za-z_$][\w$.\-]*)(\\*["']?)[ \t]*(:|=>|=)[ \t]*"#),
+            // A string's opening quote may stand before the name (`"detail":"apiToken = \"…\""`).
+            name_colon: re(r#"(?:^|[\s{,(\[;"])(\\*["']?)([A-Za-z_$][\w$.\-]*)(\\*["']?)[ \t]*(:|=>|=)[ \t]*"#),
             // Three base64url segments starting with a JSON header `{"` (eyJ); JWE has five.
             jwt: re(r"eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}(?:\.[A-Za-z0-9_\-]*){0,3}"),
             scheme: re(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9\-._~+/]{8,}=*)"),
@@ -399,7 +406,7 @@ pub(super) fn simple_query_url<'a>(red: &Redactor, url: &'a str) -> Option<Cow<'
 /// the full scan changes only the secret values.
 pub(super) fn trigger_flags_allow(url: &str, secret: &[(usize, usize)]) -> bool {
     for hit in matchers().triggers.find_overlapping_iter(url) {
-        let flags = TRIGGERS[hit.pattern().as_usize()].1;
+        let flags = trigger_flags(hit.pattern().as_usize());
         if flags & !(NAMES | SCHEME) == 0 {
             continue;
         }
@@ -665,7 +672,7 @@ impl Redactor {
         let m = matchers();
         let mut flags = 0u32;
         for hit in m.triggers.find_overlapping_iter(text) {
-            flags |= TRIGGERS[hit.pattern().as_usize()].1;
+            flags |= trigger_flags(hit.pattern().as_usize());
         }
         flags &= families;
         if flags == 0 {
@@ -719,6 +726,7 @@ impl Redactor {
         }
         if flags & SHAPE != 0 {
             out = replace(out, &m.shapes, |c| Some(self.token(&c[0])));
+            out = self.vendor_shapes(out);
         }
         out
     }
@@ -891,7 +899,9 @@ impl Redactor {
                 break;
             };
             let whole = c.get(0).expect("group 0");
-            pos = whole.end().max(pos + 1);
+            // Past the separator only: the blank after it may start the next pair
+            // (`said: api_key = "…"`).
+            pos = c.get(4).map_or(whole.end(), |s| s.end()).max(pos + 1);
             let (q1, name, q2, sep) = (&c[1], &c[2], &c[3], &c[4]);
             if q1 != q2 || !is_secret_json_field(name) {
                 continue;
@@ -902,6 +912,12 @@ impl Redactor {
             let raw = &text[v.start..v.end];
             // `…` is where an excerpt was cut, not a value.
             if raw.is_empty() || is_redacted(raw) || raw == "…" {
+                continue;
+            }
+            // `Authorization: Bearer …` in prose: the scheme matcher takes the credential.
+            if v.kind == ValueKind::Bare
+                && (raw.eq_ignore_ascii_case("bearer") || raw.eq_ignore_ascii_case("basic"))
+            {
                 continue;
             }
             let replacement = match v.kind {
