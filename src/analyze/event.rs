@@ -532,39 +532,15 @@ fn event_of(
     baseline: bool,
 ) -> (Mapped, Option<Kept>) {
     let (position, line) = position_of(v.position);
-    let limited = v.signals.limited;
     let method_upper: std::borrow::Cow<str> = if v.method.bytes().any(|b| b.is_ascii_lowercase()) {
         std::borrow::Cow::Owned(v.method.to_ascii_uppercase())
     } else {
         std::borrow::Cow::Borrowed(v.method)
     };
     let method = Method::of(&method_upper);
-    let mut flags = (method as u16) << flag::METHOD_SHIFT;
-    if line {
-        flags |= flag::POS_LINE;
-    }
-    if limited {
-        flags |= flag::LIMITED;
-    }
     let (t_us, t_ns, whole_second) = start_of(v.started);
-    if whole_second {
-        flags |= flag::WHOLE_SECOND;
-    }
-    for (bit, present) in [
-        (flag::HINT_CLIENT, v.client.is_some()),
-        (flag::HINT_UA, v.user_agent.is_some()),
-        (flag::HINT_IP, v.client_ip.is_some()),
-        (flag::HINT_PAGE, v.pageref.is_some()),
-        (flag::HINT_ORIGIN, v.origin.is_some()),
-    ] {
-        if present {
-            flags |= bit;
-        }
-    }
     let url = crate::http::url::split(v.url);
-    if method == Method::Post && ends_with_graphql(url.path) {
-        flags |= flag::GRAPHQL;
-    }
+    let flags = flags_of(v, method, line, whole_second, url.path);
 
     let mut names = Names::default();
     if shared.first(host) {
@@ -584,53 +560,13 @@ fn event_of(
     };
     let write = is_write(&method_upper);
     let endpoint = if write {
-        // `METHOD /path/{id}`, built in the thread's buffer: a String only for its first event.
-        OP_URL.with(|b| {
-            let mut e = b.borrow_mut();
-            e.clear();
-            e.push_str(&method_upper);
-            e.push(' ');
-            push_path_template(url.path, &mut e);
-            let h = hash_of(KeyKind::Endpoint as u8, e.as_str());
-            if shared.first(h) {
-                names.endpoint = Some(e.as_str().to_string());
-            }
-            h
-        })
+        endpoint_of(&method_upper, url.path, shared, &mut names)
     } else {
         0
     };
-
-    // The logical operation: client, credential (unless it is really the idempotency key),
-    // method, URL less volatile parameters, body for writes. Idempotency keys are not part of
-    // it (a new key per attempt still retries one operation).
-    let op_cred = if v.idem_is_credential {
-        None
-    } else {
-        v.credential
-    };
-    let op = {
-        let mut hh = op_prefix(client, &client_key);
-        op_cred.hash(&mut hh);
-        (*method_upper).hash(&mut hh);
-        // The URL was split above; one buffer per thread holds its operation form.
-        OP_URL.with(|b| {
-            let mut b = b.borrow_mut();
-            operation_url_of(&url, &mut b);
-            b.as_str().hash(&mut hh);
-        });
-        if write {
-            v.body_fingerprint.hash(&mut hh);
-        }
-        hh.finish()
-    };
-    let idem = v.idem;
+    let op = operation_of(v, client, &client_key, &method_upper, &url, write);
     if shared.first(client) {
         names.client = Some(client_key.to_owned());
-    }
-
-    if v.signals.ra_hidden {
-        flags |= flag::RA_HIDDEN;
     }
     let ev = Event {
         t_us,
@@ -642,7 +578,7 @@ fn event_of(
         cred: NONE,
         endpoint: NONE,
         detail: NONE,
-        idem,
+        idem: v.idem,
         status: v.status,
         flags,
         t_ns,
@@ -653,15 +589,6 @@ fn event_of(
         client,
         cred,
         endpoint,
-    };
-    let kept = if limited {
-        Some(Kept::Limited)
-    } else if v.signals.failure_retry_after {
-        Some(Kept::Failure)
-    } else if baseline {
-        Some(Kept::Baseline)
-    } else {
-        None
     };
     let has_names = names.host.is_some()
         || names.client.is_some()
@@ -675,8 +602,95 @@ fn event_of(
             kept: None,
             header_limit: v.header_limit.into(),
         },
-        kept,
+        kept_of(v, baseline),
     )
+}
+
+/// The event's flags: method, position kind, limited, whole-second time, which client hints
+/// the view has, GraphQL, a Retry-After the browser could not read.
+fn flags_of(v: &RecordView<'_>, method: Method, line: bool, whole_second: bool, path: &str) -> u16 {
+    let mut flags = (method as u16) << flag::METHOD_SHIFT;
+    for (bit, present) in [
+        (flag::POS_LINE, line),
+        (flag::LIMITED, v.signals.limited),
+        (flag::WHOLE_SECOND, whole_second),
+        (flag::HINT_CLIENT, v.client.is_some()),
+        (flag::HINT_UA, v.user_agent.is_some()),
+        (flag::HINT_IP, v.client_ip.is_some()),
+        (flag::HINT_PAGE, v.pageref.is_some()),
+        (flag::HINT_ORIGIN, v.origin.is_some()),
+        (
+            flag::GRAPHQL,
+            method == Method::Post && ends_with_graphql(path),
+        ),
+        (flag::RA_HIDDEN, v.signals.ra_hidden),
+    ] {
+        if present {
+            flags |= bit;
+        }
+    }
+    flags
+}
+
+/// A write's endpoint key, `METHOD /path/{id}`, built in the thread's buffer: a String only
+/// for its first event.
+fn endpoint_of(method_upper: &str, path: &str, shared: &Shared, names: &mut Names) -> u64 {
+    OP_URL.with(|b| {
+        let mut e = b.borrow_mut();
+        e.clear();
+        e.push_str(method_upper);
+        e.push(' ');
+        push_path_template(path, &mut e);
+        let h = hash_of(KeyKind::Endpoint as u8, e.as_str());
+        if shared.first(h) {
+            names.endpoint = Some(e.as_str().to_string());
+        }
+        h
+    })
+}
+
+/// The logical operation: client, credential (unless it is really the idempotency key),
+/// method, URL less volatile parameters, body for writes. Idempotency keys are not part of
+/// it (a new key per attempt still retries one operation).
+fn operation_of(
+    v: &RecordView<'_>,
+    client: u64,
+    client_key: &ClientKeyRef<'_>,
+    method_upper: &str,
+    url: &crate::http::url::Parts<'_>,
+    write: bool,
+) -> u64 {
+    let op_cred = if v.idem_is_credential {
+        None
+    } else {
+        v.credential
+    };
+    let mut hh = op_prefix(client, client_key);
+    op_cred.hash(&mut hh);
+    method_upper.hash(&mut hh);
+    // One buffer per thread holds the URL's operation form.
+    OP_URL.with(|b| {
+        let mut b = b.borrow_mut();
+        operation_url_of(url, &mut b);
+        b.as_str().hash(&mut hh);
+    });
+    if write {
+        v.body_fingerprint.hash(&mut hh);
+    }
+    hh.finish()
+}
+
+/// Why the full record travels with the event, if it does.
+fn kept_of(v: &RecordView<'_>, baseline: bool) -> Option<Kept> {
+    if v.signals.limited {
+        Some(Kept::Limited)
+    } else if v.signals.failure_retry_after {
+        Some(Kept::Failure)
+    } else if baseline {
+        Some(Kept::Baseline)
+    } else {
+        None
+    }
 }
 
 /// A path ending in `graphql` (ASCII case-insensitive, trailing slashes ignored).

@@ -119,20 +119,7 @@ pub(super) fn with_view<R>(
             "",
         );
     }
-    // The response headers matter to a view only for its stated limit and whether one of
-    // them is a Retry-After.
-    let mut header_limit = None;
-    let mut retry_after_header = false;
-    if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
-        let cap = response_header_cap(status);
-        let answered = fill_headers(response, &h, red, None, None, cap, VIEW_RESPONSE, warns, f);
-        header_limit = stated::stated_limit(response, started);
-        retry_after_header = answered.has(Kind::RetryAfter);
-    }
-    // A Retry-After field is read only for its warnings: no view reads a success's Retry-After.
-    if !retry_after_header {
-        found_shown(o, field::RETRY_AFTER, map, red, caps::LABEL, warns);
-    }
+    let header_limit = response_limit(o, map, red, response, status, started, warns);
     let body_fingerprint = body_fingerprint(o, red);
     let client = found_shown(o, field::CLIENT, map, red, caps::IDENTITY, warns);
     let client = client.as_deref().map(|c| red.text_borrowing(c));
@@ -157,16 +144,7 @@ pub(super) fn with_view<R>(
         }
         None => None,
     };
-    let (idem, idem_is_credential) = match &raw_idem {
-        Some(i) => (
-            i.hash(red),
-            match (secret.as_deref(), credential) {
-                (Some(s), Some(fp)) => i.holds_credential(red, s, fp),
-                _ => false,
-            },
-        ),
-        None => (0, false),
-    };
+    let (idem, idem_is_credential) = idem_of(raw_idem.as_ref(), red, secret.as_deref(), credential);
     drop(secret);
     *raw = reuse(raw_req);
     if !warns.is_empty() {
@@ -194,6 +172,52 @@ pub(super) fn with_view<R>(
         signals: Signals::default(),
     };
     Some(take(&view, hint))
+}
+
+/// The stated limit of a success's response headers (the only thing a view reads of them,
+/// with whether one is a Retry-After); a Retry-After field is read only for its warnings: no
+/// view reads a success's Retry-After.
+fn response_limit(
+    o: &Obj<'_>,
+    map: &Lookup<'_>,
+    red: &crate::redact::Redactor,
+    response: &mut Headers,
+    status: u16,
+    started: Option<chrono::DateTime<chrono::Utc>>,
+    warns: &mut Vec<String>,
+) -> Option<(u64, u64)> {
+    let mut header_limit = None;
+    let mut retry_after_header = false;
+    if let Some((h, f)) = find(o, field::RESPONSE_HEADERS, map) {
+        let cap = response_header_cap(status);
+        let answered = fill_headers(response, &h, red, None, None, cap, VIEW_RESPONSE, warns, f);
+        header_limit = stated::stated_limit(response, started);
+        retry_after_header = answered.has(Kind::RetryAfter);
+    }
+    if !retry_after_header {
+        found_shown(o, field::RETRY_AFTER, map, red, caps::LABEL, warns);
+    }
+    header_limit
+}
+
+/// The idempotency key's hash, and whether it holds the credential (compared raw with the
+/// secret, and with its fingerprint).
+fn idem_of(
+    raw_idem: Option<&RawIdem<'_>>,
+    red: &crate::redact::Redactor,
+    secret: Option<&str>,
+    credential: Option<&str>,
+) -> (u32, bool) {
+    match raw_idem {
+        Some(i) => (
+            i.hash(red),
+            match (secret, credential) {
+                (Some(s), Some(fp)) => i.holds_credential(red, s, fp),
+                _ => false,
+            },
+        ),
+        None => (0, false),
+    }
 }
 
 /// The client hints `har::client_hints` derives from the redacted request headers: the first
