@@ -1,4 +1,4 @@
-//! A program on a pseudo-terminal (openpty through libc, as tests/follow_pty.rs does): what it
+//! A program on a pseudo-terminal (openpty through libc; docs/decisions.md says why): what it
 //! writes to the terminal is gathered, and the test types on the keyboard side.
 
 use std::io::{Read, Write};
