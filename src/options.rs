@@ -158,6 +158,8 @@ pub fn input(args: &InputArgs) -> Result<Input, UsageError> {
         progress: None,
         threads,
         piece: None,
+        on_format: None,
+        request_ids: false,
     };
     Ok(Input { options, warnings })
 }

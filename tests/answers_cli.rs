@@ -500,6 +500,90 @@ fn the_same_input_twice_is_counted_once() {
     }
 }
 
+/// The `--log-format` of the README's access-log example (the test holds the README to it).
+const README_NGINX_FORMAT: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" rt=$request_time t=$msec us=$upstream_status ra="$upstream_http_retry_after" key="$http_x_api_key" rid=$request_id host=$host"#;
+
+fn layers_json(logs: &[&str]) -> (serde_json::Value, String) {
+    let paths: Vec<String> = logs.iter().map(|l| sample(l)).collect();
+    let out = toomany()
+        .arg("analyze")
+        .args(&paths)
+        .args(["--log-format", README_NGINX_FORMAT, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (json_of(&out.stdout), err)
+}
+
+/// Rate-limited rows by layer and vendor.
+fn by_layer(v: &serde_json::Value) -> std::collections::BTreeMap<String, usize> {
+    let mut m = std::collections::BTreeMap::new();
+    for r in v["rate_limited"].as_array().unwrap() {
+        let vendor = r["vendor"].as_str().unwrap_or("-");
+        let k = format!("{}/{vendor}", r["layer"].as_str().unwrap());
+        *m.entry(k).or_insert(0) += 1;
+    }
+    m
+}
+
+/// The nginx and Envoy logs of the same requests, combined as the README suggests (its exact
+/// command): one request seen at two layers is one request, joined by the request id both
+/// carry. The counts, the limit and the retry findings are the nginx log's alone (they were
+/// doubled: 2,178 requests, 264/min, "nested retry layers 3 × 2"); the Envoy log still says
+/// who answered (its `RL` lines: Envoy's local rate limit), whichever log comes first.
+#[test]
+fn two_layers_logs_of_the_same_requests_are_counted_once() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(readme.contains(&format!("--log-format '{README_NGINX_FORMAT}'")));
+    let (alone, _) = layers_json(&["nginx-incident.log"]);
+    let (both, err) = layers_json(&["nginx-incident.log", "envoy-incident.log"]);
+    assert_eq!(alone["summary"]["requests"], 1101);
+    assert_eq!(both["summary"]["requests"], 1101, "{err}");
+    assert_eq!(both["summary"]["rate_limited"], 945);
+    assert_eq!(
+        both["recommendations"][0]["limit"],
+        alone["recommendations"][0]["limit"]
+    );
+    assert!(
+        err.contains("1077 records are requests already read from")
+            && err.contains("the same request id"),
+        "{err}"
+    );
+    let kinds = |v: &serde_json::Value| -> Vec<(String, String)> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["kind"].as_str().unwrap().to_string(),
+                    f["summary"].to_string(),
+                )
+            })
+            .collect()
+    };
+    for (kind, summary) in kinds(&both) {
+        assert!(
+            !summary.contains("nested retry layers"),
+            "{kind}: {summary}"
+        );
+    }
+    assert_eq!(
+        kinds(&both).iter().map(|k| &k.0).collect::<Vec<_>>(),
+        kinds(&alone).iter().map(|k| &k.0).collect::<Vec<_>>()
+    );
+    // Who answered: nginx itself (24), Envoy's local rate limit (26), the API (the rest).
+    let layers = by_layer(&both);
+    assert_eq!(layers.get("proxy/nginx"), Some(&24), "{layers:?}");
+    assert_eq!(layers.get("proxy/envoy"), Some(&26), "{layers:?}");
+    assert_eq!(layers.values().sum::<usize>(), 945);
+    // The Envoy log first: the same requests, the same verdicts.
+    let (reversed, _) = layers_json(&["envoy-incident.log", "nginx-incident.log"]);
+    assert_eq!(reversed["summary"]["requests"], 1101);
+    assert_eq!(by_layer(&reversed), layers);
+}
+
 // ---- No empty host ---------------------------------------------------------------------
 
 /// The README's nginx sample is read with its named fields (`host=`, `rt=`): its host is

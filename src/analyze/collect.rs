@@ -7,7 +7,10 @@
 //! Memory: a few entries per distinct host, client, credential and endpoint, one row per
 //! rate-limited response, at most [`BASELINE_MAX`] samples per host, and the reorder buffers.
 
-use super::event::{flag, ClientKey, Event, Kept, Keys, Mapped, Names, SampleKey, Shared, NONE};
+use super::event::{
+    flag, ClientKey, Event, Join, Kept, Keys, Mapped, Names, SampleKey, Shared, NONE,
+};
+use super::join::{Joiner, Probe};
 use super::limited::Rows;
 use super::order::{Key, Orderer};
 use crate::attribute::engine::BASELINE_MAX;
@@ -133,6 +136,13 @@ impl Ord for Sample {
     }
 }
 
+/// What [`Collector::one`] does with a record: nothing (another input's record of the same
+/// request was counted), or count it, with the probe to keep it by for the join.
+enum Joining {
+    Joined,
+    Counted(Option<Probe>),
+}
+
 /// The first stage's state (see the module doc).
 pub struct Collector {
     pub shared: Arc<Shared>,
@@ -171,6 +181,12 @@ pub struct Collector {
     /// What the recommendation reads from the untimed requests, per host (the timed ones are
     /// read in time order later).
     pub untimed_evidence: Vec<HostEvidence>,
+    /// One request seen at two layers is counted once ([`super::join`]); `None`: no join
+    /// (one input, or following).
+    pub join: Option<Joiner>,
+    /// Records of inputs numbered below this are kept for the join (inputs read one after
+    /// another: every one but the last).
+    join_keep_below: usize,
     reorder: usize,
 }
 
@@ -210,7 +226,66 @@ impl Collector {
             untimed: 0,
             streaming: false,
             untimed_evidence: Vec::new(),
+            join: None,
+            join_keep_below: 0,
             reorder,
+        }
+    }
+
+    /// Join records of one request from several inputs ([`super::join`]). `sequential`:
+    /// inputs are read one after another (the last one's records need not be kept), else
+    /// interleaved in time order.
+    pub fn enable_join(&mut self, sequential: bool) {
+        if self.names.len() > 1 {
+            self.join = Some(Joiner::default());
+            self.join_keep_below = if sequential {
+                self.names.len() - 1
+            } else {
+                usize::MAX
+            };
+        }
+    }
+
+    /// Input `input`'s format (two inputs of one format are one layer).
+    pub fn set_format(&mut self, input: usize, format: &str) {
+        if let Some(j) = &mut self.join {
+            j.set_format(input, format);
+        }
+    }
+
+    /// Whether `m` is a request already read from another input; then it is not counted, and
+    /// a rate-limited record's full record goes to the earlier one's row as its other layer's
+    /// evidence. Else the probe to keep it by, when it is kept for the join.
+    fn joined(
+        &mut self,
+        input: usize,
+        ev: &mut Event,
+        keys: &Keys,
+        kept: &mut Option<Box<Request>>,
+    ) -> Joining {
+        let join = Join::take(ev);
+        let Some(j) = &mut self.join else {
+            return Joining::Counted(None);
+        };
+        let p = Probe {
+            input: input.min(u16::MAX as usize) as u16,
+            t_us: ev.t_us,
+            whole_second: super::join::coarse(
+                ev.t_us,
+                ev.flags & flag::WHOLE_SECOND != 0,
+                ev.dur_ms,
+            ),
+            join,
+            what: super::event::join_what(keys.host, ev.method() as u8, ev.status),
+        };
+        match j.find(&p) {
+            Some(found) => {
+                if let Some(r) = kept.take().filter(|_| ev.limited() && found.row != NONE) {
+                    self.rows.attach(found.row, r, found.by);
+                }
+                Joining::Joined
+            }
+            None => Joining::Counted((input < self.join_keep_below).then_some(p)),
         }
     }
 
@@ -295,6 +370,10 @@ impl Collector {
             kept,
             header_limit,
         } = m;
+        let mut kept = kept;
+        let Joining::Counted(probe) = self.joined(input, &mut ev, &keys, &mut kept) else {
+            return;
+        };
         self.intern(keys, names, &mut ev);
         let key = self.key_of(&ev);
         let limited = ev.limited();
@@ -389,6 +468,13 @@ impl Collector {
                 }
                 Kept::Baseline => self.sample(key, &ev, keys.host, r),
             }
+        }
+        if let (Some(p), Some(j)) = (probe, &mut self.join) {
+            let row = match Kept::of(&ev) {
+                Kept::Limited if ev.detail != NONE => ev.detail,
+                _ => NONE,
+            };
+            j.keep(&p, row);
         }
         if ev.timed() {
             if let Some(o) = self.orderers.get_mut(input) {

@@ -104,6 +104,51 @@ pub struct Mapped {
     pub header_limit: HeaderLimit,
 }
 
+/// What the sink's join of one request seen at two layers reads of a record
+/// ([`super::collect`]): the hash of its request id (0: none) and of its URL path.
+///
+/// It travels to the sink in the event's id fields, which hold nothing until the sink interns
+/// the keys: a `Mapped` stays 128 bytes (see [`HeaderLimit`]). [`Join::take`] reads it back
+/// and empties those fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Join {
+    pub id: u64,
+    pub path: u32,
+}
+
+impl Join {
+    pub fn of(request_id: Option<&str>, path: &str) -> Join {
+        Join {
+            id: request_id.map_or(0, |i| hash_of(KeyKind::Join as u8, i)),
+            path: (hash_of(KeyKind::Join as u8, path) as u32).max(1),
+        }
+    }
+
+    fn put(self, ev: &mut Event) {
+        ev.detail = self.id as u32;
+        ev.cred = (self.id >> 32) as u32;
+        ev.endpoint = self.path;
+    }
+
+    /// The join hashes of an event as a worker mapped it; its id fields are empty after.
+    pub fn take(ev: &mut Event) -> Join {
+        let j = Join {
+            id: (ev.cred as u64) << 32 | ev.detail as u64,
+            path: ev.endpoint,
+        };
+        ev.detail = NONE;
+        ev.cred = NONE;
+        ev.endpoint = NONE;
+        j
+    }
+}
+
+/// The hash of what two records of one request share besides their path: host, method and
+/// status ([`super::join`]).
+pub fn join_what(host: u64, method: u8, status: u16) -> u64 {
+    hash_of(KeyKind::Join as u8, &(host, method, status))
+}
+
 /// [`Mapped::header_limit`]: an `Option<(u64, u64)>` in 16 bytes instead of 24, so that a
 /// `Mapped` fits 128 bytes (with `kept` a bare box, its reason read off the event). It is moved through several returns per line (view, hint, the
 /// reader's item), and at 144 bytes each move was a `memcpy` call (~2 % of the CPU of a large
@@ -156,6 +201,8 @@ pub struct Shared {
     /// Bumped after every change of `baseline_bound`: a thread's copy of a host's bound read
     /// at the current version is the bound ([`Shared::bound`]).
     bound_version: std::sync::atomic::AtomicU64,
+    /// Set before any record is mapped: see [`Shared::set_joining`].
+    joining: std::sync::atomic::AtomicBool,
 }
 
 /// A number no other [`Shared`] of this process has.
@@ -255,6 +302,16 @@ impl Shared {
     }
 
     /// The input ranks the sink orders by (the first call wins; the sink makes it).
+    /// Records are mapped with their [`Join`] hashes (several inputs to join).
+    pub fn set_joining(&self) {
+        self.joining
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn joining(&self) -> bool {
+        self.joining.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     pub fn set_ranks(&self, ranks: Vec<u16>) {
         let _ = self.ranks.set(ranks);
     }
@@ -353,6 +410,7 @@ pub fn signals_of(r: &Request) -> Signals {
 pub fn view_of(r: &Request) -> RecordView<'_> {
     RecordView {
         signals: signals_of(r),
+        request_id: crate::model::view::request_id(&r.request_headers),
         ..RecordView::of(r)
     }
 }
@@ -568,7 +626,7 @@ fn event_of(
     if shared.first(client) {
         names.client = Some(client_key.to_owned());
     }
-    let ev = Event {
+    let mut ev = Event {
         t_us,
         dur_ms: v.duration_ms.unwrap_or(f64::NAN),
         op,
@@ -584,6 +642,9 @@ fn event_of(
         t_ns,
         _pad: 0,
     };
+    if shared.joining() {
+        Join::of(v.request_id, url.path).put(&mut ev);
+    }
     let keys = Keys {
         host,
         client,

@@ -9,6 +9,7 @@
 //! [`Rows::joined_layers`] reads all at once, and are rare.
 
 use super::event::{Event, Kept, SampleKey};
+use super::join::JoinedBy;
 use crate::attribute::{self, Attribution};
 pub use crate::detect::kept::{Facts, Row};
 use crate::http::retry_after::{self, RetryAfter};
@@ -38,6 +39,9 @@ pub struct Rows {
     records: Vec<spill::Stored>,
     /// The records waiting for attribution.
     spill: spill::Spill,
+    /// Another input's record of a row's request (another layer's log of it), by row id,
+    /// and how it was joined ([`super::join`]): attribution reads both.
+    others: HashMap<u32, (spill::Stored, JoinedBy)>,
     /// The latest distinct Retry-Afters, shared by the rows that state the same: a long
     /// incident's 429s mostly say one of a few (each ≈ 150 bytes).
     retry_afters: Vec<Arc<RetryAfter>>,
@@ -102,6 +106,26 @@ impl Rows {
                 "{e}: {n} kept responses could not be read back and are missing from the list"
             ),
         });
+    }
+
+    /// `r` is another input's record of row `row`'s request (not counted itself).
+    pub fn attach(&mut self, row: u32, r: Box<Request>, by: JoinedBy) {
+        // While rows are held (following a log), `records` starts at the first row not written.
+        let first = self.held.as_ref().map_or(0, |h| h.written);
+        if row
+            .checked_sub(first)
+            .and_then(|i| self.records.get(i as usize))
+            .is_some_and(|s| !matches!(s, spill::Stored::None))
+            && !self.others.contains_key(&row)
+        {
+            let stored = self.spill.store(r);
+            self.others.insert(row, (stored, by));
+        }
+    }
+
+    /// Rows with another layer's record of their request.
+    pub fn has_other(&self, row: u32) -> bool {
+        self.others.contains_key(&row)
     }
 
     /// A temporary file (of records, or of held rows) failed: what happened, and what it cost
@@ -185,6 +209,27 @@ impl Rows {
             .collect()
     }
 
+    /// The other layers' records of the rows of `chunk`, loaded, and how each was joined.
+    #[allow(clippy::type_complexity)]
+    fn take_others(
+        &mut self,
+        chunk: &[u32],
+    ) -> (HashMap<u32, Box<Request>>, HashMap<u32, JoinedBy>) {
+        if self.others.is_empty() {
+            return Default::default();
+        }
+        let mut by = HashMap::default();
+        let stored: Vec<(u32, spill::Stored)> = chunk
+            .iter()
+            .filter_map(|i| {
+                let (s, b) = self.others.remove(i)?;
+                by.insert(*i, b);
+                Some((*i, s))
+            })
+            .collect();
+        (self.spill.load_many(stored).into_iter().collect(), by)
+    }
+
     /// Attribute every rate-limited row, returning the report's rows in time order. Rows are
     /// taken [`ATTRIBUTE_CHUNK`] at a time; each distinct evidence key ([`Verdicts::key`]) of a
     /// host is attributed once (on the thread pool) and its verdict shared by every row with
@@ -206,18 +251,25 @@ impl Rows {
                 .collect();
             let records: HashMap<u32, Box<Request>> =
                 self.spill.load_many(stored).into_iter().collect();
+            let (others, by) = self.take_others(chunk);
             let rows = &self.rows;
             let records = &records;
             let record = |i: u32| {
                 let row = &rows[i as usize];
-                records.get(&i).map(|r| (&**r, row.host))
+                let other = others.get(&i).map(|o| Other {
+                    record: o,
+                    by: by[&i],
+                });
+                records
+                    .get(&i)
+                    .map(|r| (Seen { record: r, other }, row.host))
             };
             // 1. Keys, on the workers.
             let keys: Vec<(u32, Option<Vec<u8>>)> = chunk
                 .par_iter()
                 .filter_map(|&i| {
                     let (r, host) = record(i)?;
-                    Some((i, (verdicts.key)(i, r, host)))
+                    Some((i, (verdicts.key)(i, &r, host)))
                 })
                 .collect();
             // 2. What is not known yet: one row per new key, and every row without one.
@@ -246,7 +298,7 @@ impl Rows {
                 .par_iter()
                 .map(|&i| {
                     let a = match record(i) {
-                        Some((r, host)) => (verdicts.attribute)(i, r, host),
+                        Some((r, host)) => (verdicts.attribute)(i, &r, host),
                         None => Attribution::unknown(),
                     };
                     let hash = SharedAttributions::hash(&a);
@@ -271,6 +323,7 @@ impl Rows {
                 .zip(slot.par_iter())
                 .filter_map(|((i, _), s)| {
                     let (r, _) = record(*i)?;
+                    let r = r.record;
                     let a = match s {
                         Slot::Known(a) => a.clone(),
                         Slot::Todo(t) => fresh[*t].clone(),
@@ -304,6 +357,20 @@ impl Rows {
     }
 }
 
+/// A rate-limited row's record, with another input's record of the same request, if any.
+#[derive(Clone, Copy)]
+pub struct Seen<'a> {
+    pub record: &'a Request,
+    pub other: Option<Other<'a>>,
+}
+
+/// Another input's record of a row's request ([`super::join`]).
+#[derive(Clone, Copy)]
+pub struct Other<'a> {
+    pub record: &'a Request,
+    pub by: JoinedBy,
+}
+
 /// How rate-limited rows get their verdicts: `key(row id, record, host id)` is the record's
 /// evidence key (equal keys, equal verdicts: it names the host's baseline too; `None`:
 /// attribute the row on its own),
@@ -314,9 +381,9 @@ pub struct Verdicts<'a> {
 }
 
 /// `(row id, record, host id)` → evidence key.
-pub type KeyFn<'a> = dyn Fn(u32, &Request, u32) -> Option<Vec<u8>> + Sync + 'a;
+pub type KeyFn<'a> = dyn Fn(u32, &Seen<'_>, u32) -> Option<Vec<u8>> + Sync + 'a;
 /// `(row id, record, host id)` → verdict.
-pub type VerdictFn<'a> = dyn Fn(u32, &Request, u32) -> Attribution + Sync + 'a;
+pub type VerdictFn<'a> = dyn Fn(u32, &Seen<'_>, u32) -> Attribution + Sync + 'a;
 
 /// Where a row's verdict comes from in a chunk.
 enum Slot {

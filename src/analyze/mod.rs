@@ -24,6 +24,7 @@
 mod baseline_tests;
 pub mod collect;
 pub mod event;
+pub mod join;
 pub mod limited;
 pub mod live;
 pub mod order;
@@ -45,6 +46,8 @@ use crate::report::{HostCount, InputSummary, RateLimitedRows, Report, Summary, S
 use collect::Collector;
 use event::Shared;
 use prepare::{prepare, Prepared};
+use records::collect_joined;
+#[cfg(test)]
 use records::collect_records;
 use replay::{run_detectors, Replayed};
 use std::collections::{BTreeMap, HashMap};
@@ -69,6 +72,23 @@ pub fn analyze_files(
     let shared = Arc::new(Shared::default());
     let mut c = Collector::new(names, shared.clone());
     c.streaming = true;
+    c.enable_join(true);
+    let joining = paths.len() > 1;
+    if joining {
+        shared.set_joining();
+    }
+    // The join tells layers apart by their inputs' formats, known before their records.
+    let format: Arc<std::sync::Mutex<Option<ingest::Format>>> = Arc::default();
+    let told = format.clone();
+    let ingest_opts = &ingest::Options {
+        on_format: Some(Arc::new(move |_: &str, f| {
+            if let Ok(mut slot) = told.lock() {
+                *slot = Some(f);
+            }
+        })),
+        request_ids: joining,
+        ..ingest_opts.clone()
+    };
     let mut summaries = Vec::with_capacity(paths.len());
     for (i, p) in paths.iter().enumerate() {
         let input = i.min(u16::MAX as usize) as u16;
@@ -78,8 +98,12 @@ pub fn analyze_files(
             input,
             shared: &shared,
         };
-        let summary =
-            ingest::stream_input_with(p, ingest_opts, &map, Some(&views), &mut |b| c.take(i, b));
+        let summary = ingest::stream_input_with(p, ingest_opts, &map, Some(&views), &mut |b| {
+            if let Some(f) = format.lock().ok().and_then(|mut f| f.take()) {
+                c.set_format(i, f.as_str());
+            }
+            c.take(i, b)
+        });
         summaries.push(summary);
         // The last input's held events are let go while `finish` prepares (see there).
         if i + 1 < paths.len() {
@@ -114,6 +138,11 @@ fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
             "{e}; the analysis kept its events in memory instead"
         ));
     }
+    if let Some((by_id, by_match, Some(other))) =
+        c.join.as_ref().and_then(|j| j.counts.get(i).copied())
+    {
+        notes.push(joined_note(by_id, by_match, &c.names[other as usize]));
+    }
     for n in notes {
         s.warning_count += 1;
         if s.warnings.len() < ingest::KEPT_WARNINGS {
@@ -124,6 +153,30 @@ fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
             });
         }
     }
+}
+
+/// What an input's records joined to another input's are ([`join`]).
+fn joined_note(by_id: usize, by_match: usize, other: &str) -> String {
+    let n = by_id + by_match;
+    let how = match (by_id, by_match) {
+        (_, 0) => "the same request id".to_string(),
+        (0, _) => format!(
+            "the same host, method, path and status within {} ms, at another layer",
+            join::TOLERANCE_US / 1000
+        ),
+        _ => format!(
+            "{by_id} by request id, {by_match} by host, method, path and status within {} ms",
+            join::TOLERANCE_US / 1000
+        ),
+    };
+    let (records, are) = if n == 1 {
+        ("record is a request", "it is")
+    } else {
+        ("records are requests", "each is")
+    };
+    format!(
+        "{n} {records} already read from {other} ({how}): {are} counted once, the record kept as evidence of who answered"
+    )
 }
 
 /// How rate-limited responses get their attribution.
@@ -154,7 +207,7 @@ pub fn analyze_with(
     opts: &AnalyzeOptions,
     rec: &crate::recommend::Options,
 ) -> Report {
-    let c = collect_records(requests, None);
+    let c = collect_joined(requests, None, Some(&inputs));
     finish(c, inputs, None, opts, rec, &Attribute::Engine)
 }
 

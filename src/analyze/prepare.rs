@@ -3,6 +3,7 @@
 
 use super::collect::Collector;
 use super::event;
+use super::join::JoinedBy;
 use super::{limited, summary, Attribute};
 use crate::attribute::{self, engine::Baseline, Attribution};
 use crate::detect::clients::{self, ClientsSection};
@@ -83,24 +84,36 @@ fn attribute_rows(c: &mut Collector, attribute: &Attribute, hosts: &[String]) ->
             let cached = matches!(attribute, Attribute::Engine);
             // One request in two layers' access logs: the inner layer's verdict decides.
             let joined = c.rows.joined_layers();
-            let key = |row: u32, r: &Request, host: u32| {
-                if !cached || joined.contains_key(&row) {
+            let key = |row: u32, seen: &limited::Seen<'_>, host: u32| {
+                if !cached || joined.contains_key(&row) || seen.other.is_some() {
                     return None;
                 }
                 // The host first: its baseline is part of the evidence.
                 let b = baselines.get(&host)?;
                 let mut k = host.to_le_bytes().to_vec();
-                k.extend_from_slice(&attribute::engine::evidence_key(r, b));
+                k.extend_from_slice(&attribute::engine::evidence_key(seen.record, b));
                 Some(k)
             };
-            let verdict = |row: u32, r: &Request, host: u32| match baselines.get(&host) {
-                Some(b) => match joined.get(&row) {
-                    Some((inner, inner_host)) => {
-                        attribute::joined(r, inner, baselines.get(inner_host).unwrap_or(b))
-                    }
+            let verdict = |row: u32, seen: &limited::Seen<'_>, host: u32| {
+                let r = seen.record;
+                let Some(b) = baselines.get(&host) else {
+                    return Attribution::unknown();
+                };
+                if let Some(o) = seen.other {
+                    // One request: the listed record's host's baseline serves both.
+                    let by_id = o.by == JoinedBy::RequestId;
+                    return attribute::seen_twice(r, o.record, by_id, b, b);
+                }
+                match joined.get(&row) {
+                    Some((inner, inner_host)) => attribute::joined(
+                        r,
+                        inner,
+                        baselines.get(inner_host).unwrap_or(b),
+                        true,
+                        inner,
+                    ),
                     None => attribute::engine::attribute_one(r, b),
-                },
-                None => Attribution::unknown(),
+                }
             };
             c.rows.attribute(&limited::Verdicts {
                 key: &key,
@@ -109,7 +122,8 @@ fn attribute_rows(c: &mut Collector, attribute: &Attribute, hosts: &[String]) ->
         }
         Attribute::Given(given) => c.rows.attribute(&limited::Verdicts {
             key: &|_, _, _| None,
-            attribute: &|_, r, _| {
+            attribute: &|_, seen, _| {
+                let r = seen.record;
                 let key = (r.location.source.clone(), r.location.position);
                 given
                     .get(&key)

@@ -23,6 +23,16 @@ pub(super) fn collect_records(
     requests: &[Request],
     given: Option<&[(usize, Attribution)]>,
 ) -> Collector {
+    collect_joined(requests, given, None)
+}
+
+/// [`collect_records`]; with `inputs` (what was read from each source, its format among it),
+/// one request found in several inputs is counted once ([`super::join`]).
+pub(super) fn collect_joined(
+    requests: &[Request],
+    given: Option<&[(usize, Attribution)]>,
+    inputs: Option<&[crate::report::InputSummary]>,
+) -> Collector {
     let mut names: Vec<Arc<str>> = Vec::new();
     let mut index: HashMap<Arc<str>, usize> = HashMap::new();
     for r in requests {
@@ -35,6 +45,16 @@ pub(super) fn collect_records(
     let mut c = Collector::new(names.clone(), shared.clone());
     for i in 0..names.len() {
         c.start_input(i);
+    }
+    if let Some(inputs) = inputs.filter(|_| names.len() > 1) {
+        shared.set_joining();
+        c.enable_join(false);
+        for (i, name) in names.iter().enumerate() {
+            let format = inputs.iter().find(|s| s.source == *name);
+            if let Some(f) = format.and_then(|s| s.format.as_deref()) {
+                c.set_format(i, f);
+            }
+        }
     }
     let marked: std::collections::HashSet<usize> =
         given.into_iter().flatten().map(|(i, _)| *i).collect();

@@ -181,7 +181,7 @@ pub fn attribute(requests: &[Request], targets: &[usize]) -> Vec<Attribution> {
         .map(|&t| match requests.get(t) {
             Some(r) => match baselines.get(&r.host()) {
                 Some(b) => match inner.get(&t).and_then(|&u| requests.get(u).map(|x| (u, x))) {
-                    Some((_, u)) => joined(r, u, baselines.get(&u.host()).unwrap_or(b)),
+                    Some((_, u)) => joined(r, u, baselines.get(&u.host()).unwrap_or(b), true, u),
                     None => engine::attribute_one(r, b),
                 },
                 None => Attribution::unknown(),
@@ -257,13 +257,76 @@ pub fn inner_layer_pairs(limited: &[&Request]) -> HashMap<usize, usize> {
     out
 }
 
-/// The outer layer's record, attributed by the inner layer's own verdict on the same request.
-pub fn joined(outer: &Request, inner: &Request, base: &engine::Baseline) -> Attribution {
+/// One request in two inputs (two layers' logs of it): `listed`, the record the report lists,
+/// and `other`, the other input's (`by_id`: they share a request id, else they matched by
+/// time, method, path and status). The outer layer says whether it passed the response
+/// through, the inner one who made it: the inner's verdict, with the outer's view as its path.
+/// Without that pair of signals, the listed record's verdict, or the other's when only that
+/// one knows the layer.
+pub fn seen_twice(
+    listed: &Request,
+    other: &Request,
+    by_id: bool,
+    base_listed: &engine::Baseline,
+    base_other: &engine::Baseline,
+) -> Attribution {
+    use crate::model::SignalVerdict::{Generated, PassedThrough};
+    let verdict = |r: &Request| r.layer_signal.as_ref().map(|s| s.verdict);
+    match (verdict(listed), verdict(other)) {
+        (Some(PassedThrough), Some(Generated)) => joined(listed, other, base_other, by_id, other),
+        (Some(Generated), Some(PassedThrough)) => joined(other, listed, base_listed, by_id, other),
+        _ => {
+            let a = engine::attribute_one(listed, base_listed);
+            if a.layer != Layer::Unknown {
+                return a;
+            }
+            let mut b = engine::attribute_one(other, base_other);
+            if b.layer == Layer::Unknown {
+                return a;
+            }
+            b.evidence
+                .insert(0, same_request(other, by_id, "its record there decides"));
+            b
+        }
+    }
+}
+
+/// The evidence line naming the other record of the same request.
+fn same_request(other: &Request, by_id: bool, what: &str) -> Evidence {
+    let signal = match crate::model::view::request_id(&other.request_headers) {
+        Some(id) if by_id => {
+            let name = crate::model::view::REQUEST_ID_HEADERS
+                .iter()
+                .find(|n| other.request_headers.get(n).is_some())
+                .unwrap_or(&"x-request-id");
+            format!("{name}: {id}")
+        }
+        _ => "same time, method, path and status".to_string(),
+    };
+    let log = match other.layer_signal.as_deref() {
+        Some(s) => format!("{}'s access log", s.logger),
+        None => "another input".to_string(),
+    };
+    Evidence {
+        role: Role::Producer,
+        signal,
+        note: format!("the same request in {} ({log}): {what}", other.location),
+    }
+}
+
+/// The outer layer's record, attributed by the inner layer's own verdict on the same request;
+/// `unlisted`: whichever of the two the report does not list (its evidence names it).
+pub fn joined(
+    outer: &Request,
+    inner: &Request,
+    base: &engine::Baseline,
+    by_id: bool,
+    unlisted: &Request,
+) -> Attribution {
     let mut att = engine::attribute_one(inner, base);
     let (Some(o), Some(i)) = (outer.layer_signal.as_deref(), inner.layer_signal.as_deref()) else {
         return att;
     };
-    let id = outer.request_headers.get("x-request-id").unwrap_or("");
     att.evidence.insert(
         0,
         Evidence {
@@ -277,14 +340,11 @@ pub fn joined(outer: &Request, inner: &Request, base: &engine::Baseline) -> Attr
     );
     att.evidence.insert(
         1,
-        Evidence {
-            role: Role::Producer,
-            signal: format!("x-request-id: {id}"),
-            note: format!(
-                "the same request in {} ({}'s access log): {} decides who answered",
-                inner.location, i.logger, i.logger
-            ),
-        },
+        same_request(
+            unlisted,
+            by_id,
+            &format!("{} decides who answered", i.logger),
+        ),
     );
     if !att.path.iter().any(|p| p == o.logger) {
         att.path.insert(0, o.logger.to_string());

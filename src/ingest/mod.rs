@@ -99,6 +99,9 @@ impl Format {
 /// command layer can show progress; ingestion itself never touches the terminal.
 pub type Progress = std::sync::Arc<dyn Fn(&str, u64) + Send + Sync>;
 
+/// Called with an input's path and its format once that is decided (before any record).
+pub type FormatHook = std::sync::Arc<dyn Fn(&str, Format) + Send + Sync>;
+
 /// How to read inputs.
 #[derive(Clone)]
 pub struct Options {
@@ -118,6 +121,11 @@ pub struct Options {
     /// line N of the stream: line numbers go on from N, and a piece without records is no
     /// error (the stream as a whole is judged at its end).
     pub piece: Option<usize>,
+    /// Told each input's format (None = nobody asks).
+    pub on_format: Option<FormatHook>,
+    /// Records' views carry their request ids (`RecordView::request_id`): the analysis joins
+    /// several inputs by them. Off, views skip those headers.
+    pub request_ids: bool,
 }
 
 impl Options {
@@ -136,6 +144,8 @@ impl Options {
             progress: None,
             threads: None,
             piece: None,
+            on_format: None,
+            request_ids: false,
         }
     }
 }
@@ -414,6 +424,9 @@ pub fn stream_opened<T: Send>(
         (None, Ok(s)) => (s.format, s.jsonp),
         (None, Err(e)) => return failed(None, e.to_string()),
     };
+    if let Some(hook) = &opts.on_format {
+        hook(path, format);
+    }
     let mut tally = Tally::new(sink);
     // --map checked against the first bytes (once per input); JSON lines keep them for the
     // message when nothing maps to a status. Whether any record had a status or a time is

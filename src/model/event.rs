@@ -334,6 +334,8 @@ pub enum KeyKind {
     Client = 2,
     Cred = 3,
     Endpoint = 4,
+    /// A request id or URL path, for the join of one request seen at two layers.
+    Join = 5,
 }
 
 /// The caller's identity (see `detect::clients` for the rule).

@@ -57,6 +57,10 @@ pub struct RecordView<'a> {
     pub body_fingerprint: Option<&'a str>,
     /// [`stated_limit`](crate::http::stated::stated_limit) of the (redacted, cut) response headers.
     pub header_limit: Option<(u64, u64)>,
+    /// The request's id as the record holds it ([`request_id`]): the same request logged by
+    /// two layers is joined by it. Only when the analysis joins inputs (their ids are read at
+    /// a cost: `ingest::Options::request_ids`); `RecordView::of` leaves it `None`.
+    pub request_id: Option<&'a str>,
     /// The record has a [`Request::layer_signal`] (access logs): only the full path reads it.
     pub layer_signal: bool,
     /// `Signals::default()` in a parser's view.
@@ -89,6 +93,7 @@ impl<'a> RecordView<'a> {
             },
             body_fingerprint: r.request_body_fingerprint.as_deref(),
             header_limit: stated_limit(&r.response_headers, r.started),
+            request_id: None,
             layer_signal: r.layer_signal.is_some(),
             signals: Signals::default(),
         }
@@ -104,6 +109,29 @@ pub fn idem_of(r: &Request) -> u32 {
     idempotency_key(&r.request_headers)
         .map(|(_, v)| (hash_of(0, v) as u32).max(1))
         .unwrap_or(0)
+}
+
+/// Request headers that name one request (not its retries) as every layer it passes sees it,
+/// most specific first: `X-Request-ID` (ingress-nginx's `$req_id`, Envoy's request id, which
+/// the proxies pass upstream) and the whole `traceparent` (trace id and the caller's span id:
+/// a retry is another span, so the trace id alone would join retries).
+pub const REQUEST_ID_HEADERS: [&str; 2] = ["x-request-id", "traceparent"];
+
+/// The id of the request among `headers` ([`REQUEST_ID_HEADERS`]): a value of at least 8
+/// characters (a shorter one, or `-`, names nothing).
+pub fn request_id(headers: &crate::http::headers::Headers) -> Option<&str> {
+    REQUEST_ID_HEADERS
+        .iter()
+        .filter_map(|n| headers.get(n))
+        .map(str::trim)
+        .find(|v| v.len() >= 8)
+}
+
+/// Whether `name` is one of [`REQUEST_ID_HEADERS`] (a view keeps them when ids are asked for).
+pub fn is_request_id_header(name: &str) -> bool {
+    REQUEST_ID_HEADERS
+        .iter()
+        .any(|n| name.eq_ignore_ascii_case(n))
 }
 
 /// Whether a record with this status (and no layer signal) can go through

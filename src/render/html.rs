@@ -159,31 +159,45 @@ fn evidence_list(out: &mut String, ev: &[Evidence]) {
     out.push_str("</ul>");
 }
 
-/// A table: header cells (`true` = numeric, right-aligned) and rows of already-escaped cells.
-fn table(out: &mut String, class: &str, header: &[(&str, bool)], rows: &[Vec<String>]) {
-    let _ = write!(out, r#"<table class="{class}"><thead><tr>"#);
-    for (h, n) in header {
-        let _ = write!(
-            out,
-            "<th{}>{}</th>",
-            if *n { r#" class="n""# } else { "" },
-            h
-        );
+/// HTML's table syntax: numeric cells get the `n` class; cells come escaped (they may hold
+/// markup: badges, links).
+struct Html<'a> {
+    class: &'a str,
+}
+
+impl super::markup::Markup for Html<'_> {
+    fn head(&self, out: &mut String, columns: &[super::markup::Column<'_>]) {
+        let _ = write!(out, r#"<table class="{}"><thead><tr>"#, self.class);
+        for (h, n) in columns {
+            let _ = write!(out, "<th{}>{h}</th>", numeric_class(*n));
+        }
+        out.push_str("</tr></thead><tbody>");
     }
-    out.push_str("</tr></thead><tbody>");
-    for r in rows {
+
+    fn row(&self, out: &mut String, cells: &[(&str, bool)]) {
         out.push_str("<tr>");
-        for (i, c) in r.iter().enumerate() {
-            let numeric = header.get(i).is_some_and(|(_, n)| *n);
-            let _ = write!(
-                out,
-                "<td{}>{c}</td>",
-                if numeric { r#" class="n""# } else { "" }
-            );
+        for (c, n) in cells {
+            let _ = write!(out, "<td{}>{c}</td>", numeric_class(*n));
         }
         out.push_str("</tr>");
     }
-    out.push_str("</tbody></table>");
+
+    fn foot(&self, out: &mut String) {
+        out.push_str("</tbody></table>");
+    }
+}
+
+fn numeric_class(numeric: bool) -> &'static str {
+    if numeric {
+        r#" class="n""#
+    } else {
+        ""
+    }
+}
+
+/// A table: header cells (`true` = numeric, right-aligned) and rows of already-escaped cells.
+fn table(out: &mut String, class: &str, header: &[(&str, bool)], rows: &[Vec<String>]) {
+    super::markup::table(out, &Html { class }, header, rows);
 }
 
 /// The page: the header, the verdict cards, the timeline, the findings' evidence, the plans,

@@ -26,31 +26,33 @@ pub(crate) fn prose(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// A table: header, alignment row (`true` = right-aligned) and escaped rows.
-pub(crate) fn table(out: &mut String, header: &[(&str, bool)], rows: &[Vec<String>]) {
-    let _ = writeln!(
-        out,
-        "| {} |",
-        header
-            .iter()
-            .map(|(h, _)| *h)
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    let _ = writeln!(
-        out,
-        "|{}|",
-        header
+/// Markdown's table syntax (GitHub-flavoured): a header, an alignment row, cells escaped.
+struct Md;
+
+impl super::markup::Markup for Md {
+    fn head(&self, out: &mut String, columns: &[super::markup::Column<'_>]) {
+        let names: Vec<&str> = columns.iter().map(|(h, _)| *h).collect();
+        let _ = writeln!(out, "| {} |", names.join(" | "));
+        let align: Vec<&str> = columns
             .iter()
             .map(|(_, right)| if *right { "---:" } else { "---" })
-            .collect::<Vec<_>>()
-            .join("|")
-    );
-    for r in rows {
-        let cells: Vec<String> = r.iter().map(|c| cell(c)).collect();
+            .collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+    }
+
+    fn row(&self, out: &mut String, cells: &[(&str, bool)]) {
+        let cells: Vec<String> = cells.iter().map(|(c, _)| cell(c)).collect();
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
-    out.push('\n');
+
+    fn foot(&self, out: &mut String) {
+        out.push('\n');
+    }
+}
+
+/// A table: header, alignment row (`true` = right-aligned) and escaped rows.
+pub(crate) fn table(out: &mut String, header: &[(&str, bool)], rows: &[Vec<String>]) {
+    super::markup::table(out, &Md, header, rows);
 }
 
 /// The document: the verdict (what was read, who limited you, the findings, the plans), then

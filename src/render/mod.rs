@@ -13,6 +13,7 @@ pub mod html;
 pub mod json;
 pub mod live;
 pub mod markdown;
+pub mod markup;
 pub mod recommend;
 pub mod svg;
 pub mod table;

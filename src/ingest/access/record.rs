@@ -393,6 +393,8 @@ impl<'a> Fields<'a> {
                 idem_is_credential: false,
                 body_fingerprint: None,
                 header_limit: None,
+                // A line with a request id takes the full record (above).
+                request_id: None,
                 layer_signal: false,
                 signals: Signals::default(),
             },

@@ -814,6 +814,8 @@ const CREDENTIAL: u8 = 2;
 const VIEW_REQUEST: NameFilter = 4;
 /// [`view_response_header`].
 const VIEW_RESPONSE: NameFilter = 8;
+/// [`crate::model::view::is_request_id_header`] (a view keeps them when ids are asked for).
+const VIEW_ID: NameFilter = 16;
 
 /// Request header names a view keeps: [`event::is_view_request_header`] less the idempotency
 /// keys, which the view compares by [`RawIdem`] without redacting them.
@@ -839,6 +841,9 @@ fn classify(name: &str) -> u8 {
     }
     if view_response_header(name) {
         c |= VIEW_RESPONSE;
+    }
+    if record_view::is_request_id_header(name) {
+        c |= VIEW_ID;
     }
     c
 }

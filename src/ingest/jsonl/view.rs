@@ -13,7 +13,7 @@
 use super::{
     body_fingerprint, caps, field, fill_headers, find, found_shown, key_id_secret, raw_url_of,
     read_duration, read_status, read_time, response_header_cap, Firsts, Kind, Lookup, Paths,
-    Places, RawHeader, RawIdem, VIEW_REQUEST, VIEW_RESPONSE,
+    Places, RawHeader, RawIdem, VIEW_ID, VIEW_REQUEST, VIEW_RESPONSE,
 };
 use crate::http::stated;
 use crate::ingest::lazy::Obj;
@@ -110,7 +110,13 @@ pub(super) fn with_view<R>(
             Some(&mut raw_req),
             Some(&mut raw_idem),
             cap,
-            VIEW_REQUEST,
+            // The request id only when the analysis joins inputs by it (redacting it is a
+            // cost every line would pay).
+            if opts.request_ids {
+                VIEW_REQUEST | VIEW_ID
+            } else {
+                VIEW_REQUEST
+            },
             warns,
             f,
         );
@@ -168,6 +174,11 @@ pub(super) fn with_view<R>(
         idem_is_credential,
         body_fingerprint: body_fingerprint.as_deref(),
         header_limit,
+        request_id: if opts.request_ids {
+            crate::model::view::request_id(request)
+        } else {
+            None
+        },
         layer_signal: false,
         signals: Signals::default(),
     };
