@@ -7,7 +7,9 @@
 //! Memory: a few entries per distinct host, client, credential and endpoint, one row per
 //! rate-limited response, at most [`BASELINE_MAX`] samples per host, and the reorder buffers.
 
-use super::event::{flag, ClientKey, Event, Kept, Keys, Mapped, Names, SampleKey, Shared, NONE};
+use super::event::{
+    flag, is_failure, ClientKey, Event, Kept, Keys, Mapped, Names, SampleKey, Shared, NONE,
+};
 use super::limited::Rows;
 use super::order::{Key, Orderer};
 use crate::attribute::engine::BASELINE_MAX;
@@ -171,6 +173,9 @@ pub struct Collector {
     /// What the recommendation reads from the untimed requests, per host (the timed ones are
     /// read in time order later).
     pub untimed_evidence: Vec<HostEvidence>,
+    /// Operation keys of the timed failures: the only keys whose cadence the first replay
+    /// records (see [`crate::detect::link::Cadences::observe`]), so it holds only these.
+    pub failed_ops: std::collections::HashSet<u64, foldhash::fast::FixedState>,
     reorder: usize,
 }
 
@@ -210,6 +215,7 @@ impl Collector {
             untimed: 0,
             streaming: false,
             untimed_evidence: Vec::new(),
+            failed_ops: Default::default(),
             reorder,
         }
     }
@@ -368,6 +374,9 @@ impl Collector {
                 self.last = Some(ev);
             }
             self.timed += 1;
+            if is_failure(ev.status) {
+                self.failed_ops.insert(ev.op);
+            }
             if ev.flags & flag::WHOLE_SECOND == 0 {
                 self.all_whole_seconds = false;
             }
