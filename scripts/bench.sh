@@ -47,13 +47,16 @@ mkdir -p "$DATA"
 # docs/performance.md were measured on, 2–4 % less CPU than `--release` (docs/decisions.md).
 if [ -n "${TOOMANY:-}" ]; then
   bin=$TOOMANY
-  [ -x target/dist/examples/gen_real ] && [ -x target/dist/examples/gen_har ] ||
-    cargo build --profile dist --quiet --example gen_real --example gen_har
 else
-  cargo build --profile dist --quiet --example gen_real --example gen_har --bin toomany
+  cargo build --profile dist --quiet --bin toomany
   bin=target/dist/toomany
 fi
-gen=target/dist/examples
+# The generators are built only when an input is missing.
+gen() {
+  [ -x target/dist/examples/gen_real ] && [ -x target/dist/examples/gen_har ] ||
+    cargo build --profile dist --quiet --example gen_real --example gen_har
+  "target/dist/examples/$@"
+}
 DUCK=${DUCKDB:-$( [ -x "$DATA/venv/bin/duckdb" ] && echo "$DATA/venv/bin/duckdb" || command -v duckdb || true)}
 [ -n "$DUCK" ] || echo "note: no duckdb (python3 -m venv $DATA/venv && $DATA/venv/bin/pip install duckdb-cli): no DuckDB rows" >&2
 WT=${WIRETRAIL:-$(command -v wiretrail || { [ -x "$HOME/.cargo/bin/wiretrail" ] && echo "$HOME/.cargo/bin/wiretrail"; } || true)}
@@ -116,17 +119,17 @@ run() {
 inputs=()
 if [ "$MODE" = all ] || [ "$MODE" = jsonl ]; then
   for mb in $JSONL_MB; do
-    f="$DATA/real-$mb.jsonl"; [ -f "$f" ] || "$gen/gen_real" jsonl "$mb" "$f" "$SEED"; inputs+=("$f")
+    f="$DATA/real-$mb.jsonl"; [ -f "$f" ] || gen gen_real jsonl "$mb" "$f" "$SEED"; inputs+=("$f")
   done
 fi
 if [ "$MODE" = all ] || [ "$MODE" = access ]; then
   for mb in $ACCESS_MB; do
-    f="$DATA/real-$mb.log"; [ -f "$f" ] || "$gen/gen_real" combined "$mb" "$f" "$SEED"; inputs+=("$f")
+    f="$DATA/real-$mb.log"; [ -f "$f" ] || gen gen_real combined "$mb" "$f" "$SEED"; inputs+=("$f")
   done
 fi
 if [ "$MODE" = all ] || [ "$MODE" = har ]; then
   for mb in $HAR_MB; do
-    f="$DATA/har-3k-$mb.har"; [ -f "$f" ] || "$gen/gen_har" "$mb" "$f" 40; inputs+=("$f")
+    f="$DATA/har-3k-$mb.har"; [ -f "$f" ] || gen gen_har "$mb" "$f" 40; inputs+=("$f")
   done
 fi
 command -v goaccess >/dev/null || echo "note: goaccess not installed (apt-get install goaccess)" >&2
@@ -169,7 +172,7 @@ echo
 cp "$T/rows" "$DATA/last-rows.txt" # every round's figures, for a second look (BENCH_ROWS)
 fi
 sizes=""
-for f in "${inputs[@]}"; do sizes="$sizes $(basename "$f")=$(stat -c %s "$f")"; done
+for f in "${inputs[@]}"; do sizes="$sizes $(basename "$f")=$(stat -L -c %s "$f")"; done
 awk -F'|' -v sizes="$sizes" '
   function median(list,   a, n, i, j, t) {
     n = split(list, a, " ")

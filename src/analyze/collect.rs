@@ -8,7 +8,7 @@
 //! rate-limited response, at most [`BASELINE_MAX`] samples per host, and the reorder buffers.
 
 use super::event::{
-    flag, ClientKey, Event, Join, Kept, Keys, Mapped, Names, SampleKey, Shared, NONE,
+    flag, is_failure, ClientKey, Event, Join, Kept, Keys, Mapped, Names, SampleKey, Shared, NONE,
 };
 use super::join::{Joiner, Probe};
 use super::limited::Rows;
@@ -187,6 +187,9 @@ pub struct Collector {
     /// Records of inputs numbered below this are kept for the join (inputs read one after
     /// another: every one but the last).
     join_keep_below: usize,
+    /// Operation keys of the timed failures: the only keys whose cadence the first replay
+    /// records (see [`crate::detect::link::Cadences::observe`]), so it holds only these.
+    pub failed_ops: std::collections::HashSet<u64, foldhash::fast::FixedState>,
     reorder: usize,
 }
 
@@ -228,6 +231,7 @@ impl Collector {
             untimed_evidence: Vec::new(),
             join: None,
             join_keep_below: 0,
+            failed_ops: Default::default(),
             reorder,
         }
     }
@@ -447,6 +451,9 @@ impl Collector {
                 self.last = Some(ev);
             }
             self.timed += 1;
+            if is_failure(ev.status) {
+                self.failed_ops.insert(ev.op);
+            }
             if ev.flags & flag::WHOLE_SECOND == 0 {
                 self.all_whole_seconds = false;
             }

@@ -13,10 +13,9 @@
 //! [`super::event::pack`]: ~22 bytes a plain log line instead of 64).
 
 use super::event::Event;
-use crate::detect::link::Cadences;
 pub use crate::model::event::log::{Codec, EventLog, Log, LogReader, Packed, MEMORY_BYTES};
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Events the reorder buffer holds before it must let the earliest go.
 pub const REORDER: usize = 1 << 17;
@@ -36,20 +35,19 @@ pub fn ranks(names: &[&str]) -> Vec<u16> {
     ranks
 }
 
-/// The replays' first pass over one log, in the order it is written: each operation's cadence
-/// per host, and the overview's first pass.
+/// The overview's first pass over one log, in the order it is written. (The cadences, the
+/// replays' other first pass, are not made here: they are kept only for operations that fail,
+/// which a log written in time order cannot know yet; see `replay::first_pass`.)
 #[derive(Default)]
 pub struct Early {
-    pub cadences: BTreeMap<u32, Cadences>,
     /// Its host order is set when the overview is built (the first pass does not read it).
     pub overview: crate::overview::Builder,
     starts: super::event::Starts,
 }
 
 impl Early {
-    /// The next event of the log, at place `seq` in it.
-    fn observe(&mut self, ev: &Event, seq: u64) {
-        self.cadences.entry(ev.host).or_default().observe(ev, seq);
+    /// The next event of the log.
+    fn observe(&mut self, ev: &Event) {
         if let Some(t) = self.starts.of(ev) {
             self.overview.first_pass(t, ev.limited());
         }
@@ -127,8 +125,6 @@ pub struct Orderer {
     /// the log ends up the whole merged order (no late runs), the replays skip it (see
     /// `analyze::replay::run_detectors`).
     pub early: Option<Early>,
-    /// Events written to the log: the next one's place in its order.
-    emitted: u64,
 }
 
 impl Default for Orderer {
@@ -150,7 +146,6 @@ impl Orderer {
             runs: Vec::new(),
             late_count: 0,
             early: None,
-            emitted: 0,
         }
     }
 
@@ -208,9 +203,8 @@ impl Orderer {
         self.last = Some(out.rank_free());
         self.log.push(&out.0);
         if let Some(e) = &mut self.early {
-            e.observe(&out.0, self.emitted);
+            e.observe(&out.0);
         }
-        self.emitted += 1;
     }
 
     /// The first pass made as the log was written, when the log is the whole merged order of
@@ -281,19 +275,15 @@ impl Orderer {
             }
             let Some(last) = batch.last() else { break };
             self.last = Some(input_key(last));
-            let first_seq = self.emitted;
             let (log, early, batch) = (&mut self.log, &mut self.early, &batch);
             rayon::join(
                 || batch.iter().for_each(|ev| log.push(ev)),
                 || {
                     if let Some(e) = early {
-                        for (seq, ev) in (first_seq..).zip(batch) {
-                            e.observe(ev, seq);
-                        }
+                        batch.iter().for_each(|ev| e.observe(ev));
                     }
                 },
             );
-            self.emitted += batch.len() as u64;
         }
         (self.heap, self.run) = (BinaryHeap::new(), VecDeque::new());
         self.flush_late();

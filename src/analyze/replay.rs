@@ -167,8 +167,8 @@ struct Run<'a> {
 }
 
 /// The replays: cadences and evidence, then the detectors (and their second look).
-/// `early`: the first pass (cadences, the overview's) made while the first stage wrote the
-/// only log (see [`Collector::take_early`]); then no lane replays for it.
+/// `early`: the overview's first pass made while the first stage wrote the only log (see
+/// [`Collector::take_early`]); then no lane makes it again.
 pub(super) fn run_detectors(
     c: &Collector,
     p: &Prepared,
@@ -193,10 +193,11 @@ pub(super) fn run_detectors(
     // Each lane runs its phases back to back, without waiting for the others: no lane reads
     // another's results (the side lane does not link, so it needs no cadences).
     parts.par_iter_mut().for_each(|part| {
-        // 1. Cadences (and the overview's first pass), unless made as the only log was
-        // written.
-        if !precomputed {
-            first_pass(part, c, &p.remap);
+        // 1. Cadences (and the overview's first pass, unless made as the only log was
+        // written). A lane without hosts of its own and without the overview has none to make.
+        let cadences = !c.failed_ops.is_empty() && part.mine.iter().any(|&m| m);
+        if cadences || (!precomputed && part.overview.is_some()) {
+            first_pass(part, c, &p.remap, precomputed);
         }
         let cad = std::mem::take(&mut part.cadences);
         part.table = CadenceTable::merged(cad.into_values().map(Cadences::finish));
@@ -267,30 +268,32 @@ fn partitions(c: &Collector, p: &Prepared, threads: usize) -> (Vec<Partition>, b
     (parts, split)
 }
 
-/// The first pass made while the only log was written: each group's cadences, and the
-/// overview's first pass to the lane that builds the overview.
+/// The overview's first pass made while the only log was written, to the lane that builds
+/// the overview.
 fn seed_early(parts: &mut [Partition], mut early: order::Early, p: &Prepared) {
-    for part in parts.iter_mut().filter(|part| !part.side) {
-        for (h, _) in part.mine.iter().enumerate().filter(|(_, &m)| m) {
-            if let Some(cd) = early.cadences.remove(&(h as u32)) {
-                part.cadences.insert(h as u32, cd);
-            }
-        }
-    }
     if let Some(b) = parts.iter_mut().find_map(|part| part.overview.as_mut()) {
         early.overview.set_host_order(p.host_order.clone());
         *b = early.overview;
     }
 }
 
-/// Step 1: each operation's cadence for the lane's own hosts, and the overview's first pass.
-fn first_pass(part: &mut Partition, c: &Collector, remap: &[u32]) {
+/// Step 1: each operation's cadence for the lane's own hosts, and the overview's first pass
+/// (unless `overview_made`).
+///
+/// Only the operations that failed at least once are observed ([`Collector::failed_ops`]):
+/// the table records no other key (a key that never fails has no cadence to look up), and
+/// each key's record reads only its own requests, so the table is the one every key would
+/// give. Memory then follows the failing operations, not the records: a log whose URLs carry
+/// unique ids (cursors, request ids) made one key a record, held for the six hours a key
+/// lives (docs/decisions.md).
+fn first_pass(part: &mut Partition, c: &Collector, remap: &[u32], overview_made: bool) {
     let mut starts = event::Starts::default();
+    let failed = &c.failed_ops;
     let r = replay(c, remap, &mut |ev, seq| {
-        if part.has(ev.host) {
+        if part.has(ev.host) && failed.contains(&ev.op) {
             part.cadences.entry(ev.host).or_default().observe(ev, seq);
         }
-        if let Some(b) = &mut part.overview {
+        if let Some(b) = part.overview.as_mut().filter(|_| !overview_made) {
             if let Some(t) = starts.of(ev) {
                 b.first_pass(t, ev.limited());
             }

@@ -510,8 +510,11 @@ fn short_pieces_outside(rest: &[u8], offset: usize, secret: &[(usize, usize)]) -
 
 /// Longest text whose "nothing to redact" verdict is remembered, and how many such texts one
 /// thread remembers (direct-mapped by a hash: a newer text overwrites an older one in its slot).
-const KEPT_TEXT_MAX: usize = 64;
-const KEPT_TEXT_SLOTS: usize = 256;
+/// Long enough for a browser's User-Agent (~110–140 bytes), and room for a log's few hundred
+/// client names and agents: at 64 bytes and 256 slots every browser agent and most other
+/// texts of the real-shaped bench input were scanned again on every line (docs/decisions.md).
+const KEPT_TEXT_MAX: usize = 160;
+const KEPT_TEXT_SLOTS: usize = 1024;
 /// The same for response bodies ([`Redactor::body_cow`]), in a table of their own so that
 /// bodies never push short header values out: every 429 of an API tends to carry the same
 /// body, whose scan costs ~15k instructions (a tenth of what its whole record costs).

@@ -358,6 +358,40 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    /// The first replay observes only the keys that fail at least once (the analysis's
+    /// `failed_ops`): below the cap, the table is the one every key gives, sweeps included.
+    #[test]
+    fn cadences_of_the_failing_keys_alone_are_the_table(
+        steps in proptest::collection::vec(
+            (0u8..16, proptest::prelude::any::<u8>(), 0u16..1000, proptest::prelude::any::<u8>()),
+            0..6000,
+        ),
+    ) {
+        // Keys 8 to 15 never fail.
+        let steps: Vec<_> = steps
+            .into_iter()
+            .map(|(op, st, gap, idle)| (op, if op % 16 >= 8 { 2 } else { st }, gap, idle))
+            .collect();
+        let evs = stream(&steps);
+        let failing: std::collections::HashSet<u64> = evs
+            .iter()
+            .filter(|e| e.timed() && crate::model::event::is_failure(e.status))
+            .map(|e| e.op)
+            .collect();
+        let (mut all, mut some) = (Cadences::new(), Cadences::new());
+        for (seq, e) in evs.iter().enumerate() {
+            all.observe(e, seq as u64);
+            if failing.contains(&e.op) {
+                some.observe(e, seq as u64);
+            }
+        }
+        let want = table_rows(&all.finish());
+        proptest::prop_assert_eq!(table_rows(&some.finish()), want);
+    }
+}
+
 #[test]
 fn one_regular_key_past_the_gap_cap_equals_the_reference() {
     // A key polled every 5 s for 2,000 requests (the gap list halves three times), one
