@@ -242,7 +242,7 @@ fn general_rules_reach_the_report() {
         limited.iter().all(|r| r["line"] != 2),
         "a plain 403 Forbidden is no rate limit"
     );
-    for (line, phrase) in [(1, "over rate"), (8, "number of requests")] {
+    for (line, phrase) in [(1, "DEVELOPER_OVER_RATE"), (8, "number of requests")] {
         let ev = at(line)["evidence"].as_array().expect("evidence");
         assert!(
             ev.iter().any(

@@ -140,23 +140,16 @@ pub fn host_vendor(host: &str) -> Option<HostVendor> {
     })
 }
 
-/// The owner's name in a registrable label: a trailing `api` (or `-api`) is the product's
-/// descriptor, not the name (`alchemyapi` → `alchemy`), unless fewer than five letters would be
-/// left (`newsapi`, `pokeapi`, `ipapi` are names in their own right); a label of one or two
-/// characters is no name on its own and keeps its suffix, as the catalogue's slugs do for such
-/// names (`z.ai` → `z-ai`, like `checkout-com`).
+/// The owner's name in a registrable label: the whole label, as the brand is written
+/// (`rapidapi`, `weatherapi`, `exchangerate-api`, `whatsapp`: a product word such as `api`,
+/// `hq` or `app` is part of the name when it is part of the domain); only a label of one or
+/// two characters is no name on its own and keeps its suffix, as the catalogue's slugs do for
+/// such names (`z.ai` → `z-ai`, like `checkout-com`).
 fn brand(label: &str, suffix: &str) -> String {
     if label.len() <= 2 {
         return format!("{label}-{}", suffix.replace('.', "-"));
     }
-    let stem = label
-        .strip_suffix("-api")
-        .or_else(|| label.strip_suffix("api"))
-        .map(|s| s.trim_end_matches('-'));
-    match stem {
-        Some(s) if s.chars().filter(char::is_ascii_alphabetic).count() >= 5 => s.to_string(),
-        _ => label.to_string(),
-    }
+    label.to_string()
 }
 
 /// The platform that owns a private (shared) suffix: its row in [`PLATFORMS`], else the first
@@ -259,16 +252,20 @@ mod tests {
     }
 
     #[test]
-    fn the_brand_is_the_label_without_its_api_descriptor() {
+    fn the_brand_is_the_whole_label() {
+        // The API subdomain label goes; the brand stays whole, product words included.
         assert_eq!(
-            slug("eth-mainnet.alchemyapi.io"),
-            Some(("alchemy".into(), false))
+            slug("weatherbit-v1-mashape.p.rapidapi.com"),
+            Some(("rapidapi".into(), false))
         );
         assert_eq!(
             slug("v6.exchangerate-api.com"),
-            Some(("exchangerate".into(), false))
+            Some(("exchangerate-api".into(), false))
         );
-        // Too little left: the whole label is the name.
+        assert_eq!(
+            slug("api.weatherapi.com"),
+            Some(("weatherapi".into(), false))
+        );
         assert_eq!(slug("newsapi.org"), Some(("newsapi".into(), false)));
         assert_eq!(slug("pokeapi.co"), Some(("pokeapi".into(), false)));
         assert_eq!(slug("ipapi.co"), Some(("ipapi".into(), false)));

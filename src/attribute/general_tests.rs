@@ -61,10 +61,11 @@ fn a_clouds_service_domain_names_the_cloud() {
 }
 
 /// Alchemy's compute-units 429 (docs.alchemy.com, "Throughput": "Your app has exceeded its
-/// compute units per second capacity") on its `alchemyapi.io` hosts: the brand is the label
-/// without its `api` descriptor. A one-letter label keeps its suffix (built to state the rule).
+/// compute units per second capacity") on its `alchemyapi.io` hosts: a host-derived name keeps
+/// the whole label (`alchemyapi`), so the brand comes from the catalogue's row; a one-letter
+/// label keeps its suffix (built to state the rule).
 #[test]
-fn the_brand_is_the_label_without_its_descriptor() {
+fn the_brand_is_the_catalogues_or_the_whole_label() {
     let body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":429,\"message\":\"Your app has exceeded its compute units per second capacity.\"}}";
     let a = verdict(response("eth-mainnet.alchemyapi.io", 429, &[JSON], body));
     assert_eq!(who(&a), (Layer::Api, Some("alchemy")), "{:#?}", a.evidence);
@@ -253,7 +254,7 @@ fn limits_stated_in_prose_count_at_400_403_503() {
     for (status, headers, body, phrase) in [
         (
             403,
-            vec![("x-mashery-error-code", "ERR_403_DEVELOPER_OVER_RATE")],
+            vec![("content-type", "text/xml")],
             "<h1>Developer Over Rate</h1>",
             "over rate",
         ),

@@ -80,12 +80,21 @@ pub const THROTTLE_CODES: &[&str] = &[
     "rate_limit_exceeded",
     "TOO_MANY_REQUESTS",
     "too_many_requests",
+    // TIBCO/Boomi Mashery's 403 for a key over its QPS throttle or its period's allowance, in
+    // X-Mashery-Error-Code (https://developer.mashery.com/docs/read/mashery_api/20_reporting/error_codes).
+    "ERR_403_DEVELOPER_OVER_QPS",
+    "ERR_403_DEVELOPER_OVER_RATE",
 ];
 
 /// Response headers that carry a producer's error code (AWS `x-amzn-ErrorType`, Azure's
-/// `x-ms-error-code`, the AWS query protocol's `x-amz-error-code`).
-pub(super) const CODE_HEADERS: &[&str] =
-    &["x-amzn-errortype", "x-ms-error-code", "x-amz-error-code"];
+/// `x-ms-error-code`, the AWS query protocol's `x-amz-error-code`, Mashery's
+/// `X-Mashery-Error-Code`).
+pub(super) const CODE_HEADERS: &[&str] = &[
+    "x-amzn-errortype",
+    "x-ms-error-code",
+    "x-amz-error-code",
+    "x-mashery-error-code",
+];
 
 /// Why a response counts as a rate limit: the signal that decided it and what it means.
 #[derive(Debug, Clone, PartialEq)]

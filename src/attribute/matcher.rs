@@ -19,6 +19,9 @@ pub enum M {
     /// The body contains the text, compared case-insensitively (for stock wording kept as the
     /// vendor writes it); like `Body`, also tried with whitespace removed.
     Text(&'static str),
+    /// The body's own words contain the text (lower-case): the body with its URLs removed, so
+    /// a documentation link (`…/docs/rate-limiting`, `…/per-minute-quotas`) states no kind.
+    Words(&'static str),
     /// A producer's error code, as it writes it: case-sensitive, a whole token (no letter,
     /// digit or `_` on either side), in the body or an error-code header (`x-amzn-ErrorType`,
     /// `x-ms-error-code`). `RESOURCE_EXHAUSTED` and `ThrottlingException` are codes; the same
@@ -48,6 +51,8 @@ pub struct Subject<'a> {
     body_compact: String,
     /// The body was there but not recorded ([`Request::body_unknown`]).
     body_unknown: bool,
+    /// `body_lc` without its URLs, made when first asked for.
+    words: std::cell::OnceCell<String>,
 }
 
 impl<'a> Subject<'a> {
@@ -59,11 +64,18 @@ impl<'a> Subject<'a> {
             body_lc,
             body_compact,
             body_unknown: req.body_unknown(),
+            words: std::cell::OnceCell::new(),
         }
     }
 
     pub fn body_lc(&self) -> &str {
         &self.body_lc
+    }
+
+    /// The lower-cased body without its URLs: what the body says in words.
+    pub fn words(&self) -> &str {
+        self.words
+            .get_or_init(|| without_urls(&self.body_lc).into_owned())
     }
 
     /// The response's body is known to be empty (not merely unrecorded).
@@ -84,8 +96,39 @@ impl<'a> Subject<'a> {
             body_lc: self.body_lc.clone(),
             body_compact: self.body_compact.clone(),
             body_unknown: false,
+            words: self.words.clone(),
         }
     }
+}
+
+/// `text` with every URL (`http://…`, `https://…`, `www.…`, up to the next space, quote or
+/// bracket) replaced by a space: a link names a page, not the limit.
+pub fn without_urls(text: &str) -> std::borrow::Cow<'_, str> {
+    let starts = |i: usize| {
+        let rest = &text.as_bytes()[i..];
+        [&b"http://"[..], b"https://", b"www."]
+            .iter()
+            .any(|p| rest.len() >= p.len() && rest[..p.len()].eq_ignore_ascii_case(p))
+    };
+    if !(0..text.len()).any(starts) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if text.is_char_boundary(i) && starts(i) {
+            while chars
+                .peek()
+                .is_some_and(|(_, c)| !c.is_whitespace() && !"\"'<>()[]{}".contains(*c))
+            {
+                chars.next();
+            }
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 const SHOWN_VALUE: usize = 80;
@@ -235,7 +278,7 @@ impl M {
                     .collect();
                 (!hits.is_empty()).then_some(hits)
             }
-            M::Body(_) | M::Text(_) | M::Code(_) | M::BodyIs(_) => self.eval_text(s),
+            M::Body(_) | M::Text(_) | M::Words(_) | M::Code(_) | M::BodyIs(_) => self.eval_text(s),
             M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
             M::Status(code) => (s.req.status == *code).then(|| vec![format!("status {code}")]),
             M::Host(pattern) => {
@@ -278,6 +321,14 @@ impl M {
                     } else {
                         contains(&s.body_compact, needle)
                     };
+                found.then(|| vec![format!("body: \"{needle}\"")])
+            }
+            M::Words(needle) => {
+                let words = s.words();
+                let found = contains(words, needle)
+                    || with_form(needle, Form::Compact, |compact| {
+                        !compact.is_empty() && contains(&compact_lc(words), compact)
+                    });
                 found.then(|| vec![format!("body: \"{needle}\"")])
             }
             M::Text(text) => {
@@ -329,6 +380,7 @@ impl M {
             M::Not(_)
             | M::Body(_)
             | M::Text(_)
+            | M::Words(_)
             | M::Code(_)
             | M::BodyIs(_)
             | M::BodyEmpty
@@ -346,6 +398,10 @@ impl M {
             M::NamePrefix(p) => format!("a header named `{p}*`"),
             M::Body(b) => format!("body contains `{}`", b.replace('|', "\\|")),
             M::Text(t) => format!("body contains `{}`", t.replace('|', "\\|")),
+            M::Words(w) => format!(
+                "body (its links aside) contains `{}`",
+                w.replace('|', "\\|")
+            ),
             M::Code(c) => format!("code `{c}` (its case, a whole token)"),
             M::BodyIs(t) => format!("body is exactly `{}`", t.replace('|', "\\|")),
             M::BodyEmpty => "empty body".into(),
@@ -383,6 +439,22 @@ mod tests {
             0..24,
         )
         .prop_map(|v| v.concat())
+    }
+
+    #[test]
+    fn links_are_not_words() {
+        assert_eq!(
+            without_urls("see https://docs.x.com/rate-limiting for details"),
+            "see   for details"
+        );
+        assert_eq!(
+            without_urls("{\"u\":\"https://x.io/per-minute\"}"),
+            "{\"u\":\" \"}"
+        );
+        assert!(matches!(
+            without_urls("no links here"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     proptest! {

@@ -151,6 +151,11 @@ fn the_window_is_read_in_every_spelling() {
         ("too many login attempts in the last hour", 3600.0),
         ("5 requests every 10 seconds", 10.0),
         ("allowed 10000 requests within 24 hours", 86_400.0),
+        // Open-Meteo (github.com/open-meteo/open-meteo issue 439): the adverb is the window.
+        ("Minutely API request limit exceeded.", 60.0),
+        ("Hourly API request limit exceeded.", 3600.0),
+        ("too many requests, try again in one minute", 60.0),
+        ("at most 5,000 calls an hour", 3600.0),
     ] {
         assert_eq!(secs(text), Some(want), "{text}");
     }
@@ -159,6 +164,7 @@ fn the_window_is_read_in_every_spelling() {
         "see https://example.com/s/abc",
         "paper daytime",
         "upper minute hand",
+        "wait a second request",
         "{}",
     ] {
         assert_eq!(secs(text), None, "{text}");
@@ -211,6 +217,10 @@ fn in_flight_wording_is_concurrency() {
         let a = verdict(response("search.brightlane.co", 429, &[JSON], Some(body)));
         assert_eq!(a.quota, Quota::Concurrency, "{body}");
     }
+    // "N at a time" (built to state the rule).
+    let at_a_time = "{\"error\":\"Only 5 requests may be running at a time\"}";
+    let a = verdict(response("api.brightlane.co", 429, &[JSON], Some(at_a_time)));
+    assert_eq!(a.quota, Quota::Concurrency, "{:#?}", a.evidence);
     // A limit of zero with zero left counts requests in flight, not a window.
     let h = [
         JSON,
@@ -386,4 +396,46 @@ fn documented_throttling_codes_count_whatever_the_status() {
         Some(""),
     );
     assert!(!is_rate_limited(&outage));
+}
+
+// ------------------------------------------------------------------ 5. another vendor's words
+
+/// Open-Meteo's 429 (github.com/open-meteo/open-meteo issue 832) says "…request limit
+/// exceeded.", EC2's wording, and Oracle Cloud's documented 429 carries the code
+/// `TooManyRequests`, Miro's: on a host whose registrable domain names another owner, a
+/// catalogue vendor's words name nobody, and the host names the owner.
+#[test]
+fn another_vendors_words_on_an_unseen_host_name_the_host() {
+    for (host, body, slug) in [
+        (
+            "api.open-meteo.com",
+            "{\"error\":true,\"reason\":\"Daily API request limit exceeded. Please try again tomorrow.\"}",
+            "open-meteo",
+        ),
+        (
+            "iaas.us-ashburn-1.oraclecloud.com",
+            "{\"code\":\"TooManyRequests\",\"message\":\"Too many requests for the user\"}",
+            "oracle-cloud",
+        ),
+    ] {
+        let a = verdict(response(host, 429, &[JSON], Some(body)));
+        assert_eq!(
+            (a.layer, a.vendor.as_deref()),
+            (Layer::Api, Some(slug)),
+            "{host}: {:#?}",
+            a.evidence
+        );
+        assert!(
+            a.evidence
+                .iter()
+                .any(|e| e.note.contains("says an API answered, not whose")),
+            "{host}: {:#?}",
+            a.evidence
+        );
+    }
+    // A vendor-only header still names its vendor wherever it is seen (a relay passing
+    // Anthropic's answer through), and so does a body that names the vendor itself.
+    let h = [JSON, ("anthropic-ratelimit-requests-remaining", "0")];
+    let a = verdict(response("llm.brightlane.co", 429, &h, Some("{}")));
+    assert_eq!(a.vendor.as_deref(), Some("anthropic"), "{:#?}", a.evidence);
 }

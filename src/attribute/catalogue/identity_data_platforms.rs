@@ -267,4 +267,15 @@ pub(super) static PROVIDERS: &[Provider] = &[
              "HERE's 429 (recorded by the here_routing client and Home Assistant's HERE integration): the project's requests per second for that service"),
         ],
     },
+    provider! {
+        vendor: "alchemy", name: "Alchemy", category: Cloud, quota: Rate,
+        hosts: ["*.alchemyapi.io", "*.g.alchemy.com"],
+        family: "none documented; 429 JSON-RPC error \"Your app has exceeded its compute units per second capacity\"",
+        source: "https://docs.alchemy.com/reference/throughput",
+        markers: [],
+        messages: [
+            ("alchemy.msg.cups", 0.85, "exceeded its compute units per second capacity", RATE, NOS,
+             "Alchemy's throughput limit: compute units per second for the app"),
+        ],
+    },
 ];

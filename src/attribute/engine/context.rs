@@ -246,12 +246,40 @@ fn body_and_limit_headers(cx: &Ctx, shape: &Shape, fams: &[Family], v: &mut Verd
             Tag::Cand(None, Layer::Api),
         );
     }
-    if !fams.is_empty() {
+    let own_names = if fams.is_empty() {
+        own_limit_headers(&cx.req.response_headers)
+    } else {
+        Vec::new()
+    };
+    if !fams.is_empty() || !own_names.is_empty() {
         generic.push(0.3);
-        let names: Vec<&str> = fams.iter().map(|f| f.header.as_str()).take(3).collect();
+        let names: Vec<&str> = fams
+            .iter()
+            .map(|f| f.header.as_str())
+            .chain(own_names.iter().map(String::as_str))
+            .take(3)
+            .collect();
         v.ev_tag(Role::Producer, names.join(", "), "rate-limit headers: the server counts this client's requests (an API, or a gateway in front of it)", Tag::Cand(None, Layer::Api));
     }
     generic
+}
+
+/// Rate-limit headers under a service's own names, which no family parser knows
+/// (`X-Discogs-Ratelimit-Remaining`, Xero's `X-MinLimit-Remaining` and `X-Rate-Limit-Problem`):
+/// a name whose `…limit` part is followed by what the server counts (`remaining`, `used`,
+/// `reset`, `problem`). Lower-cased, at most three.
+fn own_limit_headers(h: &crate::http::headers::Headers) -> Vec<String> {
+    h.iter()
+        .map(|(n, _)| n.trim().to_ascii_lowercase())
+        .filter(|n| {
+            let tokens: Vec<&str> = n.split('-').collect();
+            tokens.windows(2).any(|w| {
+                w[0].ends_with("limit")
+                    && matches!(w[1], "remaining" | "used" | "reset" | "problem")
+            })
+        })
+        .take(3)
+        .collect()
 }
 
 /// A documented API host: if the API answered, it is this vendor's API. Origin evidence,

@@ -18,11 +18,29 @@ pub(super) fn rule_hits(cx: &Ctx, v: &mut Verdict) -> Vec<&'static str> {
         let signal = signals.join("; ");
         let share = cx.base.rule_share.get(i).copied().unwrap_or(0.0);
         let produced = match rule.proves {
-            Proves::Producer => {
-                v.add(Some(rule.vendor), rule.layer, rule.weight, Some(rule));
-                producer_hit(rule, signal, "", v);
-                true
-            }
+            Proves::Producer => match foreign_wording(cx, rule, &signal) {
+                Some(owner) => {
+                    // Words, not a name: an API answered, and the host says whose.
+                    v.add(None, Layer::Api, rule.weight, None);
+                    v.ev_tag(
+                        Role::Producer,
+                        signal,
+                        format!(
+                            "{} wrote these words too ({}), but {} is not one of its hosts and names another owner ({owner}): the wording says an API answered, not whose",
+                            vendor_name(rule.vendor),
+                            rule.source,
+                            cx.host
+                        ),
+                        Tag::Cand(None, Layer::Api),
+                    );
+                    false
+                }
+                None => {
+                    v.add(Some(rule.vendor), rule.layer, rule.weight, Some(rule));
+                    producer_hit(rule, signal, "", v);
+                    true
+                }
+            },
             Proves::ProducerIfNew => producer_if_new_hit(cx, rule, signal, share, v),
             Proves::Path => {
                 path_hit(cx, rule, signal, share, v);
@@ -38,6 +56,50 @@ pub(super) fn rule_hits(cx: &Ctx, v: &mut Verdict) -> Vec<&'static str> {
         }
     }
     producers
+}
+
+/// A catalogue vendor's wording on another owner's host: the registrable domain of the owner
+/// named instead, or `None` when the hit names its vendor. A vendor's documented message or
+/// error schema in the body (`"Request limit exceeded."`, `"code":"tooManyRequests"`) is
+/// written by many APIs; on a host the catalogue does not give to that vendor, whose own
+/// registrable domain names someone else, it names nobody. A marker that reads a header
+/// (a vendor-only header is sent by that vendor wherever it runs), a body that names the
+/// vendor itself (`platform.openai.com`), and software installed anywhere (rows without
+/// hosts) still name their vendor.
+fn foreign_wording(cx: &Ctx, rule: &'static Rule, signal: &str) -> Option<String> {
+    use super::super::{catalogue, domain};
+    if rule.layer != Layer::Api || rule.proves != Proves::Producer {
+        return None;
+    }
+    let p = catalogue::find(rule.vendor)?;
+    if p.hosts.is_empty() || p.markers.iter().all(|m| !std::ptr::eq(m, rule)) {
+        return None;
+    }
+    let mut names = Vec::new();
+    rule.when.header_names(&mut names);
+    if !names.is_empty()
+        || cx
+            .base
+            .owner(crate::http::url::split(&cx.req.url).path)
+            .is_some()
+    {
+        return None;
+    }
+    let owner = domain::host_vendor(&cx.base.host)?;
+    let vendor = |slug: &str| slug.replace('-', "");
+    let named = |who: &str| {
+        let who = vendor(who);
+        who == vendor(&owner.slug)
+            || signal
+                .to_ascii_lowercase()
+                .replace(['-', ' '], "")
+                .contains(&who)
+    };
+    let parent = catalogue::parent(rule.vendor).unwrap_or(rule.vendor);
+    if named(rule.vendor) || named(parent) || named(&p.name.to_ascii_lowercase()) {
+        return None;
+    }
+    Some(owner.domain)
 }
 
 /// A producer marker: a candidate for the rule's vendor and layer.

@@ -566,6 +566,7 @@ fn read_header_names() -> Vec<&'static str> {
             M::Not(m) => walk(m, out),
             M::Body(_)
             | M::Text(_)
+            | M::Words(_)
             | M::Code(_)
             | M::BodyIs(_)
             | M::BodyEmpty

@@ -196,7 +196,7 @@ fn product_kind(x: &Inputs, provider: Option<&Provider>, cues: &mut Cues) {
         }
     }
     if x.winner_rule.is_none() && x.layer != Layer::Unknown && x.subj.req.status == 429 {
-        if x.subj.body_lc().contains("quota") {
+        if x.subj.words().contains("quota") {
             // Google says "quota" of per-minute limits, others of daily ones: the word alone
             // states no kind, and a guess would flip the advice.
             cues.push(7, Quota::Unknown, "body: \"quota\"", "the body speaks of a quota but states neither its window nor its kind: not guessed (a per-minute quota and a daily one need opposite advice) [Q5]");
@@ -232,6 +232,11 @@ pub(crate) fn stated_window(body: &str) -> Option<(String, f64)> {
             ),
             // RPS, RPM, RPH, RPD, QPS, QPM, QPD, as written
             r"\b((?:RP|QP)(S|M|H|D))\b".to_string(),
+            // Minutely, hourly, daily limits (Open-Meteo's "Minutely API request limit")
+            r"(?i)\b((secondly|minutely|hourly|daily|weekly|monthly|yearly|annual|annually))\b"
+                .to_string(),
+            // one minute, an hour, each day ("a second" is as often the ordinal: not read)
+            r"(?i)\b((?:one|an?|each)\s+(minute|hour|day|week|month|year))\b".to_string(),
         ]
         .iter()
         .map(|p| Regex::new(p).expect("a valid window pattern"))
@@ -260,13 +265,13 @@ pub(crate) fn stated_window(body: &str) -> Option<(String, f64)> {
 fn unit_seconds(unit: &str) -> Option<f64> {
     let u = unit.to_ascii_lowercase();
     let s = match u.trim_end_matches('s') {
-        "" | "sec" | "second" => 1.0,
-        "m" | "min" | "minute" => 60.0,
-        "h" | "hr" | "hour" => 3600.0,
-        "d" | "day" => 86_400.0,
-        "wk" | "week" => 7.0 * 86_400.0,
-        "mo" | "month" => 30.0 * 86_400.0,
-        "year" => 365.0 * 86_400.0,
+        "" | "sec" | "second" | "secondly" => 1.0,
+        "m" | "min" | "minute" | "minutely" => 60.0,
+        "h" | "hr" | "hour" | "hourly" => 3600.0,
+        "d" | "day" | "daily" => 86_400.0,
+        "wk" | "week" | "weekly" => 7.0 * 86_400.0,
+        "mo" | "month" | "monthly" => 30.0 * 86_400.0,
+        "year" | "yearly" | "annual" | "annually" => 365.0 * 86_400.0,
         _ => return None,
     };
     Some(s)
@@ -278,7 +283,7 @@ fn body_window(subj: &Subject, cues: &mut Cues) {
     let Some(body) = subj.req.body_excerpt.as_deref() else {
         return;
     };
-    let Some((words, secs)) = stated_window(body) else {
+    let Some((words, secs)) = stated_window(&super::super::matcher::without_urls(body)) else {
         return;
     };
     let span = fmt_duration_ms(secs * 1000.0);
