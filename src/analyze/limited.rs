@@ -20,6 +20,7 @@ use std::sync::Arc;
 /// not SipHash, which was most of a cache lookup.
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
+pub mod held;
 pub mod pool;
 pub mod spill;
 
@@ -27,6 +28,8 @@ use pool::Pool;
 
 #[derive(Debug, Default)]
 pub struct Rows {
+    /// By row id (after [`Rows::sort`]; before, while rows are held, the rows from
+    /// [`held::Held::written`] on).
     pub rows: Vec<Row>,
     /// Row ids of the rate-limited rows in the merged order (after [`Rows::sort`]).
     pub order: Vec<u32>,
@@ -38,15 +41,28 @@ pub struct Rows {
     /// The latest distinct Retry-Afters, shared by the rows that state the same: a long
     /// incident's 429s mostly say one of a few (each ≈ 150 bytes).
     retry_afters: Vec<Arc<RetryAfter>>,
+    /// Rows written to a temporary file as they come (following a log: [`Rows::hold`]),
+    /// read back by [`Rows::sort`].
+    held: Option<held::Held>,
+    /// What went wrong with the held rows' file, once they are read back.
+    held_error: Option<String>,
 }
 
 /// Distinct Retry-Afters [`Rows`] keeps at hand to share (the least recent is let go).
 const RETRY_AFTERS_SHARED: usize = 16;
 
 impl Rows {
+    /// From now on, rows go to a temporary file `chunk` at a time until [`Rows::sort`] (a
+    /// followed log: its memory would grow with every 429 read). Set before any row is kept.
+    pub fn hold(&mut self, chunk: usize) {
+        debug_assert!(self.rows.is_empty(), "rows are held from the first one");
+        self.held = Some(held::Held::new(chunk));
+    }
+
     /// Keep a response; returns its row id for the event.
     pub fn push(&mut self, ev: &Event, kind: Kept, r: Box<Request>) -> u32 {
-        let id = self.rows.len() as u32;
+        let first = self.held.as_ref().map_or(0, |h| h.written);
+        let id = first + self.rows.len() as u32;
         let retry_after = self.share(retry_after::from_headers(&r.response_headers, r.started));
         self.rows.push(Row {
             t_us: ev.t_us,
@@ -65,19 +81,43 @@ impl Rows {
         } else {
             spill::Stored::None
         });
+        if let Some(h) = self.held.as_mut() {
+            h.offer(&mut self.rows, &mut self.records);
+        }
         id
     }
 
-    /// The temporary file of records failed: what happened, and what it cost (records kept in
-    /// memory instead, or rows that could not be read back and are missing from the list).
+    /// The held rows, back in memory before the ones kept since (in row-id order).
+    fn read_back(&mut self) {
+        let Some(mut h) = self.held.take() else {
+            return;
+        };
+        let (mut rows, mut records) = h.read_back(&mut |ra| self.share(ra));
+        rows.append(&mut self.rows);
+        records.append(&mut self.records);
+        (self.rows, self.records) = (rows, records);
+        self.held_error = h.error.map(|e| match h.lost {
+            0 => format!("{e}; the rate-limited rows were kept in memory instead"),
+            n => format!(
+                "{e}: {n} kept responses could not be read back and are missing from the list"
+            ),
+        });
+    }
+
+    /// A temporary file (of records, or of held rows) failed: what happened, and what it cost
+    /// (kept in memory instead, or rows that could not be read back and are missing from the
+    /// list).
     pub fn spill_error(&self) -> Option<String> {
-        let e = self.spill.error.as_deref()?;
-        Some(match self.spill.lost {
+        let records = self.spill.error.as_deref().map(|e| match self.spill.lost {
             0 => format!("{e}; the rate-limited records were kept in memory instead"),
             n => format!(
                 "{e}: {n} rate-limited responses could not be read back and are missing from the list"
             ),
-        })
+        });
+        match (records, self.held_error.clone()) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        }
     }
 
     /// One copy of `ra` for every row that states the same.
@@ -101,6 +141,7 @@ impl Rows {
     /// the spare room of the grown vectors is given back (a quarter of it on average, for the
     /// rest of the run).
     pub fn sort(&mut self, key: impl Fn(i64, u16, u64) -> SampleKey) {
+        self.read_back();
         self.rows.shrink_to_fit();
         self.records.shrink_to_fit();
         let mut order: Vec<u32> = (0..self.rows.len() as u32)

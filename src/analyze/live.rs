@@ -12,10 +12,10 @@
 //! + 1 hosts each, and at most [`MAX_HOSTS`] host names (further hosts are counted together as
 //!   [`OTHER_HOSTS`]); a bucket older than the span is dropped as time moves; [`now`] states its
 //!   own bounds. The full analysis keeps counters per distinct host, client, credential and
-//!   endpoint plus a small row per rate-limited response (see [`super::collect`]); its events
-//!   and the rate-limited records wait in temporary files. It makes no first pass while the
-//!   log is written (that pass holds each operation key's history): the replays run over the
-//!   spilled events when the following stops.
+//!   endpoint; its events, the rate-limited records and their rows wait in temporary files
+//!   (the rows: [`super::limited::held`], read back when the report is made). It makes no
+//!   first pass while the log is written (that pass holds each operation key's history): the
+//!   replays run over the spilled events when the following stops.
 
 use super::collect::Collector;
 use super::event::{self, flag, Event, Mapped, Shared};
@@ -448,6 +448,8 @@ impl Following {
         let arcs: Vec<Arc<str>> = names.iter().map(|p| Arc::from(p.as_str())).collect();
         let mut c = Collector::new(arcs, shared.clone());
         c.streaming = true;
+        // The kept rows (one per 429) wait in a temporary file, not in memory, until the end.
+        c.rows.hold(super::limited::held::CHUNK);
         for i in 0..names.len() {
             c.start_input(i);
             // No first pass while the log is written: its per-host cadences hold every

@@ -219,20 +219,20 @@ impl Spill {
     }
 }
 
-fn put_u32(b: &mut Vec<u8>, v: u32) {
+pub(super) fn put_u32(b: &mut Vec<u8>, v: u32) {
     b.extend_from_slice(&v.to_le_bytes());
 }
 
-fn put_u64(b: &mut Vec<u8>, v: u64) {
+pub(super) fn put_u64(b: &mut Vec<u8>, v: u64) {
     b.extend_from_slice(&v.to_le_bytes());
 }
 
-fn put_str(b: &mut Vec<u8>, s: &str) {
+pub(super) fn put_str(b: &mut Vec<u8>, s: &str) {
     put_u64(b, s.len() as u64);
     b.extend_from_slice(s.as_bytes());
 }
 
-fn put_opt_str(b: &mut Vec<u8>, s: &Option<String>) {
+pub(super) fn put_opt_str(b: &mut Vec<u8>, s: &Option<String>) {
     match s {
         None => b.push(0),
         Some(s) => {
@@ -242,7 +242,7 @@ fn put_opt_str(b: &mut Vec<u8>, s: &Option<String>) {
     }
 }
 
-fn put_opt_f64(b: &mut Vec<u8>, v: Option<f64>) {
+pub(super) fn put_opt_f64(b: &mut Vec<u8>, v: Option<f64>) {
     match v {
         None => b.push(0),
         Some(v) => {
@@ -341,10 +341,10 @@ fn encode(r: &Request, source: u32, b: &mut Vec<u8>) {
 }
 
 /// Reads what [`encode`] wrote.
-struct Cursor<'a>(&'a [u8]);
+pub(super) struct Cursor<'a>(pub(super) &'a [u8]);
 
 impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(super) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         if self.0.len() < n {
             return None;
         }
@@ -352,33 +352,33 @@ impl<'a> Cursor<'a> {
         self.0 = rest;
         Some(a)
     }
-    fn u8(&mut self) -> Option<u8> {
+    pub(super) fn u8(&mut self) -> Option<u8> {
         self.take(1).map(|b| b[0])
     }
-    fn u16(&mut self) -> Option<u16> {
+    pub(super) fn u16(&mut self) -> Option<u16> {
         self.take(2)?.try_into().ok().map(u16::from_le_bytes)
     }
-    fn u32(&mut self) -> Option<u32> {
+    pub(super) fn u32(&mut self) -> Option<u32> {
         self.take(4)?.try_into().ok().map(u32::from_le_bytes)
     }
-    fn u64(&mut self) -> Option<u64> {
+    pub(super) fn u64(&mut self) -> Option<u64> {
         self.take(8)?.try_into().ok().map(u64::from_le_bytes)
     }
-    fn str(&mut self) -> Option<&'a str> {
+    pub(super) fn str(&mut self) -> Option<&'a str> {
         let n = usize::try_from(self.u64()?).ok()?;
         std::str::from_utf8(self.take(n)?).ok()
     }
-    fn string(&mut self) -> Option<String> {
+    pub(super) fn string(&mut self) -> Option<String> {
         self.str().map(str::to_string)
     }
-    fn opt_string(&mut self) -> Option<Option<String>> {
+    pub(super) fn opt_string(&mut self) -> Option<Option<String>> {
         match self.u8()? {
             0 => Some(None),
             1 => Some(Some(self.string()?)),
             _ => None,
         }
     }
-    fn opt_f64(&mut self) -> Option<Option<f64>> {
+    pub(super) fn opt_f64(&mut self) -> Option<Option<f64>> {
         match self.u8()? {
             0 => Some(None),
             1 => Some(Some(f64::from_bits(self.u64()?))),
