@@ -86,13 +86,14 @@ fn head(h: &str) -> Result<Head<'_>, &'static str> {
             addr: t(1),
             user: t(3),
         }),
-        // A layout that adds fields after the client or drops one (`$host $remote_addr -
-        // $request_id -`, `$remote_addr - [...]`): the client is the first address, only a
-        // virtual host may stand before it, and the last field is the user.
-        n @ 2..=5 => {
+        // A layout that adds fields after the client or drops some (`$host $remote_addr -
+        // $request_id -`, `$remote_addr - [...]`, `$remote_addr [...]`): the client is the
+        // first address, only a virtual host may stand before it, and the last field (if any
+        // follows the client) is the user.
+        n @ 1..=5 => {
             let k = if is_ip(t(0)) {
                 0
-            } else if hostlike(t(0)) && is_ip(t(1)) {
+            } else if n > 1 && hostlike(t(0)) && is_ip(t(1)) {
                 1
             } else {
                 return Err("not `address ident user` before the time or request");
@@ -107,10 +108,19 @@ fn head(h: &str) -> Result<Head<'_>, &'static str> {
     }
 }
 
-/// An IP address, or a list of them whose first is one (`10.0.0.2, 10.0.0.1`).
+/// An IP address, or a list of them whose first is one (`10.0.0.2, 10.0.0.1`), quoted or not
+/// (nginx's `"$http_x_forwarded_for"`).
 fn is_ip(v: &str) -> bool {
+    let v = unquote(v);
     let first = v.split(',').next().unwrap_or(v).trim();
     first.parse::<std::net::IpAddr>().is_ok()
+}
+
+/// `v` without the double quotes around it, if it has them.
+fn unquote(v: &str) -> &str {
+    v.strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .unwrap_or(v)
 }
 
 /// A virtual host as `%v` or `%v:%p` logs it (not a timestamp a wrapper put first).
@@ -146,15 +156,21 @@ fn is_address_list(v: &str) -> bool {
 /// Read one line of the CLF family by its shape.
 pub fn parse(line: &str) -> Result<(Fields<'_>, SignalInputs<'_>), LineError> {
     let b = line.as_bytes();
-    let q = memchr::memchr(b'"', b).ok_or("no quoted request line")?;
+    let open = time_open(line);
+    let q = open
+        .and_then(|t| memchr::memchr(b'"', &b[t..]).map(|k| t + k))
+        .or_else(|| memchr::memchr(b'"', b))
+        .ok_or("no quoted request line")?;
     let mut f = Fields::default();
     let mut sig = SignalInputs::default();
     // `[time]` before the request, if any.
-    let (head_end, req_at) = match memchr::memchr(b'[', &b[..q]) {
+    let (head_end, req_at) = match open {
         Some(t) => {
             let close = t + memchr::memchr(b']', &b[t..q]).ok_or("an unclosed `[`")?;
             let stamp = time::clf(&b[t + 1..close]).ok_or("the [time] is not a CLF time")?;
-            if !line[close + 1..q].trim().is_empty() {
+            // A field a LogFormat adds between them (Gandi's `(%T s)` duration) is skipped;
+            // a quoted one would be taken for the request, so only bare text is.
+            if !between_time_and_request(&line[close + 1..q]) {
                 return Err("text between the time and the request".into());
             }
             f.time = Some(Stamp::End(stamp));
@@ -188,7 +204,7 @@ pub fn parse(line: &str) -> Result<(Fields<'_>, SignalInputs<'_>), LineError> {
         f.host = Some(Cow::Borrowed(v));
     }
     if h.addr != "-" {
-        f.client_ip = Some(Cow::Borrowed(h.addr));
+        f.client_ip = Some(Cow::Borrowed(unquote(h.addr)));
     }
     if h.user != "-" {
         f.remote_user = Some(Cow::Borrowed(h.user));
@@ -196,6 +212,33 @@ pub fn parse(line: &str) -> Result<(Fields<'_>, SignalInputs<'_>), LineError> {
     f.request_line = Some(escape::backslash(request));
     tail(rest, &mut f, &mut sig);
     Ok((f, sig))
+}
+
+/// Where the `[time]` opens: the first `[` outside quotes, where the only quoted text before
+/// it is an address list (nginx's `"$http_x_forwarded_for"` before the client); `None` when
+/// the request's quote comes first.
+fn time_open(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while let Some(k) = memchr::memchr2(b'"', b'[', &b[i..]) {
+        let j = i + k;
+        if b[j] == b'[' {
+            return Some(j);
+        }
+        let (inner, end) = quoted(line, j)?;
+        if !is_address_list(inner) || inner.is_empty() {
+            return None;
+        }
+        i = end;
+    }
+    None
+}
+
+/// Up to two short fields between the `[time]` and the quoted request: nothing, or a
+/// duration or id a LogFormat put there (`(0 s)`, `12ms`), never a `[` or `]`.
+fn between_time_and_request(v: &str) -> bool {
+    let v = v.trim();
+    v.is_empty() || (v.len() <= 24 && v.split(' ').count() <= 2 && !v.contains(['[', ']']))
 }
 
 /// The next space-separated token of `rest` (not quoted).
@@ -278,6 +321,19 @@ mod tests {
             f.client_ip.as_deref(),
             Some("10.0.0.2, 10.0.0.1, 85.181.35.98")
         );
+        // A quoted X-Forwarded-For list after the virtual host, then the peer address
+        // (elastic/integrations' nginx test-test-with-host.log).
+        let (f, _) = parse(r#"example.com:80 "10.5.102.222, 199.96.1.1" 10.2.1.185 - - [22/Jan/2016:13:18:29 +0000] "GET /a HTTP/1.1" 200 25507 "-" "Amazon CloudFront""#).unwrap();
+        assert_eq!(
+            (f.host.as_deref(), f.client_ip.as_deref()),
+            (Some("example.com:80"), Some("10.5.102.222, 199.96.1.1"))
+        );
+        // A field between the time and the request (Gandi's `(%T s)`; matomo's gandi.log).
+        let (f, _) = parse(r#"www.example.com 1.2.3.4 - theuser [10/Feb/2012:16:42:07 -0500] (0 s) "GET / HTTP/1.1" 301 368 "-" "UA""#).unwrap();
+        assert_eq!(
+            (f.status, f.host.as_deref()),
+            (Some(301), Some("www.example.com"))
+        );
         // No time (inside syslog), status and bytes then a duration.
         assert_eq!(
             st(r#"127.0.0.1 - - "GET /bad.foo HTTP/1.1" 404 65508 4.386"#),
@@ -287,6 +343,12 @@ mod tests {
         let (f, _) = parse(r#"example.com 192.168.1.10 - req001 - [29/Jul/2023:10:26:06 -0700] "GET / HTTP/1.1" 400 157 "-" "-""#).unwrap();
         assert_eq!(f.host.as_deref(), Some("example.com"));
         assert_eq!(f.client_ip.as_deref(), Some("192.168.1.10"));
+        // Neither ident nor user (lnav's logfile_bad_access_log.0).
+        let (f, _) = parse(r#"192.168.202.254 [20/Jul/2009:22:59:29 +0000] "GET /vmkboot.gz HTTP/1.0" 404 46210 "-" "gPXE/0.9.7""#).unwrap();
+        assert_eq!(
+            (f.client_ip.as_deref(), f.status, f.remote_user),
+            (Some("192.168.202.254"), Some(404), None)
+        );
         let (f, _) = parse(r#"192.168.1.1 - [08/Jun/2020:08:04:43 +0000] "GET /api/test HTTP/1.1" 200 100 "-" "curl/7.68.0""#).unwrap();
         assert_eq!(
             (f.client_ip.as_deref(), f.status),
@@ -342,6 +404,8 @@ mod tests {
             r#"a 10.0.0.1 b c d e [01/Jan/2020:00:00:00 +0000] "GET / HTTP/1.1" 200 1"#,
             r#"web01 app 10.0.0.1 - - [01/Jan/2020:00:00:00 +0000] "GET / HTTP/1.1" 200 1"#,
             r#"1.2.3.4 - - [01/Jan/2020:00:00:00 +0000] "GET / HTTP/1.1" abc 1"#,
+            r#"1.2.3.4 - - [01/Jan/2020:00:00:00 +0000] [x] "GET / HTTP/1.1" 200 1"#,
+            r#"1.2.3.4 - - [01/Jan/2020:00:00:00 +0000] a b c "GET / HTTP/1.1" 200 1"#,
         ] {
             assert!(parse(l).is_err(), "{l}");
         }

@@ -175,8 +175,12 @@ pub fn trailing<'a>(rest: &'a str, f: &mut Fields<'a>, sig: &mut SignalInputs<'a
             } else {
                 Cow::Borrowed(p.value)
             };
-            if let Ok(true) = assign(p.key, p.value, decoded, f, sig) {
-                n += 1;
+            match assign(p.key, p.value, decoded, f, sig) {
+                Ok(true) => n += 1,
+                Ok(false) if f.unread.len() < super::record::UNREAD_MAX => {
+                    f.unread.push(Cow::Borrowed(p.key))
+                }
+                _ => {}
             }
         }
     }

@@ -60,9 +60,38 @@ pub struct Fields<'a> {
     /// The response body's logged length in bytes: 0 says the body was empty; otherwise it
     /// was not recorded (an access log never holds the body).
     pub body_bytes: Option<u64>,
+    /// Names of `name=value` fields after the layout that no rule reads (`us=429` for
+    /// `$upstream_status` under a name of the config's choosing), at most [`UNREAD_MAX`]:
+    /// a line that says nobody answered says these were there.
+    pub unread: Vec<Text<'a>>,
 }
 
+/// How many unread field names a line keeps for its evidence.
+pub const UNREAD_MAX: usize = 6;
+
 /// A log value that means "nothing": nginx/Envoy/ALB/W3C write `-`, JSON writes `""`.
+/// What a line that names no answering layer adds when it had fields no rule read: their
+/// names (only names made of identifier characters are echoed) and the flag that reads them.
+pub fn unread_hint(names: &[Text<'_>]) -> String {
+    let shown: Vec<&str> = names
+        .iter()
+        .map(|n| n.as_ref())
+        .filter(|n| {
+            n.len() <= 32
+                && n.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+        })
+        .collect();
+    let list = if shown.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", shown.join(", "))
+    };
+    format!(
+        "; this line has fields the format does not name{list}: if one is the upstream's status, pass your log format with --log-format to read it"
+    )
+}
+
 pub fn present(v: &str) -> bool {
     !(v.is_empty() || v == "-")
 }
@@ -218,6 +247,11 @@ impl Fields<'_> {
             extra: own_pairs(self.extra),
             signal: self.signal,
             body_bytes: self.body_bytes,
+            unread: self
+                .unread
+                .into_iter()
+                .map(|n| Cow::Owned(n.into_owned()))
+                .collect(),
         }
     }
 }
@@ -457,8 +491,13 @@ impl<'a> Fields<'a> {
 
         if status >= 400 {
             let sig = self.signal.or_else(|| {
-                cv.no_signal
-                    .map(|rule| rule.signal("no field on this line says who answered".to_string()))
+                cv.no_signal.map(|rule| {
+                    let mut s = rule.signal("no field on this line says who answered".to_string());
+                    if !self.unread.is_empty() {
+                        s.note.push_str(&unread_hint(&self.unread));
+                    }
+                    s
+                })
             });
             // The field was checked against its grammar; the redactor is the second net.
             r.layer_signal = sig.map(|mut s| {

@@ -496,6 +496,50 @@ fn iis_from_beats_fixture_and_its_own_limit() {
 }
 
 #[test]
+fn iis_without_fields_in_a_subset_no_preset_names_is_read_by_shape() {
+    // elastic/integrations' iis test-iis-access-cookie-bytes-split.log: cookie, referer and
+    // both byte counts, an X-Forwarded-For last, no #Fields (no preset of IIS has this set).
+    let line = "2026-07-06 18:36:16 10.177.11.164 POST /apps/r.aspx RequirementId=1283 443 jdoe@example.com 10.177.2.242 Mozilla/5.0+(Windows+NT+10.0) SESSION_ID=e4;+DeviceWidth=0 https://example.com/apps/r.aspx 429 0 0 20123 36264 597 203.0.113.10";
+    let o = read_lines(&format!("{line}\n"), Format::W3c);
+    assert_eq!(o.requests.len(), 1, "{:?}", o.warnings);
+    let r = &o.requests[0];
+    assert_eq!((r.method.as_str(), r.status), ("POST", 429));
+    assert_eq!(r.duration_ms, Some(597.0));
+    assert_eq!(r.client.client_ip.as_deref(), Some("203.0.113.10"));
+    assert_eq!(
+        o.creator.as_deref(),
+        Some("W3C extended (IIS fields by shape, no #Fields)")
+    );
+    // Sniffed too, and the documented defaults still win where they fit.
+    let (_, label) = one(line);
+    assert_eq!(label, "W3C extended (IIS fields by shape, no #Fields)");
+    let (_, label) = one(IIS.lines().nth(4).unwrap());
+    assert_eq!(label, "W3C extended (IIS 7 default fields, no #Fields)");
+}
+
+#[test]
+fn a_line_that_names_no_layer_says_which_of_its_fields_were_not_read() {
+    // samples/nginx-incident.log's layout without --log-format: `us=` is its upstream status
+    // under a name no rule knows; the evidence says so and names the flag that reads it.
+    let line = r#"10.2.0.13 - - [02/Mar/2026:02:00:00 +0000] "GET /v1/items/206 HTTP/1.1" 429 18 "-" "python-requests/2.31.0" rt=0.002 us=429 rid=1e9667c2 host=api.example.com"#;
+    let (r, _) = one(line);
+    let note = &r.layer_signal.as_ref().unwrap().note;
+    assert!(
+        note.contains("fields the format does not name (us, rid)"),
+        "{note}"
+    );
+    assert!(note.contains("--log-format"), "{note}");
+    // A line whose every field is read says nothing more.
+    let (r, _) = one(&line.replace(" us=429 rid=1e9667c2", ""));
+    assert!(!r
+        .layer_signal
+        .as_ref()
+        .unwrap()
+        .note
+        .contains("--log-format"));
+}
+
+#[test]
 fn w3c_dynamic_ip_restrictions_other_deny_actions_and_their_kind_of_limit() {
     // denyAction Unauthorized / NotFound answer 401 / 404 with the same substatus [W6]; 501 is
     // the concurrent-request limit, 502 the request rate (the IIS status-code table [W5]).

@@ -39,6 +39,8 @@ pub struct Header {
     result_type: Option<usize>,
     /// Set for a documented default read without a `#Fields:` directive.
     default_label: Option<&'static str>,
+    /// No fixed list: each line's fields are named by their shape ([`iis_by_shape`]).
+    by_shape: bool,
 }
 
 /// IIS's default field set, written in the W3C log's field order [W1]. IIS 7's
@@ -121,6 +123,86 @@ fn uri_host(uri: Option<&str>) -> Option<&str> {
     Some(u.split('/').next().unwrap_or(u)).filter(|h| !h.is_empty())
 }
 
+/// The names of an IIS record's fields when no `#Fields:` directive says them: IIS writes
+/// any subset of its fields, always in the one order of [`IIS_ALL`] with custom fields last
+/// [W1], so the record's anchors place the rest — the date and time first, the method (a
+/// token followed by a path), `sc-status sc-substatus sc-win32-status` (three numbers, the
+/// first of three digits) — and how many fields stand between two anchors says which of the
+/// optional ones are there.
+pub fn iis_by_shape(cols: &[&str]) -> Option<String> {
+    let ip = |v: &str| v.parse::<std::net::IpAddr>().is_ok();
+    let num = |v: &str| !v.is_empty() && v.bytes().all(|c| c.is_ascii_digit());
+    let date = cols.first()?.as_bytes();
+    if !(date.len() == 10 && date[4] == b'-' && date[7] == b'-') || cols.len() < 10 {
+        return None;
+    }
+    let m = (2..cols.len().min(6))
+        .find(|&i| is_method(cols[i]) && cols.get(i + 1).is_some_and(|p| p.starts_with('/')))?;
+    let mut names: Vec<&str> = vec!["date", "time"];
+    names.extend(match (m - 2, ip(cols[m - 1])) {
+        (0, _) => &[][..],
+        (1, true) => &["s-ip"][..],
+        (1, false) => &["s-sitename"][..],
+        (2, true) => &["s-sitename", "s-ip"][..],
+        (2, false) => &["s-sitename", "s-computername"][..],
+        _ => &["s-sitename", "s-computername", "s-ip"][..],
+    });
+    names.extend([
+        "cs-method",
+        "cs-uri-stem",
+        "cs-uri-query",
+        "s-port",
+        "cs-username",
+        "c-ip",
+    ]);
+    let client = m + 5;
+    if !cols.get(m + 3).is_some_and(|p| num(p)) || client >= cols.len() {
+        return None;
+    }
+    let st = (client + 1..cols.len().saturating_sub(2))
+        .find(|&i| cols[i].len() == 3 && num(cols[i]) && num(cols[i + 1]) && num(cols[i + 2]))?;
+    let mut between = client + 1..st;
+    if cols
+        .get(between.start)
+        .is_some_and(|v| v.starts_with("HTTP/"))
+    {
+        names.push("cs-version");
+        between.start += 1;
+    }
+    names.extend(match between.len() {
+        0 => &[][..],
+        1 => &["cs(User-Agent)"][..],
+        2 => &["cs(User-Agent)", "cs(Referer)"][..],
+        3 => &["cs(User-Agent)", "cs(Cookie)", "cs(Referer)"][..],
+        4 => &["cs(User-Agent)", "cs(Cookie)", "cs(Referer)", "cs-host"][..],
+        _ => return None,
+    });
+    names.extend(["sc-status", "sc-substatus", "sc-win32-status"]);
+    let after = cols.len() - (st + 3);
+    names.extend(match after {
+        0 => &[][..],
+        1 => &["time-taken"][..],
+        2 => &["sc-bytes", "time-taken"][..],
+        _ => &["sc-bytes", "cs-bytes", "time-taken"][..],
+    });
+    // Custom fields: an address list is the X-Forwarded-For IIS Manager adds.
+    let mut custom = Vec::new();
+    for (k, v) in cols.iter().enumerate().skip(st + 6) {
+        let xff = v.split(',').next().is_some_and(|a| ip(a.trim()));
+        custom.push(if xff {
+            "X-Forwarded-For".to_string()
+        } else {
+            format!("x-custom-{k}")
+        });
+    }
+    let mut out = names.join(" ");
+    for c in custom {
+        out.push(' ');
+        out.push_str(&c);
+    }
+    Some(out)
+}
+
 /// A request method as W3C logs write it.
 fn is_method(v: &str) -> bool {
     !v.is_empty() && v.len() <= 24 && v.bytes().all(super::escape::is_tchar)
@@ -168,6 +250,7 @@ impl Header {
             request_id: idx(&["x-edge-request-id"]),
             result_type: idx(&["x-edge-result-type"]),
             default_label: None,
+            by_shape: false,
             names,
         };
         if h.status.is_none() {
@@ -206,6 +289,13 @@ impl Header {
                 IIS6_DEFAULT,
                 "W3C extended (IIS 6 default fields, no #Fields)",
             ),
+            Header {
+                names: vec!["(IIS fields named by their shape)".to_string()],
+                status: Some(0),
+                default_label: Some("W3C extended (IIS fields by shape, no #Fields)"),
+                by_shape: true,
+                ..Header::default()
+            },
         ]
     }
 
@@ -258,6 +348,15 @@ impl Header {
     }
 
     pub fn parse_line<'a>(&self, line: &'a str) -> Result<Fields<'a>, LineError> {
+        if self.by_shape {
+            let mut cols: [&str; 64] = [""; 64];
+            let n = split(line, &mut cols);
+            let names = iis_by_shape(&cols[..n])
+                .ok_or("not the fields of an IIS record (date, time, method, path, status)")?;
+            let mut h = Header::parse(&names)?;
+            h.default_label = self.default_label;
+            return h.parse_line(line);
+        }
         if self.names.is_empty() {
             return Err("a log line before any #Fields: directive".into());
         }

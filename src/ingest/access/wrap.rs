@@ -4,8 +4,9 @@
 //!
 //! - Docker's `json-file` driver: `{"log":"<line>\n","stream":"stdout","time":"<RFC 3339>"}`.
 //! - Log shippers' JSON with the raw line under `message` (Filebeat, Logstash, Vector) or `log`
-//!   (Fluent Bit, Fluentd), and journald's JSON export (`MESSAGE`, `__REALTIME_TIMESTAMP` in
-//!   µs, `_HOSTNAME`).
+//!   (Fluent Bit, Fluentd), `line` (Loki's `logcli --output jsonl`), `short_message` (GELF),
+//!   `textPayload` (a Google Cloud Logging entry), and journald's JSON export (`MESSAGE`,
+//!   `__REALTIME_TIMESTAMP` in µs, `_HOSTNAME`).
 //! - CRI (containerd, CRI-O; what the kubelet writes under `/var/log/pods`):
 //!   `<RFC 3339 time> <stdout|stderr> <P|F> <line>`, where `P` marks a part of a line the
 //!   runtime split and `F` its last part: parts are joined before the line is read.
@@ -356,8 +357,13 @@ fn json(line: &str) -> Option<(Unwrapped<'_>, JsonKind)> {
                 JsonKind::Shipper
             },
         )
-    } else if let Some(m) = text(&o, "line").or_else(|| text(&o, "short_message")) {
-        // Loki's `logcli --output jsonl` (`line`), Graylog's GELF (`short_message`).
+    } else if let Some(m) = text(&o, "line")
+        .or_else(|| text(&o, "short_message"))
+        .or_else(|| text(&o, "textPayload"))
+    {
+        // Loki's `logcli --output jsonl` (`line`), Graylog's GELF (`short_message`), a Google
+        // Cloud Logging entry of a container's text output (`textPayload`, as a log sink
+        // exports it).
         (m, JsonKind::Shipper)
     } else {
         return None;
@@ -503,6 +509,12 @@ mod tests {
             serde_json::to_string(NGINX).unwrap()
         );
         assert_eq!(inner(Wrapper::Json(JsonKind::Shipper), &loki).line, NGINX);
+        let gcp = format!(
+            r#"{{"textPayload":{},"resource":{{"type":"k8s_container"}},"timestamp":"2024-10-10T13:55:36.5Z"}}"#,
+            serde_json::to_string(NGINX).unwrap()
+        );
+        let u = inner(Wrapper::Json(JsonKind::Shipper), &gcp);
+        assert_eq!((u.line.as_ref(), u.time.is_some()), (NGINX, true));
     }
 
     #[test]
