@@ -10,6 +10,7 @@
 //! the timeline is bucketed, tables are capped with a note.
 
 use super::color::severity_word;
+use super::markup::esc;
 use super::svg;
 use super::verdict::{self, action_words};
 use super::Style;
@@ -85,25 +86,6 @@ document.querySelectorAll("table.sortable").forEach(function(t){
 });
 document.body.dataset.ready="1";
 "#;
-
-/// Escape text for HTML content and double- or single-quoted attributes; control characters
-/// (other than tab and newline) become U+FFFD.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' => out.push(c),
-            c if c.is_control() => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 fn hash(s: &str) -> String {
     let d = Sha256::digest(s.as_bytes());

@@ -32,6 +32,25 @@ pub fn table(out: &mut String, m: &dyn Markup, columns: &[Column<'_>], rows: &[V
     m.foot(out);
 }
 
+/// Escape text for HTML content and double- or single-quoted attributes; control characters
+/// (other than tab and newline) become U+FFFD.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' => out.push(c),
+            c if c.is_control() => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 //!
 //! Every element has a `<title>` for hover text; size is bounded by the overview's bucket cap.
 
-use super::html::esc;
+use super::markup::esc;
 use crate::attribute::Layer;
 use crate::overview::{layer_slot, Overview, LAYER_ORDER};
 use crate::report::Report;
