@@ -15,6 +15,7 @@ mod general_tests;
 mod limited;
 pub mod matcher;
 mod prose;
+pub mod rule;
 pub mod rules;
 #[cfg(test)]
 mod tests;

@@ -6,39 +6,8 @@
 //! *producer* of a response from the layers it merely passed through.
 
 use super::matcher::M::{self, *};
+pub use super::rule::{Cue, Proves, Rule};
 use super::{Layer, Quota, Scope};
-
-/// What a rule's hit says about the layer it names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Proves {
-    /// A marker only the producing layer emits (its own error page, a generator-only header).
-    Producer,
-    /// A marker that points at the producer only when the host's successful responses lack it
-    /// (e.g. `Server: AkamaiGHost` on the 429 but the origin's Server on every 200).
-    ProducerIfNew,
-    /// The layer was on the path; says nothing about who produced the response.
-    Path,
-    /// The layer forwarded the request and an upstream answered: the producer is behind it.
-    Upstream,
-}
-
-#[derive(Debug)]
-pub struct Rule {
-    pub id: &'static str,
-    pub vendor: &'static str,
-    pub layer: Layer,
-    pub proves: Proves,
-    /// How much a hit counts toward the verdict, 0–1 (combined noisy-or per vendor).
-    pub weight: f64,
-    pub when: M,
-    /// The product's limiter kind, used only when nothing more specific is said.
-    pub quota: Option<Quota>,
-    /// Short label for summaries ("1015", "limit_req default page").
-    pub detail: &'static str,
-    /// Source tags in fingerprints.md.
-    pub source: &'static str,
-    pub note: &'static str,
-}
 
 #[allow(clippy::too_many_arguments)]
 const fn r(
@@ -699,18 +668,6 @@ pub static ORIGIN_MARKERS: &[OriginMarker] = &[
       "https://github.com/jetty/jetty.project/blob/jetty-9.4.x/jetty-server/src/main/java/org/eclipse/jetty/server/handler/ErrorHandler.java",
       "Jetty's ErrorHandler page (\"HTTP ERROR 429\", \"Powered by Jetty://\"), what its DoSFilter's sendError(429) becomes: the servlet container the application runs in answered"),
 ];
-
-/// A cue about the kind of limit. Lower tiers win (fingerprints.md Part 1, Q1–Q6).
-#[derive(Debug)]
-pub struct Cue {
-    pub id: &'static str,
-    pub tier: u8,
-    pub when: M,
-    pub quota: Option<Quota>,
-    pub scope: Option<Scope>,
-    pub source: &'static str,
-    pub note: &'static str,
-}
 
 const fn c(
     id: &'static str,

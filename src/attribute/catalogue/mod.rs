@@ -14,7 +14,7 @@
 
 use super::matcher::glob;
 use super::matcher::M::{self, *};
-use super::rules::{Cue, Proves, Rule};
+use super::rule::{Cue, Proves, Rule};
 use super::{Layer, Quota, Scope};
 
 /// What kind of service a provider is, for the docs table.
