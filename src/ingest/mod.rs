@@ -15,6 +15,7 @@ pub mod jsonl;
 pub mod lazy;
 pub mod loose;
 mod pipeline;
+mod repeats;
 pub mod scan;
 mod skim;
 pub mod skip;
