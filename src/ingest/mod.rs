@@ -403,6 +403,7 @@ pub fn stream_opened<T: Send>(
         not_requests: 0,
         skipped_reasons: Vec::new(),
         unwrapped: None,
+        counted_twice: None,
     };
     let mut opened = match opened {
         Ok(o) => o,
@@ -523,6 +524,7 @@ pub fn stream_opened<T: Send>(
             })
             .collect(),
         unwrapped: tail.unwrapped,
+        counted_twice: None,
     }
 }
 
