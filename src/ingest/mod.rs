@@ -404,6 +404,7 @@ pub fn stream_opened<T: Send>(
         not_requests: 0,
         skipped_reasons: Vec::new(),
         unwrapped: None,
+        counted_twice: None,
     };
     let mut opened = match opened {
         Ok(o) => o,
@@ -524,6 +525,7 @@ pub fn stream_opened<T: Send>(
             })
             .collect(),
         unwrapped: tail.unwrapped,
+        counted_twice: None,
     }
 }
 
