@@ -644,6 +644,15 @@ impl Reader {
                 Err(Miss::Unreadable(_)) => {}
             }
         }
+        // CLF fields separated by tabs (a `log_format` written with `\t`): a raw tab in a CLF
+        // line is always a separator (nginx and Apache escape one inside a value), so the line
+        // is read again with spaces.
+        if not_request.is_none() && self.first.group() == Group::Clf && line.contains('\t') {
+            let spaced = line.replace('\t', " ");
+            if self.push_items(&spaced, fallback, cx, out).is_ok() {
+                return Ok(());
+            }
+        }
         Err(not_request
             .or_else(|| not_a_request(line, self.wrapper))
             .map_or(miss, Miss::NotRequest))
@@ -687,6 +696,9 @@ fn not_a_request(line: &str, wrapper: Option<wrap::Wrapper>) -> Option<NotReques
     if w3c::looks_like_ftp(t) {
         return Some(NotRequest::FtpSession);
     }
+    if proxy_own_log_line(t) {
+        return Some(NotRequest::ProxyMessage);
+    }
     if t.starts_with('{') && !t.contains("\"status\"") && jsonlogs::Vendor::sniff(t).is_none() {
         return Some(NotRequest::JsonRecord);
     }
@@ -695,6 +707,41 @@ fn not_a_request(line: &str, wrapper: Option<wrap::Wrapper>) -> Option<NotReques
         return Some(NotRequest::SyslogMessage);
     }
     None
+}
+
+/// A line in a log library's layout, as proxies write their own messages into the stream
+/// that carries their access log: Envoy's `[2024-10-10 13:55:36.123][12][info][upstream] ...`,
+/// logrus' `time="..." level=info msg="..."` (Traefik v2), zerolog's console
+/// `2024-10-10T13:55:36Z INF ...` (Traefik v3), zap's `2024-10-10T13:55:36.123Z<TAB>info<TAB>...`
+/// (Istio's agent and Envoy under it).
+fn proxy_own_log_line(t: &str) -> bool {
+    let dated = |s: &str| {
+        let b = s.as_bytes();
+        b.len() >= 19 && b[4] == b'-' && b[7] == b'-' && b[13] == b':' && b[16] == b':'
+    };
+    if let Some(r) = t.strip_prefix('[') {
+        return dated(r) && r.as_bytes()[10] == b' ' && r.find("][").is_some_and(|i| i < 30);
+    }
+    if (t.starts_with("time=\"") && t.contains(" level=")) || t.starts_with("level=") {
+        return true;
+    }
+    let Some((stamp, rest)) = t.split_once([' ', '\t']) else {
+        return false;
+    };
+    if !dated(stamp) || stamp.as_bytes()[10] != b'T' {
+        return false;
+    }
+    let zerolog = ["TRC", "DBG", "INF", "WRN", "ERR", "FTL", "PNC"]
+        .iter()
+        .any(|l| rest.strip_prefix(l).is_some_and(|r| r.starts_with(' ')));
+    let zap = t.as_bytes()[stamp.len()] == b'\t'
+        && rest.split_once('\t').is_some_and(|(lvl, _)| {
+            matches!(
+                lvl,
+                "debug" | "info" | "warn" | "warning" | "error" | "dpanic" | "panic" | "fatal"
+            )
+        });
+    zerolog || zap
 }
 
 /// Does the text hold an HTTP request line (`"GET /x HTTP/1.1"`)?

@@ -166,6 +166,14 @@ fn best_in_group(
     if group == Group::Envoy {
         layouts.push(Parser::loose(super::Family::Envoy, Format::Envoy));
     }
+    // Tabs between CLF fields read as spaces (as the reader does, see `Reader::push_items`).
+    let spaced: Vec<String>;
+    let lines = if group == Group::Clf && lines.iter().any(|l| l.contains('\t')) {
+        spaced = lines.iter().map(|l| l.replace('\t', " ")).collect();
+        &spaced[..]
+    } else {
+        lines
+    };
     let (mut read_any, mut not_req_any) = (0u32, 0u32);
     let mut first: Option<((u32, u32, u32, u32), Parser)> = None;
     for p in layouts {

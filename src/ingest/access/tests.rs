@@ -1202,3 +1202,34 @@ fn iis_without_fields_and_without_a_referer_reads_the_status_where_it_is() {
     );
     assert_eq!(sniffed.requests[0].status, 429);
 }
+
+#[test]
+fn a_proxys_own_log_lines_among_its_access_lines_are_counted_not_warned() {
+    let text = "time=\"2024-10-10T13:55:35Z\" level=info msg=\"Configuration loaded from flags.\"\n\
+        10.0.0.1 - - [10/Oct/2024:13:55:36 +0000] \"GET /a HTTP/1.1\" 429 17 \"-\" \"curl/8\" 1 \"web@docker\" \"http://172.18.0.3:80\" 0ms\n\
+        2024-10-10T13:55:36Z INF Starting provider *docker.Provider\n\
+        2024-10-10T13:55:37.123Z\twarning\tenvoy config\tgRPC config: initial fetch timed out\n\
+        [2024-10-10 13:55:36.123][12][info][upstream] [source/common/upstream/cluster_manager_impl.cc:222] cm init: all clusters initialized\n\
+        10.0.0.1 - - [10/Oct/2024:13:55:37 +0000] \"GET /b HTTP/1.1\" 200 17 \"-\" \"curl/8\" 2 \"web@docker\" \"http://172.18.0.3:80\" 1ms\n";
+    let out = read_lines(text, Format::Traefik);
+    assert_eq!(out.requests.len(), 2);
+    assert_eq!(out.skipped, 0, "{:?}", out.warnings);
+    assert_eq!(out.reasons.not_requests(), 4);
+}
+
+#[test]
+fn clf_fields_separated_by_tabs_are_read() {
+    let text = "10.0.0.1\t-\t-\t[10/Oct/2024:13:55:36 +0000]\t\"GET /tab HTTP/1.1\"\t429\t12\t\"-\"\t\"curl/8\"\n\
+        10.0.0.2 - - [10/Oct/2024:13:55:37 +0000] \"GET /mixed HTTP/1.1\"\t200\t12\t\"-\"\t\"curl/8\"\n";
+    use crate::ingest::source::sniff;
+    let format = sniff(text.as_bytes(), "access.log")
+        .expect("sniffed")
+        .format;
+    let out = read_lines(text, format);
+    let got: Vec<(&str, u16)> = out
+        .requests
+        .iter()
+        .map(|r| (r.url.as_str(), r.status))
+        .collect();
+    assert_eq!(got, [("/tab", 429), ("/mixed", 200)], "{:?}", out.warnings);
+}
