@@ -15,6 +15,7 @@ pub mod jsonl;
 pub mod lazy;
 pub mod loose;
 mod pipeline;
+mod repeats;
 pub mod scan;
 mod skim;
 pub mod skip;
@@ -403,6 +404,7 @@ pub fn stream_opened<T: Send>(
         not_requests: 0,
         skipped_reasons: Vec::new(),
         unwrapped: None,
+        counted_twice: None,
     };
     let mut opened = match opened {
         Ok(o) => o,
@@ -523,6 +525,7 @@ pub fn stream_opened<T: Send>(
             })
             .collect(),
         unwrapped: tail.unwrapped,
+        counted_twice: None,
     }
 }
 
