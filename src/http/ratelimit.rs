@@ -491,6 +491,9 @@ fn param_w(v: &str) -> Option<f64> {
         .and_then(num)
 }
 
+/// The smallest reset value read as an epoch (seconds or milliseconds), not a delta.
+pub const EPOCH_FROM: f64 = 1e9;
+
 /// Seconds until reset from a reset value: delta seconds, epoch seconds or milliseconds (told
 /// apart by magnitude), a Go-style duration (`6m0s`), RFC 3339 / ISO 8601, or an HTTP-date.
 pub fn reset_value(v: &str, now: Option<DateTime<Utc>>) -> Option<f64> {
@@ -504,7 +507,7 @@ pub fn reset_value(v: &str, now: Option<DateTime<Utc>>) -> Option<f64> {
         if !x.is_finite() || x < 0.0 {
             return None;
         }
-        if x >= 1e9 {
+        if x >= EPOCH_FROM {
             // 10^9 s is 2001: a delta that large is not plausible, an epoch is.
             return epoch_to_datetime(x).and_then(until);
         }

@@ -77,8 +77,10 @@ thread_local! {
 /// and the result is remembered per distinct text of them: a service sends the same few limit
 /// headers on every response, with a count that cycles (on the realistic bench input this
 /// memo saves 3 % of a JSON-lines run's instructions). A set with a `reset` field is parsed
-/// every time, since an epoch reset is read against the record's time: the key would not hold
-/// all the answer depends on.
+/// every time when its reset is a time (an epoch, a date), which is read against the record's
+/// time: the key would not hold all the answer depends on. A reset in delta seconds (`60`,
+/// the IETF fields' and most families' form) is read without the time, so its set is
+/// remembered like any other ([`delta_seconds`]).
 pub fn stated_limit(h: &Headers, started: Option<DateTime<Utc>>) -> Option<(u64, u64)> {
     // No response header, no stated limit (most access-log lines log none).
     if h.is_empty() {
@@ -92,7 +94,7 @@ pub fn stated_limit(h: &Headers, started: Option<DateTime<Utc>>) -> Option<(u64,
             if !limit {
                 continue;
             }
-            if reset {
+            if reset && !delta_seconds(v) {
                 return parse_stated_limit(h, started);
             }
             key.extend_from_slice(n.as_bytes());
@@ -105,6 +107,17 @@ pub fn stated_limit(h: &Headers, started: Option<DateTime<Utc>>) -> Option<(u64,
         }
         limits.get_or(key, || parse_stated_limit(h, started))
     })
+}
+
+/// Whether [`ratelimit::reset_value`](super::ratelimit::reset_value) reads `v` without the
+/// record's time: a number below 10^9 (a delta; a larger one is an epoch), or no number at all
+/// that it would turn into one (blank, negative, not finite: no reset). Everything else it
+/// parses (a duration, a date) may be read against the time.
+fn delta_seconds(v: &str) -> bool {
+    let v = v.trim();
+    v.is_empty()
+        || v.parse::<f64>()
+            .is_ok_and(|x| !(x.is_finite() && x >= super::ratelimit::EPOCH_FROM))
 }
 
 fn parse_stated_limit(h: &Headers, started: Option<DateTime<Utc>>) -> Option<(u64, u64)> {
@@ -181,6 +194,54 @@ mod tests {
                 assert_eq!(stated_limit(&h, t), parse_stated_limit(&h, t), "{set:?}");
             }
         }
+    }
+
+    /// A set with a reset is remembered only when its reset is read without the record's time:
+    /// asked at other times, every answer is the one parsed at that time.
+    #[test]
+    fn reset_sets_answer_as_parsed_at_every_time() {
+        let epoch = 1_704_067_200i64;
+        let sets: &[&[(&str, &str)]] = &[
+            &[("X-RateLimit-Limit", "60"), ("X-RateLimit-Reset", "30")],
+            &[("X-RateLimit-Limit", "60"), ("X-RateLimit-Reset", " 30.5 ")],
+            &[("X-RateLimit-Limit", "60"), ("X-RateLimit-Reset", "-1")],
+            &[("X-RateLimit-Limit", "60"), ("X-RateLimit-Reset", "")],
+            &[
+                ("X-RateLimit-Limit", "60"),
+                ("X-RateLimit-Reset", "1704067260"),
+            ],
+            &[
+                ("X-RateLimit-Limit", "60"),
+                ("X-RateLimit-Reset", "1704067260000"),
+            ],
+            &[
+                ("X-RateLimit-Limit", "60"),
+                ("X-RateLimit-Reset", "999999999"),
+            ],
+            &[("X-RateLimit-Limit", "60"), ("X-RateLimit-Reset", "6m0s")],
+            &[
+                ("X-RateLimit-Limit", "60"),
+                ("X-RateLimit-Reset", "2024-01-01T00:01:00Z"),
+            ],
+            &[
+                ("RateLimit-Limit", "100"),
+                ("RateLimit-Remaining", "0"),
+                ("RateLimit-Reset", "20"),
+            ],
+        ];
+        for secs in [epoch, epoch + 30, epoch + 59, epoch - 3600, epoch] {
+            let t = chrono::DateTime::from_timestamp(secs, 0);
+            for set in sets {
+                let h = Headers::from_pairs(set.iter().copied());
+                assert_eq!(
+                    stated_limit(&h, t),
+                    parse_stated_limit(&h, t),
+                    "{set:?} at {secs}"
+                );
+            }
+        }
+        assert!(delta_seconds("30") && delta_seconds(" ") && delta_seconds("NaN"));
+        assert!(!delta_seconds("1000000000") && !delta_seconds("6m0s") && !delta_seconds("x"));
     }
 
     #[test]

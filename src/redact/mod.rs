@@ -60,8 +60,11 @@ thread_local! {
 }
 
 /// Slots of the per-thread fingerprint memo (a power of two), and the longest secret it keeps:
-/// API keys, session ids and most JWTs; longer ones are fingerprinted every time.
-const FINGERPRINT_SLOTS: usize = 512;
+/// API keys, session ids and most JWTs; longer ones are fingerprinted every time. The memo is
+/// direct-mapped: with 512 slots the realistic bench's 260 credentials shared slots in pairs
+/// and evicted each other (one fingerprint in seven computed again); 4,096 slots (128 KiB of
+/// slot headers a thread) make that rare (docs/decisions.md, "Fingerprints").
+const FINGERPRINT_SLOTS: usize = 4096;
 const CACHEABLE_SECRET: usize = 256;
 
 /// Fingerprints of the secrets one thread saw last, keyed by the redactor's run id and the

@@ -259,7 +259,7 @@ impl Fields<'_> {
 impl<'a> Fields<'a> {
     /// The URL as the client asked for it (unredacted): absolute when the log has a host.
     pub fn raw_url(&self) -> String {
-        self.raw_url_with(self.line_parts().1)
+        self.raw_url_with(self.line_parts().1).into_owned()
     }
 
     /// The method and target of the request line, split once, when the fields that win over
@@ -273,8 +273,9 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// [`Fields::raw_url`], given the request line's target (from [`Fields::line_parts`]).
-    fn raw_url_with(&self, line_target: Option<&str>) -> String {
+    /// [`Fields::raw_url`], given the request line's target (from [`Fields::line_parts`]);
+    /// borrowed from the line when the log gives it whole (no string per line).
+    fn raw_url_with<'s>(&'s self, line_target: Option<&'s str>) -> Cow<'s, str> {
         let from_line = || line_target;
         let target: Cow<'_, str> = match (&self.target, &self.path) {
             (Some(t), _) => Cow::Borrowed(t.as_ref()),
@@ -285,7 +286,7 @@ impl<'a> Fields<'a> {
             (None, None) => Cow::Borrowed(from_line().unwrap_or("")),
         };
         if crate::http::url::has_scheme_separator(target.as_bytes()) {
-            return target.into_owned();
+            return target;
         }
         match self.host.as_deref().filter(|h| present(h)) {
             Some(host) => {
@@ -294,12 +295,12 @@ impl<'a> Fields<'a> {
                 } else {
                     "/"
                 };
-                match self.scheme.as_deref().filter(|s| present(s)) {
+                Cow::Owned(match self.scheme.as_deref().filter(|s| present(s)) {
                     Some(s) => format!("{s}://{host}{slash}{target}"),
                     None => format!("//{host}{slash}{target}"),
-                }
+                })
             }
-            None => target.into_owned(),
+            None => target,
         }
     }
 
@@ -399,7 +400,7 @@ impl<'a> Fields<'a> {
         let method = self.normalized_method(line_method);
         let raw_url = self.raw_url_with(line_target);
         let credential = self.credential(red, &[], &raw_url);
-        let url = redacted_url(red, raw_url);
+        let url = redacted_url_cow(red, &raw_url);
         let (mut shared, mut owned) = (None, None);
         if let Some(u) = self.user_agent.as_deref().filter(|u| present(u)) {
             let u = cut(u, USER_AGENT_MAX);
@@ -487,7 +488,7 @@ impl<'a> Fields<'a> {
             ..ClientHints::default()
         };
         r.credential = self.credential(red, &raw_req, &raw_url);
-        r.url = redacted_url(red, raw_url);
+        r.url = redacted_url(red, raw_url.into_owned());
 
         if status >= 400 {
             let sig = self.signal.or_else(|| {
@@ -550,6 +551,15 @@ impl<'a> Fields<'a> {
             }
         }
         raw_req
+    }
+}
+
+/// [`redacted_url`], borrowed back when redaction leaves the URL as it is (a view's URL).
+fn redacted_url_cow<'u>(red: &Redactor, raw_url: &'u str) -> Cow<'u, str> {
+    if raw_url.len() > URL_MAX {
+        Cow::Owned(red.excerpt(raw_url, URL_MAX))
+    } else {
+        red.url_cow(raw_url)
     }
 }
 

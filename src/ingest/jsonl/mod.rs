@@ -235,7 +235,12 @@ fn lookup<'n, 'a>(o: &'n Obj<'a>, path: &str) -> Option<Cow<'n, Node<'a>>> {
         return Some(Cow::Borrowed(x));
     }
     let (first, rest) = path.split_once('.')?;
-    let mut cur = Cow::Borrowed(o.get(first)?);
+    walk(o.get(first)?, rest)
+}
+
+/// The value at the dotted `rest` of a path inside `start` (the value of its first part).
+fn walk<'n, 'a>(start: &'n Node<'a>, rest: &str) -> Option<Cow<'n, Node<'a>>> {
+    let mut cur = Cow::Borrowed(start);
     for part in rest.split('.') {
         cur = match cur {
             Cow::Borrowed(n) => match Obj::of(n)? {
@@ -348,7 +353,7 @@ fn find<'n, 'a, 'p>(
 ) -> Option<(Cow<'n, Node<'a>>, &'p str)> {
     if let Some(places) = map.places.filter(|p| p.shape == o.shape() && p.shape != 0) {
         match places.find(o, field, map.paths) {
-            Placed::Found(node, path) => return Some((Cow::Borrowed(node), path)),
+            Placed::Found(node, path) => return Some((node, path)),
             Placed::Absent => return None,
             Placed::Walked => {}
         }
@@ -401,14 +406,16 @@ fn holds(field: usize, node: &Node<'_>) -> bool {
 enum Place {
     /// The top-level field at this index holds the whole path (the last of that key).
     Top { at: u32, path: u16 },
-    /// The path goes through an object that is there: [`find_anywhere`] walks it.
-    Walk,
+    /// The path goes through the object at this top-level index (the last of its first part's
+    /// key, as [`lookup`] takes it): walked from there line by line.
+    Nested { at: u32, path: u16 },
 }
 
-/// What [`Places::find`] knows: the field's value, that it has none, or that a path through a
-/// nested object must be walked.
+/// What [`Places::find`] knows: the field's value, that it has none, or that the line must be
+/// searched path by path after all ([`find_anywhere`]; a line whose fields are not where its
+/// layout's are).
 enum Placed<'n, 'a, 'p> {
-    Found(&'n Node<'a>, &'p str),
+    Found(Cow<'n, Node<'a>>, &'p str),
     Absent,
     Walked,
 }
@@ -455,11 +462,22 @@ impl Places {
                         return Placed::Walked;
                     };
                     if holds(field, node) {
-                        return Placed::Found(node, &p.path);
+                        return Placed::Found(Cow::Borrowed(node), &p.path);
                     }
                 }
-                // From here on, as find_anywhere tries them.
-                Place::Walk => return Placed::Walked,
+                Place::Nested { at, path } => {
+                    let (Some((_, node)), Some(p)) =
+                        (o.fields().get(at as usize), field_paths.get(path as usize))
+                    else {
+                        return Placed::Walked;
+                    };
+                    let Some((_, rest)) = p.path.split_once('.') else {
+                        return Placed::Walked;
+                    };
+                    if let Some(x) = walk(node, rest).filter(|x| holds(field, x)) {
+                        return Placed::Found(x, &p.path);
+                    }
+                }
             }
         }
         Placed::Absent
@@ -479,12 +497,16 @@ impl Places {
                     at: at as u32,
                     path: i as u16,
                 });
-            } else if p
-                .path
-                .split_once('.')
-                .is_some_and(|(first, _)| o.get(first).is_some())
-            {
-                out.push(Place::Walk);
+            } else if let Some(at) = p.path.split_once('.').and_then(|(first, _)| {
+                // `o.get(first)`: the last field of that key.
+                (keys & lazy::key_bit(first) != 0)
+                    .then(|| fields.iter().rposition(|(k, _)| **k == *first))
+                    .flatten()
+            }) {
+                out.push(Place::Nested {
+                    at: at as u32,
+                    path: i as u16,
+                });
             }
         }
         out.into_boxed_slice()
