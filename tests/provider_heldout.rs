@@ -16,11 +16,12 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// Main's measured scores (layer raised on 2026-12-02 after the catalogue work; vendor and quota
-/// on 2026-12-07 after issue 40's classes, layer and vendor again after its third round),
+/// on 2026-12-07 after issue 40's classes, layer and vendor again after its third round, all
+/// three on 2026-12-08 after its fifth),
 /// rounded down (percent). Issue 11 targets: layer 95, vendor 90.
-const FLOOR_LAYER: u32 = 97;
-const FLOOR_VENDOR: u32 = 97;
-const FLOOR_QUOTA: u32 = 97;
+const FLOOR_LAYER: u32 = 98;
+const FLOOR_VENDOR: u32 = 98;
+const FLOOR_QUOTA: u32 = 98;
 const FLOOR_RETRY_AFTER: u32 = 100;
 
 const DIR: &str = "heldout-providers";

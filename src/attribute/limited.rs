@@ -27,6 +27,11 @@ const RATE_LIMIT_WORDS: &[&str] = &[
     "reduce your request rate",
     "<code>slowdown</code>",
     "too many attempts",
+    // AWS's throttling message without its code ("Rate exceeded").
+    "rate exceeded",
+    // GitHub's secondary ("abuse") rate limits: "You have triggered an abuse detection
+    // mechanism" (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api).
+    "abuse detection",
 ];
 
 /// Wording that marks a 400 as a rate limit: stricter than [`RATE_LIMIT_WORDS`], since a 400
@@ -43,6 +48,7 @@ const RATE_LIMIT_400_WORDS: &[&str] = &[
     // A login or verification endpoint's limit on tries (Firebase Auth's 400
     // TOO_MANY_ATTEMPTS_TRY_LATER, https://firebase.google.com/docs/reference/rest/auth).
     "too many attempts",
+    "rate exceeded",
 ];
 
 /// Documented throttling error codes, as their producers write them: matched case-sensitively
@@ -88,6 +94,9 @@ pub const THROTTLE_CODES: &[&str] = &[
     // X-Mashery-Error-Code (https://developer.mashery.com/docs/read/mashery_api/20_reporting/error_codes).
     "ERR_403_DEVELOPER_OVER_QPS",
     "ERR_403_DEVELOPER_OVER_RATE",
+    // OAuth 2.0 device authorization: the client polls the token endpoint faster than its
+    // interval allows, answered with 400 (RFC 8628, section 3.5).
+    "slow_down",
 ];
 
 /// Throttling codes as APIs spell them in every case and separator (`TooManyRequests`,
@@ -170,6 +179,8 @@ pub fn why_rate_limited(r: &Request) -> Option<Why> {
             .or_else(|| throttle_code(r))
             .or_else(|| wording(&body(), RATE_LIMIT_WORDS))
             .or_else(|| prose(&body()))
+            .or_else(|| too_many(&body()))
+            .or_else(|| too_quickly(&body()))
             // nginx's default 503 page is what limit_req/limit_conn send [P1, P2].
             .or_else(|| {
                 (r.status == 503 && body().contains("<center>nginx")).then(|| Why {
@@ -181,7 +192,9 @@ pub fn why_rate_limited(r: &Request) -> Option<Why> {
         // throttle_violation (https://api.stackexchange.com/docs/error-handling).
         400 => throttle_code(r)
             .or_else(|| wording(&body(), RATE_LIMIT_400_WORDS))
-            .or_else(|| prose(&body())),
+            .or_else(|| prose(&body()))
+            .or_else(|| too_many(&body()))
+            .or_else(|| too_quickly(&body())),
         // IIS Dynamic IP Restrictions' denyAction may be Unauthorized or NotFound instead of
         // Forbidden; its detailed page names the restriction (the IIS status-code table).
         401 | 404 => wording(&body(), &["dynamic ip restriction"]),
@@ -333,6 +346,59 @@ fn prose(body_lc: &str) -> Option<Why> {
     })
 }
 
+/// What "too many" says is a limit on the client's traffic: requests and their kin, also
+/// with up to two words between ("too many concurrent requests", "too many failed login
+/// attempts"); a preposition ends the phrase, so "too many items in request" is a size.
+const TOO_MANY_OF: &[&str] = &[
+    "request",
+    "requests",
+    "attempts",
+    "calls",
+    "queries",
+    "connections",
+    "retries",
+    "tries",
+    "operations",
+    "submissions",
+    "searches",
+];
+
+/// "Too many … requests/attempts/connections" in the body: the phrase as found.
+fn too_many(body_lc: &str) -> Option<Why> {
+    const STOP: &[&str] = &[
+        "in", "of", "for", "to", "per", "with", "on", "at", "from", "than",
+    ];
+    let w: Vec<&str> = body_lc
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(400)
+        .collect();
+    (0..w.len().saturating_sub(2)).find_map(|i| {
+        if w[i] != "too" || w[i + 1] != "many" {
+            return None;
+        }
+        let rest = w[i + 2..].iter().take(3).take_while(|x| !STOP.contains(x));
+        let n = rest.clone().position(|x| TOO_MANY_OF.contains(x))?;
+        why(
+            format!("body: \"{}\"", w[i..=i + 2 + n].join(" ")),
+            "the body says the client sent too many requests (or attempts, or connections)",
+        )
+    })
+}
+
+/// Requests sent "too quickly", "too frequently", "too fast" or "too often": a rate, in words.
+fn too_quickly(body_lc: &str) -> Option<Why> {
+    ["too quickly", "too frequently", "too fast", "too often"]
+        .iter()
+        .find(|w| body_lc.contains(*w))
+        .and_then(|w| {
+            why(
+                format!("body: \"{w}\""),
+                "the body says requests came faster than allowed",
+            )
+        })
+}
+
 /// Binance answers clients that keep going after 429s with 418 and a Retry-After until the IP
 /// ban ends (developers.binance.com, REST API limits).
 fn binance_ban(r: &Request) -> Option<Why> {
@@ -373,6 +439,35 @@ mod tests {
         assert!(!has_token("Throttling_x", "Throttling"));
         assert!(has_token("a Throttling b Throttling", "Throttling"));
         assert!(!has_token("", "SlowDown"));
+    }
+
+    #[test]
+    fn too_many_requests_and_their_kin_in_words() {
+        for (body, phrase) in [
+            (
+                "too many failed login attempts",
+                "too many failed login attempts",
+            ),
+            (
+                "{\"error\":\"too many concurrent requests\"}",
+                "too many concurrent requests",
+            ),
+            ("too many connections", "too many connections"),
+        ] {
+            assert_eq!(
+                too_many(body).map(|w| w.signal),
+                Some(format!("body: \"{phrase}\"")),
+                "{body}"
+            );
+        }
+        for body in [
+            "too many items in request",
+            "too many results",
+            "too many fields for one request",
+            "too many",
+        ] {
+            assert_eq!(too_many(body), None, "{body}");
+        }
     }
 
     #[test]

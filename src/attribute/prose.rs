@@ -29,6 +29,13 @@ const COUNTED: &[&str] = &[
 /// The nouns of a ceiling.
 const LIMIT: &[&str] = &["limit", "limits", "threshold", "quota", "allowance", "cap"];
 
+/// A window right before a ceiling makes it a limit on traffic over time ("your daily limit",
+/// "monthly quota"): nothing but requests and their kin is counted per day; a window before
+/// another noun ("daily storage limit", "monthly bandwidth cap") is not this.
+const WINDOWED: &[&str] = &[
+    "daily", "hourly", "monthly", "weekly", "minutely", "yearly", "annual",
+];
+
 /// Words that may stand between a counted thing and its limit ("daily transaction limit",
 /// "request rate threshold", "queries per second limit").
 const QUALIFIER: &[&str] = &[
@@ -89,7 +96,8 @@ fn counted_limit(w: &[&str], i: usize) -> Option<(usize, usize)> {
     }
     (i.saturating_sub(4)..i).rev().find_map(|j| {
         let between_ok = w[j + 1..i].iter().all(|x| QUALIFIER.contains(x));
-        (COUNTED.contains(&w[j]) && between_ok).then_some((j, i))
+        let windowed = WINDOWED.contains(&w[j]) && j + 1 == i;
+        ((COUNTED.contains(&w[j]) && between_ok) || windowed).then_some((j, i))
     })
 }
 
@@ -132,6 +140,12 @@ mod tests {
         assert!(phrase("You have reached your daily transaction limit.").is_some());
         assert!(phrase("{\"error\":\"API call limit exceeded for this key\"}").is_some());
         assert!(phrase("Maximum number of calls per hour exceeded").is_some());
+        // A window right before the ceiling: a limit on traffic over time.
+        assert_eq!(
+            phrase("You have exceeded your daily limit").as_deref(),
+            Some("daily limit")
+        );
+        assert!(phrase("Monthly quota exceeded").is_some());
     }
 
     #[test]
@@ -150,6 +164,8 @@ mod tests {
             "request limit",
             "Invalid request: limit is over the maximum of 100",
             "Go over to the API quota settings page",
+            "You have exceeded your daily storage limit",
+            "Monthly bandwidth cap exceeded",
         ] {
             assert_eq!(phrase(body), None, "{body}");
         }
