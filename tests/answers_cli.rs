@@ -745,6 +745,18 @@ fn the_nginx_sample_names_its_host() {
     }
     let t = table_of(&[&sample("nginx-incident.log")]);
     assert!(t.contains("Recommendation for api.example.com:"), "{t}");
+    // The fields no rule reads are named where the verdict is read, with the flag that reads
+    // them (they hold the upstream's status: who answered is unknown without them).
+    let note = "fields ignored: the log lines of 945 rate-limited responses have fields the\n  format does not name (t, us, ra, key, rid)";
+    let at = t.find(note).expect(&t);
+    assert!(at < t.find("Who limited you").unwrap(), "{t}");
+    assert!(t[at..].contains("--log-format"), "{t}");
+    let read = table_of(&[
+        &sample("nginx-incident.log"),
+        "--log-format",
+        README_NGINX_FORMAT,
+    ]);
+    assert!(!read.contains("fields ignored"), "{read}");
     // The response time (rt=) was read: the plan does not assume one.
     assert!(!t.contains("no response times"), "{t}");
 }
