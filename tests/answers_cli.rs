@@ -321,6 +321,14 @@ fn the_deadline_fits_the_servers_wait_or_the_plan_says_stop() {
     assert_eq!(r["backoff"]["deadline_ms"], 30_000);
     let w = r["warnings"].to_string();
     assert!(w.contains("stop retrying those and reschedule them"), "{w}");
+    // The plan's own line says so too, not "leaves time for 0 retries".
+    let t = table_of(&[&sample("cdn-burst.har"), "--retry-deadline", "30s"]);
+    let words = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("30 s deadline (a 30 s Retry-After leaves no time to retry: stop)"),
+        "{t}"
+    );
+    assert!(!t.contains("for 0 retries"), "{t}");
 }
 
 /// `plan --requests 600 --limit 10000/day`: the job fits one day's allowance, so nothing paces
@@ -435,6 +443,14 @@ fn percentages_read_one_way() {
         .windows(2)
         .any(|w| w[0].is_ascii_digit() && w[1] == b'%');
     assert!(!glued, "a percentage written without its space: {t}");
+}
+
+/// A limit of one request is "1 request per 4 s", not "1 requests".
+#[test]
+fn one_request_is_singular() {
+    let t = table_of(&[&sample("otel-nested-retries.otlp.jsonl")]);
+    assert!(t.contains("stated by the server: 1 request per 4 s"), "{t}");
+    assert!(!t.contains("1 requests"), "{t}");
 }
 
 /// JSON findings come in the report's order (most severe first), and a spent quota's finding
