@@ -455,14 +455,21 @@ fn no_canary_survives_in_access_logs() {
         k = c(671),
         ck = c(672),
     );
+    // Each log's requests go to a path of its own: logs of different formats holding the same
+    // host, method, path and status in one second are one request seen at two layers (joined
+    // and counted once), and every record here must be reported.
+    let own = |name: &str, log: &str| {
+        let log = log.replace("/v1/x", &format!("/v1/{name}"));
+        write(d, &format!("canary-{name}.log"), log.as_bytes())
+    };
     let files = [
-        write(d, "canary-nginx.log", nginx.as_bytes()),
-        write(d, "canary-kong.log", kong.as_bytes()),
-        write(d, "canary-cloudflare.log", cloudflare.as_bytes()),
-        write(d, "canary-alb.log", alb.as_bytes()),
-        write(d, "canary-istio.log", istio.as_bytes()),
-        write(d, "canary-haproxy.log", haproxy.as_bytes()),
-        write(d, "canary-cloudfront.log", cloudfront.as_bytes()),
+        own("nginx", &nginx),
+        own("kong", &kong),
+        own("cloudflare", &cloudflare),
+        own("alb", &alb),
+        own("istio", &istio),
+        own("haproxy", &haproxy),
+        own("cloudfront", &cloudfront),
     ];
     for f in &files {
         assert!(std::fs::read_to_string(f).unwrap().contains("CANARY6"));
