@@ -76,85 +76,7 @@ impl Opened {
     }
 }
 
-/// An input left out because it repeats an earlier one, and the note that says so.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Repeat {
-    pub path: String,
-    pub note: String,
-}
-
-/// The inputs with repeats left out, in the order given: a path given twice, two names of one
-/// file, or a file with the same bytes as an earlier one is read once, so no record is counted
-/// twice (twice the requests would double every rate the plan is built from). Stdin and inputs
-/// that cannot be looked at are kept as given (reading them reports their error).
-pub fn distinct_inputs(paths: &[String]) -> (Vec<String>, Vec<Repeat>) {
-    let mut kept: Vec<(String, Option<(std::path::PathBuf, u64)>)> = Vec::new();
-    let mut repeats = Vec::new();
-    for p in paths {
-        let id = (p != "-")
-            .then(|| {
-                let canon = std::fs::canonicalize(p).ok()?;
-                let len = std::fs::metadata(&canon)
-                    .ok()
-                    .filter(|m| m.is_file())?
-                    .len();
-                Some((canon, len))
-            })
-            .flatten();
-        let earlier = id.as_ref().and_then(|(canon, len)| {
-            kept.iter().find_map(|(q, qid)| {
-                let (qc, ql) = qid.as_ref()?;
-                if qc == canon && p == q {
-                    Some(format!("{p} is given more than once: read once"))
-                } else if qc == canon {
-                    Some(format!("{p} is {q} given again: read once"))
-                } else if ql == len && same_bytes(qc, canon).unwrap_or(false) {
-                    Some(format!(
-                        "{p} has the same bytes as {q}: read once (its records would be counted twice)"
-                    ))
-                } else {
-                    None
-                }
-            })
-        });
-        match earlier {
-            Some(note) => repeats.push(Repeat {
-                path: p.clone(),
-                note,
-            }),
-            None => kept.push((p.clone(), id)),
-        }
-    }
-    (kept.into_iter().map(|(p, _)| p).collect(), repeats)
-}
-
-/// Do two files of the same length hold the same bytes?
-fn same_bytes(a: &std::path::Path, b: &std::path::Path) -> io::Result<bool> {
-    let (mut ra, mut rb) = (File::open(a)?, File::open(b)?);
-    let (mut ba, mut bb) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
-    loop {
-        let n = read_full(&mut ra, &mut ba)?;
-        let m = read_full(&mut rb, &mut bb)?;
-        if n != m || ba[..n] != bb[..m] {
-            return Ok(false);
-        }
-        if n == 0 {
-            return Ok(true);
-        }
-    }
-}
-
-/// Read until `buf` is full or the input ends; the bytes read.
-fn read_full(r: &mut File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
-}
+pub use super::repeats::{distinct_inputs, Repeat};
 
 fn read_prefix(r: &mut dyn Read, n: usize) -> io::Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(n.min(SNIFF_BYTES));
@@ -317,6 +239,11 @@ pub fn sniff_with(prefix: &[u8], path: &str, gzip_layers: u8) -> Result<Sniffed,
         });
     }
     let records = sample.count(is_json_record);
+    // OTLP JSON logs (the collector's file exporter): one export per line, maybe longer
+    // than the sample.
+    if super::access::opens_otlp_logs(trimmed) {
+        return Ok(json_lines(&sample, prefix));
+    }
     let first = sample.first_line();
     if records > 0 && records * 2 >= sample.len() {
         return Ok(json_lines(&sample, prefix));
@@ -615,40 +542,6 @@ mod tests {
         // Sniffing and the reader both asked after the end: no further read of the terminal.
         assert_eq!(r.read(&mut [0u8; 8]).unwrap(), 0);
         assert_eq!(r.read(&mut [0u8; 8]).unwrap(), 0);
-    }
-
-    #[test]
-    fn repeated_inputs_are_read_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
-        std::fs::write(path("a.log"), "one\ntwo\n").unwrap();
-        std::fs::write(path("copy.log"), "one\ntwo\n").unwrap();
-        std::fs::write(path("other.log"), "one\ntwx\n").unwrap();
-        let again = format!("{}/./a.log", dir.path().display());
-        let given: Vec<String> = vec![
-            path("a.log"),
-            again.clone(),
-            path("other.log"),
-            path("copy.log"),
-            "-".into(),
-            "-".into(),
-            path("missing.log"),
-        ];
-        let (kept, repeats) = distinct_inputs(&given);
-        assert_eq!(
-            kept,
-            vec![
-                path("a.log"),
-                path("other.log"),
-                "-".into(),
-                "-".into(),
-                path("missing.log")
-            ]
-        );
-        let left: Vec<&str> = repeats.iter().map(|r| r.path.as_str()).collect();
-        assert_eq!(left, vec![again.as_str(), path("copy.log").as_str()]);
-        assert!(repeats[0].note.contains("given again"), "{:?}", repeats[0]);
-        assert!(repeats[1].note.contains("same bytes"), "{:?}", repeats[1]);
     }
 
     /// JSON lines mixing layouts, some of them nginx `escape=json` records: JSON lines (the
