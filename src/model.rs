@@ -15,6 +15,10 @@ pub mod event;
 pub mod trace;
 pub mod view;
 
+/// What an access log line's evidence says when it had `name=value` fields no rule reads
+/// (followed by their names in parentheses): the report gathers those lines into one note.
+pub const UNREAD_FIELDS: &str = "this line has fields the format does not name";
+
 /// Where a record came from: the source path as the user gave it, and the entry or line in it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Location {

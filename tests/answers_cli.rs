@@ -321,6 +321,14 @@ fn the_deadline_fits_the_servers_wait_or_the_plan_says_stop() {
     assert_eq!(r["backoff"]["deadline_ms"], 30_000);
     let w = r["warnings"].to_string();
     assert!(w.contains("stop retrying those and reschedule them"), "{w}");
+    // The plan's own line says so too, not "leaves time for 0 retries".
+    let t = table_of(&[&sample("cdn-burst.har"), "--retry-deadline", "30s"]);
+    let words = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("30 s deadline (a 30 s Retry-After leaves no time to retry: stop)"),
+        "{t}"
+    );
+    assert!(!t.contains("for 0 retries"), "{t}");
 }
 
 /// `plan --requests 600 --limit 10000/day`: the job fits one day's allowance, so nothing paces
@@ -435,6 +443,14 @@ fn percentages_read_one_way() {
         .windows(2)
         .any(|w| w[0].is_ascii_digit() && w[1] == b'%');
     assert!(!glued, "a percentage written without its space: {t}");
+}
+
+/// A limit of one request is "1 request per 4 s", not "1 requests".
+#[test]
+fn one_request_is_singular() {
+    let t = table_of(&[&sample("otel-nested-retries.otlp.jsonl")]);
+    assert!(t.contains("stated by the server: 1 request per 4 s"), "{t}");
+    assert!(!t.contains("1 requests"), "{t}");
 }
 
 /// JSON findings come in the report's order (most severe first), and a spent quota's finding
@@ -745,6 +761,18 @@ fn the_nginx_sample_names_its_host() {
     }
     let t = table_of(&[&sample("nginx-incident.log")]);
     assert!(t.contains("Recommendation for api.example.com:"), "{t}");
+    // The fields no rule reads are named where the verdict is read, with the flag that reads
+    // them (they hold the upstream's status: who answered is unknown without them).
+    let note = "fields ignored: the log lines of 945 rate-limited responses have fields the\n  format does not name (t, us, ra, key, rid)";
+    let at = t.find(note).expect(&t);
+    assert!(at < t.find("Who limited you").unwrap(), "{t}");
+    assert!(t[at..].contains("--log-format"), "{t}");
+    let read = table_of(&[
+        &sample("nginx-incident.log"),
+        "--log-format",
+        README_NGINX_FORMAT,
+    ]);
+    assert!(!read.contains("fields ignored"), "{read}");
     // The response time (rt=) was read: the plan does not assume one.
     assert!(!t.contains("no response times"), "{t}");
 }

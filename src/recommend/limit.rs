@@ -109,16 +109,18 @@ fn limit_from_stated(ev: &HostEvidence) -> Option<LimitInfo> {
         source: LimitSource::Stated,
         detail: match window_from {
             None => format!(
-                "stated by the server: {} requests per {} ({}, on {} response{})",
+                "stated by the server: {} request{} per {} ({}, on {} response{})",
                 fmt_num(s.count),
+                if s.count == 1.0 { "" } else { "s" },
                 per_unit(window),
                 s.by,
                 n,
                 if n == 1 { "" } else { "s" },
             ),
             Some(from) => format!(
-                "stated by the server: {} requests ({}, on {} response{}); per {}: {from}",
+                "stated by the server: {} request{} ({}, on {} response{}); per {}: {from}",
                 fmt_num(s.count),
+                if s.count == 1.0 { "" } else { "s" },
                 s.by,
                 n,
                 if n == 1 { "" } else { "s" },

@@ -233,6 +233,7 @@ fn header(body: &mut String, report: &Report, title: &str) {
         verdict::not_counted_note(report),
         verdict::input_problems(report),
         verdict::counted_twice(report),
+        verdict::unread_fields_note(report),
     ]
     .into_iter()
     .flatten()

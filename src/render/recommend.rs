@@ -100,10 +100,12 @@ fn retries_line(r: &Recommendation, stop: bool) -> String {
         Some(w) if w > 0.0 => {
             let per_retry_ms = w * 1000.0 + b.retry_after_spread_ms as f64;
             let fit = ((b.deadline_ms as f64 / per_retry_ms).floor() as u32).min(b.retries());
-            if fit < b.retries() {
+            let wait = fmt_duration_ms(w * 1000.0);
+            if fit == 0 {
+                format!("{policy} (a {wait} Retry-After leaves no time to retry: stop)")
+            } else if fit < b.retries() {
                 format!(
-                    "{policy} (a {} Retry-After leaves time for {fit} retr{})",
-                    fmt_duration_ms(w * 1000.0),
+                    "{policy} (a {wait} Retry-After leaves time for {fit} retr{})",
                     if fit == 1 { "y" } else { "ies" }
                 )
             } else {

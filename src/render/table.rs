@@ -123,6 +123,9 @@ fn capture(report: &Report, o: &mut Out) {
     if let Some(note) = verdict::counted_twice(report) {
         o.prose(&note, "", "  ");
     }
+    if let Some(note) = verdict::unread_fields_note(report) {
+        o.prose(&note, "", "  ");
+    }
 }
 
 fn who_limited(report: &Report, o: &mut Out) {

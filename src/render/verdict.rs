@@ -483,6 +483,38 @@ pub fn counted_twice(report: &Report) -> Option<String> {
     (!notes.is_empty()).then(|| format!("counted twice? {}", notes.join("; ")))
 }
 
+/// Rate-limited responses whose layer is unknown while their log lines had fields no rule
+/// read ([`crate::model::UNREAD_FIELDS`]): one note, with the fields' names and the flag that
+/// reads them (the rows' evidence says it line by line, where no one reading the verdict looks).
+pub fn unread_fields_note(report: &Report) -> Option<String> {
+    let mut rows = 0;
+    let mut names: Option<String> = None;
+    for r in report.rate_limited.iter() {
+        let Some(note) = r
+            .attribution
+            .evidence
+            .iter()
+            .find_map(|e| e.note.split_once(crate::model::UNREAD_FIELDS))
+        else {
+            continue;
+        };
+        rows += 1;
+        if names.is_none() {
+            names = note
+                .1
+                .strip_prefix(" (")
+                .and_then(|n| n.split_once(')'))
+                .map(|(n, _)| n.to_string());
+        }
+    }
+    let names = names.map(|n| format!(" ({n})")).unwrap_or_default();
+    (rows > 0).then(|| {
+        format!(
+            "fields ignored: the log lines of {rows} rate-limited responses have fields the format does not name{names}; if one holds the upstream's status, a request id or the Retry-After, pass your log_format with --log-format to read it"
+        )
+    })
+}
+
 /// Percentage for people: `50 %`, `0.4 %`.
 pub fn percent(part: usize, whole: usize) -> String {
     if whole == 0 {

@@ -88,7 +88,8 @@ pub fn unread_hint(names: &[Text<'_>]) -> String {
         format!(" ({})", shown.join(", "))
     };
     format!(
-        "; this line has fields the format does not name{list}: if one is the upstream's status, pass your log format with --log-format to read it"
+        "; {}{list}: if one is the upstream's status, pass your log format with --log-format to read it",
+        crate::model::UNREAD_FIELDS
     )
 }
 
