@@ -33,9 +33,9 @@ ACCEPT = {
     "envoy": ["envoy"],
     "kong": ["kong"],
 }
-# files whose records a report may also call JSON lines: matomo's nginx JSON layout names its
-# fields itself (ip, host, path, status), not by nginx's variables
-ACCEPT_FILE = {"nginx/matomo-nginx_json.log": ["nginx", "jsonl"]}
+# files whose records a report may also call JSON lines (an nginx JSON layout that names its
+# fields itself rather than by nginx's variables): none in the slices now
+ACCEPT_FILE = {}
 STATUS_KEYS = [
     "status", "DownstreamStatus", "EdgeResponseStatus", "response_code", "status_code",
     "sc-status", "elb_status_code", "statusCode", "http_status", "responseCode",

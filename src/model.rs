@@ -309,6 +309,12 @@ pub struct InputSummary {
     /// container log"`, `"syslog"`, `"log shipper JSON"`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unwrapped: Option<String>,
+    /// Records of this input that look like another input's requests (same host, method,
+    /// path and status at the same time) but could not be joined to them: if the two inputs
+    /// are two layers' logs of the same requests, those requests are counted twice. What was
+    /// seen and how to join them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counted_twice: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {

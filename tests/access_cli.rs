@@ -312,3 +312,34 @@ fn readme_access_log_example_is_true() {
         );
     }
 }
+
+/// Files that log no HTTP request at all (an NLB TLS-listener log, an IIS FTP log with and
+/// without its directives, `tests/fixtures/access-non-http/`) are recognised for what they
+/// are: one message says no HTTP request records were found and what the lines are, instead
+/// of a parse error per line or "not an access log".
+#[test]
+fn a_log_without_http_requests_says_what_its_records_are() {
+    let cases = [
+        (
+            "otel-nlb-tls.log",
+            "alb log: 1 line of NLB TLS listener records",
+        ),
+        ("iis-ftp.log", "w3c log: 9 lines of FTP session records"),
+        (
+            "iis-ftp-no-header.log",
+            "w3c log: 9 lines of FTP session records",
+        ),
+    ];
+    for (file, what) in cases {
+        let path = fixture(&format!("access-non-http/{file}"));
+        let out = toomany().args(["analyze", &path]).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(
+            err.contains("no HTTP request records found") && err.contains(what),
+            "{file}: {err}"
+        );
+        assert!(!err.contains("--log-format"), "{file}: {err}");
+        let lines = err.lines().filter(|l| l.contains(file)).count();
+        assert!(lines <= 3, "{file}: one message, not one per line: {err}");
+    }
+}

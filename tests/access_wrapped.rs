@@ -2,9 +2,10 @@
 //! gives the rows the plain log gives: the README's nginx sample (`samples/nginx-incident.log`)
 //! wrapped as Docker json-file, CRI with its long lines split into `P` parts, `kubectl logs
 //! --timestamps`, syslog RFC 3164 and 5424, Filebeat, Logstash, Vector, Fluent Bit, journald
-//! and `docker compose logs` lists exactly the rate-limited rows of the plain file (every field
-//! but the line number, which counts the wrapped file's lines), and the report says what was
-//! removed.
+//! `docker compose logs` and OTLP JSON (the OpenTelemetry Collector's file exporter, one
+//! record per export or batches of them) lists exactly the rate-limited rows of the plain file
+//! (every field but the line number, which counts the wrapped file's lines), and the report
+//! says what was removed.
 
 mod common;
 use common::wrappers::{self, ALL};
@@ -98,4 +99,33 @@ fn cri_parts_are_joined_across_the_readers_blocks() {
         assert_eq!(r["inputs"][0]["warning_count"], 0);
         assert_eq!(r["summary"]["rate_limited"], n.div_ceil(7));
     }
+}
+
+#[test]
+fn an_otlp_file_export_of_batched_records_gives_the_plain_logs_rows() {
+    let plain_path = sample("nginx-incident.log");
+    let plain_text = std::fs::read_to_string(&plain_path).expect("the sample");
+    let plain = analyze_json(&plain_path);
+    let lines: Vec<&str> = plain_text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    // Batches of 37 records per export line, as the collector's batch processor sends them.
+    let text: String = lines
+        .chunks(37)
+        .enumerate()
+        .map(|(k, batch)| wrappers::otlp_export(batch, k * 37) + "\n")
+        .collect();
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = write(dir.path(), "otel-file-exporter.json", text.as_bytes());
+    let got = analyze_json(&path);
+    let input = &got["inputs"][0];
+    assert_eq!(input["format"], plain["inputs"][0]["format"], "{input}");
+    assert_eq!(
+        input["unwrapped"], "OpenTelemetry OTLP JSON logs",
+        "{input}"
+    );
+    assert_eq!(input["records"], plain["inputs"][0]["records"], "{input}");
+    assert_eq!(input["warning_count"], 0, "{input}");
+    assert_eq!(rows(&got), rows(&plain));
 }

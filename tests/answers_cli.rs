@@ -584,6 +584,136 @@ fn two_layers_logs_of_the_same_requests_are_counted_once() {
     assert_eq!(by_layer(&reversed), layers);
 }
 
+/// `toomany analyze ARGS…` (text and JSON): stdout and stderr of each.
+fn both_ways(args: &[&str]) -> (String, serde_json::Value, String) {
+    let run = |json: bool| {
+        let mut c = toomany();
+        c.arg("analyze").args(args);
+        if json {
+            c.args(["--format", "json"]);
+        }
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (text, _) = run(false);
+    let (json, err) = run(true);
+    (String::from_utf8(text).unwrap(), json_of(&json), err)
+}
+
+/// The same two logs without `--log-format`: nginx's times are then known to the second only
+/// (`$time_local` less `rt=`) and its request ids are not read, so the records join by host,
+/// method, path and status within the second the nginx time stands for (they were counted
+/// twice, with no warning: 2,178 requests).
+#[test]
+fn two_layers_logs_with_whole_second_times_are_counted_once() {
+    let (nginx, envoy) = (sample("nginx-incident.log"), sample("envoy-incident.log"));
+    let alone = analyze_json(&nginx);
+    for order in [[&nginx, &envoy], [&envoy, &nginx]] {
+        let (text, v, err) = both_ways(&[order[0], order[1]]);
+        assert_eq!(v["summary"]["requests"], 1101, "{order:?}: {err}");
+        assert_eq!(v["summary"]["rate_limited"], 945, "{order:?}");
+        assert!(text.starts_with("1101 requests"), "{text}");
+        assert!(
+            err.contains("1077 records are requests already read from")
+                && err.contains("within the second"),
+            "{err}"
+        );
+        assert!(!text.contains("counted twice?"), "{text}");
+    }
+    let (_, v, _) = both_ways(&[&nginx, &envoy]);
+    assert_eq!(
+        v["recommendations"][0]["limit"],
+        alone["recommendations"][0]["limit"]
+    );
+}
+
+/// Two logs of one format holding the same requests cannot be joined without an id (two
+/// replicas' logs hold different requests): the report says they may be counted twice, and
+/// how to join them, instead of silently doubling every rate.
+#[test]
+fn two_logs_that_look_like_one_traffic_but_cannot_be_joined_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut edge = std::fs::read(repo().join("samples/nginx-incident.log")).unwrap();
+    edge.extend_from_slice(b"\n"); // other bytes: not the same file read twice
+    let edge = write(dir.path(), "edge.log", &edge);
+    let (text, v, err) = both_ways(&[&sample("nginx-incident.log"), &edge]);
+    assert_eq!(v["summary"]["requests"], 2202);
+    let note = v["inputs"][1]["counted_twice"].as_str().unwrap();
+    assert!(
+        note.starts_with("1101 of 1101 records of") && note.contains("--log-format"),
+        "{note}"
+    );
+    assert!(note.contains("$request_id"), "{note}");
+    assert_eq!(v["inputs"][0].get("counted_twice"), None);
+    // On the first screen, before the verdict.
+    let at = text
+        .find("counted twice? 1101 of 1101 records")
+        .expect(&text);
+    assert!(at < text.find("Who limited you").unwrap(), "{text}");
+    assert!(err.contains("counted twice?"), "{err}");
+}
+
+/// A HAR and a server's log of the same requests join by request id, successes too (a HAR's
+/// successes past the attribution baseline are read "lite", and lost their `X-Request-ID`:
+/// 3,000 requests were counted as 4,424). The log's clock is 600 ms off, beyond the match
+/// window: only the ids join them.
+#[test]
+fn a_har_and_a_log_of_the_same_requests_join_by_id_successes_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut entries, mut lines) = (Vec::new(), String::new());
+    let at = |ms: u64| {
+        format!(
+            "2026-11-03T10:{:02}:{:06.3}Z",
+            ms / 60_000,
+            (ms % 60_000) as f64 / 1000.0
+        )
+    };
+    for i in 0..3000u64 {
+        let status = if i % 10 == 9 { 429 } else { 200 };
+        let (ms, id) = (100 + i * 20, format!("req-{i:08}-abcdef"));
+        let url = format!("https://api.example.com/v1/items/{i}");
+        entries.push(serde_json::json!({
+            "startedDateTime": at(ms), "time": 20,
+            "request": {"method": "GET", "url": url, "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "X-Request-ID", "value": id}], "queryString": [],
+                "cookies": [], "headersSize": -1, "bodySize": 0},
+            "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1",
+                "headers": [], "cookies": [], "content": {"size": 0, "mimeType": "application/json"},
+                "redirectURL": "", "headersSize": -1, "bodySize": 0},
+            "cache": {}, "timings": {"send": 0, "wait": 20, "receive": 0}
+        }));
+        let line = serde_json::json!({"time": at(ms + 600), "method": "GET", "url": url,
+            "status": status, "request_headers": {"X-Request-ID": id}});
+        lines.push_str(&format!("{line}\n"));
+    }
+    let har = serde_json::json!({"log": {"version": "1.2",
+        "creator": {"name": "test", "version": "1"}, "entries": entries}});
+    let har = write(dir.path(), "capture.har", har.to_string().as_bytes());
+    let log = write(dir.path(), "server.jsonl", lines.as_bytes());
+    for order in [[&har, &log], [&log, &har]] {
+        let out = toomany()
+            .args(["analyze", order[0], order[1], "--format", "json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let v = json_of(&out.stdout);
+        assert_eq!(v["summary"]["requests"], 3000, "{order:?}: {err}");
+        assert!(
+            err.contains("3000 records are requests already read from")
+                && err.contains("the same request id"),
+            "{err}"
+        );
+    }
+}
+
 // ---- No empty host ---------------------------------------------------------------------
 
 /// The README's nginx sample is read with its named fields (`host=`, `rt=`): its host is

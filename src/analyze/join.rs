@@ -9,12 +9,21 @@
 //!   and start within [`ID_WINDOW_US`] of each other; or, when one of them has no id,
 //! - their inputs are of different formats (two layers: two replicas' logs of one format hold
 //!   different requests), and they have the same host, method, URL path and status and start
-//!   within [`TOLERANCE_US`] of each other (sub-second times only).
+//!   within [`TOLERANCE_US`] of each other.
 //!
-//! Among several candidates the nearest in time is taken; each record joins at most one of
-//! each other input. The lookup is keyed (a hash map from the id, or from host, method, path,
-//! status and [`TOLERANCE_US`] slot, to a chain of the records that share it) and windowed (only
-//! candidates within the tolerance are compared): never a comparison of every pair.
+//! The window follows the coarser record's precision: a time known to the second only
+//! ([`coarse`]: nginx's `$time_local` without `$msec`) stands for the whole second from it, so
+//! a record joins one of it anywhere in that second (widened by the window). Among several
+//! candidates the nearest in time is taken (where a coarse time is involved, the earliest:
+//! two logs read in time order then pair off in order); each record joins at most one of each
+//! other input. Records that would have matched one of an input of the same format are
+//! counted ([`Counts::look_alike`]): if those two inputs are two layers, not two replicas, the
+//! report must say that their requests are counted twice and how to join them.
+//!
+//! The lookup is keyed (a hash map from the id, or from host, method, path, status and time
+//! slot — [`TOLERANCE_US`] for precise times, a second for coarse ones — to a chain of the
+//! records that share it) and windowed (only candidates within the window are compared):
+//! never a comparison of every pair.
 //!
 //! Memory: ≈ 70 bytes per record of every input but the last (the last is matched against the
 //! others and need not be kept); nothing when there is one input.
@@ -32,16 +41,20 @@ pub const ID_WINDOW_US: i64 = 2_000_000;
 /// Records without a shared id join only this close (µs).
 pub const TOLERANCE_US: i64 = 100_000;
 
+/// A time known to the second only ([`coarse`]) stands for a start anywhere in the second
+/// from it: the match window follows the coarser record's precision (µs).
+pub const SECOND_US: i64 = 1_000_000;
+
 const NO_ENTRY: u32 = u32::MAX;
 
 /// Entries compared per chain at most (the latest kept first): a path requested thousands of
-/// times in one tolerance slot is compared with its latest records only, so one lookup costs a
+/// times in one slot is compared with its latest records only, so one lookup costs a
 /// bounded number of comparisons whatever the traffic.
 const CHAIN_WALK: usize = 64;
 
 /// A record kept for the records of later inputs to join: in the chain of its id (if it has
-/// one) and in that of its host, method, path, status and time slot (if its time has sub-second
-/// precision).
+/// one) and in that of its host, method, path, status and time slot (a [`TOLERANCE_US`] slot,
+/// or a second when its time is [`coarse`]).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     t_us: i64,
@@ -55,6 +68,7 @@ struct Entry {
     /// 1 + the last input one of whose records joined this one (0: none yet).
     joined_by: u16,
     has_id: bool,
+    coarse: bool,
 }
 
 /// What a record is looked up and kept by.
@@ -62,7 +76,8 @@ struct Entry {
 pub struct Probe {
     pub input: u16,
     pub t_us: i64,
-    /// The time is known to the second only ([`coarse`]): it cannot be matched by time.
+    /// The time is known to the second only ([`coarse`]): it matches anything in that second
+    /// (widened by [`TOLERANCE_US`]).
     pub whole_second: bool,
     pub join: Join,
     /// Hash of host, method and status (the path is in `join`).
@@ -72,7 +87,7 @@ pub struct Probe {
 /// Whether a start (µs) and duration (ms) are known to the second only: the start falls on a
 /// whole second, or the start was worked out from a whole-second end (nginx's `$time_local`
 /// less `$request_time`), so start plus duration does. (A precise time does so once in a
-/// thousand records with millisecond times: that record is then not matched by time.)
+/// thousand records with millisecond times: that record is then matched within its second.)
 pub fn coarse(t_us: i64, whole_second: bool, dur_ms: f64) -> bool {
     if whole_second {
         return true;
@@ -80,6 +95,14 @@ pub fn coarse(t_us: i64, whole_second: bool, dur_ms: f64) -> bool {
     // Within 2 µs: the start was worked out in whole microseconds from a float duration.
     let end = t_us + (dur_ms * 1000.0).round() as i64;
     dur_ms.is_finite() && !(3..=999_997).contains(&end.rem_euclid(1_000_000))
+}
+
+/// Whether two starts may be one request's, `tol` apart at most: each stands for the interval
+/// it may lie in (the second from it when coarse, the instant else), and the two intervals,
+/// widened by `tol`, meet.
+fn within((a, a_coarse): (i64, bool), (b, b_coarse): (i64, bool), tol: i64) -> bool {
+    let hi = |t: i64, c: bool| t + if c { SECOND_US } else { 0 };
+    a <= hi(b, b_coarse) + tol && b <= hi(a, a_coarse) + tol
 }
 
 /// How a record was found to be one already read.
@@ -97,17 +120,43 @@ pub struct Found {
     pub by: JoinedBy,
 }
 
+/// Per input: how its records were joined to other inputs', and how many look like another
+/// input's requests but could not be joined.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub by_id: usize,
+    pub by_match: usize,
+    /// Of `by_match`: one of the two times was known to the second only.
+    pub within_second: usize,
+    /// The first input they were joined to.
+    pub with: Option<u16>,
+    /// Records not joined that have a record of another input with the same host, method,
+    /// path and status in the window, that input of the same format (two replicas' logs
+    /// are not matched by time, two layers' are): counted twice if the two are layers.
+    pub look_alike: usize,
+    /// The first input they look like.
+    pub like: Option<u16>,
+}
+
+/// The best candidate of a lookup so far: (rank, entry), and whether a record of an input of
+/// the same format would have matched.
+#[derive(Debug, Default)]
+struct Best {
+    at: Option<((u8, i64), u32)>,
+    look_alike: Option<u16>,
+}
+
 /// The join's state (see the module doc).
 #[derive(Debug, Default)]
 pub struct Joiner {
     ids: Map<u64, u32>,
+    /// Entries with precise times by [`TOLERANCE_US`] slot, and coarse ones by second.
     matches: Map<u64, u32>,
+    seconds: Map<u64, u32>,
     entries: Vec<Entry>,
     /// Each input's format, once known (inputs of one format are one layer).
     formats: Vec<Option<String>>,
-    /// Per input: records joined to another input's, by id and by match, and the first
-    /// input they were joined to.
-    pub counts: Vec<(usize, usize, Option<u16>)>,
+    pub counts: Vec<Counts>,
 }
 
 impl Joiner {
@@ -122,10 +171,18 @@ impl Joiner {
         self.formats.get(input as usize)?.as_deref()
     }
 
-    /// The match chain's key: host, method, status, path and the [`TOLERANCE_US`] slot.
+    /// The match chain's key: host, method, status, path and the time slot.
     fn match_key(p: &Probe, slot: i64) -> u64 {
         use std::hash::BuildHasher;
         foldhash::fast::FixedState::default().hash_one((p.what, p.join.path, slot))
+    }
+
+    fn counts_of(&mut self, input: u16) -> &mut Counts {
+        let i = input as usize;
+        if self.counts.len() <= i {
+            self.counts.resize(i + 1, Counts::default());
+        }
+        &mut self.counts[i]
     }
 
     /// The record of an earlier-kept input that `p` is, if any; it is marked joined.
@@ -135,21 +192,27 @@ impl Joiner {
         }
         let by_id = match p.join.id {
             0 => None,
-            id => self.nearest(self.ids.get(&id).copied(), p, false),
+            id => {
+                let mut best = Best::default();
+                self.walk(self.ids.get(&id).copied(), p, false, &mut best);
+                best.at.map(|(_, at)| at)
+            }
         };
         let (at, by) = match by_id {
             Some(at) => (at, JoinedBy::RequestId),
-            None if !p.whole_second => {
-                let slot = p.t_us.div_euclid(TOLERANCE_US);
-                let at = (slot - 1..=slot + 1)
-                    .filter_map(|s| {
-                        let head = self.matches.get(&Self::match_key(p, s)).copied();
-                        self.nearest(head, p, true)
-                    })
-                    .min_by_key(|&at| ((self.entries[at as usize].t_us - p.t_us).abs(), at))?;
-                (at, JoinedBy::Match)
+            None => {
+                let best = self.by_match(p);
+                match (best.at, best.look_alike) {
+                    (Some((_, at)), _) => (at, JoinedBy::Match),
+                    (None, Some(like)) => {
+                        let c = self.counts_of(p.input);
+                        c.look_alike += 1;
+                        c.like.get_or_insert(like);
+                        return None;
+                    }
+                    (None, None) => return None,
+                }
             }
-            None => return None,
         };
         let e = &mut self.entries[at as usize];
         e.joined_by = p.input + 1;
@@ -158,51 +221,78 @@ impl Joiner {
             row: e.row,
             by,
         };
-        let i = p.input as usize;
-        if self.counts.len() <= i {
-            self.counts.resize(i + 1, (0, 0, None));
-        }
-        let c = &mut self.counts[i];
+        let coarse = e.coarse || p.whole_second;
+        let c = self.counts_of(p.input);
         match by {
-            JoinedBy::RequestId => c.0 += 1,
-            JoinedBy::Match => c.1 += 1,
+            JoinedBy::RequestId => c.by_id += 1,
+            JoinedBy::Match => {
+                c.by_match += 1;
+                c.within_second += coarse as usize;
+            }
         }
-        c.2.get_or_insert(found.input);
+        c.with.get_or_insert(found.input);
         Some(found)
     }
 
-    /// The nearest entry of a chain from `head` that `p` may join: another input's, not yet
-    /// joined by this input; by id within [`ID_WINDOW_US`]; by match (`by_match`) within
+    /// The best match of `p` by host, method, path, status and time: among precise entries
+    /// in the [`TOLERANCE_US`] slots its window covers, and coarse ones in the seconds.
+    fn by_match(&self, p: &Probe) -> Best {
+        let mut best = Best::default();
+        let reach = if p.whole_second { SECOND_US } else { 0 };
+        let (lo, hi) = (p.t_us - TOLERANCE_US, p.t_us + reach + TOLERANCE_US);
+        for s in lo.div_euclid(TOLERANCE_US)..=hi.div_euclid(TOLERANCE_US) {
+            let head = self.matches.get(&Self::match_key(p, s)).copied();
+            self.walk(head, p, true, &mut best);
+        }
+        for s in (lo - SECOND_US).div_euclid(SECOND_US)..=hi.div_euclid(SECOND_US) {
+            let head = self.seconds.get(&Self::match_key(p, s)).copied();
+            self.walk(head, p, true, &mut best);
+        }
+        best
+    }
+
+    /// Walk a chain from `head` for the entry `p` may join: another input's, not yet joined
+    /// by this input; by id within [`ID_WINDOW_US`]; by match (`by_match`) within
     /// [`TOLERANCE_US`], of another format and not both with an id (two ids that differ are
-    /// two requests).
-    fn nearest(&self, head: Option<u32>, p: &Probe, by_match: bool) -> Option<u32> {
+    /// two requests). The nearest is taken; where a coarse time is involved, the earliest
+    /// (records in time order then pair off in order, each within its second).
+    fn walk(&self, head: Option<u32>, p: &Probe, by_match: bool, best: &mut Best) {
         let window = if by_match { TOLERANCE_US } else { ID_WINDOW_US };
         let mine = self.format(p.input);
-        let mut best: Option<(i64, u32)> = None;
         let mut at = head.unwrap_or(NO_ENTRY);
         let mut walked = 0;
         while at != NO_ENTRY && walked < CHAIN_WALK {
             walked += 1;
             let e = &self.entries[at as usize];
-            let d = (e.t_us - p.t_us).abs();
-            let ok = e.input != p.input
+            let next = if by_match { e.next_match } else { e.next_id };
+            let near = e.input != p.input
                 && e.joined_by != p.input + 1
-                && d <= window
-                && (!by_match
-                    || (!(e.has_id && p.join.id != 0)
-                        && mine.is_some()
-                        && self.format(e.input).is_some_and(|f| Some(f) != mine)));
-            if ok && best.is_none_or(|b| (d, at) < b) {
-                best = Some((d, at));
+                && within((e.t_us, e.coarse), (p.t_us, p.whole_second), window)
+                && !(by_match && e.has_id && p.join.id != 0);
+            let other = self.format(e.input);
+            if !near || (by_match && (mine.is_none() || other.is_none())) {
+                at = next;
+                continue;
             }
-            at = if by_match { e.next_match } else { e.next_id };
+            if by_match && other == mine {
+                best.look_alike.get_or_insert(e.input);
+                at = next;
+                continue;
+            }
+            let rank = match e.coarse || p.whole_second {
+                false => (0, (e.t_us - p.t_us).abs()),
+                true => (1, e.t_us),
+            };
+            if best.at.is_none_or(|b| (rank, at) < b) {
+                best.at = Some((rank, at));
+            }
+            at = next;
         }
-        best.map(|(_, at)| at)
     }
 
     /// Keep `p` (not joined) for later inputs' records; `row`: its kept rate-limited row.
     pub fn keep(&mut self, p: &Probe, row: u32) {
-        if p.t_us == super::event::Event::UNTIMED || (p.join.id == 0 && p.whole_second) {
+        if p.t_us == super::event::Event::UNTIMED {
             return;
         }
         let at = self.entries.len() as u32;
@@ -210,13 +300,11 @@ impl Joiner {
             0 => NO_ENTRY,
             id => self.ids.insert(id, at).unwrap_or(NO_ENTRY),
         };
-        let next_match = match p.whole_second {
-            true => NO_ENTRY,
-            false => {
-                let key = Self::match_key(p, p.t_us.div_euclid(TOLERANCE_US));
-                self.matches.insert(key, at).unwrap_or(NO_ENTRY)
-            }
+        let (map, slot) = match p.whole_second {
+            true => (&mut self.seconds, p.t_us.div_euclid(SECOND_US)),
+            false => (&mut self.matches, p.t_us.div_euclid(TOLERANCE_US)),
         };
+        let next_match = map.insert(Self::match_key(p, slot), at).unwrap_or(NO_ENTRY);
         self.entries.push(Entry {
             t_us: p.t_us,
             next_id,
@@ -225,6 +313,7 @@ impl Joiner {
             input: p.input,
             joined_by: 0,
             has_id: p.join.id != 0,
+            coarse: p.whole_second,
         });
     }
 }
@@ -264,7 +353,8 @@ mod tests {
         assert_eq!(j.find(&probe(1, 1_001, 42, 1)), None);
         j.keep(&probe(0, 10_000, 43, 1), 7);
         assert_eq!(j.find(&probe(1, 12_500, 43, 1)), None);
-        assert_eq!(j.counts[1], (2, 0, Some(0)));
+        let c = j.counts[1];
+        assert_eq!((c.by_id, c.by_match, c.with), (2, 0, Some(0)));
     }
 
     #[test]
@@ -303,19 +393,57 @@ mod tests {
         assert!(!coarse(1_000_123, false, f64::NAN));
     }
 
+    fn coarse_probe(input: u16, t_ms: i64, path: u32) -> Probe {
+        Probe {
+            whole_second: true,
+            ..probe(input, t_ms, 0, path)
+        }
+    }
+
     #[test]
-    fn inputs_of_one_format_or_whole_second_times_never_match_without_an_id() {
+    fn inputs_of_one_format_never_match_without_an_id_but_are_counted_as_look_alikes() {
         let mut j = joiner(&["nginx", "nginx", "envoy"]);
         j.keep(&probe(0, 1_000, 0, 1), 5);
         assert_eq!(j.find(&probe(1, 1_000, 0, 1)), None, "two replicas");
-        let whole = Probe {
-            whole_second: true,
-            ..probe(2, 1_000, 0, 1)
-        };
-        assert_eq!(j.find(&whole), None);
+        let c = j.counts[1];
+        assert_eq!((c.look_alike, c.like, c.by_match), (1, Some(0), 0));
+        // Another path is no look-alike.
+        assert_eq!(j.find(&probe(1, 1_000, 0, 2)), None);
+        assert_eq!(j.counts[1].look_alike, 1);
         // A format not known yet matches nothing.
         let mut j = joiner(&["nginx"]);
         j.keep(&probe(0, 1_000, 0, 1), 5);
         assert_eq!(j.find(&probe(1, 1_000, 0, 1)), None);
+    }
+
+    #[test]
+    fn a_time_known_to_the_second_matches_within_that_second() {
+        // nginx's whole-second times (kept first), Envoy's precise ones (looked up).
+        let mut j = joiner(&["nginx", "envoy"]);
+        j.keep(&coarse_probe(0, 1_000, 1), 5);
+        j.keep(&coarse_probe(0, 1_000, 1), 6);
+        j.keep(&coarse_probe(0, 3_000, 1), 7);
+        // Before the second less the tolerance, or after it plus the tolerance: no match.
+        assert_eq!(j.find(&probe(1, 880, 0, 1)), None);
+        assert_eq!(j.find(&probe(1, 2_120, 0, 1)), None);
+        // Two requests in the second pair off with the two records, the earliest first.
+        let rows: Vec<_> = [1_300, 1_950, 1_990]
+            .map(|t| j.find(&probe(1, t, 0, 1)).map(|f| f.row))
+            .to_vec();
+        assert_eq!(rows, [Some(5), Some(6), None]);
+        let c = j.counts[1];
+        assert_eq!((c.by_match, c.within_second), (2, 2));
+
+        // The other way round: the coarse log read second.
+        let mut j = joiner(&["envoy", "nginx"]);
+        j.keep(&probe(0, 1_950, 0, 1), 5);
+        j.keep(&probe(0, 2_500, 0, 1), 6);
+        assert_eq!(j.find(&coarse_probe(1, 1_000, 1)).map(|f| f.row), Some(5));
+        assert_eq!(j.find(&coarse_probe(1, 1_000, 1)), None);
+        // Two coarse times: within a second of each other.
+        let mut j = joiner(&["nginx", "clf"]);
+        j.keep(&coarse_probe(0, 5_000, 1), 5);
+        assert_eq!(j.find(&coarse_probe(1, 7_000, 1)), None);
+        assert_eq!(j.find(&coarse_probe(1, 6_000, 1)).map(|f| f.row), Some(5));
     }
 }

@@ -570,6 +570,7 @@ fn empty_summary(name: &str) -> InputSummary {
         not_requests: 0,
         skipped_reasons: Vec::new(),
         unwrapped: None,
+        counted_twice: None,
     }
 }
 

@@ -138,10 +138,15 @@ fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
             "{e}; the analysis kept its events in memory instead"
         ));
     }
-    if let Some((by_id, by_match, Some(other))) =
-        c.join.as_ref().and_then(|j| j.counts.get(i).copied())
-    {
-        notes.push(joined_note(by_id, by_match, &c.names[other as usize]));
+    if let Some(j) = c.join.as_ref().and_then(|j| j.counts.get(i).copied()) {
+        if let Some(other) = j.with {
+            notes.push(joined_note(&j, &c.names[other as usize]));
+        }
+        if let Some(like) = j.like.filter(|_| counted_twice(&j, s.records)) {
+            let note = counted_twice_note(&j, s, &c.names[like as usize]);
+            notes.push(format!("counted twice? {note}"));
+            s.counted_twice = Some(note);
+        }
     }
     for n in notes {
         s.warning_count += 1;
@@ -156,18 +161,20 @@ fn note_ordering(c: &Collector, i: usize, s: &mut InputSummary) {
 }
 
 /// What an input's records joined to another input's are ([`join`]).
-fn joined_note(by_id: usize, by_match: usize, other: &str) -> String {
+fn joined_note(j: &join::Counts, other: &str) -> String {
+    let (by_id, by_match) = (j.by_id, j.by_match);
     let n = by_id + by_match;
+    let within = match j.within_second {
+        0 => format!("within {} ms", join::TOLERANCE_US / 1000),
+        _ => format!(
+            "within {} ms, or within the second where a time is known to the second only",
+            join::TOLERANCE_US / 1000
+        ),
+    };
     let how = match (by_id, by_match) {
         (_, 0) => "the same request id".to_string(),
-        (0, _) => format!(
-            "the same host, method, path and status within {} ms, at another layer",
-            join::TOLERANCE_US / 1000
-        ),
-        _ => format!(
-            "{by_id} by request id, {by_match} by host, method, path and status within {} ms",
-            join::TOLERANCE_US / 1000
-        ),
+        (0, _) => format!("the same host, method, path and status {within}, at another layer"),
+        _ => format!("{by_id} by request id, {by_match} by host, method, path and status {within}"),
     };
     let (records, are) = if n == 1 {
         ("record is a request", "it is")
@@ -176,6 +183,22 @@ fn joined_note(by_id: usize, by_match: usize, other: &str) -> String {
     };
     format!(
         "{n} {records} already read from {other} ({how}): {are} counted once, the record kept as evidence of who answered"
+    )
+}
+
+/// Whether an input's look-alikes ([`join::Counts::look_alike`]) are enough to say that the
+/// input may be another layer's log of the same requests: at least half its records (and 10).
+fn counted_twice(j: &join::Counts, records: usize) -> bool {
+    j.look_alike >= 10 && j.look_alike * 2 >= records
+}
+
+/// What the report says of an input whose records look like another's but were not joined:
+/// what was seen, why they were not joined, and how to join them.
+fn counted_twice_note(j: &join::Counts, s: &InputSummary, other: &str) -> String {
+    let format = s.format.as_deref().unwrap_or("unknown");
+    format!(
+        "{} of {} records of {} look like requests of {other} (same host, method, path and status at the same time) but were not joined: both are {format} logs, taken for two replicas. If they are two layers' logs of the same requests, every count and rate here is doubled: log a request id in both (nginx `$request_id`, Envoy `%REQ(X-REQUEST-ID)%`) and pass a custom format with --log-format",
+        j.look_alike, s.records, s.source,
     )
 }
 

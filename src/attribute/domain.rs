@@ -149,7 +149,46 @@ fn brand(label: &str, suffix: &str) -> String {
     if label.len() <= 2 {
         return format!("{label}-{}", suffix.replace('.', "-"));
     }
-    label.to_string()
+    without_service_word(label).to_string()
+}
+
+/// Words a company appends to its name to make the domain of one of its services
+/// (`cloudflarestorage`, `googleusercontent`, `amazonservices`, `wasabisys`): not part of the
+/// owner's name. Not `api` or `app`, which are part of many brands (`rapidapi`, `whatsapp`).
+const SERVICE_WORDS: &[&str] = &[
+    "usercontent",
+    "storage",
+    "services",
+    "systems",
+    "sys",
+    "static",
+    "assets",
+    "cdn",
+];
+
+/// Fewest letters of a name left before a service word or product code: shorter rests
+/// (`gene` of `genesys`, `web` of `webservices`) are the whole brand's start, not a name.
+const NAME_MIN: usize = 5;
+
+/// A label that is a name followed by a service word ([`SERVICE_WORDS`]) or a product code of
+/// one letter and one digit (`backblazeb2`: Backblaze's B2) names the name, when at least
+/// [`NAME_MIN`] letters of it are left; any other label is the name whole.
+fn without_service_word(label: &str) -> &str {
+    let rest = |n: usize| &label[..label.len() - n];
+    let named = |r: &str| r.len() >= NAME_MIN && r.bytes().all(|b| b.is_ascii_alphabetic());
+    if let Some(w) = SERVICE_WORDS
+        .iter()
+        .find(|w| label.ends_with(*w) && named(rest(w.len())))
+    {
+        return rest(w.len());
+    }
+    let b = label.as_bytes();
+    let code =
+        b.len() >= 2 && b[b.len() - 1].is_ascii_digit() && b[b.len() - 2].is_ascii_alphabetic();
+    if code && named(rest(2)) {
+        return rest(2);
+    }
+    label
 }
 
 /// The platform that owns a private (shared) suffix: its row in [`PLATFORMS`], else the first
@@ -276,6 +315,38 @@ mod tests {
         assert_eq!(slug("api.z.ai"), Some(("z-ai".into(), false)));
         assert_eq!(slug("api.x.ai"), Some(("x-ai".into(), false)));
         assert_eq!(slug("api.fal.ai"), Some(("fal".into(), false)));
+    }
+
+    #[test]
+    fn a_service_word_or_product_code_after_the_name_goes() {
+        assert_eq!(
+            slug("abc.r2.cloudflarestorage.com"),
+            Some(("cloudflare".into(), false))
+        );
+        assert_eq!(
+            slug("mws.amazonservices.com"),
+            Some(("amazon".into(), false))
+        );
+        assert_eq!(
+            slug("s3.eu-central-1.wasabisys.com"),
+            Some(("wasabi".into(), false))
+        );
+        assert_eq!(
+            slug("s3.us-west-004.backblazeb2.com"),
+            Some(("backblaze".into(), false))
+        );
+        assert_eq!(
+            slug("lh3.googleusercontent.com"),
+            Some(("google".into(), false))
+        );
+        // Too little left to be a name: the label is the brand.
+        assert_eq!(slug("api.genesys.com"), Some(("genesys".into(), false)));
+        assert_eq!(slug("auth0.com"), Some(("auth0".into(), false)));
+        assert_eq!(slug("cloud9.io"), Some(("cloud9".into(), false)));
+        assert_eq!(slug("api.route53.io"), Some(("route53".into(), false)));
+        // Not service words: part of the brand.
+        assert_eq!(slug("soundcloud.com"), Some(("soundcloud".into(), false)));
+        assert_eq!(slug("api.rapidapi.com"), Some(("rapidapi".into(), false)));
     }
 
     #[test]

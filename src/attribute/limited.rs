@@ -26,6 +26,7 @@ const RATE_LIMIT_WORDS: &[&str] = &[
     // https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html).
     "reduce your request rate",
     "<code>slowdown</code>",
+    "too many attempts",
 ];
 
 /// Wording that marks a 400 as a rate limit: stricter than [`RATE_LIMIT_WORDS`], since a 400
@@ -39,6 +40,9 @@ const RATE_LIMIT_400_WORDS: &[&str] = &[
     "throttle_violation",
     "throttled",
     "throttling",
+    // A login or verification endpoint's limit on tries (Firebase Auth's 400
+    // TOO_MANY_ATTEMPTS_TRY_LATER, https://firebase.google.com/docs/reference/rest/auth).
+    "too many attempts",
 ];
 
 /// Documented throttling error codes, as their producers write them: matched case-sensitively
@@ -84,6 +88,30 @@ pub const THROTTLE_CODES: &[&str] = &[
     // X-Mashery-Error-Code (https://developer.mashery.com/docs/read/mashery_api/20_reporting/error_codes).
     "ERR_403_DEVELOPER_OVER_QPS",
     "ERR_403_DEVELOPER_OVER_RATE",
+];
+
+/// Throttling codes as APIs spell them in every case and separator (`TooManyRequests`,
+/// `TOO_MANY_REQUESTS`, `too-many-requests`, `RateLimitExceeded`, `rate_limit_exceeded`,
+/// `TooManyRequestsException`): an identifier in the body or a code header whose letters, with
+/// case, `_` and `-` dropped and a trailing `exception` or `error` removed, are one of these.
+/// Each says "too many requests in a time", so it counts at any status. Not the codes that are
+/// also English words (`SlowDown`, `Throttling`, `ServerBusy`: matched as written, in
+/// [`THROTTLE_CODES`]), nor `LimitExceeded` and `QuotaExceeded`, which also name resource and
+/// storage limits.
+const SPELLED_CODES: &[&str] = &[
+    "toomanyrequests",
+    "ratelimitexceeded",
+    "ratelimitreached",
+    "ratelimited",
+    "requestlimitexceeded",
+    "requestratelimitexceeded",
+    "userratelimitexceeded",
+    "throttlingexception",
+    "requestthrottled",
+    "requeststhrottled",
+    "toomanyattempts",
+    "toomanyattemptstrylater",
+    "toomanycalls",
 ];
 
 /// Response headers that carry a producer's error code (AWS `x-amzn-ErrorType`, Azure's
@@ -219,7 +247,12 @@ fn throttle_code(r: &Request) -> Option<Why> {
         "a documented throttling error code: the producer's rate limit, whatever the status";
     for name in CODE_HEADERS {
         if let Some(v) = r.response_headers.get(name) {
-            if let Some(code) = THROTTLE_CODES.iter().find(|c| has_token(v, c)) {
+            let code = THROTTLE_CODES
+                .iter()
+                .find(|c| has_token(v, c))
+                .map(|c| c.to_string())
+                .or_else(|| spelled_code(v));
+            if let Some(code) = code {
                 return why(format!("{name}: {code}"), NOTE);
             }
         }
@@ -228,7 +261,39 @@ fn throttle_code(r: &Request) -> Option<Why> {
     THROTTLE_CODES
         .iter()
         .find(|c| has_token(body, c))
+        .map(|c| c.to_string())
+        .or_else(|| spelled_code(body))
         .and_then(|c| why(format!("body: \"{c}\""), NOTE))
+}
+
+/// A code header's value, else the body, with an identifier that spells one of
+/// [`SPELLED_CODES`]: the identifier as written.
+pub fn spelled_throttle_code(r: &Request) -> Option<String> {
+    CODE_HEADERS
+        .iter()
+        .filter_map(|n| r.response_headers.get(n))
+        .find_map(spelled_code)
+        .or_else(|| r.body_excerpt.as_deref().and_then(spelled_code))
+}
+
+/// The first identifier in `text` (a run of letters, digits, `_` and `-`) that spells one of
+/// [`SPELLED_CODES`].
+fn spelled_code(text: &str) -> Option<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .filter(|t| t.len() >= 10 && t.len() <= 64)
+        .find(|t| {
+            let n: String = t
+                .chars()
+                .filter(|c| *c != '_' && *c != '-')
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
+            let n = n
+                .strip_suffix("exception")
+                .or_else(|| n.strip_suffix("error"))
+                .unwrap_or(&n);
+            SPELLED_CODES.contains(&n)
+        })
+        .map(str::to_string)
 }
 
 /// `text` holds `token` with no identifier character (letter, digit, `_`) on either side.
@@ -308,5 +373,36 @@ mod tests {
         assert!(!has_token("Throttling_x", "Throttling"));
         assert!(has_token("a Throttling b Throttling", "Throttling"));
         assert!(!has_token("", "SlowDown"));
+    }
+
+    #[test]
+    fn throttling_codes_are_read_in_every_spelling() {
+        for (text, code) in [
+            ("{\"code\":\"RateLimitExceeded\"}", "RateLimitExceeded"),
+            ("{\"error\":\"rate_limited\"}", "rate_limited"),
+            ("error=too-many-requests", "too-many-requests"),
+            (
+                "TOO_MANY_ATTEMPTS_TRY_LATER : x",
+                "TOO_MANY_ATTEMPTS_TRY_LATER",
+            ),
+            ("#TooManyRequestsException", "TooManyRequestsException"),
+            (
+                "{\"type\":\"RATE_LIMIT_REACHED_ERROR\"}",
+                "RATE_LIMIT_REACHED_ERROR",
+            ),
+        ] {
+            assert_eq!(spelled_code(text).as_deref(), Some(code), "{text}");
+        }
+        // English words, resource limits and longer identifiers are not these codes.
+        for text in [
+            "please slow down",
+            "{\"code\":\"LimitExceededException\"}",
+            "{\"code\":\"QuotaExceeded\"}",
+            "{\"field\":\"rateLimit\"}",
+            "maxTooManyRequestsCount",
+            "rate limited",
+        ] {
+            assert_eq!(spelled_code(text), None, "{text}");
+        }
     }
 }

@@ -30,6 +30,11 @@ pub enum M {
     /// The whole body is this text (case-insensitive, whitespace ignored): a producer's stock
     /// body with nothing else in it, e.g. a gateway's `{"message":"Too Many Requests"}`.
     BodyIs(&'static str),
+    /// The body contains the text with its line breaks and indentation as written (case
+    /// ignored, whitespace not folded): a template's own layout, where its words alone are
+    /// what many producers write (Tyk's indented `{\n    "error": "Quota exceeded"\n}` against
+    /// any API's `{"error":"Quota exceeded"}`).
+    Layout(&'static str),
     /// The body is known to be empty: absent from a record that would have shown it, not a
     /// body the input did not record ([`crate::model::Request::body_unknown`]).
     BodyEmpty,
@@ -53,6 +58,8 @@ pub struct Subject<'a> {
     body_unknown: bool,
     /// `body_lc` without its URLs, made when first asked for.
     words: std::cell::OnceCell<String>,
+    /// `words` with whitespace, `_` and `-` removed ([`joined`]), made when first asked for.
+    words_joined: std::cell::OnceCell<String>,
 }
 
 impl<'a> Subject<'a> {
@@ -65,6 +72,7 @@ impl<'a> Subject<'a> {
             body_compact,
             body_unknown: req.body_unknown(),
             words: std::cell::OnceCell::new(),
+            words_joined: std::cell::OnceCell::new(),
         }
     }
 
@@ -76,6 +84,12 @@ impl<'a> Subject<'a> {
     pub fn words(&self) -> &str {
         self.words
             .get_or_init(|| without_urls(&self.body_lc).into_owned())
+    }
+
+    /// [`Subject::words`] with the separators of words and identifiers removed: `rate_limit`,
+    /// `rate-limit`, `RateLimit` and `rate limit` all read `ratelimit`.
+    pub fn words_joined(&self) -> &str {
+        self.words_joined.get_or_init(|| joined(self.words()))
     }
 
     /// The response's body is known to be empty (not merely unrecorded).
@@ -97,6 +111,7 @@ impl<'a> Subject<'a> {
             body_compact: self.body_compact.clone(),
             body_unknown: false,
             words: self.words.clone(),
+            words_joined: self.words_joined.clone(),
         }
     }
 }
@@ -182,6 +197,8 @@ enum Form {
     Compact,
     /// Whitespace removed, lower-cased ([`compact_lc`]).
     CompactLc,
+    /// Whitespace, `_` and `-` removed, lower-cased ([`joined`]).
+    Joined,
 }
 
 fn form_of(text: &str, form: Form) -> String {
@@ -189,6 +206,7 @@ fn form_of(text: &str, form: Form) -> String {
         Form::Lowered => text.to_ascii_lowercase(),
         Form::Compact => text.chars().filter(|c| !c.is_whitespace()).collect(),
         Form::CompactLc => compact_lc(text),
+        Form::Joined => joined(text),
     }
 }
 
@@ -247,6 +265,15 @@ pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
     pattern[p..].iter().all(|&c| c == b'*')
 }
 
+/// Lower-cased, with whitespace and the separators of identifiers (`_`, `-`) removed: words
+/// in any spelling (`per_day`, `rate-limit`, `RateLimit`) read alike.
+fn joined(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// Lower-cased, whitespace removed: the form `Subject::body_compact` is kept in.
 fn compact_lc(text: &str) -> String {
     text.chars()
@@ -278,7 +305,9 @@ impl M {
                     .collect();
                 (!hits.is_empty()).then_some(hits)
             }
-            M::Body(_) | M::Text(_) | M::Words(_) | M::Code(_) | M::BodyIs(_) => self.eval_text(s),
+            M::Body(_) | M::Text(_) | M::Words(_) | M::Code(_) | M::BodyIs(_) | M::Layout(_) => {
+                self.eval_text(s)
+            }
             M::BodyEmpty => s.body_is_empty().then(|| vec!["body: empty".to_string()]),
             M::Status(code) => (s.req.status == *code).then(|| vec![format!("status {code}")]),
             M::Host(pattern) => {
@@ -325,9 +354,10 @@ impl M {
             }
             M::Words(needle) => {
                 let words = s.words();
+                // In any spelling: separated by spaces, `_` or `-`, or run together.
                 let found = contains(words, needle)
-                    || with_form(needle, Form::Compact, |compact| {
-                        !compact.is_empty() && contains(&compact_lc(words), compact)
+                    || with_form(needle, Form::Joined, |j| {
+                        !j.is_empty() && contains(s.words_joined(), j)
                     });
                 found.then(|| vec![format!("body: \"{needle}\"")])
             }
@@ -353,6 +383,8 @@ impl M {
                 let body = s.req.body_excerpt.as_deref().unwrap_or("");
                 super::limited::has_token(body, code).then(|| vec![format!("code {code}")])
             }
+            M::Layout(text) => contains_ci_in_lowered(&s.body_lc, text)
+                .then(|| vec![format!("body: \"{}\"", shown(&text.replace('\n', "\\n")))]),
             M::BodyIs(text) => {
                 let whole = s.body_compact.trim_end_matches('…');
                 (!whole.is_empty() && with_form(text, Form::CompactLc, |c| whole == c))
@@ -383,6 +415,7 @@ impl M {
             | M::Words(_)
             | M::Code(_)
             | M::BodyIs(_)
+            | M::Layout(_)
             | M::BodyEmpty
             | M::Status(_)
             | M::Host(_)
@@ -404,6 +437,10 @@ impl M {
             ),
             M::Code(c) => format!("code `{c}` (its case, a whole token)"),
             M::BodyIs(t) => format!("body is exactly `{}`", t.replace('|', "\\|")),
+            M::Layout(t) => format!(
+                "body contains `{}` laid out as written",
+                t.replace('|', "\\|").replace('\n', "\\n")
+            ),
             M::BodyEmpty => "empty body".into(),
             M::Status(c) => format!("status {c}"),
             M::Host(p) => format!("host `{p}`"),

@@ -44,6 +44,11 @@ const NONE: Option<Quota> = None;
 /// Not an AWS service endpoint: AWS's own APIs (Lambda, SNS, …) answer their throttles with the
 /// same `x-amzn-ErrorType: TooManyRequestsException` API Gateway uses, so the gateway's marker
 /// counts only on a gateway's host or a custom domain.
+/// Tyk's error template (`templates/error.json`: the message on its own line, indented four
+/// spaces), filled with its rate-limit and quota messages [P10].
+const TYK_RATE: &str = "{\n    \"error\": \"rate limit exceeded\"\n}";
+const TYK_QUOTA: &str = "{\n    \"error\": \"quota exceeded\"\n}";
+
 const NOT_AWS_SERVICE: M = Any(&[
     Not(&Host("*.amazonaws.com")),
     Host("*.execute-api.*.amazonaws.com"),
@@ -358,8 +363,8 @@ pub static RULES: &[Rule] = &[
       "legacy Apigee Edge answers spike arrests itself with Server: Apigee Router"),
 
     r("tyk.error", "tyk", Proxy, Producer, 0.7,
-      Any(&[Body("{\"error\": \"rate limit exceeded\"}"), Body("{\"error\": \"quota exceeded\"}")]),
-      RATE, "rate limiter", "[P10]", "Tyk's default error template for rate limit / quota"),
+      Any(&[Layout(TYK_RATE), Layout(TYK_QUOTA)]),
+      RATE, "rate limiter", "[P10]", "Tyk's default error template (templates/error.json, the message indented on its own line) for rate limit / quota; the same words on one line are what many APIs write"),
 
     r("mashery.error", "mashery", Proxy, Producer, 0.95,
       Any(&[Has("x-mashery-error-code"), Text("<h1>Developer Over Qps</h1>"), Text("<h1>Developer Over Rate</h1>")]),
@@ -792,7 +797,7 @@ pub static CUES: &[Cue] = &[
     c("azure-apim.quota", 1, Any(&[Body("out of call volume quota"), Body("out of bandwidth quota")]), DAILY, None, "[P8]",
       "APIM quota policy"),
     c("azure-apim.rate", 1, Body("rate limit is exceeded. try again in"), RATE, None, "[P8]", "APIM rate-limit policy"),
-    c("tyk.quota", 1, Body("{\"error\": \"quota exceeded\"}"), DAILY, Some(Scope::Key), "[P10]",
+    c("tyk.quota", 1, Layout(TYK_QUOTA), DAILY, Some(Scope::Key), "[P10]",
       "Tyk quota (per key allowance), status 403"),
     c("mashery.qps", 1, Any(&[Value("x-mashery-error-code", "_over_qps"), Value("x-error-detail-header", "over queries per second"),
                               Words("developer over qps")]), RATE, Some(Scope::Key),
@@ -863,8 +868,12 @@ pub static CUES: &[Cue] = &[
                                   Code("ProvisionedThroughputExceededException")]),
       RATE, None, "https://docs.aws.amazon.com/general/latest/gr/api-retries.html; https://learn.microsoft.com/azure/storage/common/scalability-targets-resource-provider",
       "a documented throttling code: requests arrived faster than the producer's per-second target (a rate, not an allowance)"),
-    c("wording.daily", 6, Any(&[Words("daily"), Words("monthly"), Words("weekly"), Words("annual")]), DAILY,
-      None, "[Q5]", "allowance wording (daily / weekly / monthly)"),
+    // A usage or access limit is what a plan allows, not how fast (Yelp's daily
+    // ACCESS_LIMIT_REACHED, "You've reached the access limit for this client",
+    // https://docs.developer.yelp.com/docs/fusion-rate-limiting; "usage limits" of billing).
+    c("wording.daily", 6, Any(&[Words("daily"), Words("monthly"), Words("weekly"), Words("annual"), Words("usage limit"),
+                                Words("access limit")]), DAILY,
+      None, "[Q5]", "allowance wording (daily / weekly / monthly, a usage or access limit)"),
     c("wording.rate", 6, Any(&[Words("requests per"), Words("rate limit"), Words("slow down"), Words("throttl"), Words("hourly")]),
       RATE, None, "[Q5]", "rate wording"),
 ];

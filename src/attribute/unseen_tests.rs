@@ -439,3 +439,110 @@ fn another_vendors_words_on_an_unseen_host_name_the_host() {
     let a = verdict(response("llm.brightlane.co", 429, &h, Some("{}")));
     assert_eq!(a.vendor.as_deref(), Some("anthropic"), "{:#?}", a.evidence);
 }
+
+// ------------------------------------------------------------------ round 5
+
+/// S3's error format and request-id headers are the protocol's, copied by every S3-compatible
+/// store (MinIO's ErrOperationMaxedOut, github.com/minio/minio cmd/api-errors.go): on a host
+/// that is not AWS's the host names the vendor; on AWS's own host, AWS.
+#[test]
+fn an_s3_compatible_store_is_named_by_its_host_not_aws() {
+    let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SlowDown</Code><Message>A timeout exceeded while waiting to proceed with the request, please reduce your request rate</Message><RequestId>17B8E5C2A1D3F4E6</RequestId><HostId>dd90</HostId></Error>";
+    let headers = [
+        ("content-type", "application/xml"),
+        ("x-amz-request-id", "17B8E5C2A1D3F4E6"),
+        ("x-amz-id-2", "dd90"),
+    ];
+    for (host, vendor) in [
+        ("minio.lab.acme-data.net", "acme-data"),
+        ("s3.us-west-004.backblazeb2.com", "backblaze"),
+        ("s3.eu-central-1.wasabisys.com", "wasabi"),
+        ("bucket.s3.us-east-1.amazonaws.com", "aws"),
+    ] {
+        let a = verdict(response(host, 503, &headers, Some(body)));
+        assert_eq!(
+            (a.layer, a.vendor.as_deref(), a.quota),
+            (Layer::Api, Some(vendor), Quota::Rate),
+            "{host}: {:#?}",
+            a.evidence
+        );
+    }
+}
+
+/// A throttling code counts at 400 in any spelling, and says what a 429 says (built to state
+/// the rule).
+#[test]
+fn a_throttling_code_in_any_spelling_is_a_rate_limit_at_400() {
+    for body in [
+        "{\"error\":{\"code\":\"RateLimitExceeded\"}}",
+        "{\"ok\":false,\"error\":\"rate_limited\"}",
+        "{\"error\":\"too-many-requests\"}",
+    ] {
+        let a = verdict(response("api.parcelhub.io", 400, &[JSON], Some(body)));
+        assert_eq!(
+            (a.layer, a.vendor.as_deref(), a.quota),
+            (Layer::Api, Some("parcelhub"), Quota::Rate),
+            "{body}: {:#?}",
+            a.evidence
+        );
+    }
+    // A resource quota's code in another spelling is not a rate limit at 400.
+    let r = response(
+        "management.example-cloud.com",
+        400,
+        &[JSON],
+        Some("{\"error\":{\"code\":\"QuotaExceeded\",\"message\":\"exceeding approved Cores quota\"}}"),
+    );
+    assert!(!is_rate_limited(&r));
+}
+
+/// Tyk's template is its indented layout; the same words on one line are any API's, and
+/// "quota" alone states no kind.
+#[test]
+fn a_gateways_stock_words_on_one_line_are_the_apis() {
+    let a = verdict(response(
+        "api.parcelhub.io",
+        429,
+        &[JSON],
+        Some("{\"error\":\"Quota exceeded\"}"),
+    ));
+    assert_eq!(
+        (a.layer, a.vendor.as_deref(), a.quota),
+        (Layer::Api, Some("parcelhub"), Quota::Unknown),
+        "{:#?}",
+        a.evidence
+    );
+    let t = verdict(response(
+        "api.parcelhub.io",
+        403,
+        &[JSON],
+        Some("{\n    \"error\": \"Quota exceeded\"\n}"),
+    ));
+    assert_eq!(
+        (t.layer, t.vendor.as_deref(), t.quota),
+        (Layer::Proxy, Some("tyk"), Quota::Daily)
+    );
+}
+
+/// Wording in any spelling: separated by `_` or `-`, or run together.
+#[test]
+fn wording_is_read_in_every_spelling() {
+    for (body, want) in [
+        (
+            "{\"error\":\"TOO_MANY_CONCURRENT_REQUESTS\"}",
+            Quota::Concurrency,
+        ),
+        (
+            "{\"message\":\"You have exceeded your rate-limit\"}",
+            Quota::Rate,
+        ),
+        (
+            "{\"error\":{\"code\":\"ACCESS_LIMIT_REACHED\"}}",
+            Quota::Daily,
+        ),
+        ("{\"code\":\"DAILY_LIMIT_EXCEEDED\"}", Quota::Daily),
+    ] {
+        let a = verdict(response("api.geocodely.com", 429, &[JSON], Some(body)));
+        assert_eq!(a.quota, want, "{body}: {:#?}", a.evidence);
+    }
+}

@@ -224,10 +224,20 @@ pub(crate) fn warn(source: &Arc<str>, pos: Option<Position>, msg: impl Into<Stri
 }
 
 /// The error an input gets when it ended without a problem but yielded nothing usable.
-fn empty_input_error(format: Format, records: usize, skipped: usize) -> Option<String> {
+fn empty_input_error(
+    format: Format,
+    records: usize,
+    reasons: &skip::Reasons,
+    skipped: usize,
+) -> Option<String> {
     if records > 0 {
         return None;
     }
+    let not_requests = reasons.not_requests();
+    if not_requests > 0 && skipped == 0 {
+        return Some(no_http_records(format, reasons));
+    }
+    let skipped = skipped + not_requests;
     match format {
         Format::Har if skipped == 0 => {
             Some("the HAR has no entries (log.entries is empty or missing)".to_string())
@@ -248,6 +258,25 @@ fn empty_input_error(format: Format, records: usize, skipped: usize) -> Option<S
         )),
         _ => Some("no records: the file has no log lines".into()),
     }
+}
+
+/// An input whose every line is a record known not to be an HTTP request (an NLB TLS log, an
+/// IIS FTP log, an error log): what its lines are, instead of a complaint about each.
+fn no_http_records(format: Format, reasons: &skip::Reasons) -> String {
+    let kinds: Vec<String> = reasons
+        .reasons
+        .iter()
+        .filter(|r| r.not_request)
+        .map(|r| {
+            let s = if r.lines == 1 { "" } else { "s" };
+            format!("{} line{s} of {}", r.lines, r.reason)
+        })
+        .collect();
+    format!(
+        "no HTTP request records found in this {} log: {}; the file logs no HTTP requests, so there is nothing to analyze",
+        format.as_str(),
+        kinds.join(", ")
+    )
 }
 
 /// Counts what passes from a format reader to the caller's sink.
@@ -404,6 +433,7 @@ pub fn stream_opened<T: Send>(
         not_requests: 0,
         skipped_reasons: Vec::new(),
         unwrapped: None,
+        counted_twice: None,
     };
     let mut opened = match opened {
         Ok(o) => o,
@@ -480,7 +510,7 @@ pub fn stream_opened<T: Send>(
     not_request_warnings(&tally.reasons, &mut tally.warnings, &source);
     let error = tail.error.or_else(|| match opts.piece {
         Some(_) => None,
-        None => empty_input_error(format, tally.records, tally.skipped + not_requests),
+        None => empty_input_error(format, tally.records, &tally.reasons, tally.skipped),
     });
     // A file shorter now than when it was opened was truncated while it was read: that says
     // more than a last line cut short, which it usually causes.
@@ -524,6 +554,7 @@ pub fn stream_opened<T: Send>(
             })
             .collect(),
         unwrapped: tail.unwrapped,
+        counted_twice: None,
     }
 }
 
@@ -573,7 +604,7 @@ pub(crate) fn collect(
         (tally.records, tally.skipped, tally.warnings, tally.reasons);
     let error = tail
         .error
-        .or_else(|| empty_input_error(format, records, skipped + reasons.not_requests()));
+        .or_else(|| empty_input_error(format, records, &reasons, skipped));
     ReadOutcome {
         requests,
         skipped,

@@ -24,6 +24,9 @@ pub enum NotRequest {
     SyslogMessage,
     /// A JSON record with no request in it (a server's runtime log beside its access log).
     JsonRecord,
+    /// An FTP session record (IIS FTP logs share W3C's layout: a command or channel event
+    /// where an HTTP log has its method).
+    FtpSession,
 }
 
 impl NotRequest {
@@ -36,6 +39,7 @@ impl NotRequest {
             NotRequest::ProxyMessage => "the proxy's own messages",
             NotRequest::SyslogMessage => "syslog messages of other programs",
             NotRequest::JsonRecord => "JSON records without a request (runtime logs)",
+            NotRequest::FtpSession => "FTP session records (commands and channel events)",
         }
     }
 }

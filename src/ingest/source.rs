@@ -239,6 +239,11 @@ pub fn sniff_with(prefix: &[u8], path: &str, gzip_layers: u8) -> Result<Sniffed,
         });
     }
     let records = sample.count(is_json_record);
+    // OTLP JSON logs (the collector's file exporter): one export per line, maybe longer
+    // than the sample.
+    if super::access::opens_otlp_logs(trimmed) {
+        return Ok(json_lines(&sample, prefix));
+    }
     let first = sample.first_line();
     if records > 0 && records * 2 >= sample.len() {
         return Ok(json_lines(&sample, prefix));

@@ -232,6 +232,7 @@ fn header(body: &mut String, report: &Report, title: &str) {
     for note in [
         verdict::not_counted_note(report),
         verdict::input_problems(report),
+        verdict::counted_twice(report),
     ]
     .into_iter()
     .flatten()

@@ -98,6 +98,9 @@ fn intro(out: &mut String, report: &Report) {
     if let Some(note) = verdict::input_problems(report) {
         let _ = writeln!(out, "{}.", prose(&capitalized(&note)));
     }
+    if let Some(note) = verdict::counted_twice(report) {
+        let _ = writeln!(out, "{}.", prose(&capitalized(&note)));
+    }
     out.push('\n');
 }
 

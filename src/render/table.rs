@@ -120,6 +120,9 @@ fn capture(report: &Report, o: &mut Out) {
     if let Some(note) = verdict::input_problems(report) {
         o.prose(&note, "", "  ");
     }
+    if let Some(note) = verdict::counted_twice(report) {
+        o.prose(&note, "", "  ");
+    }
 }
 
 fn who_limited(report: &Report, o: &mut Out) {

@@ -471,6 +471,18 @@ pub fn input_problems(report: &Report) -> Option<String> {
     (!bad.is_empty()).then(|| format!("input problems: {} (see Inputs)", bad.join("; ")))
 }
 
+/// Inputs whose records look like another input's requests but could not be joined to them
+/// ([`crate::model::InputSummary::counted_twice`]): the report's counts may hold those requests
+/// twice; what was seen and how to join them.
+pub fn counted_twice(report: &Report) -> Option<String> {
+    let notes: Vec<&str> = report
+        .inputs
+        .iter()
+        .filter_map(|i| i.counted_twice.as_deref())
+        .collect();
+    (!notes.is_empty()).then(|| format!("counted twice? {}", notes.join("; ")))
+}
+
 /// Percentage for people: `50 %`, `0.4 %`.
 pub fn percent(part: usize, whole: usize) -> String {
     if whole == 0 {

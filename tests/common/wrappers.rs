@@ -1,7 +1,8 @@
 //! An access log's lines wrapped as containers and log shippers write them, byte for byte in
 //! their documented shapes: Docker's json-file driver, CRI (with long lines split into `P`
 //! parts), `kubectl logs --timestamps`, syslog RFC 3164 and 5424, Filebeat, Logstash, Vector,
-//! Fluent Bit, journald's JSON export and `docker compose logs`.
+//! Fluent Bit, journald's JSON export, `docker compose logs` and the OpenTelemetry Collector's
+//! file exporter (OTLP JSON, one export per line holding one record or a batch of them).
 
 /// How a wrapper writes one line (`i` = its index, for the timestamps).
 pub type Wrap = fn(&str, usize) -> String;
@@ -105,6 +106,33 @@ pub fn journald(l: &str, i: usize) -> String {
     )
 }
 
+/// One OTLP log record (protobuf JSON, as the collector's file exporter writes it): the line
+/// in `body.stringValue`, the filelog receiver's attributes, an unset `timeUnixNano`.
+fn otlp_record(l: &str, i: usize) -> String {
+    format!(
+        r#"{{"timeUnixNano":"0","observedTimeUnixNano":"{}","body":{{"stringValue":{}}},"attributes":[{{"key":"log.file.name","value":{{"stringValue":"access.log"}}}}],"traceId":"","spanId":""}}"#,
+        (1_796_292_000u64 + i as u64) * 1_000_000_000,
+        json_str(l)
+    )
+}
+
+/// An OTLP JSON export of these lines' records (the file exporter writes one per line).
+pub fn otlp_export(lines: &[&str], first: usize) -> String {
+    let records: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| otlp_record(l, first + k))
+        .collect();
+    format!(
+        r#"{{"resourceLogs":[{{"resource":{{"attributes":[{{"key":"host.name","value":{{"stringValue":"web-1"}}}},{{"key":"service.name","value":{{"stringValue":"nginx"}}}}]}},"scopeLogs":[{{"scope":{{}},"logRecords":[{}]}}]}}]}}"#,
+        records.join(",")
+    )
+}
+
+pub fn otlp(l: &str, i: usize) -> String {
+    otlp_export(&[l], i)
+}
+
 pub fn compose(l: &str, _: usize) -> String {
     format!("web-1  | {l}")
 }
@@ -122,6 +150,7 @@ pub const ALL: &[(&str, Wrap)] = &[
     ("fluent-bit", fluentbit),
     ("journald", journald),
     ("compose", compose),
+    ("otlp-json", otlp),
 ];
 
 /// `text`'s non-blank lines, each wrapped (a CRI line may become several).

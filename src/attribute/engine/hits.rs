@@ -58,6 +58,13 @@ pub(super) fn rule_hits(cx: &Ctx, v: &mut Verdict) -> Vec<&'static str> {
     producers
 }
 
+/// Headers of a protocol that other servers implement as well as its author: every
+/// S3-compatible store (MinIO, Ceph RGW, Cloudflare R2, Backblaze B2, Wasabi, DigitalOcean
+/// Spaces) answers in the S3 API's format with `x-amz-request-id` and `x-amz-id-2`
+/// (https://docs.aws.amazon.com/AmazonS3/latest/API/RESTCommonResponseHeaders.html). A marker
+/// that reads only these and the body is the protocol's wording, not the vendor's name.
+const PROTOCOL_HEADERS: &[&str] = &["x-amz-request-id", "x-amz-id-2"];
+
 /// A catalogue vendor's wording on another owner's host: the registrable domain of the owner
 /// named instead, or `None` when the hit names its vendor. A vendor's documented message or
 /// error schema in the body (`"Request limit exceeded."`, `"code":"tooManyRequests"`) is
@@ -65,7 +72,7 @@ pub(super) fn rule_hits(cx: &Ctx, v: &mut Verdict) -> Vec<&'static str> {
 /// registrable domain names someone else, it names nobody. A marker that reads a header
 /// (a vendor-only header is sent by that vendor wherever it runs), a body that names the
 /// vendor itself (`platform.openai.com`), and software installed anywhere (rows without
-/// hosts) still name their vendor.
+/// hosts) still name their vendor; a protocol's headers ([`PROTOCOL_HEADERS`]) are wording.
 fn foreign_wording(cx: &Ctx, rule: &'static Rule, signal: &str) -> Option<String> {
     use super::super::{catalogue, domain};
     if rule.layer != Layer::Api || rule.proves != Proves::Producer {
@@ -77,6 +84,7 @@ fn foreign_wording(cx: &Ctx, rule: &'static Rule, signal: &str) -> Option<String
     }
     let mut names = Vec::new();
     rule.when.header_names(&mut names);
+    names.retain(|n| !PROTOCOL_HEADERS.contains(n));
     if !names.is_empty()
         || cx
             .base

@@ -569,6 +569,7 @@ fn read_header_names() -> Vec<&'static str> {
             | M::Words(_)
             | M::Code(_)
             | M::BodyIs(_)
+            | M::Layout(_)
             | M::BodyEmpty
             | M::Status(_)
             | M::Host(_)

@@ -195,13 +195,20 @@ fn product_kind(x: &Inputs, provider: Option<&Provider>, cues: &mut Cues) {
             );
         }
     }
-    if x.winner_rule.is_none() && x.layer != Layer::Unknown && x.subj.req.status == 429 {
+    // A throttling code that spells "too many requests" or "rate limit exceeded" says at any
+    // status what a 429 says.
+    let says_429 = x.subj.req.status == 429
+        || super::super::limited::spelled_throttle_code(x.subj.req).is_some();
+    if x.winner_rule.is_none() && x.layer != Layer::Unknown && says_429 {
         if x.subj.words().contains("quota") {
             // Google says "quota" of per-minute limits, others of daily ones: the word alone
             // states no kind, and a guess would flip the advice.
             cues.push(7, Quota::Unknown, "body: \"quota\"", "the body speaks of a quota but states neither its window nor its kind: not guessed (a per-minute quota and a daily one need opposite advice) [Q5]");
         } else {
-            cues.push(7, Quota::Rate, "status 429", "RFC 6585: too many requests in a given amount of time; nothing more specific was stated [S1]");
+            match super::super::limited::spelled_throttle_code(x.subj.req) {
+                Some(c) if x.subj.req.status != 429 => cues.push(7, Quota::Rate, format!("code {c}"), "the code says what a 429 says (RFC 6585): too many requests in a given amount of time; nothing more specific was stated [S1]"),
+                _ => cues.push(7, Quota::Rate, "status 429", "RFC 6585: too many requests in a given amount of time; nothing more specific was stated [S1]"),
+            }
         }
     }
 }

@@ -328,8 +328,8 @@ mod tests {
             (f.host.as_deref(), f.client_ip.as_deref()),
             (Some("example.com:80"), Some("10.5.102.222, 199.96.1.1"))
         );
-        // A field between the time and the request (Gandi's `(%T s)`; matomo's gandi.log).
-        let (f, _) = parse(r#"www.example.com 1.2.3.4 - theuser [10/Feb/2012:16:42:07 -0500] (0 s) "GET / HTTP/1.1" 301 368 "-" "UA""#).unwrap();
+        // A field between the time and the request (Gandi's hosting layout: `(%T s)`).
+        let (f, _) = parse(r#"www.example.com 203.0.113.4 - alice [10/Feb/2012:16:42:07 -0500] (0 s) "GET / HTTP/1.1" 301 368 "-" "UA""#).unwrap();
         assert_eq!(
             (f.status, f.host.as_deref()),
             (Some(301), Some("www.example.com"))

@@ -47,8 +47,8 @@ pub(crate) use reader::stream;
 #[cfg(test)]
 use reader::{lines, BLOCK_BYTES};
 pub use sniff::{
-    custom_fits, json_layouts_read_most, sniff_json, sniff_json_lines, sniff_layout, sniff_reader,
-    sniff_text, TRIED,
+    custom_fits, json_layouts_read_most, opens_otlp_logs, sniff_json, sniff_json_lines,
+    sniff_layout, sniff_reader, sniff_text, TRIED,
 };
 
 /// Longest line read; longer lines are skipped with a warning, not loaded.
@@ -255,10 +255,19 @@ impl Parser {
                 .map(|(f, t)| each(f, t))
                 .map_err(|e| alb::not_request(line).map_or(Miss::Unreadable(e), Miss::NotRequest)),
             Kind::Haproxy => haproxy::parse(line).map(|f| each(f, false)),
-            Kind::W3c(h) => h
-                .parse_line(line)
-                .map(|f| each(f, false))
-                .map_err(Miss::from),
+            Kind::W3c(h) => match h.parse_line(line) {
+                Ok(f) if f.method.as_deref().is_some_and(w3c::is_ftp_command) => {
+                    Err(Miss::NotRequest(NotRequest::FtpSession))
+                }
+                Ok(f) => {
+                    each(f, false);
+                    Ok(())
+                }
+                Err(_) if !h.is_cloudfront() && w3c::looks_like_ftp(line) => {
+                    Err(Miss::NotRequest(NotRequest::FtpSession))
+                }
+                Err(e) => Err(Miss::from(e)),
+            },
             Kind::Json(v) => v.parse(line, each),
         }
     }
@@ -674,6 +683,9 @@ fn not_a_request(line: &str, wrapper: Option<wrap::Wrapper>) -> Option<NotReques
         });
     if nginx_error || apache_error {
         return Some(NotRequest::ErrorLog);
+    }
+    if w3c::looks_like_ftp(t) {
+        return Some(NotRequest::FtpSession);
     }
     if t.starts_with('{') && !t.contains("\"status\"") && jsonlogs::Vendor::sniff(t).is_none() {
         return Some(NotRequest::JsonRecord);

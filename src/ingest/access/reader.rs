@@ -102,6 +102,12 @@ fn work<T>(
             continue;
         };
         let line = text.trim_start_matches('\u{FEFF}');
+        if reader.wrapper == Some(OTLP) {
+            read_records(
+                &reader, line, n, source, opts, &agents, map, view, &mut done,
+            );
+            continue;
+        }
         let unwrapped = reader.wrapper.and_then(|w| w.unwrap(line));
         let (inner, fallback_time, host, at) = match unwrapped {
             Some(u) if u.partial => {
@@ -144,6 +150,42 @@ fn work<T>(
     }
     pool.give(text);
     done
+}
+
+const OTLP: wrap::Wrapper = wrap::Wrapper::Json(wrap::JsonKind::Otlp);
+
+/// An OTLP export line: each record's line is read on its own, at the export's line number,
+/// with the record's time and the resource's host as fallbacks.
+#[allow(clippy::too_many_arguments)]
+fn read_records<T>(
+    reader: &Reader,
+    line: &str,
+    n: usize,
+    source: &Arc<str>,
+    opts: &Options,
+    agents: &record::AgentCache,
+    map: &(dyn Fn(Request) -> T + Sync),
+    view: Option<ViewMap<'_, T>>,
+    done: &mut Done<T>,
+) {
+    let carried = OTLP.each(line, &mut |u| {
+        let fallback = Fallback {
+            time: u.time,
+            host: u.host.as_deref(),
+        };
+        read_one(
+            reader, &u.line, &fallback, n, source, opts, agents, map, view, done,
+        );
+    });
+    if !carried {
+        let fallback = Fallback {
+            time: None,
+            host: None,
+        };
+        read_one(
+            reader, line, &fallback, n, source, opts, agents, map, view, done,
+        );
+    }
 }
 
 /// One raw line as text, lossy where it is not UTF-8; `None` for a blank line and, in W3C

@@ -4,7 +4,7 @@
 //! requests: none of them decides alone, the whole sample does.
 
 use super::format::LogFormat;
-use super::wrap::Wrapper;
+use super::wrap::{JsonKind, Wrapper};
 use super::{group_layouts, not_a_request, Group, Kind, Parser, Reader};
 use crate::ingest::error::{Closest, SourceError};
 use crate::ingest::skip::Miss;
@@ -39,6 +39,17 @@ fn inner_lines(lines: &[String], wrapper: Option<Wrapper>) -> Vec<String> {
     let mut out = Vec::new();
     let mut pending = String::new();
     for l in lines {
+        if let Some(w @ Wrapper::Json(JsonKind::Otlp)) = wrapper {
+            let mut records = Vec::new();
+            if w.each(l, &mut |u| records.push(u.line.into_owned())) {
+                out.extend(records.into_iter().filter(|r| !r.trim().is_empty()));
+                if out.len() >= SNIFF_LINES {
+                    out.truncate(SNIFF_LINES);
+                    break;
+                }
+                continue;
+            }
+        }
         let inner = match wrapper.and_then(|w| w.unwrap(l)) {
             Some(u) if u.partial => {
                 pending.push_str(&u.line);
@@ -156,20 +167,23 @@ fn best_in_group(
         layouts.push(Parser::loose(super::Family::Envoy, Format::Envoy));
     }
     let (mut read_any, mut not_req_any) = (0u32, 0u32);
-    let mut first: Option<((u32, u32, u32), Parser)> = None;
+    let mut first: Option<((u32, u32, u32, u32), Parser)> = None;
     for p in layouts {
         let (read, exact, not_req) = trial(&p, lines);
         read_any |= read;
         not_req_any |= not_req;
-        if read == 0 || !(admits(hint, &p) || matches!(p.kind, Kind::Loose(_))) {
+        // A layout that reads no line but knows them for records that are not requests (an NLB
+        // TLS log, an IIS FTP log) can be the first one: a file of such records is read and
+        // said to hold no requests, rather than be unknown.
+        if read | not_req == 0 || !(admits(hint, &p) || matches!(p.kind, Kind::Loose(_))) {
             continue;
         }
-        let key = (exact, read.count_ones(), richness(&p));
+        let key = (exact, read.count_ones(), richness(&p), not_req.count_ones());
         if first.as_ref().is_none_or(|(k, _)| key > *k) {
             first = Some((key, p));
         }
     }
-    let ((exact, first_read, richness), first) = first?;
+    let ((exact, first_read, richness, _), first) = first?;
     let mut covered = read_any | not_req_any;
     for (i, l) in lines.iter().enumerate() {
         if covered & (1 << i) == 0 && not_a_request(l, wrapper).is_some() {
@@ -237,6 +251,8 @@ pub fn sniff_reader(prefix: &[u8], hint: Option<Format>) -> Result<Reader, Sourc
             }
         }
     }
+    // Read nothing: chosen only when most sampled lines are records known not to be requests.
+    let best = best.filter(|(s, _, _)| s.read > 0 || s.covered as usize * 2 >= lines.len());
     match best {
         Some((_, first, wrapper)) => Ok(Reader::new(first, wrapper)),
         None => Err(match hint {
@@ -284,6 +300,13 @@ pub fn custom_fits(prefix: &[u8], format: &Arc<LogFormat>) -> bool {
 /// For the top-level sniffer: the access-log format of a text prefix, if any.
 pub fn sniff_text(prefix: &[u8]) -> Result<Format, SourceError> {
     sniff_reader(prefix, None).map(|r| r.first.format)
+}
+
+/// For the top-level sniffer: does the input open an OTLP JSON logs export? Its lines are
+/// JSON records, read as the access-log lines their records hold; a first line longer than
+/// the sniffing prefix is one too.
+pub fn opens_otlp_logs(text: &str) -> bool {
+    Wrapper::of_line(text) == Some(Wrapper::Json(JsonKind::Otlp))
 }
 
 /// For the top-level sniffer: the vendor of a one-line JSON object, if its keys say so.

@@ -1129,3 +1129,76 @@ fn an_access_log_body_is_unknown_unless_its_length_is_zero() {
     assert!(one(&line("162")).0.body_not_captured);
     assert!(!one(&line("-")).0.body_not_captured);
 }
+
+#[test]
+fn a_file_of_records_that_are_not_requests_is_read_and_says_so() {
+    // An NLB TLS listener record alone: the ALB reader takes it, counts it, reads no request.
+    let nlb = "tls 2.0 2020-04-01T08:51:42 net/nlb/c6e7 g3d4 72.21.218.154:51341 172.100.100.185:443 5 2 98 246 - arn:aws:acm:us-east-2:1:certificate/2 - ECDHE-RSA-AES128-SHA tlsv12 - nlb.elb.us-east-2.amazonaws.com h2 h2 \"h2\",\"http/1.1\" 2020-04-01T08:51:20\n";
+    let out = read_lines(nlb, Format::Alb);
+    assert_eq!(out.requests.len(), 0);
+    assert_eq!(out.reasons.not_requests(), 1);
+    let e = out.error.expect("an input with no request is an error");
+    assert!(
+        e.contains("no HTTP request records found") && e.contains("NLB TLS"),
+        "{e}"
+    );
+    // An IIS FTP log, with its directives and without them: FTP records, no request read.
+    let ftp = "#Fields: date time c-ip c-port cs-username s-ip s-port cs-method cs-uri-stem sc-status sc-win32-status sc-substatus x-session x-fullpath\n\
+        2024-10-10 13:55:01 10.0.0.7 50123 - 10.0.0.2 21 ControlChannelOpened - - 0 0 5d1e - \n\
+        2024-10-10 13:55:01 10.0.0.7 50123 - 10.0.0.2 21 USER alice 331 0 0 5d1e -\n\
+        2024-10-10 13:55:03 10.0.0.7 50123 alice 10.0.0.2 21 RETR report.csv 226 0 0 5d1e /report.csv\n";
+    for text in [ftp, &ftp[ftp.find('\n').unwrap() + 1..]] {
+        let out = read_lines(text, Format::W3c);
+        assert_eq!(out.requests.len(), 0, "{text}");
+        assert_eq!(out.reasons.not_requests(), 3, "{text}");
+        assert!(out.error.is_some_and(|e| e.contains("FTP session records")));
+    }
+    // Text of which a line or two look like such records is still not an access log.
+    let mostly_other = format!("{nlb}hello\nworld\nsomething else\n");
+    assert!(sniff_layout(mostly_other.as_bytes(), None).is_err());
+}
+
+#[test]
+fn ftp_commands_are_not_http_methods() {
+    for m in [
+        "USER",
+        "PASS",
+        "RETR",
+        "STOR",
+        "ControlChannelOpened",
+        "DataChannelClosed",
+    ] {
+        assert!(w3c::is_ftp_command(m), "{m}");
+    }
+    for m in [
+        "GET",
+        "POST",
+        "PUT",
+        "DELETE",
+        "OPTIONS",
+        "PROPFIND",
+        "RPC_IN_DATA",
+    ] {
+        assert!(!w3c::is_ftp_command(m), "{m}");
+    }
+}
+
+#[test]
+fn iis_without_fields_and_without_a_referer_reads_the_status_where_it_is() {
+    // IIS 6's default set has no cs(Referer): the later default's referer column would hold
+    // the status, and the substatus (211) would pass for one.
+    let text = "2002-05-02 17:42:15 172.22.255.255 GET /images/picture.jpg ?a=b 80 toto 123.123.123.123 Mozilla/4.0+(compatible) 429 211 322 1234\n\
+        2002-05-02 17:42:16 172.22.255.255 GET /images/picture.jpg - 80 - 123.123.123.123 Mozilla/4.0+(compatible) 200 0 0 15 75.177.176.102,+23.48.200.135\n";
+    let out = read_lines(text, Format::W3c);
+    let statuses: Vec<u16> = out.requests.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [429, 200]);
+    let sniffed = read(
+        Box::new(Cursor::new(text.as_bytes().to_vec())),
+        &src(),
+        &opts(),
+        crate::ingest::source::sniff(text.as_bytes(), "u_ex.log")
+            .unwrap()
+            .format,
+    );
+    assert_eq!(sniffed.requests[0].status, 429);
+}

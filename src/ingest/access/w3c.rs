@@ -37,6 +37,7 @@ pub struct Header {
     username: Option<usize>,
     request_id: Option<usize>,
     result_type: Option<usize>,
+    referer: Option<usize>,
     /// Set for a documented default read without a `#Fields:` directive.
     default_label: Option<&'static str>,
     /// No fixed list: each line's fields are named by their shape ([`iis_by_shape`]).
@@ -203,6 +204,37 @@ pub fn iis_by_shape(cols: &[&str]) -> Option<String> {
     Some(out)
 }
 
+/// An FTP command or an IIS FTP channel event where a W3C record has its method: the record
+/// is an FTP session's, not an HTTP request (IIS writes FTP logs in the same W3C layout, with
+/// FTP reply codes at `sc-status`).
+pub fn is_ftp_command(v: &str) -> bool {
+    const FTP: &[&str] = &[
+        "USER", "PASS", "ACCT", "CWD", "XCWD", "CDUP", "XCUP", "PWD", "XPWD", "QUIT", "REIN",
+        "PORT", "EPRT", "PASV", "EPSV", "TYPE", "STRU", "MODE", "RETR", "STOR", "STOU", "APPE",
+        "ALLO", "REST", "RNFR", "RNTO", "ABOR", "DELE", "RMD", "XRMD", "MKD", "XMKD", "LIST",
+        "NLST", "MLSD", "MLST", "SITE", "SYST", "STAT", "HELP", "NOOP", "FEAT", "OPTS", "AUTH",
+        "PBSZ", "PROT", "CCC", "SIZE", "MDTM", "HOST", "LANG", "CLNT",
+    ];
+    let channel = v.ends_with("ChannelOpened") || v.ends_with("ChannelClosed");
+    channel || FTP.contains(&v)
+}
+
+/// Is this unread line an IIS FTP record: a W3C date and time, then a field that is an FTP
+/// channel event (`ControlChannelOpened`) or a command after port 21 or 990?
+pub fn looks_like_ftp(line: &str) -> bool {
+    let b = line.as_bytes();
+    let dated = b.len() > 20 && b[4] == b'-' && b[7] == b'-' && b[10] == b' ' && b[13] == b':';
+    if !dated {
+        return false;
+    }
+    let cols: Vec<&str> = line.split_ascii_whitespace().collect();
+    cols.iter()
+        .any(|c| c.ends_with("ChannelOpened") || c.ends_with("ChannelClosed"))
+        || cols
+            .windows(2)
+            .any(|w| matches!(w[0], "21" | "990") && is_ftp_command(w[1]))
+}
+
 /// A request method as W3C logs write it.
 fn is_method(v: &str) -> bool {
     !v.is_empty() && v.len() <= 24 && v.bytes().all(super::escape::is_tchar)
@@ -237,6 +269,7 @@ impl Header {
             host: idx(&["x-host-header", "cs-host", "cs(host)"]),
             scheme: idx(&["cs-protocol"]),
             status: idx(&["sc-status"]),
+            referer: idx(&["cs(referer)"]),
             substatus: idx(&["sc-substatus"]),
             time_taken: idx(&["time-taken"]),
             client_ip: idx(&["c-ip"]),
@@ -324,7 +357,11 @@ impl Header {
             let b = d.as_bytes();
             b.len() == 10 && b[4] == b'-' && b[7] == b'-' && b[0].is_ascii_digit()
         });
-        status_ok && method_ok && date_ok
+        // Without a directive the set is a guess: a referer is `-` or a URL, so a set that
+        // puts a number there (IIS 6's set has no referer) is the wrong one.
+        let referer_ok = self.default_label.is_none()
+            || at(self.referer).is_none_or(|r| r == "-" || r.contains("://") || r.starts_with('/'));
+        status_ok && method_ok && date_ok && referer_ok
     }
 
     pub fn is_cloudfront(&self) -> bool {

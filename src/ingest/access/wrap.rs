@@ -15,6 +15,10 @@
 //!   RFC 3164 layout (`[<PRI>]Mmm dd hh:mm:ss <host> <tag>[pid]: <msg>`, also with an RFC 3339
 //!   stamp as rsyslog writes it). A 3164 stamp has no year and no zone: it is not used as a time.
 //! - `docker compose logs`: `<service>  | <line>`.
+//! - OpenTelemetry OTLP JSON as the collector's file exporter writes it: one export request
+//!   per line, `resourceLogs[].scopeLogs[].logRecords[]`, each record's `body.stringValue`
+//!   one line of the log (many lines per wrapped line); a record's `timeUnixNano` (else
+//!   `observedTimeUnixNano`) and the resource's `host.name` are the fallbacks.
 
 use super::time;
 use crate::ingest::lazy::{self, Doc, Obj, Val};
@@ -26,6 +30,8 @@ pub enum JsonKind {
     Docker,
     Journald,
     Shipper,
+    /// OTLP JSON logs (`resourceLogs`): several lines per record, see [`Wrapper::each`].
+    Otlp,
 }
 
 /// A wrapper around every line of an input.
@@ -80,6 +86,7 @@ impl Wrapper {
             Wrapper::Json(JsonKind::Docker) => "Docker json-file",
             Wrapper::Json(JsonKind::Journald) => "journald JSON export",
             Wrapper::Json(JsonKind::Shipper) => "log shipper JSON",
+            Wrapper::Json(JsonKind::Otlp) => "OpenTelemetry OTLP JSON logs",
             Wrapper::Cri => "CRI container log",
             Wrapper::KubectlTimestamps => "kubectl logs --timestamps",
             Wrapper::Syslog => "syslog",
@@ -88,9 +95,11 @@ impl Wrapper {
         }
     }
 
-    /// The line inside, or `None` when this line does not carry the wrapper.
+    /// The line inside, or `None` when this line does not carry the wrapper (OTLP: the first
+    /// record's line; [`Wrapper::each`] gives them all).
     pub fn unwrap<'a>(&self, line: &'a str) -> Option<Unwrapped<'a>> {
         match self {
+            Wrapper::Json(JsonKind::Otlp) => otlp::records(line)?.into_iter().next(),
             Wrapper::Json(_) => json(line).map(|(u, _)| u),
             Wrapper::Cri => cri(line),
             Wrapper::KubectlTimestamps => kubectl(line),
@@ -100,9 +109,31 @@ impl Wrapper {
         }
     }
 
+    /// Every line inside one wrapped line, in order: one for most wrappers, one per log
+    /// record for OTLP JSON. `false` when the line does not carry the wrapper.
+    pub fn each<'a>(&self, line: &'a str, f: &mut dyn FnMut(Unwrapped<'a>)) -> bool {
+        if *self == Wrapper::Json(JsonKind::Otlp) {
+            let Some(records) = otlp::records(line) else {
+                return false;
+            };
+            records.into_iter().for_each(f);
+            return true;
+        }
+        match self.unwrap(line) {
+            Some(u) => {
+                f(u);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The wrapper of this line, if any (JSON records say which kind they are).
     pub fn of_line(line: &str) -> Option<Wrapper> {
         if line.trim_start().starts_with('{') {
+            if otlp::is_otlp(line) {
+                return Some(Wrapper::Json(JsonKind::Otlp));
+            }
             return json(line).map(|(_, k)| Wrapper::Json(k));
         }
         Wrapper::ALL[1..]
@@ -397,6 +428,8 @@ fn json(line: &str) -> Option<(Unwrapped<'_>, JsonKind)> {
         kind,
     ))
 }
+
+mod otlp;
 
 #[cfg(test)]
 mod tests {

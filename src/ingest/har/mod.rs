@@ -147,6 +147,7 @@ pub(crate) fn stream<T: Send>(
         redactor: &opts.redactor,
         view,
         map,
+        request_ids: opts.request_ids,
         stops: &stops,
         halt: &halt,
         pool: &pool,
@@ -191,6 +192,8 @@ struct Jobs<'a, T> {
     redactor: &'a Redactor,
     view: Option<ViewMap<'a, T>>,
     map: &'a (dyn Fn(Request) -> T + Sync),
+    /// Views carry the request id (`ingest::Options::request_ids`).
+    request_ids: bool,
     /// Errors met by workers in entries taken whole, by job: (entry index, error).
     stops: &'a Mutex<BTreeMap<u64, (usize, ScanError)>>,
     /// Set on such an error: the walk ends there, as reading the entry in place would end it.
@@ -257,6 +260,7 @@ impl<T> Jobs<'_, T> {
                     index,
                     source: self.source,
                     redactor: self.redactor,
+                    request_ids: self.request_ids,
                 };
                 read_entry(&at, &entry, post, (&may_view, view, self.map), done);
             }
@@ -320,6 +324,7 @@ struct EntryAt<'a> {
     index: usize,
     source: &'a Arc<str>,
     redactor: &'a Redactor,
+    request_ids: bool,
 }
 
 /// One entry read whole: normalized (lite when the caller may take its view), then its view
@@ -336,10 +341,11 @@ fn read_entry<T>(
     done: &mut Done<T>,
 ) {
     let (index, source, redactor) = (at.index, at.source, at.redactor);
-    let (req, ws, lite) = normalize(index, entry, post, source, redactor, Some(may_view));
+    let lite_view = Some((may_view, at.request_ids));
+    let (req, ws, lite) = normalize(index, entry, post, source, redactor, lite_view);
     done.warnings.extend(ws);
     match req {
-        Some(r) if lite => match view.and_then(|v| v.view(&RecordView::of(&r))) {
+        Some(r) if lite => match view.and_then(|v| v.view(&lite_view_of(&r, at.request_ids))) {
             Some(item) => done.items.push(item),
             None => {
                 // The caller wants the full record after all (a baseline sample): build it.
@@ -351,6 +357,18 @@ fn read_entry<T>(
         },
         Some(r) => done.items.push(map(r)),
         None => done.skipped += 1,
+    }
+}
+
+/// The view of a lite record: [`RecordView::of`], with the request id when the analysis joins
+/// inputs by it (a HAR and a log of the same requests are joined by id, successes too).
+fn lite_view_of(r: &Request, request_ids: bool) -> RecordView<'_> {
+    RecordView {
+        request_id: match request_ids {
+            true => crate::model::view::request_id(&r.request_headers),
+            false => None,
+        },
+        ..RecordView::of(r)
     }
 }
 
@@ -483,6 +501,11 @@ fn status_code(v: Option<f64>) -> u16 {
 /// [`super::Views::may_view`] for a status and redacted URL (no layer signal in a HAR).
 type MayView<'a> = &'a dyn Fn(u16, &str) -> bool;
 
+/// The request headers a lite record keeps when the analysis joins inputs by request id.
+fn view_or_id_header(name: &str) -> bool {
+    view::is_view_request_header(name) || view::is_request_id_header(name)
+}
+
 /// Turn one raw entry into a redacted [`Request`] plus its warnings. With a status
 /// [`event::view_suffices`] for and `may_view` (the caller's [`super::Views::may_view`]) true
 /// for its status and redacted URL, only the headers a [`RecordView`] reads are redacted and
@@ -494,7 +517,7 @@ fn normalize(
     post: Option<walk::PostBody>,
     source: &Arc<str>,
     redactor: &Redactor,
-    may_view: Option<MayView<'_>>,
+    may_view: Option<(MayView<'_>, bool)>,
 ) -> (Option<Request>, Vec<Warning>, bool) {
     let pos = Position::Entry(index);
     let mut warns: Vec<String> = Vec::new();
@@ -519,11 +542,12 @@ fn normalize(
     } else {
         String::new()
     };
-    let lite = view::view_suffices(status, false) && may_view.is_some_and(|f| f(status, &url));
-    let (keep_request, keep_response): (NameFilter, NameFilter) = if lite {
-        (view::is_view_request_header, is_limit_header)
-    } else {
-        (every_name, every_name)
+    let lite = view::view_suffices(status, false) && may_view.is_some_and(|(f, _)| f(status, &url));
+    let ids = may_view.is_some_and(|(_, ids)| ids);
+    let (keep_request, keep_response): (NameFilter, NameFilter) = match (lite, ids) {
+        (true, false) => (view::is_view_request_header, is_limit_header),
+        (true, true) => (view_or_id_header, is_limit_header),
+        (false, _) => (every_name, every_name),
     };
     if let LObj::Odd(o) = &e.request {
         warns.push(odd_note("request", o.describe()));
