@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Label a slice of other projects' access-log fixtures and write its derived 429 copies.
 
-(Copy of /work/main/scripts/access-peers.py for /work/heldout-access5: ROOT points here, and a
+(Copy of scripts/access-peers.py for this held-out set: ROOT is this directory, and a
 `.gz` file is labelled from its gunzipped bytes and its derived copy is written gzipped.)
 
     scripts/access-peers.py SLICE      (SLICE: a directory under tests/fixtures/access-peers/)
