@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Label a slice of other projects' access-log fixtures and write its derived 429 copies.
 
-    scripts/access-peers.py SLICE      (SLICE: a directory under tests/fixtures/access-peers/)
+    scripts/access-peers.py SLICE               (SLICE: a directory under tests/fixtures/access-peers/)
+    scripts/access-peers.py --root DIR SLICE    (SLICE under DIR instead, e.g. heldout/access-r5)
 
 Every `<format>/<file>` of the slice is read line by line, independently of toomany's readers:
 wrappers are taken off (Docker json-file / shippers' JSON `log` `message` `MESSAGE`, CRI, syslog
@@ -11,8 +12,10 @@ Classic ELB / HAProxy status fields, the `sc-status` column of a W3C `#Fields:` 
 documented default order without one: CloudFront's 33 TAB-separated fields, IIS's default set),
 a JSON record's status key. Writes `SLICE/expected.json` (as the dev slice's) and
 `derived/SLICE/` with every fifth request line's status turned into 429 (only the status bytes
-change; in a JSON wrapper the inner line's status).
+change; in a JSON wrapper the inner line's status). A `.gz` file is labelled from its gunzipped
+bytes and its derived copy is written gzipped.
 """
+import gzip
 import json
 import os
 import re
@@ -159,7 +162,7 @@ def unwrap(line):
 
 
 def label(path):
-    raw = open(path, "rb").read().decode("utf-8", "surrogateescape")
+    raw = read_bytes(path).decode("utf-8", "surrogateescape")
     lines = raw.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -233,6 +236,12 @@ def rewrap(prefix, inner, jw):
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
+def read_bytes(path):
+    """The file's bytes, gunzipped when the name ends in .gz (toomany sniffs gzip too)."""
+    data = open(path, "rb").read()
+    return gzip.decompress(data) if path.endswith(".gz") else data
+
+
 def main(slice_):
     base = os.path.join(ROOT, slice_)
     expected, derived = {}, []
@@ -270,10 +279,13 @@ def main(slice_):
                     changed.append({"line": i, "original_status": out[i - 1][0]})
             dpath = os.path.join(ROOT, "derived", slice_, rel)
             os.makedirs(os.path.dirname(dpath), exist_ok=True)
-            rawb = open(os.path.join(d, name), "rb").read()
+            rawb = read_bytes(os.path.join(d, name))
             tail = "\n" if rawb.endswith(b"\n") else ""
             text = "\n".join(new_lines) + tail
-            open(dpath, "wb").write(text.encode("utf-8", "surrogateescape"))
+            out_bytes = text.encode("utf-8", "surrogateescape")
+            if name.endswith(".gz"):  # keep the derived copy gzipped like its original
+                out_bytes = gzip.compress(out_bytes, mtime=0)
+            open(dpath, "wb").write(out_bytes)
             derived.append({"slice": slice_, "file": rel, "derived_path": f"derived/{slice_}/{rel}",
                             "format": fmt, "changed_lines": changed, "requests": len(req)})
     with open(os.path.join(base, "expected.json"), "w") as f:
@@ -287,4 +299,10 @@ def main(slice_):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    if len(args) == 3 and args[0] == "--root":
+        ROOT = args[1]
+        args = args[2:]
+    if len(args) != 1:
+        sys.exit("usage: scripts/access-peers.py [--root DIR] SLICE")
+    main(args[0])
