@@ -95,6 +95,15 @@ fn work<T>(
     };
     done.items.reserve(text.len() / 160 + 1);
     let agents = record::AgentCache::default();
+    // What every line of the block is read with; each read sets its own line number.
+    let cx = LineCtx {
+        line_no: first_line,
+        source,
+        opts,
+        agents: Some(&agents),
+        map,
+        view,
+    };
     let stateful = reader.first.is_stateful();
     let mut partial: Option<Partial> = None;
     for (n, raw) in (first_line..).zip(lines(&text)) {
@@ -103,9 +112,7 @@ fn work<T>(
         };
         let line = text.trim_start_matches('\u{FEFF}');
         if reader.wrapper == Some(OTLP) {
-            read_records(
-                &reader, line, n, source, opts, &agents, map, view, &mut done,
-            );
+            read_records(&reader, line, n, &cx, &mut done);
             continue;
         }
         let unwrapped = reader.wrapper.and_then(|w| w.unwrap(line));
@@ -133,9 +140,7 @@ fn work<T>(
             time: fallback_time,
             host: host.as_deref(),
         };
-        read_one(
-            &reader, &inner, &fallback, at, source, opts, &agents, map, view, &mut done,
-        );
+        read_one(&reader, &inner, &fallback, at, &cx, &mut done);
     }
     if let Some(p) = partial {
         // A line whose last part the input did not have: read what there is.
@@ -144,9 +149,7 @@ fn work<T>(
             host: None,
         };
         let at = p.first_line;
-        read_one(
-            &reader, &p.text, &fallback, at, source, opts, &agents, map, view, &mut done,
-        );
+        read_one(&reader, &p.text, &fallback, at, &cx, &mut done);
     }
     pool.give(text);
     done
@@ -156,35 +159,20 @@ const OTLP: wrap::Wrapper = wrap::Wrapper::Json(wrap::JsonKind::Otlp);
 
 /// An OTLP export line: each record's line is read on its own, at the export's line number,
 /// with the record's time and the resource's host as fallbacks.
-#[allow(clippy::too_many_arguments)]
-fn read_records<T>(
-    reader: &Reader,
-    line: &str,
-    n: usize,
-    source: &Arc<str>,
-    opts: &Options,
-    agents: &record::AgentCache,
-    map: &(dyn Fn(Request) -> T + Sync),
-    view: Option<ViewMap<'_, T>>,
-    done: &mut Done<T>,
-) {
+fn read_records<T>(reader: &Reader, line: &str, n: usize, cx: &LineCtx<'_, T>, done: &mut Done<T>) {
     let carried = OTLP.each(line, &mut |u| {
         let fallback = Fallback {
             time: u.time,
             host: u.host.as_deref(),
         };
-        read_one(
-            reader, &u.line, &fallback, n, source, opts, agents, map, view, done,
-        );
+        read_one(reader, &u.line, &fallback, n, cx, done);
     });
     if !carried {
         let fallback = Fallback {
             time: None,
             host: None,
         };
-        read_one(
-            reader, line, &fallback, n, source, opts, agents, map, view, done,
-        );
+        read_one(reader, line, &fallback, n, cx, done);
     }
 }
 
@@ -204,17 +192,12 @@ fn line_text(raw: &[u8], stateful: bool) -> Option<Cow<'_, str>> {
 
 /// One unwrapped line into `done`: its records, or its reason counted (and, when it could not
 /// be read, a located warning).
-#[allow(clippy::too_many_arguments)]
 fn read_one<T>(
     reader: &Reader,
     line: &str,
     fallback: &Fallback<'_>,
     n: usize,
-    source: &Arc<str>,
-    opts: &Options,
-    agents: &record::AgentCache,
-    map: &(dyn Fn(Request) -> T + Sync),
-    view: Option<ViewMap<'_, T>>,
+    block: &LineCtx<'_, T>,
     done: &mut Done<T>,
 ) {
     if line.trim().is_empty() || (line.starts_with('#') && reader.first.is_stateful()) {
@@ -222,11 +205,7 @@ fn read_one<T>(
     }
     let cx = LineCtx {
         line_no: n,
-        source,
-        opts,
-        agents: Some(agents),
-        map,
-        view,
+        ..*block
     };
     match reader.push_items(line, fallback, &cx, &mut done.items) {
         Ok(()) => {}
@@ -235,7 +214,7 @@ fn read_one<T>(
             let reason = format!("not {}: {e}", reader.first.label);
             done.skipped += 1;
             done.warnings.push(warn(
-                source,
+                cx.source,
                 Some(Position::Line(n)),
                 format!("{reason}; skipped"),
             ));
